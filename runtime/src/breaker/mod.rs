@@ -1,0 +1,251 @@
+//! The circuit breaker: an exact count-based window, a fixed number of half-open
+//! trials, and generations that keep late outcomes out of later states.
+
+mod state;
+mod window;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use resilience_settings::SystemSettings;
+use tokio::time::Instant;
+
+pub use state::{ManualAction, Reason, State};
+use state::{Change, Config, Core, Denied, Ticket};
+
+use crate::error::{Cause, CircuitBreakerError};
+use crate::observer::{Observer, Transition};
+
+/// A breaker for one system. Usually reached through its [`Guard`](crate::Guard); usable
+/// alone through [`Breaker::try_acquire`].
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// use resilience::{Breaker, Settings, State};
+///
+/// let settings = Settings::parse("[systems.sber]\ncb_min_calls = 2\ncb_window_size = 2", "inline").unwrap();
+/// let breaker = Breaker::new(settings.system("sber").unwrap());
+/// breaker.try_acquire().unwrap().failure();
+/// breaker.try_acquire().unwrap().failure();
+/// assert_eq!(breaker.state(), State::Open);
+/// assert!(breaker.try_acquire().is_err());
+/// # }
+/// ```
+pub struct Breaker {
+    name: Arc<str>,
+    core: Core,
+    epoch: Instant,
+    observers: Vec<Arc<dyn Observer>>,
+}
+
+impl std::fmt::Debug for Breaker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Breaker")
+            .field("name", &self.name)
+            .field("state", &self.state())
+            .finish_non_exhaustive()
+    }
+}
+
+/// A consistent reading of a breaker, for health checks and dashboards.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Snapshot {
+    /// The system.
+    pub system: Arc<str>,
+    /// The state.
+    pub state: State,
+    /// Failures in the window (closed) .
+    pub failures: u32,
+    /// Outcomes in the window (closed).
+    pub calls: u32,
+    /// `failures / calls`, 0 for an empty window.
+    pub failure_rate: f64,
+    /// When it entered this state.
+    pub since: Instant,
+    /// While open: time left until trial calls.
+    pub retry_after: Option<Duration>,
+    /// While half-open: trials admitted and succeeded so far.
+    pub trials: (u32, u32),
+}
+
+impl Breaker {
+    /// A closed breaker with the system's `cb_…` settings and no observers.
+    pub fn new(settings: &SystemSettings) -> Self {
+        Self::with_observers(settings, Vec::new())
+    }
+
+    /// A closed breaker that reports to `observers`.
+    pub fn with_observers(settings: &SystemSettings, observers: Vec<Arc<dyn Observer>>) -> Self {
+        let config = Config {
+            window: settings.cb_window_size,
+            min_calls: settings.cb_min_calls,
+            failure_rate: settings.cb_failure_rate,
+            open_nanos: duration_nanos(settings.cb_open_duration),
+            trials: settings.cb_half_open_calls,
+        };
+        Breaker {
+            name: Arc::from(settings.name.as_str()),
+            core: Core::new(config),
+            epoch: Instant::now(),
+            observers,
+        }
+    }
+
+    /// The system's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub(crate) fn name_arc(&self) -> &Arc<str> {
+        &self.name
+    }
+
+    pub(crate) fn observers(&self) -> &[Arc<dyn Observer>] {
+        &self.observers
+    }
+
+    /// Asks to make a call: a permit to record its outcome on, or the reason it may not
+    /// go ahead. Dropping the permit unrecorded returns it without counting anything.
+    pub fn try_acquire(&self) -> Result<BreakerPermit<'_>, CircuitBreakerError> {
+        let (admission, change) = self.core.admit(|| self.nanos(Instant::now()));
+        self.report(change);
+        match admission {
+            Ok(ticket) => Ok(BreakerPermit {
+                breaker: self,
+                ticket: Some(ticket),
+            }),
+            Err(denied) => Err(CircuitBreakerError::new(&self.name, self.cause(denied))),
+        }
+    }
+
+    fn cause(&self, denied: Denied) -> Cause {
+        match denied {
+            Denied::Open { remaining_nanos } => Cause::Open {
+                retry_after: Duration::from_nanos(remaining_nanos),
+            },
+            Denied::TrialsTaken { trials } => Cause::HalfOpenFull { trials },
+            Denied::ForcedOpen => Cause::ForcedOpen,
+        }
+    }
+
+    /// The current state, without locking.
+    pub fn state(&self) -> State {
+        self.core.state()
+    }
+
+    /// State, counts and timing, read together.
+    pub fn snapshot(&self) -> Snapshot {
+        let reading = self.core.reading();
+        let now = self.nanos(Instant::now());
+        Snapshot {
+            system: Arc::clone(&self.name),
+            state: reading.state,
+            failures: reading.failures,
+            calls: reading.calls,
+            failure_rate: reading.failure_rate,
+            since: self.epoch + Duration::from_nanos(reading.since_nanos),
+            retry_after: reading
+                .open_until_nanos
+                .map(|until| Duration::from_nanos(until.saturating_sub(now))),
+            trials: (reading.trials_admitted, reading.trials_succeeded),
+        }
+    }
+
+    /// The configured failure-rate threshold.
+    pub fn failure_rate_threshold(&self) -> f64 {
+        self.core.config().failure_rate
+    }
+
+    /// Forces the breaker open: every call is rejected until [`Breaker::reset`].
+    pub fn force_open(&self) {
+        self.manual(ManualAction::ForceOpen);
+    }
+
+    /// Disables the breaker (forced closed): every call is admitted and nothing counted
+    /// until [`Breaker::reset`].
+    pub fn disable(&self) {
+        self.manual(ManualAction::Disable);
+    }
+
+    /// Back to closed with an empty window.
+    pub fn reset(&self) {
+        self.manual(ManualAction::Reset);
+    }
+
+    fn manual(&self, action: ManualAction) {
+        let change = self.core.manual(action, self.nanos(Instant::now()));
+        self.report(change);
+    }
+
+    pub(crate) fn nanos(&self, at: Instant) -> u64 {
+        duration_nanos(at.saturating_duration_since(self.epoch))
+    }
+
+    fn report(&self, change: Option<Change>) {
+        let Some(change) = change else { return };
+        let transition = Transition {
+            system: &self.name,
+            from: change.from,
+            to: change.to,
+            reason: change.reason,
+            at: self.epoch + Duration::from_nanos(change.at_nanos),
+        };
+        for observer in &self.observers {
+            observer.on_transition(&transition);
+        }
+    }
+}
+
+fn duration_nanos(d: Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
+}
+
+/// Permission to make one call. Record its outcome with [`success`](Self::success),
+/// [`failure`](Self::failure) or [`record`](Self::record); dropping it unrecorded
+/// means the call was abandoned, and nothing is counted.
+#[derive(Debug)]
+#[must_use = "a permit dropped unrecorded counts nothing"]
+pub struct BreakerPermit<'a> {
+    breaker: &'a Breaker,
+    ticket: Option<Ticket>,
+}
+
+impl BreakerPermit<'_> {
+    /// The call succeeded.
+    pub fn success(self) {
+        self.record(false);
+    }
+
+    /// The call failed.
+    pub fn failure(self) {
+        self.record(true);
+    }
+
+    /// Records the call's outcome, reading the clock only if the state changes.
+    pub fn record(self, failed: bool) {
+        let breaker = self.breaker;
+        self.record_with(failed, || breaker.nanos(Instant::now()));
+    }
+
+    /// Records with a clock reading the caller already has.
+    pub(crate) fn record_at(self, failed: bool, now: Instant) {
+        let nanos = self.breaker.nanos(now);
+        self.record_with(failed, || nanos);
+    }
+
+    fn record_with(mut self, failed: bool, now: impl FnOnce() -> u64) {
+        if let Some(ticket) = self.ticket.take() {
+            let change = self.breaker.core.record(ticket, failed, now);
+            self.breaker.report(change);
+        }
+    }
+}
+
+impl Drop for BreakerPermit<'_> {
+    fn drop(&mut self) {
+        if let Some(ticket) = self.ticket.take() {
+            self.breaker.core.cancel(ticket);
+        }
+    }
+}

@@ -1,0 +1,418 @@
+//! The breaker's state machine, free of clocks and async: time comes in as nanoseconds
+//! since the breaker was built, so the same code runs under tokio's paused clock, in
+//! property tests against a reference model, and under loom (the `model-check` crate
+//! compiles this file against loom's primitives).
+//!
+//! Concurrency design: every change of state happens under one short `Mutex` (never held
+//! across an `.await`, never held while observers run). The one lock-free read is the
+//! admission fast path: a single `Acquire` load of `state` that, while closed, admits
+//! the call with no lock at all. `state` packs the state kind with a generation that
+//! grows on every transition; each admitted call carries the generation it was admitted
+//! in, so an outcome that belongs to an earlier state cannot move the current one.
+
+use std::fmt;
+
+use super::window::Window;
+use crate::sync::{AtomicU64, Mutex, MutexGuard, Ordering};
+
+/// The state of a breaker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum State {
+    /// Calls flow; outcomes are counted in the window.
+    Closed,
+    /// Calls are rejected at once until the open duration has passed.
+    Open,
+    /// A fixed number of trial calls decide between closed and open.
+    HalfOpen,
+    /// An operator forced it open: every call is rejected until reset.
+    ForcedOpen,
+    /// An operator disabled it: every call flows and nothing is counted until reset.
+    Disabled,
+}
+
+impl State {
+    const ALL: [State; 5] = [
+        State::Closed,
+        State::Open,
+        State::HalfOpen,
+        State::ForcedOpen,
+        State::Disabled,
+    ];
+
+    fn code(self) -> u64 {
+        self as u64
+    }
+
+    fn from_code(code: u64) -> State {
+        State::ALL[(code & KIND_MASK) as usize]
+    }
+
+    /// The state's name in `snake_case`, as metrics and logs print it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            State::Closed => "closed",
+            State::Open => "open",
+            State::HalfOpen => "half_open",
+            State::ForcedOpen => "forced_open",
+            State::Disabled => "disabled",
+        }
+    }
+}
+
+impl fmt::Display for State {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// An operator's action on a breaker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ManualAction {
+    /// Forced open: every call rejected.
+    ForceOpen,
+    /// Forced closed: every call admitted, nothing counted.
+    Disable,
+    /// Back to closed with an empty window.
+    Reset,
+}
+
+/// Why a breaker changed state.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Reason {
+    /// Closed → open: the window's failure rate reached the threshold.
+    FailureRate {
+        /// Failures in the window.
+        failures: u32,
+        /// Outcomes in the window.
+        calls: u32,
+        /// The configured `cb_failure_rate`.
+        threshold: f64,
+    },
+    /// Open → half-open: the open duration has passed.
+    OpenElapsed {
+        /// How long it was open, in nanoseconds.
+        after_nanos: u64,
+    },
+    /// Half-open → closed: every trial call succeeded.
+    TrialsSucceeded {
+        /// The number of trials.
+        trials: u32,
+    },
+    /// Half-open → open: a trial call failed.
+    TrialFailed {
+        /// Trials that had succeeded before this one failed.
+        succeeded: u32,
+        /// The number of trials.
+        trials: u32,
+    },
+    /// An operator acted.
+    Manual(ManualAction),
+}
+
+/// A transition as the core reports it; the breaker adds its name and a clock reading.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Change {
+    pub from: State,
+    pub to: State,
+    pub reason: Reason,
+    pub at_nanos: u64,
+}
+
+/// The breaker's parameters, taken from a system's settings.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Config {
+    pub window: u32,
+    pub min_calls: u32,
+    pub failure_rate: f64,
+    pub open_nanos: u64,
+    pub trials: u32,
+}
+
+/// What an admitted call carries until its outcome is recorded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Ticket {
+    generation: u64,
+    trial: bool,
+}
+
+/// Why the core refused a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Denied {
+    Open { remaining_nanos: u64 },
+    TrialsTaken { trials: u32 },
+    ForcedOpen,
+}
+
+/// A consistent reading of the breaker.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Reading {
+    pub state: State,
+    pub failures: u32,
+    pub calls: u32,
+    pub failure_rate: f64,
+    pub since_nanos: u64,
+    pub trials_admitted: u32,
+    pub trials_succeeded: u32,
+    pub open_until_nanos: Option<u64>,
+}
+
+const KIND_BITS: u32 = 3;
+const KIND_MASK: u64 = (1 << KIND_BITS) - 1;
+
+fn pack(generation: u64, state: State) -> u64 {
+    (generation << KIND_BITS) | state.code()
+}
+
+fn generation_of(word: u64) -> u64 {
+    word >> KIND_BITS
+}
+
+#[derive(Debug)]
+struct Inner {
+    window: Window,
+    trials_admitted: u32,
+    trials_succeeded: u32,
+    since_nanos: u64,
+}
+
+/// The state machine. `Sync`; every method takes `&self`.
+#[derive(Debug)]
+pub(crate) struct Core {
+    config: Config,
+    /// `generation << 3 | state`; written only under `inner`'s lock.
+    state: AtomicU64,
+    /// When an open breaker may go half-open; written under the lock before `state`.
+    open_until: AtomicU64,
+    inner: Mutex<Inner>,
+}
+
+impl Core {
+    pub(crate) fn new(config: Config) -> Self {
+        Core {
+            config,
+            state: AtomicU64::new(pack(0, State::Closed)),
+            open_until: AtomicU64::new(0),
+            inner: Mutex::new(Inner {
+                window: Window::new(config.window as usize),
+                trials_admitted: 0,
+                trials_succeeded: 0,
+                since_nanos: 0,
+            }),
+        }
+    }
+
+    pub(crate) fn config(&self) -> &Config {
+        &self.config
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        // A panic cannot happen while the lock is held (no user code runs under it), but
+        // a poisoned lock must not take every later call down with it.
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The current state, without locking.
+    pub(crate) fn state(&self) -> State {
+        State::from_code(self.state.load(Ordering::Acquire))
+    }
+
+    /// Asks to make a call. `now` is read only when the answer depends on time (open).
+    pub(crate) fn admit(&self, now: impl FnOnce() -> u64) -> (Result<Ticket, Denied>, Option<Change>) {
+        let word = self.state.load(Ordering::Acquire);
+        match State::from_code(word) {
+            State::Closed | State::Disabled => {
+                let ticket = Ticket {
+                    generation: generation_of(word),
+                    trial: false,
+                };
+                (Ok(ticket), None)
+            }
+            State::ForcedOpen => (Err(Denied::ForcedOpen), None),
+            State::Open => {
+                let now = now();
+                let until = self.open_until.load(Ordering::Acquire);
+                if now < until {
+                    return (Err(Denied::Open { remaining_nanos: until - now }), None);
+                }
+                self.admit_locked(now)
+            }
+            State::HalfOpen => self.admit_locked(0),
+        }
+    }
+
+    /// Admission when the state may change: under the lock, from whatever the state is
+    /// now. `now` is only used while open.
+    fn admit_locked(&self, now: u64) -> (Result<Ticket, Denied>, Option<Change>) {
+        let mut inner = self.lock();
+        let word = self.state.load(Ordering::Relaxed);
+        let generation = generation_of(word);
+        match State::from_code(word) {
+            State::Closed | State::Disabled => (
+                Ok(Ticket {
+                    generation,
+                    trial: false,
+                }),
+                None,
+            ),
+            State::ForcedOpen => (Err(Denied::ForcedOpen), None),
+            State::Open => {
+                let until = self.open_until.load(Ordering::Relaxed);
+                if now < until {
+                    return (Err(Denied::Open { remaining_nanos: until - now }), None);
+                }
+                let opened_at = inner.since_nanos;
+                let change = self.transition(
+                    &mut inner,
+                    State::HalfOpen,
+                    Reason::OpenElapsed {
+                        after_nanos: now.saturating_sub(opened_at),
+                    },
+                    now,
+                );
+                inner.trials_admitted = 1;
+                let ticket = Ticket {
+                    generation: generation + 1,
+                    trial: true,
+                };
+                (Ok(ticket), Some(change))
+            }
+            State::HalfOpen => {
+                if inner.trials_admitted < self.config.trials {
+                    inner.trials_admitted += 1;
+                    (
+                        Ok(Ticket {
+                            generation,
+                            trial: true,
+                        }),
+                        None,
+                    )
+                } else {
+                    (
+                        Err(Denied::TrialsTaken {
+                            trials: self.config.trials,
+                        }),
+                        None,
+                    )
+                }
+            }
+        }
+    }
+
+    /// Records the outcome of an admitted call. An outcome from an earlier generation is
+    /// ignored. `now` is read only if the outcome changes the state.
+    pub(crate) fn record(&self, ticket: Ticket, failed: bool, now: impl FnOnce() -> u64) -> Option<Change> {
+        if generation_of(self.state.load(Ordering::Acquire)) != ticket.generation {
+            return None;
+        }
+        let mut inner = self.lock();
+        let word = self.state.load(Ordering::Relaxed);
+        if generation_of(word) != ticket.generation {
+            return None;
+        }
+        match State::from_code(word) {
+            State::Closed => {
+                inner.window.push(failed);
+                let calls = inner.window.len();
+                let failures = inner.window.failures();
+                let should_open = calls >= self.config.min_calls as usize
+                    && failures as f64 / calls as f64 >= self.config.failure_rate;
+                should_open.then(|| {
+                    let reason = Reason::FailureRate {
+                        failures: failures as u32,
+                        calls: calls as u32,
+                        threshold: self.config.failure_rate,
+                    };
+                    self.open(&mut inner, reason, now())
+                })
+            }
+            State::HalfOpen if ticket.trial => {
+                if failed {
+                    let reason = Reason::TrialFailed {
+                        succeeded: inner.trials_succeeded,
+                        trials: self.config.trials,
+                    };
+                    Some(self.open(&mut inner, reason, now()))
+                } else {
+                    inner.trials_succeeded += 1;
+                    (inner.trials_succeeded == self.config.trials).then(|| {
+                        let reason = Reason::TrialsSucceeded {
+                            trials: self.config.trials,
+                        };
+                        self.transition(&mut inner, State::Closed, reason, now())
+                    })
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// Returns an admitted call's place without recording anything: the caller dropped
+    /// it. A trial's slot goes back to the half-open state it was taken from.
+    pub(crate) fn cancel(&self, ticket: Ticket) {
+        if !ticket.trial {
+            return;
+        }
+        let mut inner = self.lock();
+        let word = self.state.load(Ordering::Relaxed);
+        if generation_of(word) == ticket.generation && State::from_code(word) == State::HalfOpen {
+            inner.trials_admitted -= 1;
+        }
+    }
+
+    /// An operator's action; `None` if the breaker is already in the target state.
+    pub(crate) fn manual(&self, action: ManualAction, now: u64) -> Option<Change> {
+        let mut inner = self.lock();
+        let current = State::from_code(self.state.load(Ordering::Relaxed));
+        let target = match action {
+            ManualAction::ForceOpen => State::ForcedOpen,
+            ManualAction::Disable => State::Disabled,
+            ManualAction::Reset => State::Closed,
+        };
+        if current == target && action != ManualAction::Reset {
+            return None;
+        }
+        Some(self.transition(&mut inner, target, Reason::Manual(action), now))
+    }
+
+    /// A consistent reading of state and counts.
+    pub(crate) fn reading(&self) -> Reading {
+        let inner = self.lock();
+        let state = State::from_code(self.state.load(Ordering::Relaxed));
+        Reading {
+            state,
+            failures: inner.window.failures() as u32,
+            calls: inner.window.len() as u32,
+            failure_rate: inner.window.failure_rate(),
+            since_nanos: inner.since_nanos,
+            trials_admitted: inner.trials_admitted,
+            trials_succeeded: inner.trials_succeeded,
+            open_until_nanos: (state == State::Open)
+                .then(|| self.open_until.load(Ordering::Relaxed)),
+        }
+    }
+
+    fn open(&self, inner: &mut Inner, reason: Reason, now: u64) -> Change {
+        self.open_until
+            .store(now.saturating_add(self.config.open_nanos), Ordering::Relaxed);
+        self.transition(inner, State::Open, reason, now)
+    }
+
+    /// Moves to `to` with a new generation; every state starts with fresh counts.
+    fn transition(&self, inner: &mut Inner, to: State, reason: Reason, now: u64) -> Change {
+        let word = self.state.load(Ordering::Relaxed);
+        let from = State::from_code(word);
+        inner.window.clear();
+        inner.trials_admitted = 0;
+        inner.trials_succeeded = 0;
+        inner.since_nanos = now;
+        // Release: a thread that sees the new state also sees `open_until`.
+        self.state
+            .store(pack(generation_of(word) + 1, to), Ordering::Release);
+        Change {
+            from,
+            to,
+            reason,
+            at_nanos: now,
+        }
+    }
+}

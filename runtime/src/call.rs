@@ -1,0 +1,251 @@
+//! The steps of one guarded call after the guard itself: breaker permission, the call
+//! under the total timeout, and the elapsed check that records the outcome.
+//!
+//! Each step hands the next a value that owns everything taken so far, so a caller that
+//! drops the call at any point gives every permit back and records nothing.
+
+use std::future::Future;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use tokio::sync::SemaphorePermit;
+use tokio::time::{Instant, Sleep};
+
+use crate::breaker::BreakerPermit;
+use crate::error::{Cause, CircuitBreakerError};
+use crate::guard::Guard;
+use crate::observer::{CallEvent, Outcome};
+
+/// Holds a bulkhead permit; next, ask the breaker with [`breaker`](Self::breaker).
+#[derive(Debug)]
+#[must_use = "the bulkhead permit is released when this is dropped"]
+pub struct BulkheadPermit<'g> {
+    guard: &'g Guard,
+    permit: SemaphorePermit<'g>,
+}
+
+impl<'g> BulkheadPermit<'g> {
+    pub(crate) fn new(guard: &'g Guard, permit: SemaphorePermit<'g>) -> Self {
+        BulkheadPermit { guard, permit }
+    }
+
+    /// Step 2: the breaker's permission. Rejected at once while open, and while
+    /// half-open beyond the trial calls; the bulkhead permit is released then.
+    pub fn breaker(self) -> Result<CallPermit<'g>, CircuitBreakerError> {
+        match self.guard.breaker().try_acquire() {
+            Ok(breaker) => Ok(CallPermit {
+                guard: self.guard,
+                breaker: Some(breaker),
+                _bulkhead: self.permit,
+            }),
+            Err(error) => {
+                report_rejection(self.guard, *error.cause());
+                Err(error)
+            }
+        }
+    }
+}
+
+/// Holds the bulkhead permit and the breaker's permission; next, run the call with
+/// [`timeout`](Self::timeout).
+#[derive(Debug)]
+#[must_use = "dropping the permit abandons the call without recording it"]
+pub struct CallPermit<'g> {
+    guard: &'g Guard,
+    // Declared before the bulkhead permit: dropped first, so a trial slot is back
+    // before the bulkhead lets the next caller in.
+    breaker: Option<BreakerPermit<'g>>,
+    _bulkhead: SemaphorePermit<'g>,
+}
+
+impl<'g> CallPermit<'g> {
+    /// Step 3: runs `call` under `total_timeout`, which cancels it. The start instant
+    /// read here serves both the deadline and the elapsed check.
+    pub fn timeout<F>(self, call: F) -> Timeout<'g, F> {
+        let start = Instant::now();
+        let deadline = start + self.guard.settings().total_timeout;
+        Timeout {
+            permit: Some(self),
+            call,
+            sleep: None,
+            start,
+            deadline,
+        }
+    }
+
+    /// Records the outcome and reports the call to the observers.
+    fn finish(mut self, failed: bool, outcome: Outcome, elapsed: Duration, now: Instant) {
+        if let Some(breaker) = self.breaker.take() {
+            breaker.record_at(failed, now);
+        }
+        report(self.guard, outcome, Some(elapsed));
+    }
+}
+
+impl Drop for CallPermit<'_> {
+    fn drop(&mut self) {
+        if self.breaker.take().is_some() {
+            report(self.guard, Outcome::Cancelled, None);
+        }
+    }
+}
+
+/// The call under its total timeout: a future of the call's [`Finished`] outcome.
+///
+/// The timer is only set up if the call does not finish on its first poll. A panic in
+/// the call is recorded as a failure and then continues unwinding.
+#[derive(Debug)]
+#[must_use = "futures do nothing unless awaited"]
+pub struct Timeout<'g, F> {
+    permit: Option<CallPermit<'g>>,
+    call: F,
+    sleep: Option<Sleep>,
+    start: Instant,
+    deadline: Instant,
+}
+
+impl<'g, F, T, E> Future for Timeout<'g, F>
+where
+    F: Future<Output = Result<T, E>>,
+{
+    type Output = Finished<'g, T, E>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        // SAFETY: `call` and `sleep` are structurally pinned: they are never moved out of
+        // `self`, and are dropped in place with it. `permit`, `start` and `deadline` are
+        // not pinned and only touched through `&mut`.
+        let this = unsafe { self.get_unchecked_mut() };
+        let call = unsafe { Pin::new_unchecked(&mut this.call) };
+        match catch_unwind(AssertUnwindSafe(|| call.poll(cx))) {
+            Ok(Poll::Ready(result)) => {
+                let end = Instant::now();
+                return Poll::Ready(this.finished(Some(result), end));
+            }
+            Ok(Poll::Pending) => {}
+            Err(panic) => {
+                if let Some(permit) = this.permit.take() {
+                    let now = Instant::now();
+                    permit.finish(true, Outcome::Failure, now - this.start, now);
+                }
+                resume_unwind(panic);
+            }
+        }
+        let deadline = this.deadline;
+        let sleep = this.sleep.get_or_insert_with(|| tokio::time::sleep_until(deadline));
+        // SAFETY: as above; once set, `sleep` stays in place until `self` is dropped.
+        let sleep = unsafe { Pin::new_unchecked(sleep) };
+        match sleep.poll(cx) {
+            Poll::Ready(()) => Poll::Ready(this.finished(None, deadline)),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+impl<'g, F> Timeout<'g, F> {
+    fn finished<T, E>(&mut self, result: Option<Result<T, E>>, end: Instant) -> Finished<'g, T, E> {
+        Finished {
+            permit: self
+                .permit
+                .take()
+                .expect("`Timeout` polled after it completed"),
+            result,
+            elapsed: end.saturating_duration_since(self.start),
+            end,
+            is_failure: |_| true,
+            slow_as_error: false,
+        }
+    }
+}
+
+/// A call that finished or timed out, not yet recorded. Choose how to judge it, then
+/// record it with [`elapsed_check`](Self::elapsed_check).
+#[derive(Debug)]
+#[must_use = "the outcome is only recorded by `elapsed_check`"]
+pub struct Finished<'g, T, E> {
+    permit: CallPermit<'g>,
+    /// `None`: the total timeout elapsed first.
+    result: Option<Result<T, E>>,
+    elapsed: Duration,
+    end: Instant,
+    is_failure: fn(&E) -> bool,
+    slow_as_error: bool,
+}
+
+impl<T, E> Finished<'_, T, E> {
+    /// Counts an `Err` as a failure only when `is_failure` says so; other errors are the
+    /// system answering correctly (a declined card), and count as successes.
+    pub fn failure_if(mut self, is_failure: fn(&E) -> bool) -> Self {
+        self.is_failure = is_failure;
+        self
+    }
+
+    /// Returns a slow call as [`Cause::Slow`] instead of its value (the guide's literal
+    /// behaviour). By default a slow call's value is returned and the slowness only
+    /// counts against the breaker: a payment that went through is not reported failed.
+    pub fn slow_as_error(mut self) -> Self {
+        self.slow_as_error = true;
+        self
+    }
+
+    /// How long the call ran (the total timeout, if it was cut off).
+    pub fn elapsed(&self) -> Duration {
+        self.elapsed
+    }
+
+    /// Step 4: the elapsed check, then the outcome recorded. A call slower than
+    /// `cb_slow_threshold` counts as a failure; a timed-out call is a failure and returns
+    /// [`Cause::Timeout`].
+    pub fn elapsed_check(self) -> Result<Result<T, E>, CircuitBreakerError> {
+        let Finished {
+            permit,
+            result,
+            elapsed,
+            end,
+            is_failure,
+            slow_as_error,
+        } = self;
+        let guard = permit.guard;
+        let settings = guard.settings();
+        let error = |cause| CircuitBreakerError::new(guard.breaker().name_arc(), cause);
+        let Some(result) = result else {
+            permit.finish(true, Outcome::Timeout, elapsed, end);
+            return Err(error(Cause::Timeout {
+                timeout: settings.total_timeout,
+            }));
+        };
+        let threshold = settings.cb_slow_threshold;
+        let slow = elapsed > threshold;
+        let failed = result.as_ref().err().is_some_and(is_failure);
+        let outcome = match (failed, slow) {
+            (true, _) => Outcome::Failure,
+            (false, true) => Outcome::Slow,
+            (false, false) => Outcome::Success,
+        };
+        permit.finish(failed || slow, outcome, elapsed, end);
+        if slow && slow_as_error && result.is_ok() {
+            return Err(error(Cause::Slow { elapsed, threshold }));
+        }
+        Ok(result)
+    }
+}
+
+pub(crate) fn report_rejection(guard: &Guard, cause: Cause) {
+    report(guard, Outcome::Rejected(cause), None);
+}
+
+fn report(guard: &Guard, outcome: Outcome, elapsed: Option<Duration>) {
+    let observers = guard.breaker().observers();
+    if observers.is_empty() {
+        return;
+    }
+    let event = CallEvent {
+        system: guard.system(),
+        outcome,
+        elapsed,
+    };
+    for observer in observers {
+        observer.on_call(&event);
+    }
+}

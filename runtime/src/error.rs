@@ -1,0 +1,129 @@
+//! The guide's `CircuitBreakerError`: what the guard says instead of running a call, or
+//! after a call it had to cut short. Adapters map it to their port's error
+//! (R-RES-CB-6); it never needs to leave the adapter.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Why the guard refused or cut short a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Cause {
+    /// The breaker is open; it lets trial calls through after `retry_after`.
+    Open {
+        /// Time left until the breaker goes half-open.
+        retry_after: Duration,
+    },
+    /// The breaker is half-open and all its trial calls are taken.
+    HalfOpenFull {
+        /// How many trial calls half-open admits.
+        trials: u32,
+    },
+    /// An operator forced the breaker open.
+    ForcedOpen,
+    /// Every bulkhead permit stayed taken for the whole `bulkhead_wait`.
+    BulkheadFull {
+        /// The bulkhead's permits.
+        permits: usize,
+        /// How long the call waited.
+        waited: Duration,
+    },
+    /// The call ran past `total_timeout` and was cancelled.
+    Timeout {
+        /// The configured `total_timeout`.
+        timeout: Duration,
+    },
+    /// The call finished but took longer than `cb_slow_threshold`; returned only when the
+    /// adapter asked for slow calls to be errors.
+    Slow {
+        /// How long the call took.
+        elapsed: Duration,
+        /// The configured `cb_slow_threshold`.
+        threshold: Duration,
+    },
+}
+
+impl Cause {
+    /// A short `snake_case` name, for metric labels and logs.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Cause::Open { .. } => "open",
+            Cause::HalfOpenFull { .. } => "half_open_full",
+            Cause::ForcedOpen => "forced_open",
+            Cause::BulkheadFull { .. } => "bulkhead_full",
+            Cause::Timeout { .. } => "timeout",
+            Cause::Slow { .. } => "slow",
+        }
+    }
+}
+
+impl fmt::Display for Cause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Cause::Open { retry_after } => {
+                write!(f, "circuit open, trial calls in {:.1}s", retry_after.as_secs_f64())
+            }
+            Cause::HalfOpenFull { trials } => {
+                write!(f, "circuit half-open and all {trials} trial calls are taken")
+            }
+            Cause::ForcedOpen => f.write_str("circuit forced open by an operator"),
+            Cause::BulkheadFull { permits, waited } => write!(
+                f,
+                "bulkhead full: all {permits} permits taken for {:.3}s",
+                waited.as_secs_f64()
+            ),
+            Cause::Timeout { timeout } => {
+                write!(f, "total timeout of {:.3}s elapsed", timeout.as_secs_f64())
+            }
+            Cause::Slow { elapsed, threshold } => write!(
+                f,
+                "slow call: {:.3}s > threshold {:.3}s",
+                elapsed.as_secs_f64(),
+                threshold.as_secs_f64()
+            ),
+        }
+    }
+}
+
+/// The guard's error: which system, and why. `error_map` turns it into the port's error.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{system}: {cause}")]
+pub struct CircuitBreakerError {
+    system: Arc<str>,
+    cause: Cause,
+}
+
+impl CircuitBreakerError {
+    pub(crate) fn new(system: &Arc<str>, cause: Cause) -> Self {
+        CircuitBreakerError {
+            system: Arc::clone(system),
+            cause,
+        }
+    }
+
+    /// The system whose guard refused the call: `sber`.
+    pub fn system(&self) -> &str {
+        &self.system
+    }
+
+    /// Why.
+    pub fn cause(&self) -> &Cause {
+        &self.cause
+    }
+
+    /// Whether the call was never started (open, half-open full, forced open, bulkhead
+    /// full), as opposed to started and cut short (timeout, slow).
+    pub fn is_rejection(&self) -> bool {
+        !matches!(self.cause, Cause::Timeout { .. } | Cause::Slow { .. })
+    }
+
+    /// When a caller may usefully try again, for an HTTP `Retry-After` header: the time
+    /// left while open, otherwise `None`.
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self.cause {
+            Cause::Open { retry_after } => Some(retry_after),
+            _ => None,
+        }
+    }
+}

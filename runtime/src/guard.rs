@@ -1,0 +1,131 @@
+//! The guard: one per system, holding that system's settings, bulkhead and breaker
+//! (R-RES-ISO-1/3). Cloning it is cheap and shares all three.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use resilience_settings::SystemSettings;
+use tokio::sync::Semaphore;
+
+use crate::breaker::Breaker;
+use crate::call::{report_rejection, BulkheadPermit};
+use crate::error::{Cause, CircuitBreakerError};
+use crate::observer::Observer;
+
+/// One system's bulkhead, breaker and timeouts.
+///
+/// Adapters keep their system's guard in a field and `#[derive(Guarded)]`; the
+/// `#[circuit_breaker]` attribute then runs each call through the guard's steps, in the
+/// guide's order: [`bulkhead`](Guard::bulkhead) →
+/// [`breaker`](crate::BulkheadPermit::breaker) → [`timeout`](crate::CallPermit::timeout)
+/// → [`elapsed_check`](crate::Finished::elapsed_check).
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// use resilience::{Guard, Settings};
+///
+/// let settings = Settings::parse("[systems.sber]", "inline").unwrap();
+/// let guard = Guard::new(settings.system("sber").unwrap());
+/// let answer = guard.call(async { Ok::<_, std::io::Error>(42) }).await;
+/// assert_eq!(answer.unwrap().unwrap(), 42);
+/// assert_eq!(guard.bulkhead_permits(), 8); // max_connections 10 × 0.8
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct Guard {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    settings: SystemSettings,
+    breaker: Breaker,
+    bulkhead: Semaphore,
+    permits: usize,
+}
+
+impl std::fmt::Debug for Guard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Guard")
+            .field("system", &self.system())
+            .field("state", &self.inner.breaker.state())
+            .field("in_flight", &self.in_flight())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Guard {
+    /// A guard for one system, with no observers.
+    pub fn new(settings: &SystemSettings) -> Self {
+        Self::with_observers(settings, Vec::new())
+    }
+
+    /// A guard whose breaker and calls report to `observers`.
+    pub fn with_observers(settings: &SystemSettings, observers: Vec<Arc<dyn Observer>>) -> Self {
+        let permits = settings.bulkhead_permits();
+        Guard {
+            inner: Arc::new(Inner {
+                settings: settings.clone(),
+                breaker: Breaker::with_observers(settings, observers),
+                bulkhead: Semaphore::new(permits),
+                permits,
+            }),
+        }
+    }
+
+    /// The system's name: `sber`.
+    pub fn system(&self) -> &str {
+        &self.inner.settings.name
+    }
+
+    /// The system's settings, environment overrides applied.
+    pub fn settings(&self) -> &SystemSettings {
+        &self.inner.settings
+    }
+
+    /// The system's breaker.
+    pub fn breaker(&self) -> &Breaker {
+        &self.inner.breaker
+    }
+
+    /// The bulkhead's size: `max_connections × 0.8`, at least 1.
+    pub fn bulkhead_permits(&self) -> usize {
+        self.inner.permits
+    }
+
+    /// Bulkhead permits taken right now.
+    pub fn in_flight(&self) -> usize {
+        self.inner.permits - self.inner.bulkhead.available_permits()
+    }
+
+    /// Step 1: a bulkhead permit (R-RES-BH-1), waiting at most `bulkhead_wait`.
+    /// A full bulkhead is not a failure of the system, so the breaker does not count it.
+    pub async fn bulkhead(&self) -> Result<BulkheadPermit<'_>, CircuitBreakerError> {
+        if let Ok(permit) = self.inner.bulkhead.try_acquire() {
+            return Ok(BulkheadPermit::new(self, permit));
+        }
+        let wait = self.inner.settings.bulkhead_wait;
+        if !wait.is_zero() {
+            if let Ok(Ok(permit)) = tokio::time::timeout(wait, self.inner.bulkhead.acquire()).await {
+                return Ok(BulkheadPermit::new(self, permit));
+            }
+        }
+        let cause = Cause::BulkheadFull {
+            permits: self.inner.permits,
+            waited: wait,
+        };
+        report_rejection(self, cause);
+        Err(CircuitBreakerError::new(self.breaker().name_arc(), cause))
+    }
+
+    /// Every step in one call, for code that does not use the attribute: the outer
+    /// `Err` is the guard's, the inner `Result` the call's own. Every `Err` of the call
+    /// counts as a failure; a slow call's value is returned.
+    pub async fn call<T, E, F>(&self, future: F) -> Result<Result<T, E>, CircuitBreakerError>
+    where
+        F: Future<Output = Result<T, E>>,
+    {
+        let permit = self.bulkhead().await?;
+        let call = permit.breaker()?;
+        call.timeout(future).await.elapsed_check()
+    }
+}

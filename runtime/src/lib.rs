@@ -1,0 +1,85 @@
+//! Circuit breaker, bulkhead and timeouts for the out-adapters of async services, as
+//! the Resilience Style Guide writes them, from one attribute:
+//!
+//! ```ignore
+//! impl PaymentPort for SberAdapter {
+//!     #[resilience::circuit_breaker(system = "sber", error_map = PaymentPortError::system_unavailable)]
+//!     async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> { … }
+//! }
+//! ```
+//!
+//! Each system has a table in the service's `resilience.toml` ([`Settings`]), one
+//! [`Guard`] built from it at startup ([`Guards`]), and adapters that hold their
+//! system's guard (`#[derive(Guarded)]`). A guarded call takes, in order, a bulkhead
+//! permit, the breaker's permission, the total timeout, the call, and an elapsed check
+//! that counts slow calls as failures; see [`Guard`].
+#![deny(missing_docs)]
+
+mod breaker;
+mod call;
+mod error;
+mod guard;
+mod observer;
+mod registry;
+mod sync;
+
+#[doc(hidden)]
+#[path = "private.rs"]
+pub mod __private;
+
+pub use breaker::{Breaker, BreakerPermit, ManualAction, Reason, Snapshot, State};
+pub use call::{BulkheadPermit, CallPermit, Finished, Timeout};
+pub use error::{Cause, CircuitBreakerError};
+pub use guard::Guard;
+pub use observer::{CallEvent, Observer, Outcome, Transition};
+pub use registry::{Guards, UnknownSystem};
+#[doc(inline)]
+pub use resilience_macros::{circuit_breaker, Guarded};
+pub use resilience_settings::{Settings, SettingsError, SystemSettings};
+
+/// The settings module: schema, defaults, keys and errors.
+pub mod settings {
+    pub use resilience_settings::*;
+}
+
+/// An adapter that holds its system's [`Guard`]. Derive it:
+///
+/// ```ignore
+/// #[derive(resilience::Guarded)]
+/// struct SberAdapter {
+///     guard: resilience::Guard,
+///     http: reqwest::Client,
+/// }
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` does not say which field holds its circuit-breaker guard",
+    label = "`#[circuit_breaker]` needs this adapter's `resilience::Guard`",
+    note = "add `#[derive(resilience::Guarded)]` to `{Self}`, which keeps its system's `resilience::Guard` in a field"
+)]
+pub trait Guarded {
+    /// The adapter's guard.
+    fn guard(&self) -> &Guard;
+}
+
+/// Loads the calling crate's own `resilience.toml` (next to its `Cargo.toml`, compiled
+/// in: the same file `#[circuit_breaker]` checks) and applies the process environment's
+/// `CLIENT_…__…` overrides. Evaluates to `Result<Settings, SettingsError>`.
+///
+/// `settings!(env = vars)` takes the environment from an iterator of name/value pairs
+/// instead, for tests.
+#[macro_export]
+macro_rules! settings {
+    () => {
+        $crate::Settings::load(
+            ::core::include_str!(::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), "/resilience.toml")),
+            ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), "/resilience.toml"),
+        )
+    };
+    (env = $vars:expr) => {
+        $crate::Settings::load_with_env(
+            ::core::include_str!(::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), "/resilience.toml")),
+            ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), "/resilience.toml"),
+            $vars,
+        )
+    };
+}

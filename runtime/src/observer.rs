@@ -1,0 +1,83 @@
+//! The observer hook: every transition, with its reason, and every call's outcome.
+//! Logs and metrics are observers.
+
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use crate::breaker::{Reason, State};
+use crate::error::Cause;
+
+/// A breaker's change of state.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Transition<'a> {
+    /// The system: `sber`.
+    pub system: &'a str,
+    /// The state it left.
+    pub from: State,
+    /// The state it entered.
+    pub to: State,
+    /// Why.
+    pub reason: Reason,
+    /// When (tokio's clock, so paused time applies).
+    pub at: Instant,
+}
+
+/// How one guarded call ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Outcome {
+    /// Finished in time with `Ok`, or with an error the adapter says is not an outage.
+    Success,
+    /// Finished with an error that counts, or panicked.
+    Failure,
+    /// Finished, but slower than `cb_slow_threshold`: counted as a failure.
+    Slow,
+    /// Cut off at `total_timeout`: counted as a failure.
+    Timeout,
+    /// Never started: the breaker or the bulkhead refused it.
+    Rejected(Cause),
+    /// The caller dropped it before it finished: not counted.
+    Cancelled,
+}
+
+impl Outcome {
+    /// A short `snake_case` name, for metric labels and logs.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Outcome::Success => "success",
+            Outcome::Failure => "failure",
+            Outcome::Slow => "slow",
+            Outcome::Timeout => "timeout",
+            Outcome::Rejected(_) => "rejected",
+            Outcome::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// One guarded call, reported when it ends.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CallEvent<'a> {
+    /// The system: `sber`.
+    pub system: &'a str,
+    /// How it ended.
+    pub outcome: Outcome,
+    /// How long the call itself ran; `None` if it never started.
+    pub elapsed: Option<Duration>,
+}
+
+/// Receives a breaker's transitions and a guard's call outcomes.
+///
+/// Called on the caller's task, after the breaker's lock is released: keep it quick and
+/// never block. Both methods default to doing nothing.
+pub trait Observer: Send + Sync + 'static {
+    /// A breaker changed state.
+    fn on_transition(&self, transition: &Transition<'_>) {
+        let _ = transition;
+    }
+
+    /// A guarded call ended.
+    fn on_call(&self, call: &CallEvent<'_>) {
+        let _ = call;
+    }
+}

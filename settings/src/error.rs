@@ -1,0 +1,110 @@
+//! One error type for every settings problem, saying where it is and what is allowed.
+
+use std::fmt;
+
+/// What kind of problem a [`SettingsError`] reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The file is not valid TOML, or not shaped as `[systems.NAME]` tables.
+    Syntax,
+    /// A key no system table knows.
+    UnknownKey,
+    /// An environment override names a system the file does not have.
+    UnknownSystem,
+    /// A system name that is not allowed (`default`, or not `lower_snake_case`).
+    SystemName,
+    /// A value of the wrong type, or one that does not parse.
+    Malformed,
+    /// A value outside what its key allows.
+    OutOfRange,
+    /// Values that are fine alone but break an ordering rule (connect < read < total).
+    Order,
+}
+
+/// A settings problem: names the file or environment variable, the system, the key,
+/// and what is allowed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SettingsError {
+    kind: ErrorKind,
+    origin: String,
+    system: Option<String>,
+    key: Option<&'static str>,
+    variable: Option<String>,
+    message: String,
+}
+
+impl SettingsError {
+    pub(crate) fn new(kind: ErrorKind, origin: &str, message: impl Into<String>) -> Self {
+        SettingsError {
+            kind,
+            origin: origin.to_owned(),
+            system: None,
+            key: None,
+            variable: None,
+            message: message.into(),
+        }
+    }
+
+    pub(crate) fn system(mut self, system: &str) -> Self {
+        self.system = Some(system.to_owned());
+        self
+    }
+
+    pub(crate) fn key(mut self, key: &'static str) -> Self {
+        self.key = Some(key);
+        self
+    }
+
+    pub(crate) fn variable(mut self, variable: Option<&str>) -> Self {
+        self.variable = variable.map(str::to_owned);
+        self
+    }
+
+    /// What kind of problem this is.
+    pub fn kind(&self) -> ErrorKind {
+        self.kind
+    }
+
+    /// The settings file the problem was found in (or applies to).
+    pub fn origin(&self) -> &str {
+        &self.origin
+    }
+
+    /// The system whose table has the problem, if it is about one system.
+    pub fn system_name(&self) -> Option<&str> {
+        self.system.as_deref()
+    }
+
+    /// The key with the problem, if it is about one key.
+    pub fn key_name(&self) -> Option<&'static str> {
+        self.key
+    }
+
+    /// The environment variable that set the offending value, if one did.
+    pub fn variable_name(&self) -> Option<&str> {
+        self.variable.as_deref()
+    }
+
+    /// The problem alone, without the file, system and key prefix.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for SettingsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(variable) = &self.variable {
+            write!(f, "environment variable `{variable}`: ")?;
+        } else {
+            write!(f, "{}: ", self.origin)?;
+        }
+        match (&self.system, self.key) {
+            (Some(system), Some(key)) => write!(f, "[systems.{system}] `{key}`: ")?,
+            (Some(system), None) => write!(f, "[systems.{system}]: ")?,
+            (None, _) => {}
+        }
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for SettingsError {}

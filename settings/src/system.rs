@@ -1,0 +1,276 @@
+//! One system's settings after defaults, derived values and validation.
+
+use std::time::Duration;
+
+use crate::error::{ErrorKind, SettingsError};
+use crate::keys::Key;
+use crate::raw::{Entry, RawSystem, Value};
+
+/// The guide's defaults (seconds for durations).
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub struct Defaults {
+    /// `connect_timeout`: 2.0 s.
+    pub connect_timeout: f64,
+    /// `read_timeout`: 30.0 s.
+    pub read_timeout: f64,
+    /// `total_timeout`: 35.0 s.
+    pub total_timeout: f64,
+    /// `cb_window_size`: the last 50 calls.
+    pub cb_window_size: u32,
+    /// `cb_min_calls`: at least 10 calls before it may open.
+    pub cb_min_calls: u32,
+    /// `cb_failure_rate`: 50% (critical systems state 0.30).
+    pub cb_failure_rate: f64,
+    /// `cb_open_duration`: 30.0 s.
+    pub cb_open_duration: f64,
+    /// `cb_half_open_calls`: 3 trials.
+    pub cb_half_open_calls: u32,
+    /// `max_connections`: 10.
+    pub max_connections: u32,
+}
+
+/// The guide's defaults. `cb_slow_threshold` defaults to `read_timeout / 2`,
+/// `max_keepalive` to `max_connections × 1.2`, and `bulkhead_wait` to
+/// `connect_timeout` (the guide's pool timeout).
+pub const DEFAULTS: Defaults = Defaults {
+    connect_timeout: 2.0,
+    read_timeout: 30.0,
+    total_timeout: 35.0,
+    cb_window_size: 50,
+    cb_min_calls: 10,
+    cb_failure_rate: 0.5,
+    cb_open_duration: 30.0,
+    cb_half_open_calls: 3,
+    max_connections: 10,
+};
+
+/// Upper bounds that keep values sane (and the window's ring small).
+const MAX_SECONDS: f64 = 86_400.0;
+const MAX_WINDOW: i64 = 10_000;
+const MAX_HALF_OPEN: i64 = 1_000;
+const MAX_CONNECTIONS: i64 = 100_000;
+
+/// One external system's validated settings.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct SystemSettings {
+    /// The system's name, the table's key: `sber` for `[systems.sber]`.
+    pub name: String,
+    /// Where the system lives, if the file says.
+    pub base_url: Option<String>,
+    /// TCP connect timeout.
+    pub connect_timeout: Duration,
+    /// Read timeout of one response.
+    pub read_timeout: Duration,
+    /// The bound on the whole call, enforced by the guard.
+    pub total_timeout: Duration,
+    /// How many recent outcomes the breaker's window holds.
+    pub cb_window_size: u32,
+    /// How many outcomes the window needs before the breaker may open.
+    pub cb_min_calls: u32,
+    /// The share of failures in the window that opens the breaker.
+    pub cb_failure_rate: f64,
+    /// How long the breaker stays open before half-open trials.
+    pub cb_open_duration: Duration,
+    /// How many trial calls half-open admits.
+    pub cb_half_open_calls: u32,
+    /// A call that takes longer than this is slow, and counts as a failure.
+    pub cb_slow_threshold: Duration,
+    /// The HTTP client's connection limit.
+    pub max_connections: u32,
+    /// The HTTP client's idle keep-alive pool size.
+    pub max_keepalive: u32,
+    /// The longest a call waits for a bulkhead permit before it is rejected.
+    pub bulkhead_wait: Duration,
+}
+
+impl SystemSettings {
+    /// The bulkhead's permits: `max_connections × 0.8`, at least 1 (R-RES-BH-3).
+    pub fn bulkhead_permits(&self) -> usize {
+        ((self.max_connections as usize * 4) / 5).max(1)
+    }
+
+    /// The environment variable that overrides `key` of this system.
+    pub fn env_var(&self, key: Key) -> String {
+        crate::env_var(&self.name, key)
+    }
+}
+
+/// Reads one key with its default, and reports problems against it.
+struct Reader<'a> {
+    system: &'a str,
+    origin: &'a str,
+    raw: &'a RawSystem,
+}
+
+impl Reader<'_> {
+    fn entry(&self, key: Key) -> Option<&Entry> {
+        self.raw.entries.get(&key)
+    }
+
+    fn fail(&self, kind: ErrorKind, key: Key, message: String) -> SettingsError {
+        let variable = self.entry(key).and_then(|e| e.variable.as_deref());
+        SettingsError::new(kind, self.origin, message)
+            .system(self.system)
+            .key(key.name())
+            .variable(variable)
+    }
+
+    fn seconds(&self, key: Key, default: f64, allow_zero: bool) -> Result<f64, SettingsError> {
+        let value = match self.entry(key).map(|e| &e.value) {
+            None => return Ok(default),
+            Some(Value::Number(n)) => *n,
+            Some(Value::Integer(i)) => *i as f64,
+            Some(Value::Text(_)) => unreachable_kind(),
+        };
+        let low_ok = if allow_zero { value >= 0.0 } else { value > 0.0 };
+        if value.is_finite() && low_ok && value <= MAX_SECONDS {
+            Ok(value)
+        } else {
+            let low = if allow_zero { "at least 0" } else { "greater than 0" };
+            Err(self.fail(
+                ErrorKind::OutOfRange,
+                key,
+                format!("got {value}, expected a number of seconds {low} and at most {MAX_SECONDS}"),
+            ))
+        }
+    }
+
+    fn count(&self, key: Key, default: i64, min: i64, max: i64) -> Result<u32, SettingsError> {
+        let value = match self.entry(key).map(|e| &e.value) {
+            None => default,
+            Some(Value::Integer(i)) => *i,
+            Some(_) => unreachable_kind(),
+        };
+        if (min..=max).contains(&value) {
+            Ok(value as u32)
+        } else {
+            Err(self.fail(
+                ErrorKind::OutOfRange,
+                key,
+                format!("got {value}, expected a whole number from {min} to {max}"),
+            ))
+        }
+    }
+}
+
+/// Values are typed by their key when read, so a key never holds another kind.
+fn unreachable_kind() -> ! {
+    unreachable!("values are checked against their key's kind when read")
+}
+
+impl RawSystem {
+    /// Applies defaults and derived values, then every validation rule.
+    pub(crate) fn resolve(&self, system: &str, origin: &str) -> Result<SystemSettings, SettingsError> {
+        let r = Reader {
+            system,
+            origin,
+            raw: self,
+        };
+        let d = DEFAULTS;
+
+        let base_url = match r.entry(Key::BaseUrl).map(|e| &e.value) {
+            None => None,
+            Some(Value::Text(url)) => {
+                let ok = (url.starts_with("http://") || url.starts_with("https://"))
+                    && url.len() > "https://".len()
+                    && !url.contains(char::is_whitespace);
+                if !ok {
+                    return Err(r.fail(
+                        ErrorKind::Malformed,
+                        Key::BaseUrl,
+                        format!("got {url:?}, expected an absolute http:// or https:// URL"),
+                    ));
+                }
+                Some(url.clone())
+            }
+            Some(_) => unreachable_kind(),
+        };
+
+        let connect = r.seconds(Key::ConnectTimeout, d.connect_timeout, false)?;
+        let read = r.seconds(Key::ReadTimeout, d.read_timeout, false)?;
+        let total = r.seconds(Key::TotalTimeout, d.total_timeout, false)?;
+        let slow = r.seconds(Key::CbSlowThreshold, read / 2.0, false)?;
+        let open = r.seconds(Key::CbOpenDuration, d.cb_open_duration, false)?;
+        let bulkhead_wait = r.seconds(Key::BulkheadWait, connect, true)?;
+
+        let window = r.count(Key::CbWindowSize, d.cb_window_size.into(), 1, MAX_WINDOW)?;
+        let min_calls = r.count(Key::CbMinCalls, d.cb_min_calls.into(), 1, MAX_WINDOW)?;
+        let half_open = r.count(Key::CbHalfOpenCalls, d.cb_half_open_calls.into(), 1, MAX_HALF_OPEN)?;
+        let max_connections =
+            r.count(Key::MaxConnections, d.max_connections.into(), 1, MAX_CONNECTIONS)?;
+        // max_connections × 1.2, rounded up so that a small pool still keeps one spare.
+        let keepalive_default = (u64::from(max_connections) * 6).div_ceil(5) as i64;
+        let max_keepalive = r.count(Key::MaxKeepalive, keepalive_default, 0, MAX_CONNECTIONS)?;
+
+        let rate = match r.entry(Key::CbFailureRate).map(|e| &e.value) {
+            None => d.cb_failure_rate,
+            Some(Value::Number(n)) => *n,
+            Some(_) => unreachable_kind(),
+        };
+        if !(rate > 0.0 && rate <= 1.0) {
+            return Err(r.fail(
+                ErrorKind::OutOfRange,
+                Key::CbFailureRate,
+                format!("got {rate}, expected a share greater than 0 and at most 1 (0.5 by default, 0.30 for critical systems)"),
+            ));
+        }
+
+        if min_calls > window {
+            return Err(r.fail(
+                ErrorKind::Order,
+                Key::CbMinCalls,
+                format!("{min_calls} is more than `cb_window_size` = {window}: the window could never hold enough calls to open (need 1 ≤ cb_min_calls ≤ cb_window_size)"),
+            ));
+        }
+        if connect >= read {
+            return Err(r.fail(
+                ErrorKind::Order,
+                Key::ConnectTimeout,
+                format!("{connect} s is not less than `read_timeout` = {read} s (need connect_timeout < read_timeout < total_timeout)"),
+            ));
+        }
+        if read >= total {
+            return Err(r.fail(
+                ErrorKind::Order,
+                Key::ReadTimeout,
+                format!("{read} s is not less than `total_timeout` = {total} s (need connect_timeout < read_timeout < total_timeout)"),
+            ));
+        }
+        if slow >= total {
+            return Err(r.fail(
+                ErrorKind::Order,
+                Key::CbSlowThreshold,
+                format!("{slow} s is not less than `total_timeout` = {total} s: a slow call must be caught before the timeout (need 0 < cb_slow_threshold < total_timeout; the guide uses read_timeout / 2)"),
+            ));
+        }
+
+        Ok(SystemSettings {
+            name: system.to_owned(),
+            base_url,
+            connect_timeout: Duration::from_secs_f64(connect),
+            read_timeout: Duration::from_secs_f64(read),
+            total_timeout: Duration::from_secs_f64(total),
+            cb_window_size: window,
+            cb_min_calls: min_calls,
+            cb_failure_rate: rate,
+            cb_open_duration: Duration::from_secs_f64(open),
+            cb_half_open_calls: half_open,
+            cb_slow_threshold: Duration::from_secs_f64(slow),
+            max_connections,
+            max_keepalive,
+            bulkhead_wait: Duration::from_secs_f64(bulkhead_wait),
+        })
+    }
+}
+
+/// The closest candidate to `name`, if one is close enough to be a likely typo.
+pub fn suggest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    candidates
+        .into_iter()
+        .map(|c| (strsim::jaro_winkler(name, c), c))
+        .filter(|(score, _)| *score > 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, c)| c)
+}
