@@ -1,0 +1,263 @@
+//! The hot path's budget, checked as ordinary tests (not timed): a guarded call makes
+//! no allocation and at most two clock reads in steady state; the breaker alone makes
+//! neither while closed.
+//!
+//! Allocations are counted by a global allocator, clock reads by interposing libc's
+//! `clock_gettime` (what `std::time::Instant::now`, and so `tokio::time::Instant::now`,
+//! calls on Linux). Both counters are per thread and only armed around the measured
+//! loop, so the test harness's other threads do not disturb them. The loop runs inside
+//! one `block_on` of a current-thread runtime and every call is ready on its first
+//! poll, so the runtime itself neither parks nor reads the clock in between.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::hint::black_box;
+
+use resilience::{Breaker, Guard};
+use resilience_benches::{op, op_async, runtime, settings, Mix};
+
+/// Calls made before counting, so lazily built state (thread-locals, the runtime's
+/// context, first-use initialisation) is not charged to the steady state.
+const WARM_UP: u64 = 1_000;
+/// Calls counted.
+const CALLS: u64 = 10_000;
+
+thread_local! {
+    /// Allocations made by this thread while [`ARMED`] is set.
+    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
+    /// `clock_gettime` calls made by this thread while [`ARMED`] is set.
+    static CLOCK_READS: Cell<u64> = const { Cell::new(0) };
+    /// Whether this thread's counters count.
+    static ARMED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Adds one to `counter` if this thread is armed. Never allocates; a no-op while the
+/// thread's locals are being torn down.
+fn bump(counter: &'static std::thread::LocalKey<Cell<u64>>) {
+    if ARMED.try_with(Cell::get).unwrap_or(false) {
+        let _ = counter.try_with(|c| c.set(c.get() + 1));
+    }
+}
+
+/// The system allocator, counting `alloc`, `alloc_zeroed` and `realloc` per thread.
+struct CountingAllocator;
+
+// SAFETY: every method forwards to `System` unchanged; counting only touches a
+// const-initialised thread-local `Cell`, which neither allocates nor unwinds.
+unsafe impl GlobalAlloc for CountingAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        bump(&ALLOCATIONS);
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        bump(&ALLOCATIONS);
+        unsafe { System.alloc_zeroed(layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        bump(&ALLOCATIONS);
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: CountingAllocator = CountingAllocator;
+
+/// Interposes libc's `clock_gettime`: this executable's definition wins over libc's for
+/// every caller in it (std's `Instant::now` included). It counts, then makes the
+/// system call itself, bypassing the vDSO: slower, but exact, and only in this test.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+mod clock {
+    /// # Safety
+    /// Same contract as libc's `clock_gettime`: `tp` points to a writable `timespec`.
+    #[no_mangle]
+    pub unsafe extern "C" fn clock_gettime(
+        clock: libc::clockid_t,
+        tp: *mut libc::timespec,
+    ) -> libc::c_int {
+        super::bump(&super::CLOCK_READS);
+        // SAFETY: forwarded unchanged to the kernel, under the caller's contract.
+        unsafe { libc::syscall(libc::SYS_clock_gettime, clock, tp) as libc::c_int }
+    }
+}
+
+/// What this thread did while running `f`: allocations and clock reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Counts {
+    allocations: u64,
+    clock_reads: u64,
+}
+
+/// Zeroes this thread's counters and starts counting.
+fn arm() {
+    ALLOCATIONS.with(|c| c.set(0));
+    CLOCK_READS.with(|c| c.set(0));
+    ARMED.with(|a| a.set(true));
+}
+
+/// Stops counting and returns what this thread counted since [`arm`].
+fn disarm() -> Counts {
+    ARMED.with(|a| a.set(false));
+    Counts {
+        allocations: ALLOCATIONS.with(Cell::get),
+        clock_reads: CLOCK_READS.with(Cell::get),
+    }
+}
+
+/// Runs `f` with this thread's counters armed and returns what it counted.
+fn counted(f: impl FnOnce()) -> Counts {
+    arm();
+    f();
+    disarm()
+}
+
+/// `CALLS` guarded calls through `Guard::call` after `WARM_UP`, on a current-thread
+/// runtime; what the counted calls did.
+fn guard_call_counts(mix: Mix) -> Counts {
+    let guard = Guard::new(&settings());
+    runtime().block_on(async {
+        for i in 0..WARM_UP {
+            let answer = guard.call(op_async(mix, i)).await;
+            assert_eq!(answer.expect("admitted"), op(mix, i));
+        }
+        let mut ok = 0;
+        arm();
+        for i in WARM_UP..WARM_UP + CALLS {
+            let answer = guard.call(op_async(mix, black_box(i))).await;
+            ok += u64::from(matches!(answer, Ok(Ok(_))));
+        }
+        let counts = disarm();
+        let expected_ok = (WARM_UP..WARM_UP + CALLS)
+            .filter(|&i| op(mix, i).is_ok())
+            .count() as u64;
+        assert_eq!(
+            ok, expected_ok,
+            "every call admitted, every outcome returned"
+        );
+        counts
+    })
+}
+
+/// The same through the step API the attribute expands to: bulkhead → breaker →
+/// timeout → elapsed check.
+fn guard_steps_counts(mix: Mix) -> Counts {
+    let guard = Guard::new(&settings());
+    async fn step(guard: &Guard, mix: Mix, i: u64) -> bool {
+        let permit = guard.bulkhead().await.expect("bulkhead has room");
+        let call = permit.breaker().expect("breaker is closed");
+        let answer = call.timeout(op_async(mix, i)).await.elapsed_check();
+        matches!(answer, Ok(Ok(_)))
+    }
+    runtime().block_on(async {
+        for i in 0..WARM_UP {
+            step(&guard, mix, i).await;
+        }
+        arm();
+        for i in WARM_UP..WARM_UP + CALLS {
+            black_box(step(&guard, mix, black_box(i)).await);
+        }
+        disarm()
+    })
+}
+
+/// `CALLS` admissions and recordings on the breaker alone after `WARM_UP`.
+fn breaker_counts(mix: Mix) -> Counts {
+    let breaker = Breaker::new(&settings());
+    let one = |i: u64| {
+        let permit = breaker.try_acquire().expect("breaker is closed");
+        if op(mix, i).is_ok() {
+            permit.success();
+        } else {
+            permit.failure();
+        }
+    };
+    (0..WARM_UP).for_each(one);
+    let counts = counted(|| (WARM_UP..WARM_UP + CALLS).for_each(|i| one(black_box(i))));
+    assert_eq!(breaker.state(), resilience::State::Closed);
+    counts
+}
+
+#[test]
+fn the_full_guard_allocates_nothing_per_call() {
+    for mix in Mix::ALL {
+        let counts = guard_call_counts(mix);
+        assert_eq!(
+            counts.allocations, 0,
+            "Guard::call, {mix:?}: {} allocations in {CALLS} calls",
+            counts.allocations
+        );
+        let counts = guard_steps_counts(mix);
+        assert_eq!(
+            counts.allocations, 0,
+            "step API, {mix:?}: {} allocations in {CALLS} calls",
+            counts.allocations
+        );
+    }
+}
+
+#[test]
+fn the_breaker_alone_allocates_nothing_per_call() {
+    for mix in Mix::ALL {
+        let counts = breaker_counts(mix);
+        assert_eq!(
+            counts.allocations, 0,
+            "breaker, {mix:?}: {} allocations in {CALLS} calls",
+            counts.allocations
+        );
+    }
+}
+
+/// The allocation counter really counts: a `Box` is one allocation.
+#[test]
+fn the_allocation_counter_counts() {
+    let counts = counted(|| drop(black_box(Box::new(7_u64))));
+    assert_eq!(counts.allocations, 1);
+}
+
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+mod clock_reads {
+    use super::*;
+
+    /// The interposed `clock_gettime` really sees both clocks the runtime may use;
+    /// without this, a broken interposition would make the tests below pass on zero.
+    #[test]
+    fn the_clock_counter_sees_std_and_tokio_instants() {
+        let counts = counted(|| {
+            black_box(std::time::Instant::now());
+            black_box(tokio::time::Instant::now());
+        });
+        assert_eq!(counts.clock_reads, 2);
+    }
+
+    #[test]
+    fn the_full_guard_reads_the_clock_at_most_twice_per_call() {
+        for mix in Mix::ALL {
+            for (api, counts) in [
+                ("Guard::call", guard_call_counts(mix)),
+                ("step API", guard_steps_counts(mix)),
+            ] {
+                assert!(
+                    counts.clock_reads <= 2 * CALLS,
+                    "{api}, {mix:?}: {} clock reads in {CALLS} calls",
+                    counts.clock_reads
+                );
+                // Exactly two today: the start instant in `timeout()` (deadline and
+                // elapsed check) and the end instant on completion.
+                assert_eq!(counts.clock_reads, 2 * CALLS, "{api}, {mix:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_breaker_alone_reads_no_clock_while_closed() {
+        for mix in Mix::ALL {
+            let counts = breaker_counts(mix);
+            assert_eq!(counts.clock_reads, 0, "breaker, {mix:?}");
+        }
+    }
+}
