@@ -50,6 +50,10 @@ const MAX_SECONDS: f64 = 86_400.0;
 const MAX_WINDOW: i64 = 10_000;
 const MAX_HALF_OPEN: i64 = 1_000;
 const MAX_CONNECTIONS: i64 = 100_000;
+/// `max_keepalive`'s bound: its default, `max_connections × 1.2`, must fit under it.
+const MAX_KEEPALIVE: i64 = MAX_CONNECTIONS * 6 / 5;
+/// The smallest positive duration: one nanosecond, `Duration`'s resolution.
+const MIN_SECONDS: f64 = 1e-9;
 
 /// One external system's validated settings.
 #[derive(Debug, Clone, PartialEq)]
@@ -109,9 +113,23 @@ impl Reader<'_> {
         self.raw.entries.get(&key)
     }
 
+    fn variable(&self, key: Key) -> Option<&str> {
+        self.entry(key).and_then(|e| e.variable.as_deref())
+    }
+
     fn fail(&self, kind: ErrorKind, key: Key, message: String) -> SettingsError {
-        let variable = self.entry(key).and_then(|e| e.variable.as_deref());
         SettingsError::new(kind, self.origin, message)
+            .system(self.system)
+            .key(key.name())
+            .variable(self.variable(key))
+    }
+
+    /// An ordering rule between `key` and `other` is broken: reported on `key`, naming
+    /// the environment variable that set either of them (the override is what broke a
+    /// file that was valid, whichever side it changed).
+    fn fail_order(&self, key: Key, other: Key, message: String) -> SettingsError {
+        let variable = self.variable(key).or_else(|| self.variable(other));
+        SettingsError::new(ErrorKind::Order, self.origin, message)
             .system(self.system)
             .key(key.name())
             .variable(variable)
@@ -124,15 +142,26 @@ impl Reader<'_> {
             Some(Value::Integer(i)) => *i as f64,
             Some(Value::Text(_)) => unreachable_kind(),
         };
-        let low_ok = if allow_zero { value >= 0.0 } else { value > 0.0 };
+        // A positive value under a nanosecond would become a zero `Duration`.
+        let low_ok = if allow_zero {
+            value >= 0.0
+        } else {
+            value >= MIN_SECONDS
+        };
         if value.is_finite() && low_ok && value <= MAX_SECONDS {
             Ok(value)
         } else {
-            let low = if allow_zero { "at least 0" } else { "greater than 0" };
+            let low = if allow_zero {
+                "at least 0"
+            } else {
+                "greater than 0"
+            };
             Err(self.fail(
                 ErrorKind::OutOfRange,
                 key,
-                format!("got {value}, expected a number of seconds {low} and at most {MAX_SECONDS}"),
+                format!(
+                    "got {value}, expected a number of seconds {low} and at most {MAX_SECONDS}"
+                ),
             ))
         }
     }
@@ -162,7 +191,11 @@ fn unreachable_kind() -> ! {
 
 impl RawSystem {
     /// Applies defaults and derived values, then every validation rule.
-    pub(crate) fn resolve(&self, system: &str, origin: &str) -> Result<SystemSettings, SettingsError> {
+    pub(crate) fn resolve(
+        &self,
+        system: &str,
+        origin: &str,
+    ) -> Result<SystemSettings, SettingsError> {
         let r = Reader {
             system,
             origin,
@@ -197,12 +230,21 @@ impl RawSystem {
 
         let window = r.count(Key::CbWindowSize, d.cb_window_size.into(), 1, MAX_WINDOW)?;
         let min_calls = r.count(Key::CbMinCalls, d.cb_min_calls.into(), 1, MAX_WINDOW)?;
-        let half_open = r.count(Key::CbHalfOpenCalls, d.cb_half_open_calls.into(), 1, MAX_HALF_OPEN)?;
-        let max_connections =
-            r.count(Key::MaxConnections, d.max_connections.into(), 1, MAX_CONNECTIONS)?;
+        let half_open = r.count(
+            Key::CbHalfOpenCalls,
+            d.cb_half_open_calls.into(),
+            1,
+            MAX_HALF_OPEN,
+        )?;
+        let max_connections = r.count(
+            Key::MaxConnections,
+            d.max_connections.into(),
+            1,
+            MAX_CONNECTIONS,
+        )?;
         // max_connections × 1.2, rounded up so that a small pool still keeps one spare.
         let keepalive_default = (u64::from(max_connections) * 6).div_ceil(5) as i64;
-        let max_keepalive = r.count(Key::MaxKeepalive, keepalive_default, 0, MAX_CONNECTIONS)?;
+        let max_keepalive = r.count(Key::MaxKeepalive, keepalive_default, 0, MAX_KEEPALIVE)?;
 
         let rate = match r.entry(Key::CbFailureRate).map(|e| &e.value) {
             None => d.cb_failure_rate,
@@ -218,30 +260,30 @@ impl RawSystem {
         }
 
         if min_calls > window {
-            return Err(r.fail(
-                ErrorKind::Order,
+            return Err(r.fail_order(
                 Key::CbMinCalls,
+                Key::CbWindowSize,
                 format!("{min_calls} is more than `cb_window_size` = {window}: the window could never hold enough calls to open (need 1 ≤ cb_min_calls ≤ cb_window_size)"),
             ));
         }
         if connect >= read {
-            return Err(r.fail(
-                ErrorKind::Order,
+            return Err(r.fail_order(
                 Key::ConnectTimeout,
+                Key::ReadTimeout,
                 format!("{connect} s is not less than `read_timeout` = {read} s (need connect_timeout < read_timeout < total_timeout)"),
             ));
         }
         if read >= total {
-            return Err(r.fail(
-                ErrorKind::Order,
+            return Err(r.fail_order(
                 Key::ReadTimeout,
+                Key::TotalTimeout,
                 format!("{read} s is not less than `total_timeout` = {total} s (need connect_timeout < read_timeout < total_timeout)"),
             ));
         }
         if slow >= total {
-            return Err(r.fail(
-                ErrorKind::Order,
+            return Err(r.fail_order(
                 Key::CbSlowThreshold,
+                Key::TotalTimeout,
                 format!("{slow} s is not less than `total_timeout` = {total} s: a slow call must be caught before the timeout (need 0 < cb_slow_threshold < total_timeout; the guide uses read_timeout / 2)"),
             ));
         }
