@@ -1,0 +1,718 @@
+//! One paused-time test per circuit-breaker rule of the guide (R-RES-CB-2…5), with the
+//! guide's numbers: window 50, min calls 10, 50% (30% critical), open 30 s, 3 trials,
+//! slow = read / 2. Nothing sleeps for real: tokio's clock is paused and advanced.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use resilience::{
+    Breaker, Cause, CircuitBreakerError, Guard, Observer, Reason, Settings, State, SystemSettings,
+    Transition,
+};
+use tokio::time::{advance, sleep, Instant};
+
+const S: Duration = Duration::from_secs(1);
+
+/// The `sber` system of a settings file with `extra` lines in its table.
+fn system(extra: &str) -> SystemSettings {
+    let text = format!("[systems.sber]\n{extra}\n");
+    Settings::parse(&text, "inline")
+        .unwrap()
+        .system("sber")
+        .unwrap()
+        .clone()
+}
+
+/// Records `pattern` ('F' failure, 'S' success), one admitted call per character.
+fn feed(breaker: &Breaker, pattern: &str) {
+    for c in pattern.chars() {
+        let permit = breaker
+            .try_acquire()
+            .expect("a closed breaker admits every call");
+        match c {
+            'F' => permit.failure(),
+            'S' => permit.success(),
+            _ => panic!("bad pattern"),
+        }
+    }
+}
+
+fn rep(c: char, n: usize) -> String {
+    std::iter::repeat_n(c, n).collect()
+}
+
+fn counts(breaker: &Breaker) -> (State, u32, u32) {
+    let s = breaker.snapshot();
+    (s.state, s.failures, s.calls)
+}
+
+fn cause(result: Result<impl std::fmt::Debug, CircuitBreakerError>) -> Cause {
+    *result.unwrap_err().cause()
+}
+
+/// Opens a default breaker with ten failures.
+fn opened(settings: &SystemSettings) -> Breaker {
+    let breaker = Breaker::new(settings);
+    feed(&breaker, &rep('F', settings.cb_min_calls as usize));
+    assert_eq!(breaker.state(), State::Open);
+    breaker
+}
+
+#[derive(Default)]
+struct Log(Mutex<Vec<(State, State, Reason)>>);
+
+impl Observer for Log {
+    fn on_transition(&self, t: &Transition<'_>) {
+        self.0.lock().unwrap().push((t.from, t.to, t.reason));
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_guides_defaults_drive_the_breaker() {
+    let s = system("");
+    assert_eq!(s.cb_window_size, 50);
+    assert_eq!(s.cb_min_calls, 10);
+    assert_eq!(s.cb_failure_rate, 0.5);
+    assert_eq!(s.cb_open_duration, 30 * S);
+    assert_eq!(s.cb_half_open_calls, 3);
+    assert_eq!(s.cb_slow_threshold, 15 * S);
+    let breaker = Breaker::new(&s);
+    assert_eq!(breaker.failure_rate_threshold(), 0.5);
+    assert_eq!(counts(&breaker), (State::Closed, 0, 0));
+}
+
+#[tokio::test(start_paused = true)]
+async fn critical_system_opens_on_3_failures_of_the_first_10() {
+    let s = system("cb_failure_rate = 0.30");
+    let breaker = Breaker::new(&s);
+    // Three failures first: 100% failing, but fewer than 10 calls may not open it.
+    feed(&breaker, "FFF");
+    assert_eq!(counts(&breaker), (State::Closed, 3, 3));
+    feed(&breaker, &rep('S', 6));
+    assert_eq!(counts(&breaker), (State::Closed, 3, 9));
+    // The 10th call, a success: 3 of 10 = 30% ≥ 30%.
+    feed(&breaker, "S");
+    assert_eq!(breaker.state(), State::Open);
+
+    // 2 of 10 does not open it, and neither does the 11th call after that.
+    let breaker = Breaker::new(&s);
+    feed(&breaker, &format!("FF{}", rep('S', 9)));
+    assert_eq!(counts(&breaker), (State::Closed, 2, 11));
+    // 3 of 12 = 25% < 30%.
+    feed(&breaker, "F");
+    assert_eq!(counts(&breaker), (State::Closed, 3, 12));
+}
+
+#[tokio::test(start_paused = true)]
+async fn fifty_percent_opens_at_25_of_50_and_not_at_24_of_50() {
+    let log = Arc::new(Log::default());
+    let breaker = Breaker::with_observers(&system(""), vec![log.clone()]);
+    feed(&breaker, &rep('S', 26));
+    feed(&breaker, &rep('F', 24));
+    assert_eq!(counts(&breaker), (State::Closed, 24, 50));
+    assert_eq!(breaker.snapshot().failure_rate, 0.48);
+    assert!(log.0.lock().unwrap().is_empty());
+    // The 51st outcome pushes the oldest success out: 25 of 50.
+    feed(&breaker, "F");
+    assert_eq!(breaker.state(), State::Open);
+    assert_eq!(
+        log.0.lock().unwrap().as_slice(),
+        &[(
+            State::Closed,
+            State::Open,
+            Reason::FailureRate {
+                failures: 25,
+                calls: 50,
+                threshold: 0.5
+            }
+        )]
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn old_outcomes_fall_out_of_the_ring() {
+    // min calls = window, so nothing opens before the ring is full.
+    let breaker = Breaker::new(&system("cb_min_calls = 50"));
+    feed(&breaker, &rep('F', 24));
+    feed(&breaker, &rep('S', 26));
+    assert_eq!(counts(&breaker), (State::Closed, 24, 50));
+    // 24 more successes push every failure out: only the last 50 count.
+    feed(&breaker, &rep('S', 24));
+    assert_eq!(counts(&breaker), (State::Closed, 0, 50));
+    // Running totals would say 48 / 98 here; the ring says 24 / 50.
+    feed(&breaker, &rep('F', 24));
+    assert_eq!(counts(&breaker), (State::Closed, 24, 50));
+    feed(&breaker, "F");
+    assert_eq!(breaker.state(), State::Open);
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_ring_evicts_in_order_across_many_wraps() {
+    let breaker = Breaker::new(&system(
+        "cb_window_size = 7\ncb_min_calls = 7\ncb_failure_rate = 1.0",
+    ));
+    // A pattern that never has 7 failures in a row among the last 7 outcomes.
+    let pattern = "FFSFFFFFFSFFFFFFS".repeat(5);
+    let mut last: Vec<bool> = Vec::new();
+    for c in pattern.chars() {
+        feed(&breaker, &c.to_string());
+        last.push(c == 'F');
+        if last.len() > 7 {
+            last.remove(0);
+        }
+        let failures = last.iter().filter(|f| **f).count() as u32;
+        assert_eq!(
+            counts(&breaker),
+            (State::Closed, failures, last.len() as u32)
+        );
+    }
+    feed(&breaker, &rep('F', 7));
+    assert_eq!(breaker.state(), State::Open);
+}
+
+#[tokio::test(start_paused = true)]
+async fn min_calls_is_independent_of_the_window() {
+    // Fewer than the window: opens at 20 calls, though the window holds 50.
+    let breaker = Breaker::new(&system("cb_min_calls = 20"));
+    feed(&breaker, &rep('F', 19));
+    assert_eq!(counts(&breaker), (State::Closed, 19, 19));
+    feed(&breaker, "F");
+    assert_eq!(breaker.state(), State::Open);
+
+    let breaker = Breaker::new(&system("cb_min_calls = 5"));
+    feed(&breaker, "FFFF");
+    assert_eq!(breaker.state(), State::Closed);
+    feed(&breaker, "F");
+    assert_eq!(breaker.state(), State::Open);
+
+    // A window smaller than the default min calls.
+    let breaker = Breaker::new(&system(
+        "cb_window_size = 4\ncb_min_calls = 3\ncb_failure_rate = 0.75",
+    ));
+    feed(&breaker, "SSSSSSFF");
+    assert_eq!(counts(&breaker), (State::Closed, 2, 4));
+    feed(&breaker, "F");
+    assert_eq!(breaker.state(), State::Open);
+}
+
+#[tokio::test(start_paused = true)]
+async fn open_for_30_s_then_half_open_on_the_next_call() {
+    let log = Arc::new(Log::default());
+    let s = system("");
+    let breaker = Breaker::with_observers(&s, vec![log.clone()]);
+    feed(&breaker, &rep('F', 10));
+    let opened_at = Instant::now();
+    assert_eq!(breaker.snapshot().since, opened_at);
+    assert_eq!(breaker.snapshot().retry_after, Some(30 * S));
+    assert_eq!(
+        cause(breaker.try_acquire()),
+        Cause::Open {
+            retry_after: 30 * S
+        }
+    );
+
+    advance(30 * S - Duration::from_millis(1)).await;
+    assert_eq!(
+        cause(breaker.try_acquire()),
+        Cause::Open {
+            retry_after: Duration::from_millis(1)
+        }
+    );
+    assert_eq!(breaker.state(), State::Open);
+
+    advance(Duration::from_millis(1)).await;
+    // Time alone does not change the state: the next call does.
+    assert_eq!(breaker.state(), State::Open);
+    assert_eq!(breaker.snapshot().retry_after, Some(Duration::ZERO));
+    let trial = breaker
+        .try_acquire()
+        .expect("the first call after 30 s is a trial");
+    let snap = breaker.snapshot();
+    assert_eq!(snap.state, State::HalfOpen);
+    assert_eq!(snap.trials, (1, 0));
+    assert_eq!(snap.since, opened_at + 30 * S);
+    assert_eq!(snap.retry_after, None);
+    drop(trial);
+    let log = log.0.lock().unwrap();
+    assert_eq!(log.len(), 2);
+    assert_eq!(
+        log[1],
+        (
+            State::Open,
+            State::HalfOpen,
+            Reason::OpenElapsed {
+                after_nanos: 30_000_000_000
+            }
+        )
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn exactly_3_trials_are_admitted_the_4th_is_rejected() {
+    let s = system("");
+    let breaker = opened(&s);
+    advance(30 * S).await;
+    let a = breaker.try_acquire().unwrap();
+    let b = breaker.try_acquire().unwrap();
+    let c = breaker.try_acquire().unwrap();
+    assert_eq!(breaker.snapshot().trials, (3, 0));
+    for _ in 0..5 {
+        assert_eq!(
+            cause(breaker.try_acquire()),
+            Cause::HalfOpenFull { trials: 3 }
+        );
+    }
+    // Not concurrent: two trials done, the third still out, a fourth is still refused.
+    a.success();
+    b.success();
+    assert_eq!(breaker.snapshot().trials, (3, 2));
+    assert_eq!(breaker.state(), State::HalfOpen);
+    assert_eq!(
+        cause(breaker.try_acquire()),
+        Cause::HalfOpenFull { trials: 3 }
+    );
+    c.success();
+    assert_eq!(breaker.state(), State::Closed);
+}
+
+#[tokio::test(start_paused = true)]
+async fn exactly_3_of_10_concurrent_callers_are_trials() {
+    let s = system("max_connections = 20");
+    let guard = Guard::new(&s);
+    for _ in 0..10 {
+        let r = guard.call(async { Err::<(), _>("down") }).await.unwrap();
+        assert!(r.is_err());
+    }
+    assert_eq!(guard.breaker().state(), State::Open);
+    advance(30 * S).await;
+
+    let (release, wait) = tokio::sync::watch::channel(false);
+    let mut tasks = Vec::new();
+    for _ in 0..10 {
+        let guard = guard.clone();
+        let mut wait = wait.clone();
+        tasks.push(tokio::spawn(async move {
+            guard
+                .call(async move {
+                    wait.wait_for(|go| *go).await.unwrap();
+                    Ok::<_, ()>(())
+                })
+                .await
+        }));
+    }
+    // Let every task reach its await point (paused time runs them all first).
+    sleep(Duration::from_millis(1)).await;
+    assert_eq!(guard.breaker().snapshot().trials, (3, 0));
+    assert_eq!(guard.in_flight(), 3);
+    release.send(true).unwrap();
+    let mut admitted = 0;
+    let mut rejected = 0;
+    for task in tasks {
+        match task.await.unwrap() {
+            Ok(Ok(())) => admitted += 1,
+            Err(e) => {
+                assert_eq!(*e.cause(), Cause::HalfOpenFull { trials: 3 });
+                rejected += 1;
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!((admitted, rejected), (3, 7));
+    assert_eq!(guard.breaker().state(), State::Closed);
+    assert_eq!(guard.in_flight(), 0);
+}
+
+#[tokio::test(start_paused = true)]
+async fn all_trials_succeed_closed_with_an_empty_window() {
+    let log = Arc::new(Log::default());
+    let s = system("");
+    let breaker = Breaker::with_observers(&s, vec![log.clone()]);
+    // Some successes before opening, so that a window that is not cleared shows.
+    feed(&breaker, &rep('S', 10));
+    feed(&breaker, &rep('F', 10));
+    assert_eq!(breaker.state(), State::Open);
+    advance(30 * S).await;
+    for _ in 0..3 {
+        breaker.try_acquire().unwrap().success();
+    }
+    let snap = breaker.snapshot();
+    assert_eq!(
+        (snap.state, snap.failures, snap.calls),
+        (State::Closed, 0, 0)
+    );
+    assert_eq!(snap.failure_rate, 0.0);
+    assert_eq!(
+        log.0.lock().unwrap().last().unwrap(),
+        &(
+            State::HalfOpen,
+            State::Closed,
+            Reason::TrialsSucceeded { trials: 3 }
+        )
+    );
+    // A fresh window: min calls again before it may open.
+    feed(&breaker, &rep('F', 9));
+    assert_eq!(counts(&breaker), (State::Closed, 9, 9));
+    feed(&breaker, "F");
+    assert_eq!(breaker.state(), State::Open);
+}
+
+#[tokio::test(start_paused = true)]
+async fn any_trial_fails_open_for_a_full_30_s_again() {
+    let log = Arc::new(Log::default());
+    let s = system("");
+    let breaker = Breaker::with_observers(&s, vec![log.clone()]);
+    feed(&breaker, &rep('F', 10));
+    advance(30 * S).await;
+    let a = breaker.try_acquire().unwrap();
+    let b = breaker.try_acquire().unwrap();
+    let c = breaker.try_acquire().unwrap();
+    a.success();
+    advance(5 * S).await;
+    b.failure();
+    assert_eq!(breaker.state(), State::Open);
+    // A full 30 s from the failure, not from when it first opened or went half-open.
+    assert_eq!(breaker.snapshot().retry_after, Some(30 * S));
+    assert_eq!(
+        log.0.lock().unwrap().last().unwrap(),
+        &(
+            State::HalfOpen,
+            State::Open,
+            Reason::TrialFailed {
+                succeeded: 1,
+                trials: 3
+            }
+        )
+    );
+    // The last trial's success belongs to the half-open that just ended.
+    c.success();
+    assert_eq!(breaker.state(), State::Open);
+    advance(30 * S - Duration::from_nanos(1)).await;
+    assert!(matches!(cause(breaker.try_acquire()), Cause::Open { .. }));
+    advance(Duration::from_nanos(1)).await;
+    let trial = breaker.try_acquire().unwrap();
+    assert_eq!(breaker.snapshot().trials, (1, 0));
+    // And a failing trial on its own opens it again.
+    trial.failure();
+    assert_eq!(breaker.snapshot().retry_after, Some(30 * S));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_call_slower_than_read_over_2_counts_as_a_failure_and_returns_its_value() {
+    let s = system("read_timeout = 30");
+    assert_eq!(s.cb_slow_threshold, 15 * S);
+    let guard = Guard::new(&s);
+    let start = Instant::now();
+    let value = guard
+        .call(async {
+            sleep(16 * S).await;
+            Ok::<_, ()>(42)
+        })
+        .await;
+    assert_eq!(value, Ok(Ok(42)));
+    assert_eq!(start.elapsed(), 16 * S);
+    assert_eq!(counts(guard.breaker()), (State::Closed, 1, 1));
+
+    // Exactly the threshold is not slower than it.
+    let value = guard
+        .call(async {
+            sleep(15 * S).await;
+            Ok::<_, ()>(1)
+        })
+        .await;
+    assert_eq!(value, Ok(Ok(1)));
+    assert_eq!(counts(guard.breaker()), (State::Closed, 1, 2));
+
+    // The threshold follows read_timeout.
+    let guard = Guard::new(&system("read_timeout = 10\ntotal_timeout = 12"));
+    let value = guard
+        .call(async {
+            sleep(5 * S + Duration::from_millis(1)).await;
+            Ok::<_, ()>(())
+        })
+        .await;
+    assert_eq!(value, Ok(Ok(())));
+    assert_eq!(counts(guard.breaker()), (State::Closed, 1, 1));
+}
+
+#[tokio::test(start_paused = true)]
+async fn slow_calls_alone_open_the_breaker() {
+    let guard = Guard::new(&system(""));
+    for _ in 0..9 {
+        let r = guard
+            .call(async {
+                sleep(16 * S).await;
+                Ok::<_, ()>(())
+            })
+            .await;
+        assert_eq!(r, Ok(Ok(())));
+    }
+    assert_eq!(counts(guard.breaker()), (State::Closed, 9, 9));
+    let _ = guard
+        .call(async {
+            sleep(16 * S).await;
+            Ok::<_, ()>(())
+        })
+        .await;
+    assert_eq!(guard.breaker().state(), State::Open);
+    let r = guard.call(async { Ok::<_, ()>(()) }).await;
+    assert!(matches!(cause(r), Cause::Open { .. }));
+}
+
+#[tokio::test(start_paused = true)]
+async fn slow_as_error_returns_cause_slow() {
+    let guard = Guard::new(&system(""));
+    let permit = guard.bulkhead().await.unwrap().breaker().unwrap();
+    let finished = permit
+        .timeout(async {
+            sleep(16 * S).await;
+            Ok::<_, ()>(42)
+        })
+        .await;
+    assert_eq!(finished.elapsed(), 16 * S);
+    let err = finished.slow_as_error().elapsed_check().unwrap_err();
+    assert_eq!(
+        *err.cause(),
+        Cause::Slow {
+            elapsed: 16 * S,
+            threshold: 15 * S
+        }
+    );
+    assert_eq!(err.system(), "sber");
+    assert!(!err.is_rejection());
+    assert_eq!(counts(guard.breaker()), (State::Closed, 1, 1));
+    assert_eq!(guard.in_flight(), 0);
+
+    // A fast call with slow_as_error is a plain success.
+    let permit = guard.bulkhead().await.unwrap().breaker().unwrap();
+    let r = permit
+        .timeout(async { Ok::<_, ()>(7) })
+        .await
+        .slow_as_error()
+        .elapsed_check();
+    assert_eq!(r, Ok(Ok(7)));
+    assert_eq!(counts(guard.breaker()), (State::Closed, 1, 2));
+}
+
+struct DropFlag(Arc<Mutex<bool>>);
+
+impl Drop for DropFlag {
+    fn drop(&mut self) {
+        *self.0.lock().unwrap() = true;
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_total_timeout_cancels_the_call_and_counts_a_failure() {
+    let s = system("");
+    assert_eq!(s.total_timeout, 35 * S);
+    let guard = Guard::new(&s);
+    let dropped = Arc::new(Mutex::new(false));
+    let flag = DropFlag(dropped.clone());
+    let finished_body = Arc::new(Mutex::new(false));
+    let body = finished_body.clone();
+    let start = Instant::now();
+    let r = guard
+        .call(async move {
+            let _flag = flag;
+            sleep(100 * S).await;
+            *body.lock().unwrap() = true;
+            Ok::<_, ()>(())
+        })
+        .await;
+    assert_eq!(start.elapsed(), 35 * S);
+    let err = r.unwrap_err();
+    assert_eq!(*err.cause(), Cause::Timeout { timeout: 35 * S });
+    assert!(!err.is_rejection());
+    assert!(*dropped.lock().unwrap(), "the call's future was dropped");
+    assert!(!*finished_body.lock().unwrap());
+    assert_eq!(counts(guard.breaker()), (State::Closed, 1, 1));
+    assert_eq!(guard.in_flight(), 0);
+
+    // Ten timeouts open it.
+    for _ in 0..9 {
+        let r = guard.call(std::future::pending::<Result<(), ()>>()).await;
+        assert!(matches!(cause(r), Cause::Timeout { .. }));
+    }
+    assert_eq!(guard.breaker().state(), State::Open);
+}
+
+#[derive(Debug, PartialEq)]
+enum PayError {
+    Declined,
+    Outage,
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_failure_predicate_makes_a_business_error_a_success() {
+    let guard = Guard::new(&system(""));
+    let run = |e: PayError| {
+        let guard = guard.clone();
+        async move {
+            let permit = guard.bulkhead().await.unwrap().breaker().unwrap();
+            permit
+                .timeout(async { Err::<(), _>(e) })
+                .await
+                .failure_if(|e| *e != PayError::Declined)
+                .elapsed_check()
+        }
+    };
+    for _ in 0..20 {
+        assert_eq!(run(PayError::Declined).await, Ok(Err(PayError::Declined)));
+    }
+    assert_eq!(counts(guard.breaker()), (State::Closed, 0, 20));
+    assert_eq!(run(PayError::Outage).await, Ok(Err(PayError::Outage)));
+    assert_eq!(counts(guard.breaker()), (State::Closed, 1, 21));
+
+    // Without a predicate every `Err` counts.
+    let r = guard.call(async { Err::<(), _>(PayError::Declined) }).await;
+    assert_eq!(r, Ok(Err(PayError::Declined)));
+    assert_eq!(counts(guard.breaker()), (State::Closed, 2, 22));
+
+    // A business error that is also slow still counts as slow.
+    let permit = guard.bulkhead().await.unwrap().breaker().unwrap();
+    let r = permit
+        .timeout(async {
+            sleep(16 * S).await;
+            Err::<(), _>(PayError::Declined)
+        })
+        .await
+        .failure_if(|e| *e != PayError::Declined)
+        .elapsed_check();
+    assert_eq!(r, Ok(Err(PayError::Declined)));
+    assert_eq!(counts(guard.breaker()), (State::Closed, 3, 23));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_call_admitted_while_closed_that_ends_after_opening_is_ignored() {
+    let s = system("");
+    let breaker = Breaker::new(&s);
+    let late_failure = breaker.try_acquire().unwrap();
+    let late_success = breaker.try_acquire().unwrap();
+    let late_while_half_open = breaker.try_acquire().unwrap();
+    let late_drop = breaker.try_acquire().unwrap();
+    feed(&breaker, &rep('F', 10));
+    assert_eq!(breaker.state(), State::Open);
+    advance(10 * S).await;
+    let before = breaker.snapshot();
+    late_failure.failure();
+    late_success.success();
+    drop(late_drop);
+    assert_eq!(breaker.snapshot(), before);
+    assert_eq!(before.retry_after, Some(20 * S));
+
+    advance(20 * S).await;
+    let t1 = breaker.try_acquire().unwrap();
+    let t2 = breaker.try_acquire().unwrap();
+    // A closed-state call is not a trial: it neither completes nor fails half-open.
+    late_while_half_open.failure();
+    assert_eq!(breaker.state(), State::HalfOpen);
+    assert_eq!(breaker.snapshot().trials, (2, 0));
+    t1.success();
+    t2.success();
+    breaker.try_acquire().unwrap().success();
+    assert_eq!(counts(&breaker), (State::Closed, 0, 0));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_trial_from_an_earlier_half_open_is_ignored() {
+    let s = system("");
+    let breaker = opened(&s);
+    advance(30 * S).await;
+    let old_ok = breaker.try_acquire().unwrap();
+    let old_fail = breaker.try_acquire().unwrap();
+    let old_drop = breaker.try_acquire().unwrap();
+    breaker.try_acquire().unwrap_err();
+    old_fail.failure();
+    assert_eq!(breaker.state(), State::Open);
+    advance(30 * S).await;
+    let new1 = breaker.try_acquire().unwrap();
+    let new2 = breaker.try_acquire().unwrap();
+    let new3 = breaker.try_acquire().unwrap();
+    assert_eq!(breaker.snapshot().trials, (3, 0));
+    // The old cycle's permit dropped: no slot of the new cycle is freed.
+    drop(old_drop);
+    assert_eq!(
+        cause(breaker.try_acquire()),
+        Cause::HalfOpenFull { trials: 3 }
+    );
+    assert_eq!(breaker.snapshot().trials, (3, 0));
+    // The old cycle's success is not one of the new cycle's successes.
+    old_ok.success();
+    assert_eq!(breaker.snapshot().trials, (3, 0));
+    new1.success();
+    new2.success();
+    assert_eq!(breaker.state(), State::HalfOpen);
+    new3.success();
+    assert_eq!(breaker.state(), State::Closed);
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_old_trial_failure_does_not_reopen_a_later_cycle() {
+    let s = system("");
+    let breaker = opened(&s);
+    advance(30 * S).await;
+    let stale = breaker.try_acquire().unwrap();
+    let failing = breaker.try_acquire().unwrap();
+    failing.failure();
+    advance(30 * S).await;
+    let fresh = breaker.try_acquire().unwrap();
+    stale.failure();
+    assert_eq!(breaker.state(), State::HalfOpen);
+    fresh.success();
+    breaker.try_acquire().unwrap().success();
+    breaker.try_acquire().unwrap().success();
+    assert_eq!(breaker.state(), State::Closed);
+}
+
+#[tokio::test(start_paused = true)]
+async fn retry_after_shrinks_with_time() {
+    let guard = Guard::new(&system(""));
+    for _ in 0..10 {
+        let _ = guard.call(async { Err::<(), _>(()) }).await;
+    }
+    let mut last = Duration::MAX;
+    for step in [0, 1, 9, 10, 5, 4] {
+        advance(step * S).await;
+        let err = guard.call(async { Ok::<_, ()>(()) }).await.unwrap_err();
+        let retry = err.retry_after().unwrap();
+        assert!(err.is_rejection());
+        assert!(retry < last || step == 0, "{retry:?} after {last:?}");
+        assert_eq!(Some(retry), guard.breaker().snapshot().retry_after);
+        last = retry;
+    }
+    assert_eq!(last, S);
+    // Only rejections: nothing was counted and no permit is held.
+    assert_eq!(guard.in_flight(), 0);
+    advance(S).await;
+    assert_eq!(guard.call(async { Ok::<_, ()>(5) }).await, Ok(Ok(5)));
+    assert_eq!(guard.breaker().snapshot().trials, (1, 1));
+}
+
+#[tokio::test(start_paused = true)]
+async fn manual_actions() {
+    let log = Arc::new(Log::default());
+    let breaker = Breaker::with_observers(&system(""), vec![log.clone()]);
+    feed(&breaker, "FFFFF");
+    breaker.force_open();
+    assert_eq!(cause(breaker.try_acquire()), Cause::ForcedOpen);
+    advance(3600 * S).await;
+    assert_eq!(cause(breaker.try_acquire()), Cause::ForcedOpen);
+    breaker.disable();
+    // Disabled: everything flows, nothing counts.
+    feed(&breaker, &rep('F', 100));
+    assert_eq!(counts(&breaker), (State::Disabled, 0, 0));
+    breaker.reset();
+    assert_eq!(counts(&breaker), (State::Closed, 0, 0));
+    feed(&breaker, &rep('F', 9));
+    assert_eq!(breaker.state(), State::Closed);
+    let log = log.0.lock().unwrap();
+    let reasons: Vec<_> = log.iter().map(|(f, t, _)| (*f, *t)).collect();
+    assert_eq!(
+        reasons,
+        [
+            (State::Closed, State::ForcedOpen),
+            (State::ForcedOpen, State::Disabled),
+            (State::Disabled, State::Closed),
+        ]
+    );
+}
