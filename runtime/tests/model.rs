@@ -1,0 +1,453 @@
+//! Property test: random sequences of admissions, outcomes, cancellations, time steps,
+//! operator actions and batches of concurrent admissions held open, driven against the
+//! real `Breaker` and against a simple sequential reference model of the spec written
+//! here. State, counts, trials, rejections and transitions must agree after every step.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use proptest::prelude::*;
+use resilience::{Breaker, BreakerPermit, Cause, Observer, Settings, State, Transition};
+
+const OPEN_SECS: u64 = 10;
+const OPEN_NANOS: u64 = OPEN_SECS * 1_000_000_000;
+
+#[derive(Debug, Clone, Copy)]
+struct Config {
+    window: usize,
+    min_calls: usize,
+    /// The failure-rate threshold in percent.
+    rate_pct: usize,
+    trials: u32,
+}
+
+#[derive(Debug, Clone)]
+enum Op {
+    Admit,
+    /// Admit `n` calls and hold them all open.
+    AdmitMany(usize),
+    /// Record the outcome of the held call at `index % held`.
+    Record(usize, bool),
+    /// Record every held call, oldest first.
+    RecordAll(bool),
+    /// Drop the held call at `index % held` unrecorded.
+    Cancel(usize),
+    AdvanceMs(u64),
+    Reset,
+    ForceOpen,
+    Disable,
+}
+
+/// The spec, sequentially and plainly.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum MState {
+    Closed,
+    Open { until: u64 },
+    HalfOpen { admitted: u32, succeeded: u32 },
+    ForcedOpen,
+    Disabled,
+}
+
+/// Which state instance a call was admitted in ("epoch": one per state entered), and
+/// whether it was a trial.
+#[derive(Debug, Clone, Copy)]
+struct MTicket {
+    epoch: u64,
+    trial: bool,
+}
+
+struct Model {
+    cfg: Config,
+    state: MState,
+    epoch: u64,
+    /// The last `window` outcomes, oldest first; `true` is a failure.
+    last: Vec<bool>,
+    now: u64,
+    transitions: Vec<(State, State)>,
+}
+
+impl Model {
+    fn new(cfg: Config) -> Self {
+        Model {
+            cfg,
+            state: MState::Closed,
+            epoch: 0,
+            last: Vec::new(),
+            now: 0,
+            transitions: Vec::new(),
+        }
+    }
+
+    fn kind(&self) -> State {
+        match self.state {
+            MState::Closed => State::Closed,
+            MState::Open { .. } => State::Open,
+            MState::HalfOpen { .. } => State::HalfOpen,
+            MState::ForcedOpen => State::ForcedOpen,
+            MState::Disabled => State::Disabled,
+        }
+    }
+
+    fn enter(&mut self, to: MState) {
+        let from = self.kind();
+        self.state = to;
+        self.epoch += 1;
+        self.last.clear();
+        self.transitions.push((from, self.kind()));
+    }
+
+    fn admit(&mut self) -> Result<MTicket, Cause> {
+        match self.state {
+            MState::Closed | MState::Disabled => Ok(MTicket {
+                epoch: self.epoch,
+                trial: false,
+            }),
+            MState::ForcedOpen => Err(Cause::ForcedOpen),
+            MState::Open { until } if self.now < until => Err(Cause::Open {
+                retry_after: Duration::from_nanos(until - self.now),
+            }),
+            MState::Open { .. } => {
+                self.enter(MState::HalfOpen {
+                    admitted: 1,
+                    succeeded: 0,
+                });
+                Ok(MTicket {
+                    epoch: self.epoch,
+                    trial: true,
+                })
+            }
+            MState::HalfOpen {
+                ref mut admitted, ..
+            } => {
+                if *admitted < self.cfg.trials {
+                    *admitted += 1;
+                    Ok(MTicket {
+                        epoch: self.epoch,
+                        trial: true,
+                    })
+                } else {
+                    Err(Cause::HalfOpenFull {
+                        trials: self.cfg.trials,
+                    })
+                }
+            }
+        }
+    }
+
+    fn record(&mut self, ticket: MTicket, failed: bool) {
+        if ticket.epoch != self.epoch {
+            return; // belongs to an earlier state
+        }
+        match self.state {
+            MState::Closed => {
+                self.last.push(failed);
+                if self.last.len() > self.cfg.window {
+                    self.last.remove(0);
+                }
+                let calls = self.last.len();
+                let failures = self.last.iter().filter(|f| **f).count();
+                if calls >= self.cfg.min_calls && failures * 100 >= self.cfg.rate_pct * calls {
+                    self.enter(MState::Open {
+                        until: self.now + OPEN_NANOS,
+                    });
+                }
+            }
+            MState::HalfOpen {
+                admitted,
+                succeeded,
+            } if ticket.trial => {
+                if failed {
+                    self.enter(MState::Open {
+                        until: self.now + OPEN_NANOS,
+                    });
+                } else if succeeded + 1 == self.cfg.trials {
+                    self.enter(MState::Closed);
+                } else {
+                    self.state = MState::HalfOpen {
+                        admitted,
+                        succeeded: succeeded + 1,
+                    };
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn cancel(&mut self, ticket: MTicket) {
+        if let MState::HalfOpen {
+            admitted,
+            succeeded,
+        } = self.state
+        {
+            if ticket.trial && ticket.epoch == self.epoch {
+                self.state = MState::HalfOpen {
+                    admitted: admitted - 1,
+                    succeeded,
+                };
+            }
+        }
+    }
+
+    fn force_open(&mut self) {
+        if self.state != MState::ForcedOpen {
+            self.enter(MState::ForcedOpen);
+        }
+    }
+
+    fn disable(&mut self) {
+        if self.state != MState::Disabled {
+            self.enter(MState::Disabled);
+        }
+    }
+
+    fn reset(&mut self) {
+        self.enter(MState::Closed);
+    }
+}
+
+#[derive(Default)]
+struct Recorder(Mutex<Vec<(State, State)>>);
+
+impl Observer for Recorder {
+    fn on_transition(&self, t: &Transition<'_>) {
+        self.0.lock().unwrap().push((t.from, t.to));
+    }
+}
+
+fn check(breaker: &Breaker, model: &Model, recorder: &Recorder, step: usize, op: &Op) {
+    let snap = breaker.snapshot();
+    let ctx = || format!("after step {step} ({op:?}); model {:?}", model.state);
+    assert_eq!(snap.state, model.kind(), "state {}", ctx());
+    assert_eq!(breaker.state(), model.kind(), "state() {}", ctx());
+    let failures = model.last.iter().filter(|f| **f).count() as u32;
+    assert_eq!(
+        (snap.failures, snap.calls),
+        (failures, model.last.len() as u32),
+        "window {}",
+        ctx()
+    );
+    let expected_rate = if model.last.is_empty() {
+        0.0
+    } else {
+        failures as f64 / model.last.len() as f64
+    };
+    assert_eq!(snap.failure_rate, expected_rate, "rate {}", ctx());
+    let trials = match model.state {
+        MState::HalfOpen {
+            admitted,
+            succeeded,
+        } => (admitted, succeeded),
+        _ => (0, 0),
+    };
+    assert_eq!(snap.trials, trials, "trials {}", ctx());
+    let retry = match model.state {
+        MState::Open { until } => Some(Duration::from_nanos(until.saturating_sub(model.now))),
+        _ => None,
+    };
+    assert_eq!(snap.retry_after, retry, "retry_after {}", ctx());
+    assert_eq!(
+        recorder.0.lock().unwrap().as_slice(),
+        model.transitions.as_slice(),
+        "transitions {}",
+        ctx()
+    );
+}
+
+fn admit<'b>(breaker: &'b Breaker, model: &mut Model) -> Option<(BreakerPermit<'b>, MTicket)> {
+    match (breaker.try_acquire(), model.admit()) {
+        (Ok(permit), Ok(ticket)) => Some((permit, ticket)),
+        (Err(e), Err(cause)) => {
+            assert_eq!(*e.cause(), cause, "rejection cause");
+            None
+        }
+        (real, expected) => panic!(
+            "admission differs: breaker {:?}, model {expected:?} in {:?}",
+            real.map(|_| "admitted"),
+            model.state
+        ),
+    }
+}
+
+fn run(cfg: Config, ops: Vec<Op>) {
+    let toml = format!(
+        "[systems.sber]\ncb_window_size = {}\ncb_min_calls = {}\ncb_failure_rate = {}\ncb_half_open_calls = {}\ncb_open_duration = {OPEN_SECS}\n",
+        cfg.window,
+        cfg.min_calls,
+        cfg.rate_pct as f64 / 100.0,
+        cfg.trials
+    );
+    let settings = Settings::parse(&toml, "inline").unwrap();
+    let system = settings.system("sber").unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .start_paused(true)
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let recorder = Arc::new(Recorder::default());
+        let breaker = Breaker::with_observers(system, vec![recorder.clone()]);
+        let mut model = Model::new(cfg);
+        let mut held: Vec<(BreakerPermit<'_>, MTicket)> = Vec::new();
+        check(&breaker, &model, &recorder, 0, &Op::Reset);
+
+        for (step, op) in ops.iter().enumerate() {
+            match *op {
+                Op::Admit => held.extend(admit(&breaker, &mut model)),
+                Op::AdmitMany(n) => {
+                    for _ in 0..n {
+                        held.extend(admit(&breaker, &mut model));
+                    }
+                }
+                Op::Record(i, failed) => {
+                    if !held.is_empty() {
+                        let (permit, ticket) = held.remove(i % held.len());
+                        permit.record(failed);
+                        model.record(ticket, failed);
+                    }
+                }
+                Op::RecordAll(failed) => {
+                    for (permit, ticket) in held.drain(..) {
+                        if failed {
+                            permit.failure();
+                        } else {
+                            permit.success();
+                        }
+                        model.record(ticket, failed);
+                    }
+                }
+                Op::Cancel(i) => {
+                    if !held.is_empty() {
+                        let (permit, ticket) = held.remove(i % held.len());
+                        drop(permit);
+                        model.cancel(ticket);
+                    }
+                }
+                Op::AdvanceMs(ms) => {
+                    tokio::time::advance(Duration::from_millis(ms)).await;
+                    model.now += ms * 1_000_000;
+                }
+                Op::Reset => {
+                    breaker.reset();
+                    model.reset();
+                }
+                Op::ForceOpen => {
+                    breaker.force_open();
+                    model.force_open();
+                }
+                Op::Disable => {
+                    breaker.disable();
+                    model.disable();
+                }
+            }
+            check(&breaker, &model, &recorder, step + 1, op);
+        }
+        // Whatever is still held is dropped unrecorded: no change but returned trial slots.
+        for (permit, ticket) in held.drain(..) {
+            drop(permit);
+            model.cancel(ticket);
+            check(&breaker, &model, &recorder, ops.len() + 1, &Op::Cancel(0));
+        }
+    });
+}
+
+fn config() -> impl Strategy<Value = Config> {
+    (1usize..=8)
+        .prop_flat_map(|window| {
+            (
+                Just(window),
+                1..=window,
+                prop::sample::select(vec![20usize, 25, 30, 50, 60, 75, 100]),
+                1u32..=3,
+            )
+        })
+        .prop_map(|(window, min_calls, rate_pct, trials)| Config {
+            window,
+            min_calls,
+            rate_pct,
+            trials,
+        })
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        8 => Just(Op::Admit),
+        2 => (1usize..6).prop_map(Op::AdmitMany),
+        8 => (any::<usize>(), prop::bool::weighted(0.5)).prop_map(|(i, f)| Op::Record(i, f)),
+        2 => prop::bool::weighted(0.3).prop_map(Op::RecordAll),
+        2 => any::<usize>().prop_map(Op::Cancel),
+        4 => prop_oneof![Just(0u64), 1u64..3_000, Just(OPEN_SECS * 1000 - 1), Just(OPEN_SECS * 1000), 3_000u64..12_000]
+            .prop_map(Op::AdvanceMs),
+        1 => Just(Op::Reset),
+        1 => Just(Op::ForceOpen),
+        1 => Just(Op::Disable),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 400,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn breaker_agrees_with_the_reference_model(cfg in config(), ops in prop::collection::vec(op(), 1..120)) {
+        run(cfg, ops);
+    }
+}
+
+/// A hand-written sequence that walks through every state, so that the model itself is
+/// known to reach them (a model that never opened would agree with a breaker that never
+/// opened).
+#[test]
+fn the_model_reaches_every_state() {
+    let cfg = Config {
+        window: 4,
+        min_calls: 2,
+        rate_pct: 50,
+        trials: 2,
+    };
+    let mut ops = vec![Op::AdmitMany(3), Op::Record(0, true), Op::Record(0, true)];
+    ops.extend([
+        Op::AdvanceMs(OPEN_SECS * 1000),
+        Op::AdmitMany(3),
+        Op::Cancel(0),
+        Op::Admit,
+        Op::RecordAll(false),
+        Op::Admit,
+        Op::ForceOpen,
+        Op::Disable,
+        Op::RecordAll(true),
+        Op::Reset,
+    ]);
+    run(cfg, ops.clone());
+    let mut model = Model::new(cfg);
+    let mut seen = vec![model.kind()];
+    let a = model.admit().unwrap();
+    let b = model.admit().unwrap();
+    model.record(a, true);
+    model.record(b, true);
+    seen.push(model.kind());
+    model.now += OPEN_NANOS;
+    let t = model.admit().unwrap();
+    seen.push(model.kind());
+    model.record(t, false);
+    let t = model.admit().unwrap();
+    model.record(t, false);
+    seen.push(model.kind());
+    model.force_open();
+    seen.push(model.kind());
+    model.disable();
+    seen.push(model.kind());
+    assert_eq!(
+        seen,
+        [
+            State::Closed,
+            State::Open,
+            State::HalfOpen,
+            State::Closed,
+            State::ForcedOpen,
+            State::Disabled
+        ]
+    );
+}
