@@ -16,6 +16,9 @@ use tokio::time::{Instant, Sleep};
 use crate::breaker::BreakerPermit;
 use crate::error::{Cause, CircuitBreakerError};
 use crate::guard::Guard;
+use crate::log::CallSpan;
+#[cfg(any(feature = "metrics", test))]
+use crate::metrics::SystemMetrics;
 use crate::observer::{CallEvent, Outcome};
 
 /// Holds a bulkhead permit; next, ask the breaker with [`breaker`](Self::breaker).
@@ -23,12 +26,42 @@ use crate::observer::{CallEvent, Outcome};
 #[must_use = "the bulkhead permit is released when this is dropped"]
 pub struct BulkheadPermit<'g> {
     guard: &'g Guard,
-    permit: SemaphorePermit<'g>,
+    permit: Slot<'g>,
+}
+
+/// A bulkhead permit. With metrics, taking and returning it moves the in-use gauge.
+#[derive(Debug)]
+struct Slot<'g> {
+    _permit: SemaphorePermit<'g>,
+    #[cfg(any(feature = "metrics", test))]
+    metrics: Option<&'g SystemMetrics>,
+}
+
+#[cfg(any(feature = "metrics", test))]
+impl Drop for Slot<'_> {
+    fn drop(&mut self) {
+        if let Some(metrics) = self.metrics {
+            metrics.bulkhead_returned();
+        }
+    }
 }
 
 impl<'g> BulkheadPermit<'g> {
     pub(crate) fn new(guard: &'g Guard, permit: SemaphorePermit<'g>) -> Self {
-        BulkheadPermit { guard, permit }
+        #[cfg(any(feature = "metrics", test))]
+        let metrics = guard.metrics();
+        #[cfg(any(feature = "metrics", test))]
+        if let Some(metrics) = metrics {
+            metrics.bulkhead_taken();
+        }
+        BulkheadPermit {
+            guard,
+            permit: Slot {
+                _permit: permit,
+                #[cfg(any(feature = "metrics", test))]
+                metrics,
+            },
+        }
     }
 
     /// Step 2: the breaker's permission. Rejected at once while open, and while
@@ -38,10 +71,11 @@ impl<'g> BulkheadPermit<'g> {
             Ok(breaker) => Ok(CallPermit {
                 guard: self.guard,
                 breaker: Some(breaker),
+                span: CallSpan::none(),
                 _bulkhead: self.permit,
             }),
             Err(error) => {
-                report_rejection(self.guard, *error.cause());
+                report_rejection(self.guard, error.cause());
                 Err(error)
             }
         }
@@ -57,13 +91,19 @@ pub struct CallPermit<'g> {
     // Declared before the bulkhead permit: dropped first, so a trial slot is back
     // before the bulkhead lets the next caller in.
     breaker: Option<BreakerPermit<'g>>,
-    _bulkhead: SemaphorePermit<'g>,
+    /// `guarded_call{system, outcome}`, from [`timeout`](Self::timeout) on.
+    span: CallSpan,
+    _bulkhead: Slot<'g>,
 }
 
 impl<'g> CallPermit<'g> {
     /// Step 3: runs `call` under `total_timeout`, which cancels it. The start instant
     /// read here serves both the deadline and the elapsed check.
-    pub fn timeout<F>(self, call: F) -> Timeout<'g, F> {
+    ///
+    /// The call runs inside a `guarded_call` span (feature `tracing`, INFO, target
+    /// `resilience`) with the fields `system` and, once it ends, `outcome`.
+    pub fn timeout<F>(mut self, call: F) -> Timeout<'g, F> {
+        self.span = CallSpan::new(self.guard.system());
         let start = Instant::now();
         let deadline = start + self.guard.settings().total_timeout;
         Timeout {
@@ -80,13 +120,20 @@ impl<'g> CallPermit<'g> {
         if let Some(breaker) = self.breaker.take() {
             breaker.record_at(failed, now);
         }
+        self.span.record(outcome.as_str());
         report(self.guard, outcome, Some(elapsed));
+        #[cfg(any(feature = "metrics", test))]
+        if let Some(metrics) = self.guard.metrics() {
+            let snapshot = self.guard.breaker().snapshot();
+            metrics.recorded(snapshot.state, snapshot.failure_rate);
+        }
     }
 }
 
 impl Drop for CallPermit<'_> {
     fn drop(&mut self) {
         if self.breaker.take().is_some() {
+            self.span.record(Outcome::Cancelled.as_str());
             report(self.guard, Outcome::Cancelled, None);
         }
     }
@@ -118,7 +165,11 @@ where
         // not pinned and only touched through `&mut`.
         let this = unsafe { self.get_unchecked_mut() };
         let call = unsafe { Pin::new_unchecked(&mut this.call) };
-        match catch_unwind(AssertUnwindSafe(|| call.poll(cx))) {
+        let polled = {
+            let _entered = this.permit.as_ref().map(|permit| permit.span.enter());
+            catch_unwind(AssertUnwindSafe(|| call.poll(cx)))
+        };
+        match polled {
             Ok(Poll::Ready(result)) => {
                 let end = Instant::now();
                 return Poll::Ready(this.finished(Some(result), end));
@@ -133,7 +184,9 @@ where
             }
         }
         let deadline = this.deadline;
-        let sleep = this.sleep.get_or_insert_with(|| tokio::time::sleep_until(deadline));
+        let sleep = this
+            .sleep
+            .get_or_insert_with(|| tokio::time::sleep_until(deadline));
         // SAFETY: as above; once set, `sleep` stays in place until `self` is dropped.
         let sleep = unsafe { Pin::new_unchecked(sleep) };
         match sleep.poll(cx) {
@@ -231,8 +284,9 @@ impl<T, E> Finished<'_, T, E> {
     }
 }
 
-pub(crate) fn report_rejection(guard: &Guard, cause: Cause) {
-    report(guard, Outcome::Rejected(cause), None);
+pub(crate) fn report_rejection(guard: &Guard, cause: &Cause) {
+    crate::log::rejected(guard.system(), cause);
+    report(guard, Outcome::Rejected(*cause), None);
 }
 
 fn report(guard: &Guard, outcome: Outcome, elapsed: Option<Duration>) {

@@ -10,6 +10,9 @@ use tokio::sync::Semaphore;
 use crate::breaker::Breaker;
 use crate::call::{report_rejection, BulkheadPermit};
 use crate::error::{Cause, CircuitBreakerError};
+use crate::health::SystemHealth;
+#[cfg(any(feature = "metrics", test))]
+use crate::metrics::SystemMetrics;
 use crate::observer::Observer;
 
 /// One system's bulkhead, breaker and timeouts.
@@ -41,6 +44,8 @@ struct Inner {
     breaker: Breaker,
     bulkhead: Semaphore,
     permits: usize,
+    #[cfg(any(feature = "metrics", test))]
+    metrics: Option<Arc<SystemMetrics>>,
 }
 
 impl std::fmt::Debug for Guard {
@@ -61,6 +66,21 @@ impl Guard {
 
     /// A guard whose breaker and calls report to `observers`.
     pub fn with_observers(settings: &SystemSettings, observers: Vec<Arc<dyn Observer>>) -> Self {
+        Self::build(
+            settings,
+            observers,
+            #[cfg(any(feature = "metrics", test))]
+            None,
+        )
+    }
+
+    /// A guard reporting to `observers` and, if given, recording `metrics` (which must
+    /// be among the observers too, to see the breaker's transitions).
+    pub(crate) fn build(
+        settings: &SystemSettings,
+        observers: Vec<Arc<dyn Observer>>,
+        #[cfg(any(feature = "metrics", test))] metrics: Option<Arc<SystemMetrics>>,
+    ) -> Self {
         let permits = settings.bulkhead_permits();
         Guard {
             inner: Arc::new(Inner {
@@ -68,8 +88,16 @@ impl Guard {
                 breaker: Breaker::with_observers(settings, observers),
                 bulkhead: Semaphore::new(permits),
                 permits,
+                #[cfg(any(feature = "metrics", test))]
+                metrics,
             }),
         }
+    }
+
+    #[cfg(any(feature = "metrics", test))]
+    #[inline]
+    pub(crate) fn metrics(&self) -> Option<&SystemMetrics> {
+        self.inner.metrics.as_deref()
     }
 
     /// The system's name: `sber`.
@@ -97,6 +125,11 @@ impl Guard {
         self.inner.permits - self.inner.bulkhead.available_permits()
     }
 
+    /// The system's breaker and bulkhead, read now: for a health endpoint.
+    pub fn health(&self) -> SystemHealth {
+        SystemHealth::of(self)
+    }
+
     /// Step 1: a bulkhead permit (R-RES-BH-1), waiting at most `bulkhead_wait`.
     /// A full bulkhead is not a failure of the system, so the breaker does not count it.
     pub async fn bulkhead(&self) -> Result<BulkheadPermit<'_>, CircuitBreakerError> {
@@ -105,7 +138,8 @@ impl Guard {
         }
         let wait = self.inner.settings.bulkhead_wait;
         if !wait.is_zero() {
-            if let Ok(Ok(permit)) = tokio::time::timeout(wait, self.inner.bulkhead.acquire()).await {
+            if let Ok(Ok(permit)) = tokio::time::timeout(wait, self.inner.bulkhead.acquire()).await
+            {
                 return Ok(BulkheadPermit::new(self, permit));
             }
         }
@@ -113,7 +147,7 @@ impl Guard {
             permits: self.inner.permits,
             waited: wait,
         };
-        report_rejection(self, cause);
+        report_rejection(self, &cause);
         Err(CircuitBreakerError::new(self.breaker().name_arc(), cause))
     }
 

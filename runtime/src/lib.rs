@@ -13,12 +13,26 @@
 //! system's guard (`#[derive(Guarded)]`). A guarded call takes, in order, a bulkhead
 //! permit, the breaker's permission, the total timeout, the call, and an elapsed check
 //! that counts slow calls as failures; see [`Guard`].
+//!
+//! Observability: every breaker transition is logged in words
+//! ([`TracingObserver`], feature `tracing`, on by default) and every guarded call runs in
+//! a `guarded_call{system, outcome}` span; [`metrics`] (feature `metrics`) exports
+//! Prometheus-style series for every configured system from startup on;
+//! [`Guards::health`] is a readiness snapshot; [`Guards::manual`] lets an operator force
+//! a breaker open, disable it or reset it.
+//!
+//! Features: `tracing` (default) logs and spans through `tracing`; `metrics` records
+//! through the `metrics` facade.
 #![deny(missing_docs)]
 
 mod breaker;
 mod call;
 mod error;
 mod guard;
+mod health;
+mod log;
+#[cfg(any(feature = "metrics", test))]
+pub mod metrics;
 mod observer;
 mod registry;
 mod sync;
@@ -31,8 +45,12 @@ pub use breaker::{Breaker, BreakerPermit, ManualAction, Reason, Snapshot, State}
 pub use call::{BulkheadPermit, CallPermit, Finished, Timeout};
 pub use error::{Cause, CircuitBreakerError};
 pub use guard::Guard;
+pub use health::{Health, ReadinessPolicy, Status, SystemHealth};
+#[cfg(feature = "tracing")]
+pub use log::TracingObserver;
+pub use log::UnknownAction;
 pub use observer::{CallEvent, Observer, Outcome, Transition};
-pub use registry::{Guards, UnknownSystem};
+pub use registry::{Guards, GuardsBuilder, UnknownSystem};
 #[doc(inline)]
 pub use resilience_macros::{circuit_breaker, Guarded};
 pub use resilience_settings::{Settings, SettingsError, SystemSettings};

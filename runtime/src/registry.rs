@@ -5,10 +5,19 @@ use std::sync::Arc;
 
 use resilience_settings::Settings;
 
+use crate::breaker::ManualAction;
 use crate::guard::Guard;
+use crate::health::{Health, ReadinessPolicy, SystemHealth};
 use crate::observer::Observer;
 
 /// One [`Guard`] per configured system, built once at startup.
+///
+/// [`Guards::new`] logs every breaker transition (feature `tracing`, on by default; see
+/// [`TracingObserver`](crate::TracingObserver)) and, with the feature `metrics`,
+/// registers every system's metrics at once (see [`metrics`](crate::metrics)).
+/// [`Guards::builder`] adds observers, turns either off, or sets the
+/// [`ReadinessPolicy`] of [`Guards::health`]. Operators act on a breaker by system name
+/// with [`Guards::manual`].
 ///
 /// ```
 /// use resilience::{Guards, Settings};
@@ -24,6 +33,7 @@ use crate::observer::Observer;
 pub struct Guards {
     origin: String,
     guards: BTreeMap<String, Guard>,
+    readiness: ReadinessPolicy,
 }
 
 /// [`Guards::get`] was asked for a system the settings do not have.
@@ -37,29 +47,51 @@ pub struct UnknownSystem {
 }
 
 impl Guards {
-    /// A guard for every system in `settings`, with no observers.
+    /// A guard for every system in `settings`, with the default observability: transitions
+    /// logged (feature `tracing`), metrics registered (feature `metrics`).
     pub fn new(settings: &Settings) -> Self {
-        Self::with_observers(settings, Vec::new())
+        Self::builder(settings).build()
     }
 
-    /// A guard for every system in `settings`, each reporting to `observers`.
+    /// A guard for every system in `settings`, each reporting to `observers` as well as
+    /// to the default observability of [`Guards::new`].
     pub fn with_observers(settings: &Settings, observers: Vec<Arc<dyn Observer>>) -> Self {
-        let guards = settings
-            .systems()
-            .map(|system| {
-                let guard = Guard::with_observers(system, observers.clone());
-                (system.name.clone(), guard)
-            })
-            .collect();
-        Guards {
-            origin: settings.origin().to_owned(),
-            guards,
+        let mut builder = Self::builder(settings);
+        builder.observers = observers;
+        builder.build()
+    }
+
+    /// Guards with chosen observers, logging, metrics and readiness policy.
+    ///
+    /// ```
+    /// use resilience::{Guards, ReadinessPolicy, Settings};
+    ///
+    /// let settings = Settings::parse("[systems.sber]", "inline").unwrap();
+    /// let guards = Guards::builder(&settings)
+    ///     .readiness(ReadinessPolicy::FailOnOpen)
+    ///     .build();
+    /// guards.manual("sber", "force_open".parse().unwrap()).unwrap();
+    /// assert!(!guards.health().ready);
+    /// ```
+    pub fn builder(settings: &Settings) -> GuardsBuilder<'_> {
+        GuardsBuilder {
+            settings,
+            observers: Vec::new(),
+            #[cfg(feature = "tracing")]
+            tracing: true,
+            #[cfg(any(feature = "metrics", test))]
+            metrics: cfg!(feature = "metrics"),
+            readiness: ReadinessPolicy::default(),
         }
     }
 
     /// The guard of `system`; an error naming the known systems if there is none.
     pub fn get(&self, system: &str) -> Result<Guard, UnknownSystem> {
-        self.guards.get(system).cloned().ok_or_else(|| {
+        self.find(system).cloned()
+    }
+
+    fn find(&self, system: &str) -> Result<&Guard, UnknownSystem> {
+        self.guards.get(system).ok_or_else(|| {
             let hint = resilience_settings::suggest(system, self.guards.keys().map(String::as_str))
                 .map(|s| format!("did you mean `{s}`? "))
                 .unwrap_or_default();
@@ -80,5 +112,137 @@ impl Guards {
     /// Every guard, in system-name order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = &Guard> {
         self.guards.values()
+    }
+
+    /// Every system's health and the readiness verdict under this set's
+    /// [`ReadinessPolicy`]: the body of a `/health/ready` answer is
+    /// [`Health::to_json`], its status [`Health::http_status`].
+    pub fn health(&self) -> Health {
+        Health::new(
+            self.guards.values().map(Guard::health).collect(),
+            self.readiness,
+        )
+    }
+
+    /// The policy [`Guards::health`] judges readiness by.
+    pub fn readiness(&self) -> ReadinessPolicy {
+        self.readiness
+    }
+
+    /// An operator's action on `system`'s breaker: force it open (every call rejected),
+    /// disable it (forced closed: every call admitted, nothing counted) or reset it
+    /// (closed, empty window). Both stay until the next action. Reported to the observers
+    /// as a transition with reason `manual` — logged and counted — unless the breaker is
+    /// already forced open or disabled as asked. Returns the system's health after it.
+    ///
+    /// `ManualAction` parses from `force_open`, `disable` and `reset`, for an admin
+    /// endpoint such as `POST /admin/breakers/{system}/{action}`.
+    pub fn manual(
+        &self,
+        system: &str,
+        action: ManualAction,
+    ) -> Result<SystemHealth, UnknownSystem> {
+        let guard = self.find(system)?;
+        let breaker = guard.breaker();
+        match action {
+            ManualAction::ForceOpen => breaker.force_open(),
+            ManualAction::Disable => breaker.disable(),
+            ManualAction::Reset => breaker.reset(),
+        }
+        Ok(guard.health())
+    }
+}
+
+/// Builds [`Guards`]; from [`Guards::builder`].
+#[must_use = "nothing is built until `build`"]
+pub struct GuardsBuilder<'s> {
+    settings: &'s Settings,
+    observers: Vec<Arc<dyn Observer>>,
+    #[cfg(feature = "tracing")]
+    tracing: bool,
+    #[cfg(any(feature = "metrics", test))]
+    metrics: bool,
+    readiness: ReadinessPolicy,
+}
+
+impl std::fmt::Debug for GuardsBuilder<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut d = f.debug_struct("GuardsBuilder");
+        d.field("origin", &self.settings.origin())
+            .field("observers", &self.observers.len());
+        #[cfg(feature = "tracing")]
+        d.field("tracing", &self.tracing);
+        #[cfg(any(feature = "metrics", test))]
+        d.field("metrics", &self.metrics);
+        d.field("readiness", &self.readiness).finish()
+    }
+}
+
+impl GuardsBuilder<'_> {
+    /// Adds an observer of every system's transitions and calls.
+    pub fn observer(mut self, observer: Arc<dyn Observer>) -> Self {
+        self.observers.push(observer);
+        self
+    }
+
+    /// Whether transitions are logged by a [`TracingObserver`](crate::TracingObserver);
+    /// on by default.
+    #[cfg(feature = "tracing")]
+    pub fn tracing(mut self, on: bool) -> Self {
+        self.tracing = on;
+        self
+    }
+
+    /// Whether every system's metrics are registered with the current `metrics`
+    /// recorder and recorded; on by default. Install the recorder before
+    /// [`build`](Self::build): handles taken before it was installed record nothing.
+    #[cfg(any(feature = "metrics", test))]
+    pub fn metrics(mut self, on: bool) -> Self {
+        self.metrics = on;
+        self
+    }
+
+    /// How an open breaker counts towards readiness in [`Guards::health`]; by default
+    /// it degrades readiness without failing it.
+    pub fn readiness(mut self, policy: ReadinessPolicy) -> Self {
+        self.readiness = policy;
+        self
+    }
+
+    /// A guard for every configured system.
+    pub fn build(self) -> Guards {
+        #[cfg_attr(not(feature = "tracing"), allow(unused_mut))]
+        let mut observers = self.observers;
+        #[cfg(feature = "tracing")]
+        if self.tracing {
+            observers.push(Arc::new(crate::log::TracingObserver));
+        }
+        #[cfg(any(feature = "metrics", test))]
+        if self.metrics {
+            crate::metrics::describe();
+        }
+        let guards = self
+            .settings
+            .systems()
+            .map(|system| {
+                #[cfg(any(feature = "metrics", test))]
+                let guard = if self.metrics {
+                    let metrics = Arc::new(crate::metrics::SystemMetrics::register(system));
+                    let mut observers = observers.clone();
+                    observers.push(metrics.clone());
+                    Guard::build(system, observers, Some(metrics))
+                } else {
+                    Guard::with_observers(system, observers.clone())
+                };
+                #[cfg(not(any(feature = "metrics", test)))]
+                let guard = Guard::with_observers(system, observers.clone());
+                (system.name.clone(), guard)
+            })
+            .collect();
+        Guards {
+            origin: self.settings.origin().to_owned(),
+            guards,
+            readiness: self.readiness,
+        }
     }
 }

@@ -1,0 +1,314 @@
+//! Prometheus-style metrics through the [`metrics`](https://docs.rs/metrics/0.24) facade
+//! (feature `metrics`, off by default: without it none of this is compiled).
+//!
+//! Install a recorder (for example `metrics-exporter-prometheus`) **before** building the
+//! guards: [`Guards::new`](crate::Guards::new) then registers, describes and sets the
+//! initial value of every series below for **every configured system**, so a dashboard
+//! shows a system before its first call. The guards keep the handles; a call records
+//! through them without looking anything up. Turn it off per build with
+//! [`GuardsBuilder::metrics(false)`](crate::GuardsBuilder::metrics).
+//!
+//! | name | type | labels | meaning |
+//! |---|---|---|---|
+//! | `resilience_calls_total` | counter | `system`, `outcome` | Guarded calls by how they ended. `outcome`: `success`, `failure` (an error that counts, or a panic), `slow` (finished after `cb_slow_threshold`; counted as a breaker failure), `timeout` (cut off at `total_timeout`), `rejected` (the breaker or the bulkhead refused it; see `resilience_rejections_total`), `cancelled` (the caller dropped it; not counted by the breaker). |
+//! | `resilience_rejections_total` | counter | `system`, `reason` | Calls refused before they started. `reason`: `open`, `half_open_full`, `forced_open`, `bulkhead_full` ([`Cause::as_str`](crate::Cause::as_str)). |
+//! | `resilience_state` | gauge | `system`, `state` | 1 for the breaker's current state, 0 for the other four. `state`: `closed`, `open`, `half_open`, `forced_open`, `disabled`. Alert on `resilience_state{state=~"open\|forced_open"} == 1`. |
+//! | `resilience_failure_rate` | gauge | `system` | Failures / outcomes in the breaker's window, 0–1 (0 for an empty window; the window restarts with every state). |
+//! | `resilience_call_duration_seconds` | histogram | `system` | How long calls ran, in seconds, for calls that started (success, failure, slow, timeout). |
+//! | `resilience_bulkhead_in_use` | gauge | `system` | Bulkhead permits taken right now. |
+//! | `resilience_bulkhead_permits` | gauge | `system` | The bulkhead's size (`max_connections × 0.8`); saturation is `in_use / permits`. |
+//! | `resilience_transitions_total` | counter | `system`, `from`, `to` | Breaker transitions, operators' actions included. Every transition the breaker can make is registered at 0. |
+//!
+//! `resilience_state` is one series per state (the `kube_pod_status_phase` style) rather
+//! than a numeric code: queries and alerts name the state, and adding a state never
+//! renumbers the others.
+//!
+//! The facade has no buckets: set them in the exporter, e.g.
+//! `PrometheusBuilder::new().set_buckets_for_metric(Matcher::Full(CALL_DURATION_SECONDS.into()), &[0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 15.0, 30.0, 35.0])`.
+//!
+//! With metrics on, a call costs a few atomic updates more, plus one uncontended lock
+//! to read the breaker's failure rate after its outcome is recorded.
+
+use std::sync::atomic::{AtomicU8, Ordering};
+
+use ::metrics::{Counter, Gauge, Histogram, Unit};
+use resilience_settings::SystemSettings;
+
+use crate::breaker::State;
+use crate::error::Cause;
+use crate::observer::{CallEvent, Observer, Outcome, Transition};
+
+#[cfg(test)]
+mod tests;
+
+/// `resilience_calls_total{system, outcome}`: guarded calls by how they ended.
+pub const CALLS_TOTAL: &str = "resilience_calls_total";
+/// `resilience_rejections_total{system, reason}`: calls refused before they started.
+pub const REJECTIONS_TOTAL: &str = "resilience_rejections_total";
+/// `resilience_state{system, state}`: 1 for the current state, 0 for the others.
+pub const STATE: &str = "resilience_state";
+/// `resilience_failure_rate{system}`: failures / outcomes in the window, 0–1.
+pub const FAILURE_RATE: &str = "resilience_failure_rate";
+/// `resilience_call_duration_seconds{system}`: how long started calls ran.
+pub const CALL_DURATION_SECONDS: &str = "resilience_call_duration_seconds";
+/// `resilience_bulkhead_in_use{system}`: bulkhead permits taken now.
+pub const BULKHEAD_IN_USE: &str = "resilience_bulkhead_in_use";
+/// `resilience_bulkhead_permits{system}`: the bulkhead's size.
+pub const BULKHEAD_PERMITS: &str = "resilience_bulkhead_permits";
+/// `resilience_transitions_total{system, from, to}`: breaker transitions.
+pub const TRANSITIONS_TOTAL: &str = "resilience_transitions_total";
+
+/// Every `outcome` label value, in [`outcome_index`] order.
+const OUTCOMES: [&str; 6] = [
+    "success",
+    "failure",
+    "slow",
+    "timeout",
+    "rejected",
+    "cancelled",
+];
+/// Every rejection `reason` label value, in [`rejection_index`] order.
+const REJECTIONS: [&str; 4] = ["open", "half_open_full", "forced_open", "bulkhead_full"];
+/// Every state, in [`state_index`] order.
+const STATES: [State; 5] = [
+    State::Closed,
+    State::Open,
+    State::HalfOpen,
+    State::ForcedOpen,
+    State::Disabled,
+];
+
+fn outcome_index(outcome: Outcome) -> usize {
+    match outcome {
+        Outcome::Success => 0,
+        Outcome::Failure => 1,
+        Outcome::Slow => 2,
+        Outcome::Timeout => 3,
+        Outcome::Rejected(_) => 4,
+        Outcome::Cancelled => 5,
+    }
+}
+
+fn rejection_index(cause: &Cause) -> Option<usize> {
+    match cause {
+        Cause::Open { .. } => Some(0),
+        Cause::HalfOpenFull { .. } => Some(1),
+        Cause::ForcedOpen => Some(2),
+        Cause::BulkheadFull { .. } => Some(3),
+        Cause::Timeout { .. } | Cause::Slow { .. } => None,
+    }
+}
+
+fn state_index(state: State) -> usize {
+    match state {
+        State::Closed => 0,
+        State::Open => 1,
+        State::HalfOpen => 2,
+        State::ForcedOpen => 3,
+        State::Disabled => 4,
+    }
+}
+
+/// Whether the breaker can go from `from` to `to`: its own four transitions, and an
+/// operator's force open, disable (from any other state) and reset (from any state).
+fn possible(from: State, to: State) -> bool {
+    match to {
+        State::Closed => true,
+        State::ForcedOpen | State::Disabled => from != to,
+        State::Open => matches!(from, State::Closed | State::HalfOpen),
+        State::HalfOpen => from == State::Open,
+    }
+}
+
+/// Describes every metric to the current recorder: units and help texts.
+pub(crate) fn describe() {
+    ::metrics::describe_counter!(
+        CALLS_TOTAL,
+        Unit::Count,
+        "Guarded calls by system and outcome."
+    );
+    ::metrics::describe_counter!(
+        REJECTIONS_TOTAL,
+        Unit::Count,
+        "Calls the breaker or the bulkhead refused before they started, by reason."
+    );
+    ::metrics::describe_gauge!(
+        STATE,
+        "1 for the breaker's current state, 0 for the others."
+    );
+    ::metrics::describe_gauge!(
+        FAILURE_RATE,
+        "Failures / outcomes in the breaker's window, 0 to 1."
+    );
+    ::metrics::describe_histogram!(
+        CALL_DURATION_SECONDS,
+        Unit::Seconds,
+        "How long guarded calls ran, for calls that started."
+    );
+    ::metrics::describe_gauge!(BULKHEAD_IN_USE, Unit::Count, "Bulkhead permits taken now.");
+    ::metrics::describe_gauge!(BULKHEAD_PERMITS, Unit::Count, "The bulkhead's size.");
+    ::metrics::describe_counter!(
+        TRANSITIONS_TOTAL,
+        Unit::Count,
+        "Breaker transitions, operators' actions included."
+    );
+}
+
+/// One system's metric handles, registered at startup. Observes its breaker's
+/// transitions and its guard's calls; the guard also reports the bulkhead and the
+/// failure rate to it.
+pub(crate) struct SystemMetrics {
+    system: String,
+    calls: [Counter; OUTCOMES.len()],
+    rejections: [Counter; REJECTIONS.len()],
+    state: [Gauge; STATES.len()],
+    /// The state the `state` gauges show, as its index.
+    shown: AtomicU8,
+    failure_rate: Gauge,
+    duration: Histogram,
+    in_use: Gauge,
+    /// `[from][to]`; registered for every possible transition, noop otherwise.
+    transitions: [[Counter; STATES.len()]; STATES.len()],
+}
+
+impl std::fmt::Debug for SystemMetrics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SystemMetrics")
+            .field("system", &self.system)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SystemMetrics {
+    /// Registers every series of `settings`' system with the current recorder, at its
+    /// initial value: counters at 0, the state `closed`, the bulkhead empty.
+    pub(crate) fn register(settings: &SystemSettings) -> SystemMetrics {
+        let system = settings.name.clone();
+        let label = || system.clone();
+        let calls = OUTCOMES.map(
+            |outcome| ::metrics::counter!(CALLS_TOTAL, "system" => label(), "outcome" => outcome),
+        );
+        let rejections = REJECTIONS.map(
+            |reason| ::metrics::counter!(REJECTIONS_TOTAL, "system" => label(), "reason" => reason),
+        );
+        let state = STATES
+            .map(|state| ::metrics::gauge!(STATE, "system" => label(), "state" => state.as_str()));
+        let transitions = STATES.map(|from| {
+            STATES.map(|to| {
+                if possible(from, to) {
+                    ::metrics::counter!(
+                        TRANSITIONS_TOTAL,
+                        "system" => label(),
+                        "from" => from.as_str(),
+                        "to" => to.as_str()
+                    )
+                } else {
+                    Counter::noop()
+                }
+            })
+        });
+        let failure_rate = ::metrics::gauge!(FAILURE_RATE, "system" => label());
+        let duration = ::metrics::histogram!(CALL_DURATION_SECONDS, "system" => label());
+        let in_use = ::metrics::gauge!(BULKHEAD_IN_USE, "system" => label());
+        let permits = ::metrics::gauge!(BULKHEAD_PERMITS, "system" => label());
+
+        // Initial values, so that every series exists before the first call. Counters are
+        // only touched (+0): a second set of guards in the same process must not reset them.
+        for counter in calls
+            .iter()
+            .chain(&rejections)
+            .chain(transitions.iter().flatten())
+        {
+            counter.increment(0);
+        }
+        for (i, gauge) in state.iter().enumerate() {
+            gauge.set(if i == state_index(State::Closed) {
+                1.0
+            } else {
+                0.0
+            });
+        }
+        failure_rate.set(0.0);
+        in_use.set(0.0);
+        permits.set(settings.bulkhead_permits() as f64);
+
+        SystemMetrics {
+            system,
+            calls,
+            rejections,
+            state,
+            shown: AtomicU8::new(state_index(State::Closed) as u8),
+            failure_rate,
+            duration,
+            in_use,
+            transitions,
+        }
+    }
+
+    /// Shows `state` in the state gauges, unless they show it already.
+    fn show(&self, state: State) {
+        let index = state_index(state);
+        let previous = self.shown.swap(index as u8, Ordering::Relaxed) as usize;
+        if previous != index {
+            self.state[previous].set(0.0);
+            self.state[index].set(1.0);
+        }
+    }
+
+    /// After an outcome was recorded: the breaker's state and failure rate as they are now.
+    /// Also repairs the state gauges should two transitions' reports have crossed.
+    pub(crate) fn recorded(&self, state: State, failure_rate: f64) {
+        self.failure_rate.set(failure_rate);
+        self.show(state);
+    }
+
+    /// A bulkhead permit was taken.
+    #[inline]
+    pub(crate) fn bulkhead_taken(&self) {
+        self.in_use.increment(1.0);
+    }
+
+    /// A bulkhead permit was returned.
+    #[inline]
+    pub(crate) fn bulkhead_returned(&self) {
+        self.in_use.decrement(1.0);
+    }
+}
+
+impl Observer for SystemMetrics {
+    fn on_transition(&self, t: &Transition<'_>) {
+        let counter = &self.transitions[state_index(t.from)][state_index(t.to)];
+        if possible(t.from, t.to) {
+            counter.increment(1);
+        } else {
+            // Not expected; counted all the same, through the current recorder.
+            ::metrics::counter!(
+                TRANSITIONS_TOTAL,
+                "system" => self.system.clone(),
+                "from" => t.from.as_str(),
+                "to" => t.to.as_str()
+            )
+            .increment(1);
+        }
+        // Every state starts with an empty window.
+        self.failure_rate.set(0.0);
+        self.show(t.to);
+    }
+
+    fn on_call(&self, call: &CallEvent<'_>) {
+        self.calls[outcome_index(call.outcome)].increment(1);
+        match call.outcome {
+            Outcome::Rejected(cause) => {
+                if let Some(i) = rejection_index(&cause) {
+                    self.rejections[i].increment(1);
+                }
+            }
+            Outcome::Cancelled => {}
+            _ => {
+                if let Some(elapsed) = call.elapsed {
+                    self.duration.record(elapsed.as_secs_f64());
+                }
+            }
+        }
+    }
+}

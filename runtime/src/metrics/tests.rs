@@ -1,0 +1,398 @@
+//! The metrics as a recorder sees them: every series of every configured system at
+//! startup, then each call, rejection and transition counted where it belongs.
+//!
+//! These are unit tests on purpose: the library's metrics code is compiled for its own
+//! unit tests even without the `metrics` feature, so they run under a plain
+//! `cargo test --workspace`. `tests/metrics.rs` checks the feature-on defaults.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use metrics::Unit;
+
+use crate::{Guard, Guards, ManualAction, Settings};
+use test_recorder::TestRecorder;
+
+#[path = "test_recorder.rs"]
+#[allow(dead_code)]
+mod test_recorder;
+
+const SETTINGS: &str = r#"
+[systems.sber]
+read_timeout = 10.0
+total_timeout = 12.0
+cb_slow_threshold = 5.0
+cb_window_size = 10
+cb_min_calls = 10
+cb_failure_rate = 0.30
+cb_open_duration = 30.0
+cb_half_open_calls = 3
+max_connections = 5
+bulkhead_wait = 0.0
+
+[systems.customer]
+"#;
+
+fn settings() -> Settings {
+    Settings::parse(SETTINGS, "resilience.toml").unwrap()
+}
+
+/// Guards whose metrics go to a fresh recorder.
+fn guards_with_recorder() -> (Guards, Arc<TestRecorder>) {
+    let recorder = TestRecorder::new();
+    let guards = metrics::with_local_recorder(&*recorder, || {
+        Guards::builder(&settings()).metrics(true).build()
+    });
+    (guards, recorder)
+}
+
+fn calls(r: &TestRecorder, system: &str, outcome: &str) -> Option<u64> {
+    r.counter(&format!(
+        r#"resilience_calls_total{{outcome="{outcome}",system="{system}"}}"#
+    ))
+}
+
+fn rejections(r: &TestRecorder, system: &str, reason: &str) -> Option<u64> {
+    r.counter(&format!(
+        r#"resilience_rejections_total{{reason="{reason}",system="{system}"}}"#
+    ))
+}
+
+fn transitions(r: &TestRecorder, system: &str, from: &str, to: &str) -> Option<u64> {
+    r.counter(&format!(
+        r#"resilience_transitions_total{{from="{from}",system="{system}",to="{to}"}}"#
+    ))
+}
+
+fn state(r: &TestRecorder, system: &str, state: &str) -> Option<f64> {
+    r.gauge(&format!(
+        r#"resilience_state{{state="{state}",system="{system}"}}"#
+    ))
+}
+
+/// The one state whose gauge is 1; every state gauge must be 0 or 1, exactly one 1.
+fn shown_state(r: &TestRecorder, system: &str) -> &'static str {
+    let states = ["closed", "open", "half_open", "forced_open", "disabled"];
+    let ones: Vec<_> = states
+        .iter()
+        .filter(|s| state(r, system, s) == Some(1.0))
+        .collect();
+    for s in states {
+        let v = state(r, system, s).expect("every state gauge is registered");
+        assert!(v == 0.0 || v == 1.0, "{system} {s} = {v}");
+    }
+    assert_eq!(
+        ones.len(),
+        1,
+        "{system}: exactly one state shown, got {ones:?}"
+    );
+    ones[0]
+}
+
+fn gauge(r: &TestRecorder, name: &str, system: &str) -> Option<f64> {
+    r.gauge(&format!(r#"{name}{{system="{system}"}}"#))
+}
+
+fn durations(r: &TestRecorder, system: &str) -> Option<Vec<f64>> {
+    r.histogram(&format!(
+        r#"resilience_call_duration_seconds{{system="{system}"}}"#
+    ))
+}
+
+async fn ok(guard: &Guard) {
+    guard
+        .call(async { Ok::<_, ()>(()) })
+        .await
+        .expect("admitted")
+        .expect("succeeded");
+}
+
+async fn fail(guard: &Guard) {
+    let answer = guard.call(async { Err::<(), _>("boom") }).await;
+    assert_eq!(answer.expect("admitted"), Err("boom"));
+}
+
+fn approx(a: f64, b: f64) -> bool {
+    (a - b).abs() < 0.002
+}
+
+#[test]
+fn every_configured_system_is_registered_at_startup_before_its_first_call() {
+    let (_guards, r) = guards_with_recorder();
+    for system in ["sber", "customer"] {
+        for outcome in [
+            "success",
+            "failure",
+            "slow",
+            "timeout",
+            "rejected",
+            "cancelled",
+        ] {
+            assert_eq!(calls(&r, system, outcome), Some(0), "{system} {outcome}");
+        }
+        for reason in ["open", "half_open_full", "forced_open", "bulkhead_full"] {
+            assert_eq!(rejections(&r, system, reason), Some(0), "{system} {reason}");
+        }
+        assert_eq!(shown_state(&r, system), "closed");
+        assert_eq!(gauge(&r, "resilience_failure_rate", system), Some(0.0));
+        assert_eq!(gauge(&r, "resilience_bulkhead_in_use", system), Some(0.0));
+        assert_eq!(durations(&r, system), Some(vec![]));
+        // Every transition the breaker can make, at 0.
+        let possible = [
+            ("closed", "open"),
+            ("open", "half_open"),
+            ("half_open", "closed"),
+            ("half_open", "open"),
+            ("closed", "closed"),
+            ("open", "closed"),
+            ("forced_open", "closed"),
+            ("disabled", "closed"),
+            ("closed", "forced_open"),
+            ("open", "forced_open"),
+            ("half_open", "forced_open"),
+            ("disabled", "forced_open"),
+            ("closed", "disabled"),
+            ("open", "disabled"),
+            ("half_open", "disabled"),
+            ("forced_open", "disabled"),
+        ];
+        for (from, to) in possible {
+            assert_eq!(
+                transitions(&r, system, from, to),
+                Some(0),
+                "{system} {from}→{to}"
+            );
+        }
+        assert_eq!(transitions(&r, system, "closed", "half_open"), None);
+    }
+    assert_eq!(gauge(&r, "resilience_bulkhead_permits", "sber"), Some(4.0));
+    assert_eq!(
+        gauge(&r, "resilience_bulkhead_permits", "customer"),
+        Some(8.0)
+    );
+
+    // Nothing else: 6 outcomes + 4 reasons + 5 states + 16 transitions + failure rate,
+    // duration, in use, permits = 35 series per system.
+    let all = r.all_series();
+    assert_eq!(all.len(), 70, "{all:#?}");
+    assert!(all.iter().all(|s| s.starts_with("resilience_")));
+
+    // Described, with Prometheus' base units.
+    assert_eq!(
+        r.description("resilience_call_duration_seconds").unwrap().0,
+        Some(Unit::Seconds)
+    );
+    assert_eq!(
+        r.description("resilience_calls_total").unwrap().0,
+        Some(Unit::Count)
+    );
+    for name in [
+        "resilience_calls_total",
+        "resilience_rejections_total",
+        "resilience_state",
+        "resilience_failure_rate",
+        "resilience_call_duration_seconds",
+        "resilience_bulkhead_in_use",
+        "resilience_bulkhead_permits",
+        "resilience_transitions_total",
+    ] {
+        assert!(!r.description(name).expect(name).1.is_empty(), "{name}");
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn calls_are_counted_by_system_and_outcome_with_their_durations() {
+    let (guards, r) = guards_with_recorder();
+    let sber = guards.get("sber").unwrap();
+
+    ok(&sber).await;
+    ok(&sber).await;
+    fail(&sber).await;
+
+    // Slow: 6 s > the 5 s threshold; the value is still returned.
+    let slow = sber
+        .call(async {
+            tokio::time::sleep(Duration::from_secs(6)).await;
+            Ok::<_, ()>(7)
+        })
+        .await;
+    assert_eq!(slow, Ok(Ok(7)));
+
+    // Timeout: cut off at total_timeout, 12 s.
+    let timed_out = sber.call(std::future::pending::<Result<(), ()>>()).await;
+    assert_eq!(timed_out.unwrap_err().cause().as_str(), "timeout");
+
+    // Cancelled: dropped mid-call.
+    let cancelled = tokio::time::timeout(
+        Duration::from_secs(1),
+        sber.call(std::future::pending::<Result<(), ()>>()),
+    )
+    .await;
+    assert!(cancelled.is_err());
+
+    assert_eq!(calls(&r, "sber", "success"), Some(2));
+    assert_eq!(calls(&r, "sber", "failure"), Some(1));
+    assert_eq!(calls(&r, "sber", "slow"), Some(1));
+    assert_eq!(calls(&r, "sber", "timeout"), Some(1));
+    assert_eq!(calls(&r, "sber", "cancelled"), Some(1));
+    assert_eq!(calls(&r, "sber", "rejected"), Some(0));
+
+    // Durations of the calls that ran, in seconds; none for the cancelled one.
+    let d = durations(&r, "sber").unwrap();
+    assert_eq!(d.len(), 5, "{d:?}");
+    assert_eq!(&d[..3], &[0.0, 0.0, 0.0]);
+    assert!(approx(d[3], 6.0), "{d:?}");
+    assert!(approx(d[4], 12.0), "{d:?}");
+
+    // Failure, slow and timeout count against the window: 3 of 5.
+    assert_eq!(gauge(&r, "resilience_failure_rate", "sber"), Some(0.6));
+    assert_eq!(shown_state(&r, "sber"), "closed");
+    assert_eq!(gauge(&r, "resilience_bulkhead_in_use", "sber"), Some(0.0));
+
+    // The other system saw none of it.
+    for outcome in [
+        "success",
+        "failure",
+        "slow",
+        "timeout",
+        "rejected",
+        "cancelled",
+    ] {
+        assert_eq!(calls(&r, "customer", outcome), Some(0), "{outcome}");
+    }
+    assert_eq!(durations(&r, "customer"), Some(vec![]));
+}
+
+#[tokio::test(start_paused = true)]
+async fn transitions_state_and_rejections_follow_the_breaker() {
+    let (guards, r) = guards_with_recorder();
+    let sber = guards.get("sber").unwrap();
+
+    // 7 successes and 2 failures: 2 of 9, below the 10 calls it needs.
+    for _ in 0..7 {
+        ok(&sber).await;
+    }
+    fail(&sber).await;
+    fail(&sber).await;
+    assert!(approx(
+        gauge(&r, "resilience_failure_rate", "sber").unwrap(),
+        2.0 / 9.0
+    ));
+    // The third failure: 3 of 10 = 30% ≥ 30%, open.
+    fail(&sber).await;
+    assert_eq!(transitions(&r, "sber", "closed", "open"), Some(1));
+    assert_eq!(shown_state(&r, "sber"), "open");
+    assert_eq!(gauge(&r, "resilience_failure_rate", "sber"), Some(0.0));
+
+    // Rejected while open.
+    let err = sber.call(async { Ok::<_, ()>(()) }).await.unwrap_err();
+    assert_eq!(err.cause().as_str(), "open");
+    assert_eq!(calls(&r, "sber", "rejected"), Some(1));
+    assert_eq!(rejections(&r, "sber", "open"), Some(1));
+
+    // 30 s later: half-open; three trials succeed; closed.
+    tokio::time::advance(Duration::from_secs(30)).await;
+    ok(&sber).await;
+    assert_eq!(transitions(&r, "sber", "open", "half_open"), Some(1));
+    assert_eq!(shown_state(&r, "sber"), "half_open");
+    ok(&sber).await;
+    ok(&sber).await;
+    assert_eq!(transitions(&r, "sber", "half_open", "closed"), Some(1));
+    assert_eq!(shown_state(&r, "sber"), "closed");
+
+    // Trials beyond the three are rejected as half_open_full.
+    for _ in 0..10 {
+        fail(&sber).await;
+    }
+    tokio::time::advance(Duration::from_secs(30)).await;
+    let first = sber.bulkhead().await.unwrap().breaker().unwrap();
+    let second = sber.bulkhead().await.unwrap().breaker().unwrap();
+    let third = sber.bulkhead().await.unwrap().breaker().unwrap();
+    let err = sber.call(async { Ok::<_, ()>(()) }).await.unwrap_err();
+    assert_eq!(err.cause().as_str(), "half_open_full");
+    assert_eq!(rejections(&r, "sber", "half_open_full"), Some(1));
+    assert_eq!(gauge(&r, "resilience_bulkhead_in_use", "sber"), Some(3.0));
+    // A trial fails: open again.
+    let finished = first.timeout(async { Err::<(), _>(()) }).await;
+    let _ = finished.elapsed_check();
+    assert_eq!(transitions(&r, "sber", "half_open", "open"), Some(1));
+    assert_eq!(shown_state(&r, "sber"), "open");
+    drop((second, third));
+    assert_eq!(gauge(&r, "resilience_bulkhead_in_use", "sber"), Some(0.0));
+    assert_eq!(calls(&r, "sber", "cancelled"), Some(2));
+
+    assert_eq!(transitions(&r, "sber", "closed", "open"), Some(2));
+    assert_eq!(calls(&r, "sber", "rejected"), Some(2));
+    // The customer breaker never moved.
+    assert_eq!(shown_state(&r, "customer"), "closed");
+    assert_eq!(transitions(&r, "customer", "closed", "open"), Some(0));
+}
+
+#[tokio::test(start_paused = true)]
+async fn operators_actions_are_counted_as_transitions() {
+    let (guards, r) = guards_with_recorder();
+    let sber = guards.get("sber").unwrap();
+
+    guards.manual("sber", ManualAction::ForceOpen).unwrap();
+    assert_eq!(transitions(&r, "sber", "closed", "forced_open"), Some(1));
+    assert_eq!(shown_state(&r, "sber"), "forced_open");
+    let err = sber.call(async { Ok::<_, ()>(()) }).await.unwrap_err();
+    assert_eq!(err.cause().as_str(), "forced_open");
+    assert_eq!(rejections(&r, "sber", "forced_open"), Some(1));
+
+    // Forcing open what is forced open already changes nothing.
+    guards.manual("sber", ManualAction::ForceOpen).unwrap();
+    assert_eq!(transitions(&r, "sber", "closed", "forced_open"), Some(1));
+
+    guards.manual("sber", ManualAction::Disable).unwrap();
+    assert_eq!(transitions(&r, "sber", "forced_open", "disabled"), Some(1));
+    assert_eq!(shown_state(&r, "sber"), "disabled");
+    fail(&sber).await;
+    assert_eq!(calls(&r, "sber", "failure"), Some(1));
+
+    guards.manual("sber", ManualAction::Reset).unwrap();
+    assert_eq!(transitions(&r, "sber", "disabled", "closed"), Some(1));
+    assert_eq!(shown_state(&r, "sber"), "closed");
+    assert_eq!(shown_state(&r, "customer"), "closed");
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_bulkhead_gauge_counts_permits_in_use() {
+    let (guards, r) = guards_with_recorder();
+    let sber = guards.get("sber").unwrap();
+    let mut calls_in_flight = Vec::new();
+    for _ in 0..4 {
+        let guard = sber.clone();
+        calls_in_flight.push(tokio::spawn(async move {
+            guard
+                .call(async {
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                    Ok::<_, ()>(())
+                })
+                .await
+        }));
+    }
+    tokio::task::yield_now().await;
+    assert_eq!(gauge(&r, "resilience_bulkhead_in_use", "sber"), Some(4.0));
+    // The fifth finds the bulkhead full (bulkhead_wait = 0).
+    let err = sber.call(async { Ok::<_, ()>(()) }).await.unwrap_err();
+    assert_eq!(err.cause().as_str(), "bulkhead_full");
+    assert_eq!(rejections(&r, "sber", "bulkhead_full"), Some(1));
+    assert_eq!(calls(&r, "sber", "rejected"), Some(1));
+    for call in calls_in_flight {
+        call.await.unwrap().unwrap().unwrap();
+    }
+    assert_eq!(gauge(&r, "resilience_bulkhead_in_use", "sber"), Some(0.0));
+    assert_eq!(calls(&r, "sber", "success"), Some(4));
+    // A full bulkhead is not the system's failure.
+    assert_eq!(gauge(&r, "resilience_failure_rate", "sber"), Some(0.0));
+}
+
+#[test]
+fn without_metrics_nothing_is_registered() {
+    let recorder = TestRecorder::new();
+    let _guards = metrics::with_local_recorder(&*recorder, || {
+        Guards::builder(&settings()).metrics(false).build()
+    });
+    assert_eq!(recorder.all_series(), Vec::<String>::new());
+}
