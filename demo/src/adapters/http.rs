@@ -1,0 +1,169 @@
+//! The inbound adapter: the HTTP API (axum). Handlers call the core through its ports
+//! and leave the HTTP status of each error to [`crate::bootstrap::errors`].
+//!
+//! | route | calls | answers |
+//! |---|---|---|
+//! | `POST /orders` `{"customer_id","amount"}` | Sber `register` | 201 paid; 409 created but not paid |
+//! | `GET /orders/{id}` | — | 200, 404 |
+//! | `POST /orders/{id}/confirm` | Sber (`register` if unpaid, `confirm`) | 200; 503 + `Retry-After` when Sber is unavailable |
+//! | `GET /customers/{id}` | customer `get` | 200, 404; 503 when the customer system is unavailable |
+//! | `GET /health/ready` | — | every system's breaker |
+//! | `GET /metrics` | — | Prometheus text |
+
+use std::sync::Arc;
+
+use axum::extract::{Path, State};
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use metrics_exporter_prometheus::PrometheusHandle;
+use resilience::{Guards, State as BreakerState};
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::bootstrap::errors::ApiError;
+use crate::core::domain::{CustomerId, OrderId};
+use crate::core::orders::{Created, Orders};
+use crate::core::ports::{CustomerPort, PaymentPort};
+
+/// What the handlers share.
+pub struct AppState<P, C> {
+    /// The order use cases.
+    pub orders: Orders<P>,
+    /// The customer port.
+    pub customers: Arc<C>,
+    /// Every system's guard, for readiness.
+    pub guards: Guards,
+    /// The Prometheus exporter, if installed.
+    pub metrics: Option<PrometheusHandle>,
+}
+
+impl<P, C> Clone for AppState<P, C> {
+    fn clone(&self) -> Self {
+        AppState {
+            orders: self.orders.clone(),
+            customers: Arc::clone(&self.customers),
+            guards: self.guards.clone(),
+            metrics: self.metrics.clone(),
+        }
+    }
+}
+
+/// The body of `POST /orders`.
+#[derive(Debug, Deserialize)]
+pub struct CreateOrder {
+    /// Who orders.
+    pub customer_id: String,
+    /// How much, in kopecks.
+    pub amount: u64,
+}
+
+/// The API's routes over `state`.
+pub fn router<P: PaymentPort, C: CustomerPort>(state: AppState<P, C>) -> Router {
+    Router::new()
+        .route("/orders", post(create_order::<P, C>))
+        .route("/orders/{id}", get(get_order::<P, C>))
+        .route("/orders/{id}/confirm", post(confirm_order::<P, C>))
+        .route("/customers/{id}", get(get_customer::<P, C>))
+        .route("/health/ready", get(ready::<P, C>))
+        .route("/metrics", get(metrics::<P, C>))
+        .with_state(state)
+}
+
+async fn create_order<P: PaymentPort, C: CustomerPort>(
+    State(state): State<AppState<P, C>>,
+    Json(body): Json<CreateOrder>,
+) -> Response {
+    match state
+        .orders
+        .create(CustomerId(body.customer_id), body.amount)
+        .await
+    {
+        Created::Paid(order) => {
+            let location = format!("/orders/{}", order.id);
+            (
+                StatusCode::CREATED,
+                [(header::LOCATION, location)],
+                Json(order),
+            )
+                .into_response()
+        }
+        Created::NotPaid { order, error } => {
+            ApiError::CreatedNotPaid { order, error }.into_response()
+        }
+    }
+}
+
+async fn get_order<P: PaymentPort, C: CustomerPort>(
+    State(state): State<AppState<P, C>>,
+    Path(id): Path<u64>,
+) -> Response {
+    match state.orders.get(OrderId(id)) {
+        Some(order) => Json(order).into_response(),
+        None => ApiError::OrderNotFound(OrderId(id)).into_response(),
+    }
+}
+
+async fn confirm_order<P: PaymentPort, C: CustomerPort>(
+    State(state): State<AppState<P, C>>,
+    Path(id): Path<u64>,
+) -> Result<Response, ApiError> {
+    let order = state.orders.confirm(OrderId(id)).await?;
+    Ok(Json(order).into_response())
+}
+
+async fn get_customer<P: PaymentPort, C: CustomerPort>(
+    State(state): State<AppState<P, C>>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let customer = state.customers.get(&CustomerId(id)).await?;
+    Ok(Json(customer).into_response())
+}
+
+/// Readiness: every system's breaker. An open breaker degrades readiness without
+/// failing it: failing it would pull every replica out of the load balancer while the
+/// payment provider is down, and the service still answers (503 or 409, fast).
+async fn ready<P: PaymentPort, C: CustomerPort>(State(state): State<AppState<P, C>>) -> Response {
+    Json(readiness(&state.guards)).into_response()
+}
+
+/// The readiness document: `status` is `ready` when every breaker is closed, else
+/// `degraded`; `systems` has each breaker's state, failure rate and window.
+pub fn readiness(guards: &Guards) -> Value {
+    let mut degraded = false;
+    let mut systems = serde_json::Map::new();
+    for guard in guards.iter() {
+        let snapshot = guard.breaker().snapshot();
+        degraded |=
+            snapshot.state != BreakerState::Closed && snapshot.state != BreakerState::Disabled;
+        systems.insert(
+            guard.system().to_owned(),
+            json!({
+                "state": snapshot.state.as_str(),
+                "failure_rate": snapshot.failure_rate,
+                "failure_rate_threshold": guard.breaker().failure_rate_threshold(),
+                "failures": snapshot.failures,
+                "calls": snapshot.calls,
+                "since_secs": snapshot.since.elapsed().as_secs_f64(),
+                "retry_after_secs": snapshot.retry_after.map(|d| d.as_secs_f64()),
+                "in_flight": guard.in_flight(),
+            }),
+        );
+    }
+    json!({
+        "status": if degraded { "degraded" } else { "ready" },
+        "systems": systems,
+    })
+}
+
+async fn metrics<P: PaymentPort, C: CustomerPort>(State(state): State<AppState<P, C>>) -> Response {
+    match &state.metrics {
+        Some(handle) => (
+            [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
+            handle.render(),
+        )
+            .into_response(),
+        None => (StatusCode::NOT_FOUND, "no metrics recorder installed\n").into_response(),
+    }
+}

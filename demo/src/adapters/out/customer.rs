@@ -1,0 +1,57 @@
+//! The customer out-adapter: implements [`CustomerPort`] over the customer system's
+//! HTTP API.
+
+use resilience::Guard;
+
+use super::{http_client, BuildError};
+use crate::core::domain::{Customer, CustomerId};
+use crate::core::ports::{CustomerPort, CustomerPortError};
+
+/// Talks to the customer system. Holds the `customer` guard: its own breaker,
+/// bulkhead and client, untouched by anything Sber does (R-RES-ISO-1).
+#[derive(resilience::Guarded)]
+pub struct CustomerAdapter {
+    guard: resilience::Guard,
+    http: reqwest::Client,
+    base_url: String,
+}
+
+impl CustomerAdapter {
+    /// The adapter for the `customer` guard, with an HTTP client built from its settings.
+    pub fn new(guard: Guard) -> Result<Self, BuildError> {
+        let (http, base_url) = http_client(guard.settings())?;
+        Ok(CustomerAdapter {
+            guard,
+            http,
+            base_url,
+        })
+    }
+
+    /// The adapter's guard, for health and state readings.
+    pub fn system_guard(&self) -> &Guard {
+        &self.guard
+    }
+}
+
+impl CustomerPort for CustomerAdapter {
+    #[resilience::circuit_breaker(
+        system = "customer",
+        error_map = CustomerPortError::system_unavailable,
+        failure_if = CustomerPortError::is_outage
+    )]
+    async fn get(&self, id: &CustomerId) -> Result<Customer, CustomerPortError> {
+        let url = format!("{}/customers/{}", self.base_url, id.0);
+        let response = self.http.get(url).send().await.map_err(transport)?;
+        match response.status() {
+            status if status.is_success() => response.json().await.map_err(transport),
+            reqwest::StatusCode::NOT_FOUND => Err(CustomerPortError::NotFound),
+            status => Err(CustomerPortError::Upstream {
+                status: status.as_u16(),
+            }),
+        }
+    }
+}
+
+fn transport(err: reqwest::Error) -> CustomerPortError {
+    CustomerPortError::Transport(err.to_string())
+}

@@ -1,0 +1,56 @@
+//! The out-adapters: one per external system, each holding its own guard (breaker,
+//! bulkhead, timeouts) and its own HTTP client (R-RES-ISO-1), every outbound method
+//! annotated with `#[circuit_breaker]` (R-RES-CB-1). The order store is local and has
+//! no breaker (R-RES-CB-X1).
+
+pub mod customer;
+pub mod memory;
+pub mod sber;
+
+use resilience::SystemSettings;
+
+/// Why an adapter could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    /// The system's settings have no `base_url`.
+    #[error("system `{system}` has no `base_url`: set it in resilience.toml or with {variable}")]
+    NoBaseUrl {
+        /// The system.
+        system: String,
+        /// The environment variable that sets it.
+        variable: String,
+    },
+    /// reqwest refused the client's configuration.
+    #[error("system `{system}`: cannot build its HTTP client: {source}")]
+    Client {
+        /// The system.
+        system: String,
+        /// reqwest's error.
+        source: reqwest::Error,
+    },
+}
+
+/// The system's HTTP client, configured from its settings: connect and read timeouts,
+/// and an idle pool of `max_keepalive` connections (R-RES-ISO-2). The number of
+/// connections in use is bounded by the guard's bulkhead (`max_connections × 0.8`);
+/// the whole call by its `total_timeout`.
+pub fn http_client(settings: &SystemSettings) -> Result<(reqwest::Client, String), BuildError> {
+    let base_url = settings
+        .base_url
+        .clone()
+        .ok_or_else(|| BuildError::NoBaseUrl {
+            system: settings.name.clone(),
+            variable: settings.env_var(resilience::settings::Key::BaseUrl),
+        })?;
+    let client = reqwest::Client::builder()
+        .connect_timeout(settings.connect_timeout)
+        .read_timeout(settings.read_timeout)
+        .pool_max_idle_per_host(settings.max_keepalive as usize)
+        .no_proxy()
+        .build()
+        .map_err(|source| BuildError::Client {
+            system: settings.name.clone(),
+            source,
+        })?;
+    Ok((client, base_url.trim_end_matches('/').to_owned()))
+}

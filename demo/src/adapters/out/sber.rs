@@ -1,0 +1,108 @@
+//! The Sber out-adapter: implements [`PaymentPort`] over Sber's HTTP API.
+
+use resilience::Guard;
+use serde::{Deserialize, Serialize};
+
+use super::{http_client, BuildError};
+use crate::core::domain::{Order, PaymentRef};
+use crate::core::ports::{PaymentPort, PaymentPortError};
+
+/// Talks to Sber. Holds the `sber` guard: every call below goes through its bulkhead,
+/// breaker, total timeout and slow-call check.
+#[derive(resilience::Guarded)]
+pub struct SberAdapter {
+    guard: resilience::Guard,
+    http: reqwest::Client,
+    base_url: String,
+}
+
+#[derive(Serialize)]
+struct RegisterRequest {
+    order_id: u64,
+    amount: u64,
+}
+
+#[derive(Deserialize)]
+struct RegisterResponse {
+    payment_id: String,
+}
+
+#[derive(Deserialize)]
+struct DeclineResponse {
+    reason: String,
+}
+
+impl SberAdapter {
+    /// The adapter for the `sber` guard, with an HTTP client built from its settings.
+    pub fn new(guard: Guard) -> Result<Self, BuildError> {
+        let (http, base_url) = http_client(guard.settings())?;
+        Ok(SberAdapter {
+            guard,
+            http,
+            base_url,
+        })
+    }
+
+    /// The adapter's guard, for health and state readings.
+    pub fn system_guard(&self) -> &Guard {
+        &self.guard
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base_url)
+    }
+}
+
+impl PaymentPort for SberAdapter {
+    #[resilience::circuit_breaker(
+        system = "sber",
+        error_map = PaymentPortError::system_unavailable,
+        failure_if = PaymentPortError::is_outage
+    )]
+    async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> {
+        let request = RegisterRequest {
+            order_id: order.id.0,
+            amount: order.amount,
+        };
+        let response = self
+            .http
+            .post(self.url("/payments"))
+            .json(&request)
+            .send()
+            .await
+            .map_err(transport)?;
+        let status = response.status();
+        if status.is_success() {
+            let body: RegisterResponse = response.json().await.map_err(transport)?;
+            return Ok(PaymentRef(body.payment_id));
+        }
+        if status == reqwest::StatusCode::PAYMENT_REQUIRED {
+            let body: DeclineResponse = response.json().await.map_err(transport)?;
+            return Err(PaymentPortError::Declined(body.reason));
+        }
+        Err(PaymentPortError::Upstream {
+            status: status.as_u16(),
+        })
+    }
+
+    #[resilience::circuit_breaker(
+        system = "sber",
+        error_map = PaymentPortError::system_unavailable,
+        failure_if = PaymentPortError::is_outage
+    )]
+    async fn confirm(&self, payment: &PaymentRef) -> Result<(), PaymentPortError> {
+        let url = self.url(&format!("/payments/{}/confirm", payment.0));
+        let response = self.http.post(url).send().await.map_err(transport)?;
+        match response.status() {
+            status if status.is_success() => Ok(()),
+            reqwest::StatusCode::NOT_FOUND => Err(PaymentPortError::NotFound),
+            status => Err(PaymentPortError::Upstream {
+                status: status.as_u16(),
+            }),
+        }
+    }
+}
+
+fn transport(err: reqwest::Error) -> PaymentPortError {
+    PaymentPortError::Transport(err.to_string())
+}

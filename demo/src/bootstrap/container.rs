@@ -1,0 +1,99 @@
+//! Builds everything once at startup: settings → guards → adapters → use cases → the
+//! HTTP router. Each adapter gets its own system's guard, so the breakers, bulkheads and
+//! HTTP clients of `sber` and `customer` never mix (R-RES-ISO-1/3).
+
+use std::sync::{Arc, OnceLock};
+
+use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
+use resilience::{Guards, Observer, Settings, SettingsError, UnknownSystem};
+
+use crate::adapters::http::{self, AppState};
+use crate::adapters::out::customer::CustomerAdapter;
+use crate::adapters::out::memory::InMemoryOrders;
+use crate::adapters::out::sber::SberAdapter;
+use crate::adapters::out::BuildError;
+use crate::core::orders::Orders;
+
+/// The service's settings: `demo/resilience.toml` (compiled in, the same file
+/// `#[circuit_breaker]` checks) with the process environment's `CLIENT_<SYSTEM>__<KEY>`
+/// overrides applied.
+pub fn load_settings() -> Result<Settings, SettingsError> {
+    resilience::settings!()
+}
+
+/// Like [`load_settings`], with the environment given as name/value pairs (tests).
+pub fn load_settings_with<I, K, V>(vars: I) -> Result<Settings, SettingsError>
+where
+    I: IntoIterator<Item = (K, V)>,
+    K: AsRef<str>,
+    V: AsRef<str>,
+{
+    resilience::settings!(env = vars)
+}
+
+/// Why the service could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartupError {
+    /// The settings are invalid.
+    #[error(transparent)]
+    Settings(#[from] SettingsError),
+    /// A system the service needs has no table in resilience.toml.
+    #[error(transparent)]
+    UnknownSystem(#[from] UnknownSystem),
+    /// An adapter could not be built.
+    #[error(transparent)]
+    Adapter(#[from] BuildError),
+}
+
+/// Everything built at startup.
+pub struct Container {
+    /// One guard per system.
+    pub guards: Guards,
+    /// The Sber adapter (the payment port).
+    pub sber: Arc<SberAdapter>,
+    /// The customer adapter (the customer port).
+    pub customers: Arc<CustomerAdapter>,
+    /// The order use cases, over the Sber adapter.
+    pub orders: Orders<SberAdapter>,
+    /// The Prometheus exporter's handle, rendering `/metrics`.
+    pub metrics: Option<PrometheusHandle>,
+}
+
+impl Container {
+    /// Builds the guards (each reporting to `observers`) and the adapters over them.
+    pub fn build(
+        settings: &Settings,
+        observers: Vec<Arc<dyn Observer>>,
+    ) -> Result<Self, StartupError> {
+        let guards = Guards::with_observers(settings, observers);
+        let sber = Arc::new(SberAdapter::new(guards.get("sber")?)?);
+        let customers = Arc::new(CustomerAdapter::new(guards.get("customer")?)?);
+        let orders = Orders::new(Arc::clone(&sber), Arc::new(InMemoryOrders::default()));
+        Ok(Container {
+            guards,
+            sber,
+            customers,
+            orders,
+            metrics: prometheus(),
+        })
+    }
+
+    /// The HTTP API over these adapters.
+    pub fn router(&self) -> axum::Router {
+        http::router(AppState {
+            orders: self.orders.clone(),
+            customers: Arc::clone(&self.customers),
+            guards: self.guards.clone(),
+            metrics: self.metrics.clone(),
+        })
+    }
+}
+
+/// The process-wide Prometheus recorder, installed on first use (a process has one
+/// global `metrics` recorder; tests build many containers in one process).
+fn prometheus() -> Option<PrometheusHandle> {
+    static HANDLE: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
+    HANDLE
+        .get_or_init(|| PrometheusBuilder::new().install_recorder().ok())
+        .clone()
+}

@@ -1,0 +1,151 @@
+//! From port errors to HTTP answers (the guide's `bootstrap/exception_handlers.py`).
+//!
+//! The adapters turn a breaker's refusal into their port's `SystemUnavailable`
+//! (R-RES-CB-6); here it becomes **503** with `Retry-After` and a JSON body — or, on
+//! the order-creation path, where the business allows "created but not paid", **409**
+//! with the created order.
+
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde_json::{json, Value};
+
+use crate::core::domain::{Order, OrderId};
+use crate::core::orders::ConfirmError;
+use crate::core::ports::{CustomerPortError, PaymentPortError, Unavailable};
+
+/// An error the HTTP API answers with.
+#[derive(Debug)]
+pub enum ApiError {
+    /// The payment port failed.
+    Payment(PaymentPortError),
+    /// The customer port failed.
+    Customer(CustomerPortError),
+    /// No such order.
+    OrderNotFound(OrderId),
+    /// The order was created, but its payment could not be registered: 409.
+    CreatedNotPaid {
+        /// The order, status `created`.
+        order: Order,
+        /// Why it is not paid.
+        error: PaymentPortError,
+    },
+}
+
+impl From<ConfirmError> for ApiError {
+    fn from(err: ConfirmError) -> Self {
+        match err {
+            ConfirmError::NotFound(id) => ApiError::OrderNotFound(id),
+            ConfirmError::Payment(err) => ApiError::Payment(err),
+        }
+    }
+}
+
+impl From<CustomerPortError> for ApiError {
+    fn from(err: CustomerPortError) -> Self {
+        ApiError::Customer(err)
+    }
+}
+
+/// The `Retry-After` seconds for an unavailable system: the time the breaker stays
+/// open, rounded up, and at least 1 s (half-open, bulkhead full and timeouts have no
+/// known time).
+pub fn retry_after_secs(unavailable: &Unavailable) -> u64 {
+    unavailable
+        .retry_after
+        .map(|d| d.as_secs_f64().ceil() as u64)
+        .unwrap_or(1)
+        .max(1)
+}
+
+fn unavailable_body(u: &Unavailable, what: &str) -> Value {
+    json!({
+        "error": "system_unavailable",
+        "system": u.system,
+        "reason": u.reason,
+        "retry_after_secs": retry_after_secs(u),
+        "detail": format!("{what} '{}' is temporarily unavailable, try again later", u.system),
+    })
+}
+
+fn payment_body(err: &PaymentPortError) -> (StatusCode, Value) {
+    match err {
+        PaymentPortError::SystemUnavailable(u) => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            unavailable_body(u, "payment system"),
+        ),
+        PaymentPortError::Declined(reason) => (
+            StatusCode::PAYMENT_REQUIRED,
+            json!({ "error": "payment_declined", "detail": reason }),
+        ),
+        other => (
+            StatusCode::BAD_GATEWAY,
+            json!({ "error": "payment_system_error", "detail": other.to_string() }),
+        ),
+    }
+}
+
+fn with_retry_after(mut response: Response, unavailable: Option<&Unavailable>) -> Response {
+    if let Some(u) = unavailable {
+        let value = HeaderValue::from(retry_after_secs(u));
+        response.headers_mut().insert(header::RETRY_AFTER, value);
+    }
+    response
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        match self {
+            ApiError::Payment(err) => {
+                let (status, body) = payment_body(&err);
+                let unavailable = match &err {
+                    PaymentPortError::SystemUnavailable(u) => Some(u),
+                    _ => None,
+                };
+                with_retry_after((status, Json(body)).into_response(), unavailable)
+            }
+            ApiError::Customer(err) => {
+                let (status, body, unavailable) = match &err {
+                    CustomerPortError::SystemUnavailable(u) => (
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        unavailable_body(u, "customer system"),
+                        Some(u),
+                    ),
+                    CustomerPortError::NotFound => (
+                        StatusCode::NOT_FOUND,
+                        json!({ "error": "customer_not_found" }),
+                        None,
+                    ),
+                    other => (
+                        StatusCode::BAD_GATEWAY,
+                        json!({ "error": "customer_system_error", "detail": other.to_string() }),
+                        None,
+                    ),
+                };
+                with_retry_after((status, Json(body)).into_response(), unavailable)
+            }
+            ApiError::OrderNotFound(id) => (
+                StatusCode::NOT_FOUND,
+                Json(json!({ "error": "order_not_found", "order_id": id })),
+            )
+                .into_response(),
+            ApiError::CreatedNotPaid { order, error } => {
+                let (_, payment_error) = payment_body(&error);
+                let unavailable = match &error {
+                    PaymentPortError::SystemUnavailable(u) => Some(u),
+                    _ => None,
+                };
+                let body = json!({
+                    "error": "created_not_paid",
+                    "detail": "the order was created but not paid; confirming it retries the payment",
+                    "order": order,
+                    "payment_error": payment_error,
+                });
+                with_retry_after(
+                    (StatusCode::CONFLICT, Json(body)).into_response(),
+                    unavailable,
+                )
+            }
+        }
+    }
+}

@@ -1,0 +1,60 @@
+//! The domain: orders, payments, customers.
+
+use serde::{Deserialize, Serialize};
+
+/// An order's id, given out by the service.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct OrderId(pub u64);
+
+impl std::fmt::Display for OrderId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// A customer's id in the customer system.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct CustomerId(pub String);
+
+/// The payment system's reference for an order's payment.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct PaymentRef(pub String);
+
+/// Where an order stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OrderStatus {
+    /// Created, but no payment registered yet: "created but not paid".
+    Created,
+    /// A payment is registered with the payment system.
+    Paid,
+    /// The payment is confirmed.
+    Confirmed,
+}
+
+/// An order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Order {
+    /// Its id.
+    pub id: OrderId,
+    /// Who ordered.
+    pub customer_id: CustomerId,
+    /// The amount, in kopecks.
+    pub amount: u64,
+    /// Where it stands.
+    pub status: OrderStatus,
+    /// The payment, once registered.
+    pub payment: Option<PaymentRef>,
+}
+
+/// A customer, as the customer system knows them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Customer {
+    /// Their id.
+    pub id: CustomerId,
+    /// Their name.
+    pub name: String,
+}

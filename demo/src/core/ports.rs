@@ -1,0 +1,147 @@
+//! The ports: what the core needs from the outside world, and the errors it understands.
+//!
+//! Each outbound port has its own error with a `SystemUnavailable` variant, built by
+//! `system_unavailable(CircuitBreakerError)`: the adapter maps the breaker's error into
+//! it (R-RES-CB-6), the inbound side maps it to HTTP 503 (or 409 where the business
+//! allows "created but not paid"). The raw breaker error never reaches the core.
+
+use std::future::Future;
+use std::time::Duration;
+
+use resilience::CircuitBreakerError;
+
+use super::domain::{Customer, CustomerId, Order, OrderId, PaymentRef};
+
+/// A system refused or cut short by its guard: breaker open, half-open trials taken,
+/// bulkhead full, or the total timeout elapsed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unavailable {
+    /// The system: `sber`.
+    pub system: String,
+    /// Why, in `snake_case`: `open`, `half_open_full`, `bulkhead_full`, `timeout`, …
+    pub reason: &'static str,
+    /// Why, in words.
+    pub detail: String,
+    /// When a retry may help: the time left while the breaker is open.
+    pub retry_after: Option<Duration>,
+}
+
+impl Unavailable {
+    fn from_breaker(err: &CircuitBreakerError) -> Self {
+        Unavailable {
+            system: err.system().to_owned(),
+            reason: err.cause().as_str(),
+            detail: err.to_string(),
+            retry_after: err.retry_after(),
+        }
+    }
+}
+
+/// The payment port's errors.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PaymentPortError {
+    /// The payment system is unavailable: its guard refused the call or cut it short.
+    #[error("payment system '{}' is unavailable: {}", .0.system, .0.detail)]
+    SystemUnavailable(Unavailable),
+    /// The payment system answered with a server error.
+    #[error("payment system answered {status}")]
+    Upstream {
+        /// The HTTP status.
+        status: u16,
+    },
+    /// The payment system could not be reached, or its answer could not be read.
+    #[error("payment system transport error: {0}")]
+    Transport(String),
+    /// The payment system declined the payment: a correct answer, not an outage.
+    #[error("payment declined: {0}")]
+    Declined(String),
+    /// The payment system does not know the payment.
+    #[error("payment not found")]
+    NotFound,
+}
+
+impl PaymentPortError {
+    /// The `error_map` of the Sber adapter's methods: the breaker's error as this
+    /// port's `SystemUnavailable`.
+    pub fn system_unavailable(err: CircuitBreakerError) -> Self {
+        PaymentPortError::SystemUnavailable(Unavailable::from_breaker(&err))
+    }
+
+    /// The `failure_if` predicate: whether this error says the payment system is in
+    /// trouble (counts against its breaker). A declined payment or an unknown one is
+    /// the system working correctly.
+    pub fn is_outage(&self) -> bool {
+        !matches!(
+            self,
+            PaymentPortError::Declined(_) | PaymentPortError::NotFound
+        )
+    }
+}
+
+/// The customer port's errors.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CustomerPortError {
+    /// The customer system is unavailable: its guard refused the call or cut it short.
+    #[error("customer system '{}' is unavailable: {}", .0.system, .0.detail)]
+    SystemUnavailable(Unavailable),
+    /// No such customer: a correct answer, not an outage.
+    #[error("no such customer")]
+    NotFound,
+    /// The customer system answered with a server error.
+    #[error("customer system answered {status}")]
+    Upstream {
+        /// The HTTP status.
+        status: u16,
+    },
+    /// The customer system could not be reached, or its answer could not be read.
+    #[error("customer system transport error: {0}")]
+    Transport(String),
+}
+
+impl CustomerPortError {
+    /// The `error_map` of the customer adapter's methods.
+    pub fn system_unavailable(err: CircuitBreakerError) -> Self {
+        CustomerPortError::SystemUnavailable(Unavailable::from_breaker(&err))
+    }
+
+    /// The `failure_if` predicate: an unknown customer is not an outage.
+    pub fn is_outage(&self) -> bool {
+        !matches!(self, CustomerPortError::NotFound)
+    }
+}
+
+/// The payment system, as the core needs it. Implemented by
+/// [`SberAdapter`](crate::adapters::out::sber::SberAdapter).
+pub trait PaymentPort: Send + Sync + 'static {
+    /// Registers a payment for `order`.
+    fn register(
+        &self,
+        order: &Order,
+    ) -> impl Future<Output = Result<PaymentRef, PaymentPortError>> + Send;
+
+    /// Confirms (captures) a registered payment.
+    fn confirm(
+        &self,
+        payment: &PaymentRef,
+    ) -> impl Future<Output = Result<(), PaymentPortError>> + Send;
+}
+
+/// The customer directory, as the core needs it. Implemented by
+/// [`CustomerAdapter`](crate::adapters::out::customer::CustomerAdapter).
+pub trait CustomerPort: Send + Sync + 'static {
+    /// Looks a customer up.
+    fn get(
+        &self,
+        id: &CustomerId,
+    ) -> impl Future<Output = Result<Customer, CustomerPortError>> + Send;
+}
+
+/// Where orders are kept. A local store: no breaker on it (R-RES-CB-X1).
+pub trait OrderRepository: Send + Sync + 'static {
+    /// Stores a new order, giving it an id.
+    fn insert(&self, customer_id: CustomerId, amount: u64) -> Order;
+    /// Reads an order.
+    fn get(&self, id: OrderId) -> Option<Order>;
+    /// Replaces an order.
+    fn update(&self, order: &Order);
+}

@@ -1,0 +1,441 @@
+//! The scenario `cargo run -p payments-demo` plays: fake Sber and customer servers, the
+//! service between them, load over real HTTP, and Sber's faults switched phase by
+//! phase while the breaker's states are reported live.
+//!
+//! Phases: healthy → Sber fails half its calls (the breaker opens, callers get fast
+//! 503s and 409s) → half-open trials fail while Sber is still down → Sber heals and the
+//! trials close it → Sber turns slow, between `cb_slow_threshold` and the timeouts (the
+//! breaker opens on slow calls before any timeout) → Sber heals → closed again. The
+//! customer system stays healthy, and its breaker closed, throughout.
+//!
+//! Each phase ends on the transition it waits for (with a generous timeout), not on a
+//! fixed sleep, so a busy machine only makes the run a little longer.
+
+pub mod env;
+pub mod load;
+pub mod recorder;
+mod report;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use resilience::{Settings, State, SystemSettings};
+use tokio::net::TcpListener;
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+use crate::bootstrap::Container;
+use crate::fakes::FakeServer;
+use load::{Load, LoadConfig};
+use recorder::{Recorded, Recorder};
+pub use report::{format_duration, Check};
+
+/// The longest the scenario may run; CI runs it on two busy cores.
+pub const MAX_RUN: Duration = Duration::from_secs(55);
+
+/// What the scenario is started with: the settings (loaded after [`env::apply`]) and
+/// the three listeners, bound before the settings so the fakes' URLs could go into
+/// the environment.
+#[derive(Debug)]
+pub struct Setup {
+    /// The service's settings.
+    pub settings: Settings,
+    /// The variables in effect, for the header.
+    pub env: Vec<env::EnvSetting>,
+    /// The fake Sber's listener.
+    pub sber: std::net::TcpListener,
+    /// The fake customer system's listener.
+    pub customer: std::net::TcpListener,
+    /// The service's listener.
+    pub service: std::net::TcpListener,
+}
+
+/// How the scenario ended.
+#[derive(Debug)]
+pub struct Outcome {
+    /// Every check, passed or not.
+    pub checks: Vec<Check>,
+    /// How long it ran.
+    pub elapsed: Duration,
+}
+
+impl Outcome {
+    /// Whether every check passed.
+    pub fn passed(&self) -> bool {
+        !self.checks.is_empty() && self.checks.iter().all(|c| c.passed)
+    }
+}
+
+fn listener(std: std::net::TcpListener) -> std::io::Result<TcpListener> {
+    std.set_nonblocking(true)?;
+    TcpListener::from_std(std)
+}
+
+/// The running pieces.
+struct World {
+    recorder: Arc<Recorder>,
+    container: Container,
+    sber: FakeServer,
+    customer: FakeServer,
+    service_url: String,
+    phase: std::sync::Mutex<(usize, &'static str)>,
+    phase_log: std::sync::Mutex<Vec<(&'static str, Duration)>>,
+    deadline: Instant,
+}
+
+impl World {
+    fn sber_settings(&self) -> &SystemSettings {
+        self.container.sber.system_guard().settings()
+    }
+
+    fn enter(&self, name: &'static str, what: &str) {
+        let mut phase = self.phase.lock().unwrap_or_else(|e| e.into_inner());
+        phase.0 += 1;
+        phase.1 = name;
+        self.recorder.set_phase(phase.0);
+        let at = self.recorder.start().elapsed();
+        self.phase_log
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((name, at));
+        println!("{:>6.2}s  ── {name}: {what}", at.as_secs_f64());
+    }
+
+    fn phase(&self) -> (usize, &'static str) {
+        *self.phase.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Waits for `system` to go `from` → `to`, at most `timeout` (and never past the
+    /// run's deadline); records the check either way.
+    async fn expect(
+        &self,
+        checks: &mut Vec<Check>,
+        cursor: &mut usize,
+        what: &str,
+        (system, from, to): (&str, State, State),
+        timeout: Duration,
+    ) -> Result<Recorded, ()> {
+        let left = self.deadline.saturating_duration_since(Instant::now());
+        let timeout = timeout.min(left);
+        match self
+            .recorder
+            .wait_for(system, from, to, *cursor, timeout)
+            .await
+        {
+            Some((t, next)) => {
+                *cursor = next;
+                let at = t.at.saturating_duration_since(self.recorder.start());
+                checks.push(Check::pass(
+                    format!("{system} {from} → {to}: {what}"),
+                    format!("at {:.2}s", at.as_secs_f64()),
+                ));
+                Ok(t)
+            }
+            None => {
+                let mut detail = format!(
+                    "not seen within {:.1}s (phase `{}`)",
+                    timeout.as_secs_f64(),
+                    self.phase().1
+                );
+                let counts = self.recorder.counts(system);
+                if counts.total() == 0 {
+                    detail.push_str(&format!(
+                        "; no guarded `{system}` call was observed at all: is `#[circuit_breaker]` expanding on the adapter's methods?"
+                    ));
+                } else {
+                    detail.push_str(&format!(
+                        "; {system} calls so far: ok {}, failed {}, slow {}, timed out {}, rejected {}",
+                        counts.ok, counts.failed, counts.slow, counts.timeout, counts.rejected
+                    ));
+                }
+                checks.push(Check::fail(
+                    format!("{system} {from} → {to}: {what}"),
+                    detail,
+                ));
+                Err(())
+            }
+        }
+    }
+
+    async fn hold(&self, duration: Duration) {
+        let until = (Instant::now() + duration).min(self.deadline);
+        tokio::time::sleep_until(until).await;
+    }
+}
+
+/// The slow phase's latency: above `cb_slow_threshold` by a third of the gap to the
+/// first timeout (read or total), so each slow call is caught as slow and none times out.
+pub fn slow_latency(settings: &SystemSettings) -> Duration {
+    let threshold = settings.cb_slow_threshold;
+    let limit = settings.read_timeout.min(settings.total_timeout);
+    threshold + limit.saturating_sub(threshold) / 3
+}
+
+/// Plays the scenario; with `serve`, keeps everything running afterwards until Ctrl-C.
+pub async fn run(setup: Setup, serve: bool) -> std::io::Result<Outcome> {
+    let (lines_tx, mut lines_rx) = mpsc::unbounded_channel::<String>();
+    let printer = tokio::spawn(async move {
+        while let Some(line) = lines_rx.recv().await {
+            println!("{line}");
+        }
+    });
+    let systems: Vec<&str> = setup.settings.names().collect();
+    let recorder = Arc::new(Recorder::new(systems, Some(lines_tx)));
+    let container = match Container::build(&setup.settings, vec![recorder.clone()]) {
+        Ok(c) => c,
+        Err(e) => return Err(std::io::Error::other(e.to_string())),
+    };
+    let sber = FakeServer::sber(listener(setup.sber)?)?;
+    let customer = FakeServer::customer(listener(setup.customer)?)?;
+    let service = listener(setup.service)?;
+    let service_url = format!("http://{}", service.local_addr()?);
+    let router = container.router();
+    let service_task = tokio::spawn(async move {
+        let _ = crate::bootstrap::serve(service, router).await;
+    });
+
+    report::header(&setup.env, &container, &sber, &customer, &service_url);
+
+    let world = Arc::new(World {
+        recorder: Arc::clone(&recorder),
+        container,
+        sber,
+        customer,
+        service_url,
+        phase: std::sync::Mutex::new((0, "starting")),
+        phase_log: std::sync::Mutex::default(),
+        deadline: recorder.start() + MAX_RUN,
+    });
+
+    let load = Load::start(LoadConfig {
+        base_url: world.service_url.clone(),
+        order_workers: 6,
+        customer_workers: 2,
+        pace: Duration::from_millis(40),
+        deadline: world.deadline,
+        max_requests: 60_000,
+    });
+    let ticker = tokio::spawn(report::ticker(Arc::clone(&world), Arc::clone(load.stats())));
+
+    let mut checks = Vec::new();
+    let _ = drive(&world, &mut checks).await;
+
+    let stats = load.stop().await;
+    ticker.abort();
+    let elapsed = recorder.start().elapsed();
+    final_checks(&world, &stats, &mut checks);
+    // Let the printer drain the last transition lines before the summary.
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    report::summary(&world, &stats, &checks, elapsed);
+    let outcome = Outcome { checks, elapsed };
+
+    if serve {
+        world.sber.faults().heal();
+        report::serving(&world);
+        let _ = tokio::signal::ctrl_c().await;
+        println!("stopping");
+    }
+    service_task.abort();
+    printer.abort();
+    Ok(outcome)
+}
+
+/// The phases, each ended by the transition it waits for.
+async fn drive(world: &World, checks: &mut Vec<Check>) -> Result<(), ()> {
+    let s = world.sber_settings().clone();
+    let open = s.cb_open_duration;
+    let trip = Duration::from_secs(15);
+    let reopen = open + Duration::from_secs(10);
+    let trials = Duration::from_secs(10);
+    let faults = Arc::clone(world.sber.faults());
+    let mut cursor = 0;
+    let sber = "sber";
+
+    world.enter("healthy", "Sber and the customer system answer normally");
+    world.hold(Duration::from_secs(4)).await;
+
+    world.enter("failing", "Sber fails every second call with HTTP 500");
+    faults.set_fail_share(0.5);
+    world
+        .expect(
+            checks,
+            &mut cursor,
+            "opened on the failure rate while Sber failed",
+            (sber, State::Closed, State::Open),
+            trip,
+        )
+        .await?;
+
+    world.enter(
+        "open",
+        "Sber still failing; callers get fast 503 / 409 without reaching it",
+    );
+    world
+        .expect(
+            checks,
+            &mut cursor,
+            "half-open after cb_open_duration",
+            (sber, State::Open, State::HalfOpen),
+            reopen,
+        )
+        .await?;
+    world
+        .expect(
+            checks,
+            &mut cursor,
+            "a trial call failed while Sber was still down",
+            (sber, State::HalfOpen, State::Open),
+            trials,
+        )
+        .await?;
+
+    world.enter(
+        "healing",
+        "Sber healthy again; the next half-open trials decide",
+    );
+    faults.heal();
+    world
+        .expect(
+            checks,
+            &mut cursor,
+            "half-open again after cb_open_duration",
+            (sber, State::Open, State::HalfOpen),
+            reopen,
+        )
+        .await?;
+    world
+        .expect(
+            checks,
+            &mut cursor,
+            "closed: every trial call succeeded",
+            (sber, State::HalfOpen, State::Closed),
+            trials,
+        )
+        .await?;
+
+    world.enter("recovered", "Sber healthy, breaker closed");
+    world.hold(Duration::from_secs(3)).await;
+
+    let latency = slow_latency(&s);
+    world.enter(
+        "slow",
+        &format!(
+            "Sber answers in {}: slower than cb_slow_threshold {}, within read_timeout {} and total_timeout {}",
+            format_duration(latency),
+            format_duration(s.cb_slow_threshold),
+            format_duration(s.read_timeout),
+            format_duration(s.total_timeout)
+        ),
+    );
+    let slow_phase = world.phase().0;
+    let before = world.recorder.counts(sber);
+    faults.set_latency(latency);
+    let opened = world
+        .expect(
+            checks,
+            &mut cursor,
+            "opened on slow calls while Sber was slow",
+            (sber, State::Closed, State::Open),
+            trip,
+        )
+        .await?;
+    let during = opened.counts.since(&before);
+    checks.push(Check::new(
+        opened.phase == slow_phase && during.slow > 0 && during.failed == 0 && during.timeout == 0,
+        "sber opened on slow calls before any timeout",
+        format!(
+            "in the slow phase before opening: {} slow, {} failed, {} timed out",
+            during.slow, during.failed, during.timeout
+        ),
+    ));
+
+    world.enter(
+        "healing",
+        "Sber fast again; the breaker lets trial calls through after cb_open_duration",
+    );
+    // A moment of fast rejections first, so they show in the per-second lines.
+    world.hold(Duration::from_millis(1000)).await;
+    faults.heal();
+    world
+        .expect(
+            checks,
+            &mut cursor,
+            "half-open after the slow calls",
+            (sber, State::Open, State::HalfOpen),
+            reopen,
+        )
+        .await?;
+    world
+        .expect(
+            checks,
+            &mut cursor,
+            "closed: Sber answers in time again",
+            (sber, State::HalfOpen, State::Closed),
+            trials,
+        )
+        .await?;
+
+    world.enter("recovered", "Sber healthy, breaker closed");
+    world.hold(Duration::from_secs(3)).await;
+    Ok(())
+}
+
+/// The checks that look at the whole run.
+fn final_checks(world: &World, stats: &load::LoadStats, checks: &mut Vec<Check>) {
+    let timeouts = world.recorder.timeouts();
+    checks.push(Check::new(
+        timeouts == 0,
+        "no guarded call ran into a timeout (no Cause::Timeout)",
+        format!("{timeouts} timed out"),
+    ));
+    let sber = world.recorder.counts("sber");
+    checks.push(Check::new(
+        sber.rejected > 0,
+        "callers were rejected fast while the sber breaker was open",
+        format!("{} sber calls rejected", sber.rejected),
+    ));
+    let statuses = stats.statuses();
+    let answered = |key: &str| statuses.get(key).copied().unwrap_or(0);
+    let (r503, r409) = (
+        answered("POST /orders/{id}/confirm 503"),
+        answered("POST /orders 409"),
+    );
+    checks.push(Check::new(
+        r503 > 0 && r409 > 0,
+        "the API answered 503 (confirm) and 409 created-not-paid (create) while Sber was unavailable",
+        format!("{r503} × 503, {r409} × 409"),
+    ));
+    let customer = world.recorder.counts("customer");
+    let moved: Vec<String> = world
+        .recorder
+        .transitions()
+        .iter()
+        .filter(|t| t.system == "customer")
+        .map(|t| format!("{} → {}", t.from, t.to))
+        .collect();
+    let state = world.container.customers.system_guard().breaker().state();
+    checks.push(Check::new(
+        moved.is_empty()
+            && state == State::Closed
+            && customer.ok > 0
+            && customer.bad() == 0
+            && customer.rejected == 0,
+        "customer untouched: closed throughout, every call succeeded",
+        if moved.is_empty() {
+            format!(
+                "state {state}, ok {}, failed {}, rejected {}",
+                customer.ok,
+                customer.bad(),
+                customer.rejected
+            )
+        } else {
+            format!("transitions: {}", moved.join(", "))
+        },
+    ));
+    let sber_state = world.container.sber.system_guard().breaker().state();
+    checks.push(Check::new(
+        sber_state == State::Closed,
+        "sber closed at the end",
+        format!("state {sber_state}"),
+    ));
+}
