@@ -1,0 +1,163 @@
+//! Writing the guarded method.
+//!
+//! Input:
+//!
+//! ```ignore
+//! #[circuit_breaker(system = "sber", error_map = PaymentPortError::system_unavailable)]
+//! async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> {
+//!     body
+//! }
+//! ```
+//!
+//! Output, the guide's steps in order as calls into the runtime:
+//!
+//! ```ignore
+//! async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> {
+//!     const _: &[u8] = ::core::include_bytes!("/path/to/resilience.toml");
+//!     let __cb_guard = ::resilience::__private::guard(self, "sber");
+//!     let __cb_permit = __cb_guard.bulkhead().await.map_err(PaymentPortError::system_unavailable)?;
+//!     let __cb_call = __cb_permit.breaker().map_err(PaymentPortError::system_unavailable)?;
+//!     let __cb_finished = __cb_call
+//!         .timeout(async move {
+//!             if let ::core::option::Option::Some(__cb_ret) =
+//!                 ::core::option::Option::None::<Result<PaymentRef, PaymentPortError>>
+//!             {
+//!                 return __cb_ret;
+//!             }
+//!             { body }
+//!         })
+//!         .await;
+//!     __cb_finished.elapsed_check().map_err(PaymentPortError::system_unavailable)?
+//! }
+//! ```
+//!
+//! The body is quoted once, in its own block. The `if let … None` line never runs: it
+//! gives the inner `async` block the method's return type, so `?` and `return` in the
+//! body behave as without the attribute. `include_bytes!` makes cargo rebuild the crate
+//! when the settings file changes; the value is unused and never reaches the binary.
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned, ToTokens};
+use syn::spanned::Spanned;
+
+use crate::args::{Args, Errors};
+use crate::lookup::{check_system, Lookup};
+use crate::validate::{self, Body, Method, Receiver};
+
+/// The attribute: the guarded method, or the errors next to the untouched method so
+/// that one mistake does not cascade into unrelated ones.
+pub(crate) fn circuit_breaker(
+    args: TokenStream,
+    item: TokenStream,
+    lookup: &dyn Lookup,
+) -> TokenStream {
+    match expand(args, item.clone(), lookup) {
+        Ok(tokens) => tokens,
+        Err(error) => {
+            let error = error.to_compile_error();
+            quote!(#error #item)
+        }
+    }
+}
+
+fn expand(args: TokenStream, item: TokenStream, lookup: &dyn Lookup) -> syn::Result<TokenStream> {
+    let mut errors = Errors::default();
+    let args = Args::parse(args).map_err(|e| errors.push(e)).ok();
+    let method = validate::method(item).map_err(|e| errors.push(e)).ok();
+    let path = match &args {
+        Some(args) => match lookup.load() {
+            Ok(loaded) => match check_system(&args.system, &loaded) {
+                Ok(()) => Some(loaded.path.clone()),
+                Err(e) => {
+                    errors.push(e);
+                    None
+                }
+            },
+            Err(message) => {
+                errors.push(syn::Error::new(args.system.span(), message));
+                None
+            }
+        },
+        None => None,
+    };
+    errors.finish()?;
+    match (args, method, path) {
+        (Some(args), Some(method), Some(path)) => Ok(generate(&args, &method, &path)),
+        _ => unreachable!("every failure above was recorded as an error"),
+    }
+}
+
+fn generate(args: &Args, method: &Method, settings_path: &str) -> TokenStream {
+    let Args {
+        system,
+        error_map,
+        failure_if,
+        slow_as_error,
+        krate,
+    } = args;
+    let syn::ItemFn {
+        attrs, vis, sig, ..
+    } = &method.item;
+    let ret = &method.ret;
+
+    let receiver = sig
+        .inputs
+        .first()
+        .map_or_else(proc_macro2::Span::call_site, |r| r.span());
+    let guard = match method.receiver {
+        Receiver::Shared => quote_spanned!(receiver=> #krate::__private::guard(self, #system)),
+        Receiver::Exclusive { by_deref: true } => {
+            quote_spanned!(receiver=> ::core::clone::Clone::clone(#krate::__private::guard(&*self, #system)))
+        }
+        Receiver::Exclusive { by_deref: false } => {
+            quote_spanned!(receiver=> ::core::clone::Clone::clone(#krate::__private::guard(&self, #system)))
+        }
+    };
+    // Spanned on the user's path: a wrong signature is reported there.
+    let map = quote_spanned!(error_map.span()=> .map_err(#error_map)?);
+    let mut judge = TokenStream::new();
+    if let Some(failure_if) = failure_if {
+        judge.extend(quote_spanned!(failure_if.span()=> .failure_if(#failure_if)));
+    }
+    if *slow_as_error {
+        judge.extend(quote!(.slow_as_error()));
+    }
+    let block = match &method.body {
+        Body::Native(block) | Body::AsyncTrait(block) => block,
+    };
+    let pin_return = quote_spanned! {ret.span()=>
+        if let ::core::option::Option::Some(__cb_ret) = ::core::option::Option::None::<#ret> {
+            return __cb_ret;
+        }
+    };
+    let steps = quote! {
+        let __cb_guard = #guard;
+        let __cb_permit = __cb_guard.bulkhead().await #map;
+        let __cb_call = __cb_permit.breaker() #map;
+        let __cb_finished = __cb_call
+            .timeout(async move {
+                #pin_return
+                #block
+            })
+            .await;
+        __cb_finished #judge .elapsed_check() #map
+    };
+    let track = quote!(
+        const _: &[u8] = ::core::include_bytes!(#settings_path);
+    );
+    let body = match &method.body {
+        Body::Native(_) => quote!(#track #steps),
+        Body::AsyncTrait(_) => quote! {
+            #track
+            ::std::boxed::Box::pin(async move { #steps })
+        },
+    };
+    let mut out = TokenStream::new();
+    for attr in attrs {
+        attr.to_tokens(&mut out);
+    }
+    quote!(#out #vis #sig { #body })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,210 @@
+//! Is the item an async method with a body and a `self` receiver that returns a
+//! `Result`? Each mistake is reported on the offending token.
+
+use proc_macro2::TokenStream;
+use syn::spanned::Spanned;
+use syn::{
+    Block, Expr, FnArg, GenericArgument, ItemFn, PathArguments, ReturnType, Stmt, TraitItemFn,
+    Type, TypeParamBound,
+};
+
+use crate::args::Errors;
+
+/// How the method takes `self`, which decides how the guard is reached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Receiver {
+    /// `&self`: the guard is borrowed for the call.
+    Shared,
+    /// `&mut self`, `self`, `self: Box<Self>`…: the guard is cloned first, so the body
+    /// keeps its own access to `self`.
+    Exclusive { by_deref: bool },
+}
+
+/// Where the method's async body is.
+pub(crate) enum Body {
+    /// `async fn … { body }`.
+    Native(Block),
+    /// A method `#[async_trait]` has already rewritten: `fn … -> Pin<Box<dyn Future>>`
+    /// whose body is `Box::pin(async move { body })`.
+    AsyncTrait(Block),
+}
+
+/// The method, checked.
+pub(crate) struct Method {
+    pub item: ItemFn,
+    /// The declared `Result<…>` (for `#[async_trait]`, the future's `Output`).
+    pub ret: Type,
+    pub receiver: Receiver,
+    pub body: Body,
+}
+
+pub(crate) fn method(item: TokenStream) -> syn::Result<Method> {
+    let item: ItemFn = match syn::parse2::<ItemFn>(item.clone()) {
+        Ok(item) => item,
+        Err(_) => return Err(not_a_method(item)),
+    };
+    let sig = &item.sig;
+    let mut errors = Errors::default();
+
+    if let Some(constness) = &sig.constness {
+        errors.push(syn::Error::new(
+            constness.span(),
+            "`#[circuit_breaker]` cannot guard a `const fn`: the guard awaits a bulkhead permit and a timeout at run time; remove `const`",
+        ));
+    }
+
+    let async_trait = async_trait_shape(&item);
+    if sig.asyncness.is_none() && async_trait.is_none() {
+        errors.push(syn::Error::new(
+            sig.fn_token.span(),
+            "`#[circuit_breaker]` needs an `async fn`: the guard awaits a bulkhead permit and a timeout around the call; write `async fn`",
+        ));
+    }
+
+    let receiver = match sig.inputs.first() {
+        Some(FnArg::Receiver(r)) => Some(match &*r.ty {
+            Type::Reference(reference) if reference.mutability.is_none() => Receiver::Shared,
+            Type::Reference(_) => Receiver::Exclusive { by_deref: true },
+            Type::Path(path) if path.path.is_ident("Self") => {
+                Receiver::Exclusive { by_deref: false }
+            }
+            _ => Receiver::Exclusive { by_deref: true },
+        }),
+        _ => {
+            errors.push(syn::Error::new(
+                sig.ident.span(),
+                "`#[circuit_breaker]` goes on a method of an out-adapter that implements a port (R-RES-CB-1): it needs a `self` receiver, such as `&self`, to reach the adapter's guard",
+            ));
+            None
+        }
+    };
+
+    let ret = match (&async_trait, &sig.output) {
+        (Some((output, _)), _) => Some(output.clone()),
+        (None, ReturnType::Type(_, ty)) if is_result(ty) => Some((**ty).clone()),
+        (None, ReturnType::Type(_, ty)) => {
+            errors.push(syn::Error::new(
+                ty.span(),
+                "`#[circuit_breaker]` needs the method to return `Result<_, YourPortError>`: the breaker's rejections become the port's error through `error_map`",
+            ));
+            None
+        }
+        (None, ReturnType::Default) => {
+            errors.push(syn::Error::new(
+                sig.paren_token.span.close(),
+                "`#[circuit_breaker]` needs the method to return `Result<_, YourPortError>`: the breaker's rejections become the port's error through `error_map`",
+            ));
+            None
+        }
+    };
+
+    errors.finish()?;
+    let body = match async_trait {
+        Some((_, inner)) => Body::AsyncTrait(inner),
+        None => Body::Native((*item.block).clone()),
+    };
+    Ok(Method {
+        ret: ret.expect("checked above"),
+        receiver: receiver.expect("checked above"),
+        body,
+        item,
+    })
+}
+
+fn not_a_method(item: TokenStream) -> syn::Error {
+    if let Ok(decl) = syn::parse2::<TraitItemFn>(item.clone()) {
+        if decl.default.is_none() {
+            return syn::Error::new(
+                decl.semi_token.span(),
+                "`#[circuit_breaker]` needs the method's body: put it on the method in the adapter's `impl`, not on the trait's declaration",
+            );
+        }
+    }
+    let span = item
+        .into_iter()
+        .next()
+        .map_or_else(proc_macro2::Span::call_site, |t| t.span());
+    syn::Error::new(
+        span,
+        "`#[circuit_breaker]` goes on an async method of an out-adapter, such as `async fn register(&self, …) -> Result<…>` (R-RES-CB-1)",
+    )
+}
+
+/// `Result<…>`, or an alias of it ending in `Result` (`io::Result<T>`, `PortResult<T>`).
+fn is_result(ty: &Type) -> bool {
+    match ty {
+        Type::Path(path) => path
+            .path
+            .segments
+            .last()
+            .is_some_and(|s| s.ident.to_string().ends_with("Result")),
+        Type::Group(group) => is_result(&group.elem),
+        Type::Paren(paren) => is_result(&paren.elem),
+        _ => false,
+    }
+}
+
+/// What `#[async_trait]` leaves behind: `fn … -> Pin<Box<dyn Future<Output = R> + …>>`
+/// with the body `Box::pin(async move { … })`. Returns `R` and the inner block.
+fn async_trait_shape(item: &ItemFn) -> Option<(Type, Block)> {
+    if item.sig.asyncness.is_some() {
+        return None;
+    }
+    let ReturnType::Type(_, ty) = &item.sig.output else {
+        return None;
+    };
+    let output = future_output(ty)?;
+    let [Stmt::Expr(Expr::Call(call), None)] = item.block.stmts.as_slice() else {
+        return None;
+    };
+    let Expr::Path(func) = &*call.func else {
+        return None;
+    };
+    if func.path.segments.last()?.ident != "pin" || call.args.len() != 1 {
+        return None;
+    }
+    let Expr::Async(inner) = &call.args[0] else {
+        return None;
+    };
+    is_result(&output).then(|| (output, inner.block.clone()))
+}
+
+/// `R` of `Pin<Box<dyn Future<Output = R> + …>>`.
+fn future_output(ty: &Type) -> Option<Type> {
+    let pin = last_generic(ty, "Pin")?;
+    let boxed = last_generic(&pin, "Box")?;
+    let Type::TraitObject(object) = boxed else {
+        return None;
+    };
+    object.bounds.iter().find_map(|bound| {
+        let TypeParamBound::Trait(t) = bound else {
+            return None;
+        };
+        let segment = t.path.segments.last()?;
+        if segment.ident != "Future" {
+            return None;
+        }
+        let PathArguments::AngleBracketed(args) = &segment.arguments else {
+            return None;
+        };
+        args.args.iter().find_map(|arg| match arg {
+            GenericArgument::AssocType(assoc) if assoc.ident == "Output" => Some(assoc.ty.clone()),
+            _ => None,
+        })
+    })
+}
+
+fn last_generic(ty: &Type, name: &str) -> Option<Type> {
+    let Type::Path(path) = ty else { return None };
+    let segment = path.path.segments.last()?;
+    if segment.ident != name {
+        return None;
+    }
+    let PathArguments::AngleBracketed(args) = &segment.arguments else {
+        return None;
+    };
+    args.args.iter().find_map(|arg| match arg {
+        GenericArgument::Type(t) => Some(t.clone()),
+        _ => None,
+    })
+}

@@ -1,0 +1,45 @@
+impl SberAdapter {
+    fn get<'life0, 'async_trait>(
+        &'life0 self,
+        id: u64,
+    ) -> ::core::pin::Pin<
+        Box<
+            dyn ::core::future::Future<
+                Output = Result<Customer, CustomerPortError>,
+            > + ::core::marker::Send + 'async_trait,
+        >,
+    >
+    where
+        'life0: 'async_trait,
+        Self: 'async_trait,
+    {
+        const _: &[u8] = ::core::include_bytes!("/service/resilience.toml");
+        ::std::boxed::Box::pin(async move {
+            let __cb_guard = ::resilience::__private::guard(self, "customer");
+            let __cb_permit = __cb_guard
+                .bulkhead()
+                .await
+                .map_err(CustomerPortError::system_unavailable)?;
+            let __cb_call = __cb_permit
+                .breaker()
+                .map_err(CustomerPortError::system_unavailable)?;
+            let __cb_finished = __cb_call
+                .timeout(async move {
+                    if let ::core::option::Option::Some(__cb_ret) = ::core::option::Option::None::<
+                        Result<Customer, CustomerPortError>,
+                    > {
+                        return __cb_ret;
+                    }
+                    {
+                        let __self = self;
+                        let __ret: Result<Customer, CustomerPortError> = {
+                            __self.fetch(id).await
+                        };
+                        #[allow(unreachable_code)] __ret
+                    }
+                })
+                .await;
+            __cb_finished.elapsed_check().map_err(CustomerPortError::system_unavailable)?
+        })
+    }
+}

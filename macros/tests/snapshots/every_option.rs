@@ -1,0 +1,33 @@
+impl SberAdapter {
+    async fn refund(&mut self, id: u64) -> Result<(), PaymentPortError> {
+        const _: &[u8] = ::core::include_bytes!("/service/resilience.toml");
+        let __cb_guard = ::core::clone::Clone::clone(
+            ::my_resilience::__private::guard(&*self, "sber"),
+        );
+        let __cb_permit = __cb_guard
+            .bulkhead()
+            .await
+            .map_err(PaymentPortError::system_unavailable)?;
+        let __cb_call = __cb_permit
+            .breaker()
+            .map_err(PaymentPortError::system_unavailable)?;
+        let __cb_finished = __cb_call
+            .timeout(async move {
+                if let ::core::option::Option::Some(__cb_ret) = ::core::option::Option::None::<
+                    Result<(), PaymentPortError>,
+                > {
+                    return __cb_ret;
+                }
+                {
+                    self.pending.remove(&id);
+                    Ok(())
+                }
+            })
+            .await;
+        __cb_finished
+            .failure_if(PaymentPortError::is_outage)
+            .slow_as_error()
+            .elapsed_check()
+            .map_err(PaymentPortError::system_unavailable)?
+    }
+}

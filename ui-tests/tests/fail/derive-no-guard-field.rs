@@ -1,0 +1,6 @@
+#[derive(resilience::Guarded)]
+pub struct Adapter {
+    http: String,
+}
+
+fn main() {}

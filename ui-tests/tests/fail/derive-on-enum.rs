@@ -1,0 +1,6 @@
+#[derive(resilience::Guarded)]
+pub enum Adapter {
+    Sber(resilience::Guard),
+}
+
+fn main() {}

@@ -1,0 +1,7 @@
+#[derive(resilience::Guarded)]
+pub struct Adapter {
+    sber: resilience::Guard,
+    customer: resilience::Guard,
+}
+
+fn main() {}

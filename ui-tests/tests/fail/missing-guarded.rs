@@ -1,0 +1,24 @@
+use resilience::CircuitBreakerError;
+
+pub struct PortError;
+
+impl PortError {
+    fn unavailable(_: CircuitBreakerError) -> Self {
+        PortError
+    }
+}
+
+// No `#[derive(Guarded)]`: the attribute cannot reach the guard.
+pub struct Adapter {
+    guard: resilience::Guard,
+}
+
+impl Adapter {
+    #[resilience::circuit_breaker(system = "sber", error_map = PortError::unavailable)]
+    async fn register(&self) -> Result<(), PortError> {
+        let _ = &self.guard;
+        Ok(())
+    }
+}
+
+fn main() {}

@@ -1,0 +1,25 @@
+use resilience::{CircuitBreakerError, Guarded};
+
+pub struct PortError;
+
+impl PortError {
+    fn unavailable(_: CircuitBreakerError) -> Self {
+        PortError
+    }
+}
+
+#[derive(Guarded)]
+pub struct Adapter {
+    guard: resilience::Guard,
+}
+
+const SBER: &str = "sber";
+
+impl Adapter {
+    #[resilience::circuit_breaker(system = SBER, error_map = PortError::unavailable)]
+    async fn register(&self) -> Result<(), PortError> {
+        Ok(())
+    }
+}
+
+fn main() {}

@@ -1,0 +1,27 @@
+use resilience::{CircuitBreakerError, Guarded};
+
+pub struct PortError;
+
+impl PortError {
+    fn unavailable(_: CircuitBreakerError) -> Self {
+        PortError
+    }
+}
+
+#[derive(Guarded)]
+pub struct Adapter {
+    guard: resilience::Guard,
+}
+
+fn takes_str(_: &str) -> PortError {
+    PortError
+}
+
+impl Adapter {
+    #[resilience::circuit_breaker(system = "sber", error_map = takes_str)]
+    async fn register(&self) -> Result<(), PortError> {
+        Ok(())
+    }
+}
+
+fn main() {}

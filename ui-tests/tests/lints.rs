@@ -1,0 +1,81 @@
+//! No lint fires in user code because of the expansion: annotated adapters compiled
+//! with `clippy::pedantic` and the stricter rustc lints denied. `cargo clippy
+//! --workspace --all-targets -- -D warnings` (CI) checks the clippy half; every build
+//! of this test checks the rustc half.
+#![deny(
+    clippy::pedantic,
+    unused_qualifications,
+    unused_results,
+    unreachable_pub,
+    missing_debug_implementations,
+    rust_2018_idioms,
+    trivial_casts,
+    unused_lifetimes,
+    single_use_lifetimes
+)]
+#![allow(clippy::unused_async)]
+
+use resilience::{CircuitBreakerError, Guarded};
+
+/// A port's error.
+#[derive(Debug, PartialEq, Eq)]
+enum PortError {
+    Unavailable(CircuitBreakerError),
+    Declined,
+}
+
+impl PortError {
+    fn unavailable(err: CircuitBreakerError) -> Self {
+        PortError::Unavailable(err)
+    }
+
+    fn is_outage(&self) -> bool {
+        matches!(self, PortError::Unavailable(_))
+    }
+}
+
+trait PaymentPort {
+    async fn register(&self, amount: u64) -> Result<u64, PortError>;
+}
+
+#[derive(Debug, Guarded)]
+struct SberAdapter {
+    guard: resilience::Guard,
+    fee: u64,
+}
+
+impl PaymentPort for SberAdapter {
+    #[resilience::circuit_breaker(system = "sber", error_map = PortError::unavailable)]
+    async fn register(&self, amount: u64) -> Result<u64, PortError> {
+        if amount == 0 {
+            return Err(PortError::Declined);
+        }
+        Ok(amount + self.fee)
+    }
+}
+
+impl SberAdapter {
+    #[resilience::circuit_breaker(
+        system = "sber",
+        error_map = PortError::unavailable,
+        failure_if = PortError::is_outage,
+        slow_as_error
+    )]
+    async fn refund(&mut self, amount: u64) -> Result<u64, PortError> {
+        self.fee += 1;
+        Ok(amount)
+    }
+}
+
+#[tokio::test]
+async fn annotated_methods_run() {
+    let settings = resilience::Settings::parse("[systems.sber]", "inline").unwrap();
+    let mut adapter = SberAdapter {
+        guard: resilience::Guard::new(settings.system("sber").unwrap()),
+        fee: 1,
+    };
+    assert_eq!(adapter.register(2).await, Ok(3));
+    assert_eq!(adapter.register(0).await, Err(PortError::Declined));
+    assert_eq!(adapter.refund(5).await, Ok(5));
+    assert_eq!(adapter.fee, 2);
+}

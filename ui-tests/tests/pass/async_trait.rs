@@ -1,0 +1,39 @@
+//! Under `#[async_trait]`, which rewrites the method before this attribute sees it.
+use resilience::{CircuitBreakerError, Guarded};
+
+pub struct PortError;
+
+impl PortError {
+    fn unavailable(_: CircuitBreakerError) -> Self {
+        PortError
+    }
+}
+
+#[async_trait::async_trait]
+pub trait CustomerPort {
+    async fn name(&self, id: u64) -> Result<String, PortError>;
+}
+
+#[derive(Guarded)]
+pub struct CustomerAdapter {
+    guard: resilience::Guard,
+}
+
+#[async_trait::async_trait]
+impl CustomerPort for CustomerAdapter {
+    #[resilience::circuit_breaker(system = "customer", error_map = PortError::unavailable)]
+    async fn name(&self, id: u64) -> Result<String, PortError> {
+        if id == 0 {
+            return Err(PortError);
+        }
+        Ok(format!("customer {id}"))
+    }
+}
+
+fn main() {
+    let settings = resilience::Settings::parse("[systems.customer]", "inline").unwrap();
+    let adapter = CustomerAdapter { guard: resilience::Guard::new(settings.system("customer").unwrap()) };
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap();
+    let name = runtime.block_on(adapter.name(7)).ok();
+    assert_eq!(name.as_deref(), Some("customer 7"));
+}

@@ -1,0 +1,30 @@
+//! A generic adapter, and the derive's `#[guard]` marker.
+use resilience::{CircuitBreakerError, Guarded};
+
+pub struct PortError;
+
+impl PortError {
+    fn unavailable(_: CircuitBreakerError) -> Self {
+        PortError
+    }
+}
+
+pub trait Transport: Send + Sync {
+    fn send(&self) -> u64;
+}
+
+#[derive(Guarded)]
+pub struct Adapter<T: Transport> {
+    #[guard]
+    sber: resilience::Guard,
+    transport: T,
+}
+
+impl<T: Transport> Adapter<T> {
+    #[resilience::circuit_breaker(system = "sber", error_map = PortError::unavailable)]
+    pub async fn register<'a>(&'a self, note: &'a str) -> Result<(u64, &'a str), PortError> {
+        Ok((self.transport.send(), note))
+    }
+}
+
+fn main() {}

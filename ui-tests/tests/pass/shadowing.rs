@@ -1,0 +1,37 @@
+//! The expansion uses absolute paths only: a user's `core`, `Option`, `Result` and
+//! `Clone` in scope change nothing.
+#![allow(dead_code)]
+
+mod core {}
+struct Option;
+struct Clone;
+type Result<T> = std::result::Result<T, PortError>;
+
+use resilience::{CircuitBreakerError, Guarded};
+
+pub struct PortError;
+
+impl PortError {
+    fn unavailable(_: CircuitBreakerError) -> Self {
+        PortError
+    }
+}
+
+#[derive(Guarded)]
+pub struct Adapter {
+    guard: resilience::Guard,
+}
+
+impl Adapter {
+    #[resilience::circuit_breaker(system = "sber", error_map = PortError::unavailable)]
+    pub async fn register(&self) -> Result<u64> {
+        Ok(1)
+    }
+
+    #[resilience::circuit_breaker(system = "sber", error_map = PortError::unavailable)]
+    pub async fn bump(&mut self) -> Result<u64> {
+        Ok(2)
+    }
+}
+
+fn main() {}
