@@ -7,7 +7,8 @@
 //! | `GET /orders/{id}` | — | 200, 404 |
 //! | `POST /orders/{id}/confirm` | Sber (`register` if unpaid, `confirm`) | 200; 503 + `Retry-After` when Sber is unavailable |
 //! | `GET /customers/{id}` | customer `get` | 200, 404; 503 when the customer system is unavailable |
-//! | `GET /health/ready` | — | every system's breaker |
+//! | `GET /health/ready` | — | every system's breaker; 200 while ready (an open breaker only degrades it) |
+//! | `POST /admin/breakers/{system}/{action}` | — | `force_open`, `disable`, `reset` |
 //! | `GET /metrics` | — | Prometheus text |
 
 use std::sync::Arc;
@@ -18,9 +19,9 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use metrics_exporter_prometheus::PrometheusHandle;
-use resilience::{Guards, State as BreakerState};
+use resilience::{Guards, ManualAction};
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::bootstrap::errors::ApiError;
 use crate::core::domain::{CustomerId, OrderId};
@@ -67,6 +68,7 @@ pub fn router<P: PaymentPort, C: CustomerPort>(state: AppState<P, C>) -> Router 
         .route("/orders/{id}/confirm", post(confirm_order::<P, C>))
         .route("/customers/{id}", get(get_customer::<P, C>))
         .route("/health/ready", get(ready::<P, C>))
+        .route("/admin/breakers/{system}/{action}", post(manual::<P, C>))
         .route("/metrics", get(metrics::<P, C>))
         .with_state(state)
 }
@@ -121,40 +123,47 @@ async fn get_customer<P: PaymentPort, C: CustomerPort>(
     Ok(Json(customer).into_response())
 }
 
-/// Readiness: every system's breaker. An open breaker degrades readiness without
-/// failing it: failing it would pull every replica out of the load balancer while the
-/// payment provider is down, and the service still answers (503 or 409, fast).
+/// Readiness: every system's breaker (the runtime's [`Guards::health`]). An open
+/// breaker degrades readiness without failing it: failing it would pull every replica
+/// out of the load balancer while the payment provider is down, and the service still
+/// answers (503 or 409, fast).
 async fn ready<P: PaymentPort, C: CustomerPort>(State(state): State<AppState<P, C>>) -> Response {
-    Json(readiness(&state.guards)).into_response()
+    let health = state.guards.health();
+    let status = StatusCode::from_u16(health.http_status()).unwrap_or(StatusCode::OK);
+    (
+        status,
+        [(header::CONTENT_TYPE, "application/json")],
+        health.to_json(),
+    )
+        .into_response()
 }
 
-/// The readiness document: `status` is `ready` when every breaker is closed, else
-/// `degraded`; `systems` has each breaker's state, failure rate and window.
-pub fn readiness(guards: &Guards) -> Value {
-    let mut degraded = false;
-    let mut systems = serde_json::Map::new();
-    for guard in guards.iter() {
-        let snapshot = guard.breaker().snapshot();
-        degraded |=
-            snapshot.state != BreakerState::Closed && snapshot.state != BreakerState::Disabled;
-        systems.insert(
-            guard.system().to_owned(),
-            json!({
-                "state": snapshot.state.as_str(),
-                "failure_rate": snapshot.failure_rate,
-                "failure_rate_threshold": guard.breaker().failure_rate_threshold(),
-                "failures": snapshot.failures,
-                "calls": snapshot.calls,
-                "since_secs": snapshot.since.elapsed().as_secs_f64(),
-                "retry_after_secs": snapshot.retry_after.map(|d| d.as_secs_f64()),
-                "in_flight": guard.in_flight(),
-            }),
-        );
+/// An operator's action on a breaker: `force_open`, `disable` or `reset`
+/// (the runtime's [`Guards::manual`]); answers the system's health after it.
+async fn manual<P: PaymentPort, C: CustomerPort>(
+    State(state): State<AppState<P, C>>,
+    Path((system, action)): Path<(String, String)>,
+) -> Response {
+    let action: ManualAction = match action.parse() {
+        Ok(action) => action,
+        Err(err) => {
+            let body = json!({ "error": "unknown_action", "detail": format!("{err}") });
+            return (StatusCode::BAD_REQUEST, Json(body)).into_response();
+        }
+    };
+    match state.guards.manual(&system, action) {
+        Ok(health) => Json(json!({
+            "system": &*health.system,
+            "state": health.state.as_str(),
+            "status": health.status.as_str(),
+        }))
+        .into_response(),
+        Err(err) => (
+            StatusCode::NOT_FOUND,
+            Json(json!({ "error": "unknown_system", "detail": err.to_string() })),
+        )
+            .into_response(),
     }
-    json!({
-        "status": if degraded { "degraded" } else { "ready" },
-        "systems": systems,
-    })
 }
 
 async fn metrics<P: PaymentPort, C: CustomerPort>(State(state): State<AppState<P, C>>) -> Response {

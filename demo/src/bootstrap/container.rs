@@ -4,7 +4,7 @@
 
 use std::sync::{Arc, OnceLock};
 
-use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
+use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 use resilience::{Guards, Observer, Settings, SettingsError, UnknownSystem};
 
 use crate::adapters::http::{self, AppState};
@@ -60,12 +60,20 @@ pub struct Container {
 }
 
 impl Container {
-    /// Builds the guards (each reporting to `observers`) and the adapters over them.
+    /// Builds the guards (each reporting to `observers`, to `tracing` and to the
+    /// Prometheus recorder) and the adapters over them.
     pub fn build(
         settings: &Settings,
         observers: Vec<Arc<dyn Observer>>,
     ) -> Result<Self, StartupError> {
-        let guards = Guards::with_observers(settings, observers);
+        // The recorder first: the guards register every system's series with it.
+        let metrics = prometheus();
+        let guards = observers
+            .into_iter()
+            .fold(Guards::builder(settings), |builder, observer| {
+                builder.observer(observer)
+            })
+            .build();
         let sber = Arc::new(SberAdapter::new(guards.get("sber")?)?);
         let customers = Arc::new(CustomerAdapter::new(guards.get("customer")?)?);
         let orders = Orders::new(Arc::clone(&sber), Arc::new(InMemoryOrders::default()));
@@ -74,7 +82,7 @@ impl Container {
             sber,
             customers,
             orders,
-            metrics: prometheus(),
+            metrics,
         })
     }
 
@@ -94,6 +102,18 @@ impl Container {
 fn prometheus() -> Option<PrometheusHandle> {
     static HANDLE: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
     HANDLE
-        .get_or_init(|| PrometheusBuilder::new().install_recorder().ok())
+        .get_or_init(|| {
+            let buckets = [
+                0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0,
+            ];
+            PrometheusBuilder::new()
+                .set_buckets_for_metric(
+                    Matcher::Full(resilience::metrics::CALL_DURATION_SECONDS.into()),
+                    &buckets,
+                )
+                .ok()?
+                .install_recorder()
+                .ok()
+        })
         .clone()
 }

@@ -10,11 +10,11 @@ pub const DEMO_DEFAULTS: &[(&str, Key, &str)] = &[
     ("sber", Key::ConnectTimeout, "0.25"),
     ("sber", Key::ReadTimeout, "1.2"),
     ("sber", Key::TotalTimeout, "2"),
-    ("sber", Key::CbOpenDuration, "2"),
+    ("sber", Key::CbOpenDuration, "3"),
     ("customer", Key::ConnectTimeout, "0.25"),
     ("customer", Key::ReadTimeout, "1.2"),
     ("customer", Key::TotalTimeout, "2"),
-    ("customer", Key::CbOpenDuration, "2"),
+    ("customer", Key::CbOpenDuration, "3"),
 ];
 
 /// Where a variable's value came from.
