@@ -16,7 +16,7 @@
 //!
 //! Observability: every breaker transition is logged in words
 //! ([`TracingObserver`], feature `tracing`, on by default) and every guarded call runs in
-//! a `guarded_call{system, outcome}` span; [`metrics`] (feature `metrics`) exports
+//! a `guarded_call{system, outcome}` span; the `metrics` module (feature `metrics`) exports
 //! Prometheus-style series for every configured system from startup on;
 //! [`Guards::health`] is a readiness snapshot; [`Guards::manual`] lets an operator force
 //! a breaker open, disable it or reset it.
