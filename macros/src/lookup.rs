@@ -42,19 +42,23 @@ impl Lookup for ManifestDir {
                 "CARGO_MANIFEST_DIR is not set: `#[circuit_breaker]` reads {FILE_NAME} next to the crate's Cargo.toml, so build with cargo"
             ));
         };
-        let path = Path::new(&dir).join(FILE_NAME);
-        let stamp = stamp(&path);
-        let mut cache = CACHE.lock().unwrap_or_else(|p| p.into_inner());
-        let cache = cache.get_or_insert_with(HashMap::new);
-        if let Some((cached, loaded)) = cache.get(&path) {
-            if *cached == stamp {
-                return loaded.clone();
-            }
-        }
-        let loaded = read(&path);
-        cache.insert(path, (stamp, loaded.clone()));
-        loaded
+        load_cached(&Path::new(&dir).join(FILE_NAME))
     }
+}
+
+/// Reads `path` unless the cache holds it with the same modification time and size.
+fn load_cached(path: &Path) -> Result<Arc<Loaded>, String> {
+    let stamp = stamp(path);
+    let mut cache = CACHE.lock().unwrap_or_else(|p| p.into_inner());
+    let cache = cache.get_or_insert_with(HashMap::new);
+    if let Some((cached, loaded)) = cache.get(path) {
+        if *cached == stamp {
+            return loaded.clone();
+        }
+    }
+    let loaded = read(path);
+    cache.insert(path.to_path_buf(), (stamp, loaded.clone()));
+    loaded
 }
 
 fn stamp(path: &Path) -> Stamp {
@@ -123,5 +127,64 @@ pub(crate) mod inline {
             let settings = Settings::parse(self.0, &path).map_err(|e| e.to_string())?;
             Ok(Arc::new(Loaded { path, settings }))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temp_dir(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("resilience-lookup-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn a_missing_file_names_the_path_and_the_fix() {
+        let path = temp_dir("missing").join(FILE_NAME);
+        let _ = std::fs::remove_file(&path);
+        let message = read(&path).err().unwrap();
+        assert!(message.contains(&path.display().to_string()), "{message}");
+        assert!(
+            message.contains("create it with one `[systems.NAME]` table"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn an_invalid_entry_names_the_file_and_the_key() {
+        let path = temp_dir("invalid").join(FILE_NAME);
+        std::fs::write(&path, "[systems.sber]\ncb_failure_rate = 1.5\n").unwrap();
+        let message = read(&path).err().unwrap();
+        assert!(
+            message.starts_with(&path.display().to_string()),
+            "{message}"
+        );
+        assert!(
+            message.contains("[systems.sber] `cb_failure_rate`"),
+            "{message}"
+        );
+        assert!(message.contains("at most 1"), "{message}");
+    }
+
+    #[test]
+    fn unparsable_toml_is_reported() {
+        let path = temp_dir("syntax").join(FILE_NAME);
+        std::fs::write(&path, "[systems.sber\n").unwrap();
+        let message = read(&path).err().unwrap();
+        assert!(message.contains("not valid TOML"), "{message}");
+    }
+
+    #[test]
+    fn an_edited_file_is_read_again() {
+        let dir = temp_dir("edited");
+        let path = dir.join(FILE_NAME);
+        std::fs::write(&path, "[systems.sber]\n").unwrap();
+        let load = || load_cached(&path);
+        assert!(load().unwrap().settings.system("customer").is_none());
+        std::fs::write(&path, "[systems.sber]\n[systems.customer]\n").unwrap();
+        assert!(load().unwrap().settings.system("customer").is_some());
     }
 }
