@@ -217,7 +217,10 @@ impl Core {
     }
 
     /// Asks to make a call. `now` is read only when the answer depends on time (open).
-    pub(crate) fn admit(&self, now: impl FnOnce() -> u64) -> (Result<Ticket, Denied>, Option<Change>) {
+    pub(crate) fn admit(
+        &self,
+        now: impl FnOnce() -> u64,
+    ) -> (Result<Ticket, Denied>, Option<Change>) {
         let word = self.state.load(Ordering::Acquire);
         match State::from_code(word) {
             State::Closed | State::Disabled => {
@@ -232,17 +235,24 @@ impl Core {
                 let now = now();
                 let until = self.open_until.load(Ordering::Acquire);
                 if now < until {
-                    return (Err(Denied::Open { remaining_nanos: until - now }), None);
+                    return (
+                        Err(Denied::Open {
+                            remaining_nanos: until - now,
+                        }),
+                        None,
+                    );
                 }
-                self.admit_locked(now)
+                self.admit_locked(|| now)
             }
-            State::HalfOpen => self.admit_locked(0),
+            // Seen half-open, but a trial may fail before the lock is taken: then the
+            // state is open again and the clock is needed after all.
+            State::HalfOpen => self.admit_locked(now),
         }
     }
 
     /// Admission when the state may change: under the lock, from whatever the state is
-    /// now. `now` is only used while open.
-    fn admit_locked(&self, now: u64) -> (Result<Ticket, Denied>, Option<Change>) {
+    /// now. `now` is only read if it is open.
+    fn admit_locked(&self, now: impl FnOnce() -> u64) -> (Result<Ticket, Denied>, Option<Change>) {
         let mut inner = self.lock();
         let word = self.state.load(Ordering::Relaxed);
         let generation = generation_of(word);
@@ -256,9 +266,15 @@ impl Core {
             ),
             State::ForcedOpen => (Err(Denied::ForcedOpen), None),
             State::Open => {
+                let now = now();
                 let until = self.open_until.load(Ordering::Relaxed);
                 if now < until {
-                    return (Err(Denied::Open { remaining_nanos: until - now }), None);
+                    return (
+                        Err(Denied::Open {
+                            remaining_nanos: until - now,
+                        }),
+                        None,
+                    );
                 }
                 let opened_at = inner.since_nanos;
                 let change = self.transition(
@@ -300,7 +316,12 @@ impl Core {
 
     /// Records the outcome of an admitted call. An outcome from an earlier generation is
     /// ignored. `now` is read only if the outcome changes the state.
-    pub(crate) fn record(&self, ticket: Ticket, failed: bool, now: impl FnOnce() -> u64) -> Option<Change> {
+    pub(crate) fn record(
+        &self,
+        ticket: Ticket,
+        failed: bool,
+        now: impl FnOnce() -> u64,
+    ) -> Option<Change> {
         if generation_of(self.state.load(Ordering::Acquire)) != ticket.generation {
             return None;
         }
@@ -392,8 +413,10 @@ impl Core {
     }
 
     fn open(&self, inner: &mut Inner, reason: Reason, now: u64) -> Change {
-        self.open_until
-            .store(now.saturating_add(self.config.open_nanos), Ordering::Relaxed);
+        self.open_until.store(
+            now.saturating_add(self.config.open_nanos),
+            Ordering::Relaxed,
+        );
         self.transition(inner, State::Open, reason, now)
     }
 

@@ -1,0 +1,306 @@
+//! Loom explores every interleaving (up to two preemptions) of two or three threads on
+//! the real core: never more than N trials, trial slots returned on cancel and never
+//! into a later cycle, no lost or doubled transition, stale outcomes ignored.
+
+use loom::sync::Arc;
+use loom::thread;
+
+use crate::breaker::state::{Change, Config, Core, Denied, State, Ticket};
+
+/// Open duration, in the core's nanoseconds.
+const OPEN: u64 = 10;
+
+fn check(model: impl Fn() + Sync + Send + 'static) {
+    let mut builder = loom::model::Builder::new();
+    builder.preemption_bound = Some(2);
+    builder.check(model);
+}
+
+fn core(window: u32, min_calls: u32, failure_rate: f64, trials: u32) -> Arc<Core> {
+    Arc::new(Core::new(Config {
+        window,
+        min_calls,
+        failure_rate,
+        open_nanos: OPEN,
+        trials,
+    }))
+}
+
+/// A core opened at t = 0 (one failure opens it), so half-open from t = OPEN.
+fn opened(trials: u32) -> Arc<Core> {
+    let core = core(1, 1, 1.0, trials);
+    let ticket = admit(&core, 0).unwrap();
+    let change = core.record(ticket, true, || 0).unwrap();
+    assert_eq!((change.from, change.to), (State::Closed, State::Open));
+    core
+}
+
+fn admit(core: &Core, now: u64) -> Result<Ticket, Denied> {
+    core.admit(|| now).0
+}
+
+/// Half-open at t = OPEN with `held` trials admitted.
+fn half_open(trials: u32, held: usize) -> (Arc<Core>, Vec<Ticket>) {
+    let core = opened(trials);
+    let tickets: Vec<_> = (0..held).map(|_| admit(&core, OPEN).unwrap()).collect();
+    assert_eq!(core.state(), State::HalfOpen);
+    (core, tickets)
+}
+
+#[test]
+fn concurrent_admissions_never_exceed_the_trials() {
+    check(|| {
+        let core = opened(2);
+        let spawn = |core: &Arc<Core>| {
+            let core = core.clone();
+            thread::spawn(move || core.admit(|| OPEN))
+        };
+        let a = spawn(&core);
+        let b = spawn(&core);
+        let c = core.admit(|| OPEN);
+        let results = [a.join().unwrap(), b.join().unwrap(), c];
+        let admitted = results.iter().filter(|(r, _)| r.is_ok()).count();
+        let changes: Vec<Change> = results.iter().filter_map(|(_, c)| *c).collect();
+        assert_eq!(admitted, 2, "exactly the trials are admitted");
+        assert_eq!(changes.len(), 1, "one transition to half-open: {changes:?}");
+        assert_eq!(
+            (changes[0].from, changes[0].to),
+            (State::Open, State::HalfOpen)
+        );
+        for (r, _) in &results {
+            if let Err(denied) = r {
+                assert_eq!(*denied, Denied::TrialsTaken { trials: 2 });
+            }
+        }
+        let reading = core.reading();
+        assert_eq!(
+            (reading.state, reading.trials_admitted),
+            (State::HalfOpen, 2)
+        );
+    });
+}
+
+#[test]
+fn a_cancelled_trial_returns_its_slot() {
+    check(|| {
+        let (core, tickets) = half_open(1, 1);
+        let held = tickets[0];
+        let canceller = {
+            let core = core.clone();
+            thread::spawn(move || core.cancel(held))
+        };
+        let raced = admit(&core, OPEN);
+        canceller.join().unwrap();
+        let reading = core.reading();
+        match raced {
+            Ok(_) => assert_eq!(reading.trials_admitted, 1),
+            Err(denied) => {
+                assert_eq!(denied, Denied::TrialsTaken { trials: 1 });
+                assert_eq!(reading.trials_admitted, 0);
+                // The slot is back: the next caller is a trial.
+                assert!(admit(&core, OPEN).is_ok());
+            }
+        }
+        assert_eq!(core.state(), State::HalfOpen);
+    });
+}
+
+#[test]
+fn concurrent_cancels_return_every_slot() {
+    check(|| {
+        let (core, tickets) = half_open(2, 2);
+        let threads: Vec<_> = tickets
+            .into_iter()
+            .map(|t| {
+                let core = core.clone();
+                thread::spawn(move || core.cancel(t))
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        assert_eq!(core.reading().trials_admitted, 0);
+        assert!(admit(&core, OPEN).is_ok());
+        assert!(admit(&core, OPEN).is_ok());
+        assert!(admit(&core, OPEN).is_err());
+    });
+}
+
+#[test]
+fn concurrent_failures_open_it_exactly_once() {
+    check(|| {
+        // Three outcomes needed; two failures of three is 67% ≥ 60%.
+        let core = core(3, 3, 0.6, 1);
+        let call = |core: &Arc<Core>, failed: bool| {
+            let core = core.clone();
+            thread::spawn(move || {
+                let ticket = admit(&core, 0).expect("closed admits every call");
+                core.record(ticket, failed, || 0)
+            })
+        };
+        let a = call(&core, true);
+        let b = call(&core, true);
+        let ticket = admit(&core, 0).unwrap();
+        let c = core.record(ticket, false, || 0);
+        // A reading taken while others record is consistent.
+        let reading = core.reading();
+        assert!(reading.failures <= reading.calls);
+        assert_eq!(
+            reading.open_until_nanos.is_some(),
+            reading.state == State::Open
+        );
+        let changes: Vec<Change> = [a.join().unwrap(), b.join().unwrap(), c]
+            .into_iter()
+            .flatten()
+            .collect();
+        assert_eq!(changes.len(), 1, "{changes:?}");
+        assert_eq!(
+            (changes[0].from, changes[0].to),
+            (State::Closed, State::Open)
+        );
+        assert_eq!(core.state(), State::Open);
+        let reading = core.reading();
+        assert_eq!((reading.calls, reading.open_until_nanos), (0, Some(OPEN)));
+    });
+}
+
+#[test]
+fn racing_trial_outcomes_make_one_transition() {
+    for second_fails in [false, true] {
+        check(move || {
+            let (core, tickets) = half_open(2, 2);
+            let (a, b) = (tickets[0], tickets[1]);
+            let other = {
+                let core = core.clone();
+                thread::spawn(move || core.record(b, second_fails, || OPEN + 1))
+            };
+            let mine = core.record(a, false, || OPEN + 1);
+            let changes: Vec<Change> = [mine, other.join().unwrap()]
+                .into_iter()
+                .flatten()
+                .collect();
+            assert_eq!(changes.len(), 1, "{changes:?}");
+            let expected = if second_fails {
+                State::Open
+            } else {
+                State::Closed
+            };
+            assert_eq!(changes[0].to, expected);
+            assert_eq!(core.state(), expected);
+            let reading = core.reading();
+            assert_eq!((reading.calls, reading.trials_admitted), (0, 0));
+        });
+    }
+}
+
+#[test]
+fn no_trial_slot_leaks_into_a_later_cycle() {
+    check(|| {
+        let (core, tickets) = half_open(2, 2);
+        let (old, failing) = (tickets[0], tickets[1]);
+        let canceller = {
+            let core = core.clone();
+            thread::spawn(move || core.cancel(old))
+        };
+        // The cycle fails, and a new one starts a full open duration later.
+        let change = core.record(failing, true, || OPEN).unwrap();
+        assert_eq!(change.to, State::Open);
+        let fresh = admit(&core, 2 * OPEN);
+        assert!(fresh.is_ok(), "{fresh:?}");
+        canceller.join().unwrap();
+        let reading = core.reading();
+        assert_eq!(reading.state, State::HalfOpen);
+        assert_eq!(
+            reading.trials_admitted, 1,
+            "only the new cycle's trial is out"
+        );
+        // So the new cycle still has exactly one more slot.
+        assert!(admit(&core, 2 * OPEN).is_ok());
+        assert!(admit(&core, 2 * OPEN).is_err());
+    });
+}
+
+#[test]
+fn stale_outcomes_do_not_move_the_state() {
+    check(|| {
+        let core = core(1, 1, 1.0, 1);
+        // Admitted while closed, finishes late.
+        let closed_ticket = admit(&core, 0).unwrap();
+        let opener = admit(&core, 0).unwrap();
+        core.record(opener, true, || 0).unwrap();
+        // A trial of a first half-open cycle that failed.
+        let old_trial = admit(&core, OPEN).unwrap();
+        // Its slot is handed back (it stays unrecorded) and the next trial fails the cycle.
+        core.cancel(old_trial);
+        let failing = admit(&core, OPEN).unwrap();
+        core.record(failing, true, || OPEN).unwrap();
+        // Second cycle, one trial out.
+        let trial = admit(&core, 2 * OPEN).unwrap();
+        let late_success = {
+            let core = core.clone();
+            thread::spawn(move || core.record(closed_ticket, false, || 2 * OPEN))
+        };
+        let late_trial = {
+            let core = core.clone();
+            thread::spawn(move || core.record(old_trial, false, || 2 * OPEN))
+        };
+        let raced = admit(&core, 2 * OPEN);
+        assert_eq!(late_success.join().unwrap(), None);
+        assert_eq!(late_trial.join().unwrap(), None);
+        assert_eq!(raced.unwrap_err(), Denied::TrialsTaken { trials: 1 });
+        let reading = core.reading();
+        assert_eq!(
+            (
+                reading.state,
+                reading.trials_admitted,
+                reading.trials_succeeded
+            ),
+            (State::HalfOpen, 1, 0)
+        );
+        assert_eq!(
+            core.record(trial, false, || 2 * OPEN).unwrap().to,
+            State::Closed
+        );
+    });
+}
+
+#[test]
+fn retry_after_is_measured_from_the_callers_now() {
+    check(|| {
+        let (core, tickets) = half_open(1, 1);
+        let trial = tickets[0];
+        // The trial fails at t = 2·OPEN: open until 3·OPEN.
+        let failer = {
+            let core = core.clone();
+            thread::spawn(move || core.record(trial, true, || 2 * OPEN))
+        };
+        // A caller at t = 2·OPEN + 5 sees half-open or open, whichever comes first.
+        let now = 2 * OPEN + 5;
+        let (result, change) = core.admit(|| now);
+        failer.join().unwrap().unwrap();
+        assert_eq!(change, None);
+        match result.unwrap_err() {
+            Denied::TrialsTaken { trials } => assert_eq!(trials, 1),
+            Denied::Open { remaining_nanos } => assert_eq!(remaining_nanos, 3 * OPEN - now),
+            other => panic!("{other:?}"),
+        }
+    });
+}
+
+#[test]
+fn manual_actions_race_with_outcomes() {
+    check(|| {
+        let (core, tickets) = half_open(1, 1);
+        let trial = tickets[0];
+        let recorder = {
+            let core = core.clone();
+            thread::spawn(move || core.record(trial, false, || OPEN))
+        };
+        let forced = core.manual(crate::breaker::state::ManualAction::ForceOpen, OPEN);
+        recorder.join().unwrap();
+        assert!(forced.is_some());
+        // Whatever the order, an operator's force-open is the last word.
+        assert_eq!(core.state(), State::ForcedOpen);
+        assert_eq!(admit(&core, 100 * OPEN).unwrap_err(), Denied::ForcedOpen);
+    });
+}
