@@ -35,6 +35,8 @@
 //! gives the inner `async` block the method's return type, so `?` and `return` in the
 //! body behave as without the attribute. `include_bytes!` makes cargo rebuild the crate
 //! when the settings file changes; the value is unused and never reaches the binary.
+//! One annotated method per crate carries it (the first one expanded), so the others
+//! read without the file's bytes in `cargo expand`.
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned, ToTokens};
@@ -67,7 +69,7 @@ fn expand(args: TokenStream, item: TokenStream, lookup: &dyn Lookup) -> syn::Res
     let path = match &args {
         Some(args) => match lookup.load() {
             Ok(loaded) => match check_system(&args.system, &loaded) {
-                Ok(()) => Some(loaded.path.clone()),
+                Ok(()) => Some(lookup.track(&loaded.path).then(|| loaded.path.clone())),
                 Err(e) => {
                     errors.push(e);
                     None
@@ -82,12 +84,12 @@ fn expand(args: TokenStream, item: TokenStream, lookup: &dyn Lookup) -> syn::Res
     };
     errors.finish()?;
     match (args, method, path) {
-        (Some(args), Some(method), Some(path)) => Ok(generate(&args, &method, &path)),
+        (Some(args), Some(method), Some(path)) => Ok(generate(&args, &method, path.as_deref())),
         _ => unreachable!("every failure above was recorded as an error"),
     }
 }
 
-fn generate(args: &Args, method: &Method, settings_path: &str) -> TokenStream {
+fn generate(args: &Args, method: &Method, settings_path: Option<&str>) -> TokenStream {
     let Args {
         system,
         error_map,
@@ -142,9 +144,11 @@ fn generate(args: &Args, method: &Method, settings_path: &str) -> TokenStream {
             .await;
         __cb_finished #judge .elapsed_check() #map
     };
-    let track = quote!(
-        const _: &[u8] = ::core::include_bytes!(#settings_path);
-    );
+    let track = settings_path.map(|path| {
+        quote!(
+            const _: &[u8] = ::core::include_bytes!(#path);
+        )
+    });
     let body = match &method.body {
         Body::Native(_) => quote!(#track #steps),
         Body::AsyncTrait(_) => quote! {

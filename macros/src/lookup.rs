@@ -25,6 +25,12 @@ pub(crate) struct Loaded {
 pub(crate) trait Lookup {
     /// The settings file, or an error message saying what is wrong and how to fix it.
     fn load(&self) -> Result<Arc<Loaded>, String>;
+
+    /// Whether this expansion should carry the `include_bytes!` that makes cargo
+    /// rebuild the crate when the file changes. Once per file per compiler process is
+    /// enough (every expansion re-runs on every build), and keeps the other methods'
+    /// `cargo expand` free of the file's bytes.
+    fn track(&self, path: &str) -> bool;
 }
 
 /// The real rule: `$CARGO_MANIFEST_DIR/resilience.toml`.
@@ -43,6 +49,17 @@ impl Lookup for ManifestDir {
             ));
         };
         load_cached(&Path::new(&dir).join(FILE_NAME))
+    }
+
+    fn track(&self, path: &str) -> bool {
+        static TRACKED: Mutex<Vec<String>> = Mutex::new(Vec::new());
+        let mut tracked = TRACKED.lock().unwrap_or_else(|p| p.into_inner());
+        if tracked.iter().any(|p| p == path) {
+            false
+        } else {
+            tracked.push(path.to_owned());
+            true
+        }
     }
 }
 
@@ -126,6 +143,10 @@ pub(crate) mod inline {
             let path = "/service/resilience.toml".to_owned();
             let settings = Settings::parse(self.0, &path).map_err(|e| e.to_string())?;
             Ok(Arc::new(Loaded { path, settings }))
+        }
+
+        fn track(&self, _: &str) -> bool {
+            true
         }
     }
 }
