@@ -257,3 +257,28 @@ async fn faults_put(
     }
     faults_json(&state.faults)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn failures_are_spread_evenly() {
+        let faults = Faults::default();
+        faults.set_fail_share(0.5);
+        let mut pattern = Vec::new();
+        for _ in 0..6 {
+            pattern.push(faults.apply().await);
+        }
+        assert_eq!(pattern, [false, true, false, true, false, true]);
+        faults.set_fail_share(0.3);
+        let mut failed = 0;
+        for _ in 0..100 {
+            failed += u32::from(faults.apply().await);
+        }
+        assert_eq!(failed, 30);
+        faults.heal();
+        assert!(!faults.apply().await);
+        assert_eq!(faults.hits(), 107);
+    }
+}

@@ -149,3 +149,41 @@ impl IntoResponse for ApiError {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    fn unavailable(retry_after: Option<Duration>) -> Unavailable {
+        Unavailable {
+            system: "sber".into(),
+            reason: "open",
+            detail: "sber: circuit open".into(),
+            retry_after,
+        }
+    }
+
+    #[test]
+    fn retry_after_is_rounded_up_and_at_least_one_second() {
+        assert_eq!(
+            retry_after_secs(&unavailable(Some(Duration::from_millis(2100)))),
+            3
+        );
+        assert_eq!(
+            retry_after_secs(&unavailable(Some(Duration::from_millis(10)))),
+            1
+        );
+        assert_eq!(retry_after_secs(&unavailable(Some(Duration::ZERO))), 1);
+        assert_eq!(retry_after_secs(&unavailable(None)), 1);
+    }
+
+    #[test]
+    fn unavailable_payment_is_503_with_retry_after() {
+        let err = PaymentPortError::SystemUnavailable(unavailable(Some(Duration::from_secs(30))));
+        let response = ApiError::Payment(err).into_response();
+        assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(response.headers()[header::RETRY_AFTER], "30");
+    }
+}

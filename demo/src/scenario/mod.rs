@@ -439,3 +439,35 @@ fn final_checks(world: &World, stats: &load::LoadStats, checks: &mut Vec<Check>)
         format!("state {sber_state}"),
     ));
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slow_latency_lies_between_the_slow_threshold_and_the_timeouts() {
+        let env = [
+            ("CLIENT_SBER__CONNECT_TIMEOUT", "0.25"),
+            ("CLIENT_SBER__READ_TIMEOUT", "1.2"),
+            ("CLIENT_SBER__TOTAL_TIMEOUT", "2"),
+        ];
+        let settings = crate::bootstrap::load_settings_with(env).unwrap();
+        let sber = settings.system("sber").unwrap();
+        let latency = slow_latency(sber);
+        assert_eq!(sber.cb_slow_threshold, Duration::from_millis(600));
+        assert_eq!(latency, Duration::from_millis(800));
+        assert!(latency > sber.cb_slow_threshold && latency < sber.read_timeout);
+    }
+
+    #[test]
+    fn the_demo_file_has_sber_critical_and_customer_at_the_default() {
+        let settings =
+            crate::bootstrap::load_settings_with(std::iter::empty::<(&str, &str)>()).unwrap();
+        assert_eq!(settings.system("sber").unwrap().cb_failure_rate, 0.30);
+        assert_eq!(settings.system("customer").unwrap().cb_failure_rate, 0.5);
+        assert_eq!(
+            settings.system("sber").unwrap().cb_open_duration,
+            Duration::from_secs(30)
+        );
+    }
+}
