@@ -62,10 +62,17 @@ impl fmt::Display for Cause {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Cause::Open { retry_after } => {
-                write!(f, "circuit open, trial calls in {:.1}s", retry_after.as_secs_f64())
+                write!(
+                    f,
+                    "circuit open, trial calls in {:.1}s",
+                    retry_after.as_secs_f64()
+                )
             }
             Cause::HalfOpenFull { trials } => {
-                write!(f, "circuit half-open and all {trials} trial calls are taken")
+                write!(
+                    f,
+                    "circuit half-open and all {trials} trial calls are taken"
+                )
             }
             Cause::ForcedOpen => f.write_str("circuit forced open by an operator"),
             Cause::BulkheadFull { permits, waited } => write!(

@@ -4,7 +4,9 @@
 //! ```ignore
 //! impl PaymentPort for SberAdapter {
 //!     #[resilience::circuit_breaker(system = "sber", error_map = PaymentPortError::system_unavailable)]
-//!     async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> { … }
+//!     async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> {
+//!         /* … */
+//!     }
 //! }
 //! ```
 //!
@@ -89,13 +91,19 @@ pub trait Guarded {
 macro_rules! settings {
     () => {
         $crate::Settings::load(
-            ::core::include_str!(::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), "/resilience.toml")),
+            ::core::include_str!(::core::concat!(
+                ::core::env!("CARGO_MANIFEST_DIR"),
+                "/resilience.toml"
+            )),
             ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), "/resilience.toml"),
         )
     };
     (env = $vars:expr) => {
         $crate::Settings::load_with_env(
-            ::core::include_str!(::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), "/resilience.toml")),
+            ::core::include_str!(::core::concat!(
+                ::core::env!("CARGO_MANIFEST_DIR"),
+                "/resilience.toml"
+            )),
             ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), "/resilience.toml"),
             $vars,
         )

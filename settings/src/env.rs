@@ -76,7 +76,11 @@ where
                 ErrorKind::UnknownSystem,
                 format!(
                     "no system `{system}` in {origin}; {hint}known systems: {}",
-                    if known.is_empty() { "none".to_owned() } else { known.join(", ") }
+                    if known.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        known.join(", ")
+                    }
                 ),
             ));
         };
@@ -87,11 +91,17 @@ where
                 .unwrap_or_default();
             return Err(error(
                 ErrorKind::UnknownKey,
-                format!("unknown key `{key_name}`; {hint}allowed keys: {}", key_list()),
+                format!(
+                    "unknown key `{key_name}`; {hint}allowed keys: {}",
+                    key_list()
+                ),
             ));
         };
         let value = raw::from_env(key, &text).map_err(|expected| {
-            error(ErrorKind::Malformed, format!("got {text:?}, expected {expected}"))
+            error(
+                ErrorKind::Malformed,
+                format!("got {text:?}, expected {expected}"),
+            )
         })?;
         raw.entries.insert(
             key,

@@ -10,8 +10,8 @@ use std::time::Duration;
 use resilience_settings::SystemSettings;
 use tokio::time::Instant;
 
-pub use state::{ManualAction, Reason, State};
 use state::{Change, Config, Core, Denied, Ticket};
+pub use state::{ManualAction, Reason, State};
 
 use crate::error::{Cause, CircuitBreakerError};
 use crate::observer::{Observer, Transition};
