@@ -65,5 +65,8 @@ async fn the_right_guard_counts_against_its_own_system_only() {
     };
     assert!(adapter.register().await.is_err());
     assert_eq!(guards.get("sber").unwrap().breaker().snapshot().failures, 1);
-    assert_eq!(guards.get("customer").unwrap().breaker().snapshot().calls, 0);
+    assert_eq!(
+        guards.get("customer").unwrap().breaker().snapshot().calls,
+        0
+    );
 }
