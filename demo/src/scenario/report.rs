@@ -99,7 +99,8 @@ pub(super) fn header(
                 replaced: Some(value),
             } => format!("the demo's fake server; your {value} is ignored here"),
         };
-        println!("  {}={:<24} # {note}", setting.name, setting.value);
+        let assignment = format!("{}={}", setting.name, setting.value);
+        println!("  {assignment:<50} # {note}");
     }
     println!();
     for guard in container.guards.iter() {
@@ -112,7 +113,8 @@ pub(super) fn header(
         customer.url()
     );
     println!();
-    println!("each second: phase | each system: breaker state, guarded calls ok / failed (slow) / rejected, in flight | the service's HTTP latency");
+    println!("each second: phase │ per system: breaker state, guarded calls ok / failed (slow) / rejected, calls in flight │ the service's HTTP answers and their latency");
+    println!("each transition as it happens: ▶ system from → to: reason");
     println!();
 }
 
@@ -126,7 +128,7 @@ fn system_column(world: &World, guard: &Guard, last: &mut super::recorder::Count
         String::new()
     };
     format!(
-        "{} {:<9} ok {:>3} failed {:>3}{slow} rejected {:>3} in flight {}",
+        "{} {:<9} ok {:>3}  failed {:>3}{slow}  rejected {:>3}  in flight {}",
         guard.system(),
         guard.breaker().state().as_str(),
         d.ok,
@@ -153,13 +155,12 @@ pub(super) async fn ticker(world: Arc<World>, stats: Arc<LoadStats>) {
             &mut customer_last,
         );
         println!(
-            "{:>6.2}s  {:<9} │ {sber} │ {customer} │ http {:>3} req p50 {:>6} p99 {:>6}, {} in flight",
+            "{:>6.2}s  {:<9} │ {sber} │ {customer} │ http {:>3} req/s  p50 {:>5}  p99 {:>5}",
             at.as_secs_f64(),
             world.phase().1,
             tick.requests,
             format_duration(tick.p50),
             format_duration(tick.p99),
-            stats.in_flight()
         );
     }
 }
