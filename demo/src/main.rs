@@ -60,7 +60,17 @@ fn start(serve: bool) -> Result<bool, String> {
             .map_err(|e| e.to_string())
     };
     let env = env::apply(&[("sber", url(&sber)?), ("customer", url(&customer)?)]);
-    let settings = bootstrap::load_settings().map_err(|e| e.to_string())?;
+    let settings = bootstrap::load_settings().map_err(|e| {
+        let demo: Vec<String> = env
+            .iter()
+            .filter(|s| s.source == env::Source::Demo)
+            .map(|s| format!("{}={}", s.name, s.value))
+            .collect();
+        format!(
+            "{e}\n(the demo set {} because you had not; set them yourself to change them)",
+            demo.join(" ")
+        )
+    })?;
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
