@@ -1,0 +1,45 @@
+//! Reliability under real faults (issue 6) and the attribute's HTTP tests (issue 3).
+//!
+//! - [`upstream`]: fake upstreams on 127.0.0.1 whose faults are switched per test while
+//!   they run: 5xx bursts or a share of 5xx, slow answers, hangs (silent, or a body that
+//!   trickles forever), flapping health, a reset mid-body, a refused connection, and a
+//!   server shut down under its clients. They count hits and the high-water mark of
+//!   concurrent requests.
+//! - [`adapters`]: out-adapters annotated with `#[resilience::circuit_breaker]`, each
+//!   with its own `reqwest` client built from its system's settings.
+//! - [`record`]: an [`Observer`](resilience::Observer) that records every call's outcome
+//!   and every transition, for exact assertions.
+//!
+//! The tests in `tests/` drive them; `src/bin/fast_fail.rs` compares how fast callers
+//! get fast rejections with our guard and with recloser, failsafe and tower-resilience.
+#![deny(missing_docs)]
+
+pub mod adapters;
+pub mod record;
+pub mod upstream;
+
+use resilience::{Settings, SystemSettings};
+
+/// Parses inline settings text (the tests' scaled-down timings) and returns them.
+///
+/// # Panics
+///
+/// If the text is not valid settings: the tests' own settings are expected to be.
+pub fn settings(text: &str) -> Settings {
+    match Settings::parse(text, "inline") {
+        Ok(settings) => settings,
+        Err(error) => panic!("the test's settings are invalid: {error}"),
+    }
+}
+
+/// One system's settings from inline text declaring it.
+///
+/// # Panics
+///
+/// If the text is invalid or does not declare `system`.
+pub fn system_settings(text: &str, system: &str) -> SystemSettings {
+    settings(text)
+        .system(system)
+        .unwrap_or_else(|| panic!("the settings declare no system `{system}`"))
+        .clone()
+}
