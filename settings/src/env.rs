@@ -50,12 +50,13 @@ where
         };
         let rest = &variable[ENV_PREFIX.len()..];
         let Some((system_part, key_part)) = rest.split_once("__") else {
-            // `CLIENT_ID` belongs to somebody else; `CLIENT_SBER_CB_FAILURE_RATE` is a typo.
+            // `CLIENT_ID` belongs to somebody else; `CLIENT_SBER_CB_FAILURE_RATE` and
+            // `CLIENT_SBER` (no key at all) are mistakes about a system we know.
             let lower = rest.to_ascii_lowercase();
             let typo = file
                 .systems
                 .keys()
-                .any(|s| lower.starts_with(&format!("{s}_")));
+                .any(|s| lower == *s || lower.starts_with(&format!("{s}_")));
             if !typo {
                 continue;
             }

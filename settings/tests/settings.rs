@@ -980,6 +980,14 @@ fn a_single_underscore_typo_is_an_error_an_unrelated_variable_is_not() {
         settings.unwrap_err().variable_name(),
         Some("CLIENT_SBER_ONLINE_READ_TIMEOUT")
     );
+    // A known system with no key at all.
+    env_rejects(
+        "",
+        &[("CLIENT_SBER", "0.5")],
+        ErrorKind::Malformed,
+        "CLIENT_SBER",
+        "double underscore",
+    );
     // `CLIENT_ID` belongs to somebody else.
     sber_env("", &[("CLIENT_ID", "42"), ("CLIENT_SECRET_KEY", "x")]).unwrap();
 }
