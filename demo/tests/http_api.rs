@@ -259,8 +259,9 @@ async fn create_while_sber_is_unavailable_is_409_created_not_paid_and_confirm_pa
 async fn slow_sber_trips_the_breaker_before_any_timeout() {
     let h = start(&[
         ("CLIENT_SBER__CONNECT_TIMEOUT", "0.1"),
-        ("CLIENT_SBER__READ_TIMEOUT", "0.4"),
-        ("CLIENT_SBER__TOTAL_TIMEOUT", "1"),
+        ("CLIENT_SBER__READ_TIMEOUT", "1"),
+        ("CLIENT_SBER__TOTAL_TIMEOUT", "2"),
+        ("CLIENT_SBER__CB_SLOW_THRESHOLD", "0.2"),
         ("CLIENT_SBER__CB_MIN_CALLS", "3"),
     ])
     .await;
