@@ -5,7 +5,7 @@
 use loom::sync::Arc;
 use loom::thread;
 
-use crate::breaker::state::{Change, Config, Core, Denied, State, Ticket};
+use crate::breaker::state::{Change, Config, Core, Denied, ManualAction, State, Ticket};
 
 /// Open duration, in the core's nanoseconds.
 const OPEN: u64 = 10;
@@ -128,9 +128,16 @@ fn concurrent_cancels_return_every_slot() {
 
 #[test]
 fn concurrent_failures_open_it_exactly_once() {
-    check(|| {
+    // A window of 3 is packed in one atomic word; one of 51 is a ring under the lock.
+    for window in [3, 51] {
+        concurrent_failures_open_it_exactly_once_with(window);
+    }
+}
+
+fn concurrent_failures_open_it_exactly_once_with(window: u32) {
+    check(move || {
         // Three outcomes needed; two failures of three is 67% ≥ 60%.
-        let core = core(3, 3, 0.6, 1);
+        let core = core(window, 3, 0.6, 1);
         let call = |core: &Arc<Core>, failed: bool| {
             let core = core.clone();
             thread::spawn(move || {
@@ -303,4 +310,40 @@ fn manual_actions_race_with_outcomes() {
         assert_eq!(core.state(), State::ForcedOpen);
         assert_eq!(admit(&core, 100 * OPEN).unwrap_err(), Denied::ForcedOpen);
     });
+}
+
+#[test]
+fn closed_outcomes_racing_an_opening_land_in_no_later_window() {
+    // Packed (2) and ring (52) windows: an outcome admitted while closed that is
+    // recorded after the breaker opened must not appear in any later window.
+    for window in [2, 52] {
+        check(move || {
+            let core = core(window, 2, 0.5, 1);
+            let tickets: Vec<Ticket> = (0..3).map(|_| admit(&core, 0).unwrap()).collect();
+            let failures = {
+                let core = core.clone();
+                let (a, b) = (tickets[0], tickets[1]);
+                thread::spawn(move || {
+                    let first = core.record(a, true, || 0);
+                    let second = core.record(b, true, || 0);
+                    [first, second]
+                })
+            };
+            let success = core.record(tickets[2], false, || 0);
+            let changes: Vec<Change> = failures
+                .join()
+                .unwrap()
+                .into_iter()
+                .chain([success])
+                .flatten()
+                .collect();
+            assert_eq!(changes.len(), 1, "{changes:?}");
+            assert_eq!(changes[0].to, State::Open);
+            let reading = core.reading();
+            assert_eq!((reading.state, reading.calls), (State::Open, 0));
+            // A reset starts a fresh closed window: still empty.
+            core.manual(ManualAction::Reset, 0).unwrap();
+            assert_eq!(core.reading().calls, 0);
+        });
+    }
 }

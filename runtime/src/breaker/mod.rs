@@ -107,6 +107,7 @@ impl Breaker {
 
     /// Asks to make a call: a permit to record its outcome on, or the reason it may not
     /// go ahead. Dropping the permit unrecorded returns it without counting anything.
+    #[inline]
     pub fn try_acquire(&self) -> Result<BreakerPermit<'_>, CircuitBreakerError> {
         let (admission, change) = self.core.admit(|| self.nanos(Instant::now()));
         self.report(change);
@@ -152,6 +153,12 @@ impl Breaker {
         }
     }
 
+    /// Failures / outcomes in the window now, 0 for an empty window. While closed with
+    /// a window of at most 50 outcomes this takes no lock.
+    pub fn failure_rate(&self) -> f64 {
+        self.core.failure_rate()
+    }
+
     /// The configured failure-rate threshold.
     pub fn failure_rate_threshold(&self) -> f64 {
         self.core.config().failure_rate
@@ -178,12 +185,20 @@ impl Breaker {
         self.report(change);
     }
 
+    #[inline]
     pub(crate) fn nanos(&self, at: Instant) -> u64 {
         duration_nanos(at.saturating_duration_since(self.epoch))
     }
 
+    #[inline]
     fn report(&self, change: Option<Change>) {
-        let Some(change) = change else { return };
+        if let Some(change) = change {
+            self.notify(change);
+        }
+    }
+
+    #[cold]
+    fn notify(&self, change: Change) {
         let transition = Transition {
             system: &self.name,
             from: change.from,
@@ -213,11 +228,13 @@ pub struct BreakerPermit<'a> {
 
 impl BreakerPermit<'_> {
     /// The call succeeded.
+    #[inline]
     pub fn success(self) {
         self.record(false);
     }
 
     /// The call failed.
+    #[inline]
     pub fn failure(self) {
         self.record(true);
     }
@@ -229,11 +246,13 @@ impl BreakerPermit<'_> {
     }
 
     /// Records with a clock reading the caller already has.
+    #[inline]
     pub(crate) fn record_at(self, failed: bool, now: Instant) {
         let nanos = self.breaker.nanos(now);
         self.record_with(failed, || nanos);
     }
 
+    #[inline]
     fn record_with(mut self, failed: bool, now: impl FnOnce() -> u64) {
         if let Some(ticket) = self.ticket.take() {
             let change = self.breaker.core.record(ticket, failed, now);

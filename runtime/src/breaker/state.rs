@@ -12,7 +12,7 @@
 
 use std::fmt;
 
-use super::window::Window;
+use super::window::{Packed, Window};
 use crate::sync::{AtomicU64, Mutex, MutexGuard, Ordering};
 
 /// The state of a breaker.
@@ -169,7 +169,8 @@ fn generation_of(word: u64) -> u64 {
 
 #[derive(Debug)]
 struct Inner {
-    window: Window,
+    /// The closed window when it is too large for [`Packed`].
+    ring: Option<Window>,
     trials_admitted: u32,
     trials_succeeded: u32,
     since_nanos: u64,
@@ -179,21 +180,58 @@ struct Inner {
 #[derive(Debug)]
 pub(crate) struct Core {
     config: Config,
+    /// `need[n]`: the fewest failures among `n` outcomes that open the breaker
+    /// (`u32::MAX` below `min_calls`), so deciding takes no division.
+    need: Box<[u32]>,
     /// `generation << 3 | state`; written only under `inner`'s lock.
     state: AtomicU64,
     /// When an open breaker may go half-open; written under the lock before `state`.
     open_until: AtomicU64,
+    /// The closed window, when it fits one word: recorded without the lock. On a
+    /// cache line of its own, so recording does not evict the `state` every admission
+    /// reads.
+    packed: Option<Padded<Packed>>,
     inner: Mutex<Inner>,
+}
+
+/// Keeps a value on a cache line of its own.
+#[derive(Debug)]
+#[repr(align(128))]
+struct Padded<T>(T);
+
+impl<T> std::ops::Deref for Padded<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.0
+    }
 }
 
 impl Core {
     pub(crate) fn new(config: Config) -> Self {
+        let packed = Packed::new(config.window, 0).map(Padded);
+        let ring = packed
+            .is_none()
+            .then(|| Window::new(config.window as usize));
+        let need = (0..=config.window)
+            .map(|calls| {
+                if calls < config.min_calls.max(1) {
+                    return u32::MAX;
+                }
+                // The same comparison the reference model makes, as `f64`s.
+                (1..=calls)
+                    .find(|&failures| f64::from(failures) / f64::from(calls) >= config.failure_rate)
+                    .unwrap_or(u32::MAX)
+            })
+            .collect();
         Core {
             config,
+            need,
             state: AtomicU64::new(pack(0, State::Closed)),
             open_until: AtomicU64::new(0),
+            packed,
             inner: Mutex::new(Inner {
-                window: Window::new(config.window as usize),
+                ring,
                 trials_admitted: 0,
                 trials_succeeded: 0,
                 since_nanos: 0,
@@ -217,6 +255,7 @@ impl Core {
     }
 
     /// Asks to make a call. `now` is read only when the answer depends on time (open).
+    #[inline]
     pub(crate) fn admit(
         &self,
         now: impl FnOnce() -> u64,
@@ -316,15 +355,43 @@ impl Core {
 
     /// Records the outcome of an admitted call. An outcome from an earlier generation is
     /// ignored. `now` is read only if the outcome changes the state.
+    ///
+    /// While closed with a packed window this is one compare-and-swap; the lock is only
+    /// taken when the outcome opens the breaker.
+    #[inline]
     pub(crate) fn record(
         &self,
         ticket: Ticket,
         failed: bool,
         now: impl FnOnce() -> u64,
     ) -> Option<Change> {
-        if generation_of(self.state.load(Ordering::Acquire)) != ticket.generation {
+        let word = self.state.load(Ordering::Acquire);
+        if generation_of(word) != ticket.generation {
             return None;
         }
+        if let (Some(packed), State::Closed) = (&self.packed, State::from_code(word)) {
+            // A transition since the load above changed the window's tag: then `push`
+            // refuses the outcome as stale.
+            let (failures, calls) = packed.push(ticket.generation, failed)?;
+            if !self.opens(failures, calls) {
+                return None;
+            }
+            let mut inner = self.lock();
+            if self.state.load(Ordering::Relaxed) != word {
+                return None; // another outcome, or an operator, changed it first
+            }
+            return Some(self.open_on_rate(&mut inner, failures, calls, now()));
+        }
+        self.record_locked(ticket, failed, now)
+    }
+
+    /// Recording under the lock: a ring window, or half-open trials.
+    fn record_locked(
+        &self,
+        ticket: Ticket,
+        failed: bool,
+        now: impl FnOnce() -> u64,
+    ) -> Option<Change> {
         let mut inner = self.lock();
         let word = self.state.load(Ordering::Relaxed);
         if generation_of(word) != ticket.generation {
@@ -332,19 +399,16 @@ impl Core {
         }
         match State::from_code(word) {
             State::Closed => {
-                inner.window.push(failed);
-                let calls = inner.window.len();
-                let failures = inner.window.failures();
-                let should_open = calls >= self.config.min_calls as usize
-                    && failures as f64 / calls as f64 >= self.config.failure_rate;
-                should_open.then(|| {
-                    let reason = Reason::FailureRate {
-                        failures: failures as u32,
-                        calls: calls as u32,
-                        threshold: self.config.failure_rate,
-                    };
-                    self.open(&mut inner, reason, now())
-                })
+                let (failures, calls) = match (&self.packed, &mut inner.ring) {
+                    (Some(packed), _) => packed.push(ticket.generation, failed)?,
+                    (None, Some(ring)) => {
+                        ring.push(failed);
+                        (ring.failures() as u32, ring.len() as u32)
+                    }
+                    (None, None) => unreachable!("a breaker has a packed or a ring window"),
+                };
+                self.opens(failures, calls)
+                    .then(|| self.open_on_rate(&mut inner, failures, calls, now()))
             }
             State::HalfOpen if ticket.trial => {
                 if failed {
@@ -367,8 +431,43 @@ impl Core {
         }
     }
 
+    /// Whether `failures` of `calls` reach the threshold (with at least `min_calls`).
+    #[inline]
+    fn opens(&self, failures: u32, calls: u32) -> bool {
+        failures >= self.need[calls as usize]
+    }
+
+    fn open_on_rate(&self, inner: &mut Inner, failures: u32, calls: u32, now: u64) -> Change {
+        let reason = Reason::FailureRate {
+            failures,
+            calls,
+            threshold: self.config.failure_rate,
+        };
+        self.open(inner, reason, now)
+    }
+
+    /// Failures and outcomes in the closed window. The packed window is read without
+    /// the lock; the ring needs it.
+    fn counts(&self, inner: &Inner) -> (u32, u32) {
+        match (&self.packed, &inner.ring) {
+            (Some(packed), _) => packed.counts(),
+            (None, Some(ring)) => (ring.failures() as u32, ring.len() as u32),
+            (None, None) => (0, 0),
+        }
+    }
+
+    /// The window's failure rate, without the lock when the window is packed.
+    pub(crate) fn failure_rate(&self) -> f64 {
+        let (failures, calls) = match &self.packed {
+            Some(packed) => packed.counts(),
+            None => self.counts(&self.lock()),
+        };
+        rate(failures, calls)
+    }
+
     /// Returns an admitted call's place without recording anything: the caller dropped
     /// it. A trial's slot goes back to the half-open state it was taken from.
+    #[inline]
     pub(crate) fn cancel(&self, ticket: Ticket) {
         if !ticket.trial {
             return;
@@ -399,11 +498,12 @@ impl Core {
     pub(crate) fn reading(&self) -> Reading {
         let inner = self.lock();
         let state = State::from_code(self.state.load(Ordering::Relaxed));
+        let (failures, calls) = self.counts(&inner);
         Reading {
             state,
-            failures: inner.window.failures() as u32,
-            calls: inner.window.len() as u32,
-            failure_rate: inner.window.failure_rate(),
+            failures,
+            calls,
+            failure_rate: rate(failures, calls),
             since_nanos: inner.since_nanos,
             trials_admitted: inner.trials_admitted,
             trials_succeeded: inner.trials_succeeded,
@@ -424,18 +524,33 @@ impl Core {
     fn transition(&self, inner: &mut Inner, to: State, reason: Reason, now: u64) -> Change {
         let word = self.state.load(Ordering::Relaxed);
         let from = State::from_code(word);
-        inner.window.clear();
+        let generation = generation_of(word) + 1;
+        // The window is emptied for the new generation before the state says it began.
+        if let Some(packed) = &self.packed {
+            packed.reset(generation);
+        }
+        if let Some(ring) = &mut inner.ring {
+            ring.clear();
+        }
         inner.trials_admitted = 0;
         inner.trials_succeeded = 0;
         inner.since_nanos = now;
         // Release: a thread that sees the new state also sees `open_until`.
-        self.state
-            .store(pack(generation_of(word) + 1, to), Ordering::Release);
+        self.state.store(pack(generation, to), Ordering::Release);
         Change {
             from,
             to,
             reason,
             at_nanos: now,
         }
+    }
+}
+
+/// `failures / calls`, 0 for an empty window.
+fn rate(failures: u32, calls: u32) -> f64 {
+    if calls == 0 {
+        0.0
+    } else {
+        f64::from(failures) / f64::from(calls)
     }
 }
