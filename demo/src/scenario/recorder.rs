@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use resilience::{CallEvent, Cause, ManualAction, Observer, Outcome, Reason, State, Transition};
+use resilience::{CallEvent, Cause, Observer, Outcome, Reason, State, Transition};
 use tokio::sync::mpsc::UnboundedSender;
 use tokio::time::Instant;
 
@@ -87,6 +87,8 @@ pub struct Recorded {
     pub to: State,
     /// Why.
     pub reason: Reason,
+    /// The runtime's own words for it: `sber opened: 15 of 50 calls failed (30% ≥ 30%)`.
+    pub message: String,
     /// When.
     pub at: Instant,
     /// The scenario phase it happened in.
@@ -194,19 +196,14 @@ impl Observer for Recorder {
             from: t.from,
             to: t.to,
             reason: t.reason,
+            message: t.to_string(),
             at: t.at,
             phase: self.phase.load(Ordering::Relaxed),
             counts: self.counts(t.system),
         };
         if let Some(lines) = &self.lines {
             let secs = t.at.saturating_duration_since(self.start).as_secs_f64();
-            let _ = lines.send(format!(
-                "{secs:>6.2}s  ▶ {} {} → {}: {}",
-                t.system,
-                t.from,
-                t.to,
-                describe(t.system, &t.reason)
-            ));
+            let _ = lines.send(format!("{secs:>6.2}s  ▶ {} → {}: {t}", t.from, t.to));
         }
         self.transitions
             .lock()
@@ -234,40 +231,5 @@ impl Observer for Recorder {
             _ => return,
         };
         counter.fetch_add(1, Ordering::Relaxed);
-    }
-}
-
-/// A transition's reason in words an on-call engineer reads at 3 a.m.
-pub fn describe(system: &str, reason: &Reason) -> String {
-    match *reason {
-        Reason::FailureRate {
-            failures,
-            calls,
-            threshold,
-        } => {
-            let rate = if calls == 0 {
-                0.0
-            } else {
-                f64::from(failures) / f64::from(calls)
-            };
-            format!(
-                "{failures} of the last {calls} calls failed or were slow ({:.0}% ≥ {:.0}%)",
-                rate * 100.0,
-                threshold * 100.0
-            )
-        }
-        Reason::OpenElapsed { after_nanos } => format!(
-            "open for {:.1}s, letting trial calls through",
-            Duration::from_nanos(after_nanos).as_secs_f64()
-        ),
-        Reason::TrialsSucceeded { trials } => format!("{trials}/{trials} trial calls succeeded"),
-        Reason::TrialFailed { succeeded, trials } => format!(
-            "a trial call failed ({succeeded} of {trials} had succeeded): {system} is still down"
-        ),
-        Reason::Manual(action) => match action {
-            ManualAction::ForceOpen => "forced open by an operator".to_owned(),
-            ManualAction::Disable => "disabled by an operator".to_owned(),
-            ManualAction::Reset => "reset by an operator".to_owned(),
-        },
     }
 }

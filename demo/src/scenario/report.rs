@@ -114,7 +114,7 @@ pub(super) fn header(
     );
     println!();
     println!("each second: phase │ per system: breaker state, guarded calls ok / failed (slow) / rejected, calls in flight │ the service's HTTP answers and their latency");
-    println!("each transition as it happens: ▶ system from → to: reason");
+    println!("each transition as it happens: ▶ from → to: the runtime's log line");
     println!();
 }
 
@@ -212,13 +212,12 @@ pub(super) fn summary(world: &World, stats: &LoadStats, checks: &[Check], elapse
     }
     for t in &transitions {
         println!(
-            "  {:>6.2}s  {} {} → {}: {}",
+            "  {:>6.2}s  {} → {}: {}",
             t.at.saturating_duration_since(world.recorder.start())
                 .as_secs_f64(),
-            t.system,
             t.from,
             t.to,
-            super::recorder::describe(&t.system, &t.reason)
+            t.message
         );
     }
     println!("checks:");
