@@ -10,72 +10,65 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use tokio::sync::SemaphorePermit;
 use tokio::time::{Instant, Sleep};
 
 use crate::breaker::BreakerPermit;
 use crate::error::{Cause, CircuitBreakerError};
 use crate::guard::Guard;
 use crate::log::CallSpan;
-#[cfg(any(feature = "metrics", test))]
-use crate::metrics::SystemMetrics;
 use crate::observer::{CallEvent, Outcome};
 
 /// Holds a bulkhead permit; next, ask the breaker with [`breaker`](Self::breaker).
 #[derive(Debug)]
 #[must_use = "the bulkhead permit is released when this is dropped"]
 pub struct BulkheadPermit<'g> {
-    guard: &'g Guard,
-    permit: Slot<'g>,
+    slot: Slot<'g>,
 }
 
-/// A bulkhead permit. With metrics, taking and returning it moves the in-use gauge.
+/// A bulkhead permit of `guard`'s bulkhead, returned when dropped. With metrics, taking
+/// and returning it moves the in-use gauge. One pointer: the guard reaches everything.
 #[derive(Debug)]
 struct Slot<'g> {
-    _permit: SemaphorePermit<'g>,
-    #[cfg(any(feature = "metrics", test))]
-    metrics: Option<&'g SystemMetrics>,
+    guard: &'g Guard,
 }
 
-#[cfg(any(feature = "metrics", test))]
 impl Drop for Slot<'_> {
+    #[inline]
     fn drop(&mut self) {
-        if let Some(metrics) = self.metrics {
+        self.guard.bulkhead_ref().release();
+        #[cfg(any(feature = "metrics", test))]
+        if let Some(metrics) = self.guard.metrics() {
             metrics.bulkhead_returned();
         }
     }
 }
 
 impl<'g> BulkheadPermit<'g> {
-    pub(crate) fn new(guard: &'g Guard, permit: SemaphorePermit<'g>) -> Self {
+    /// Wraps a permit just taken from `guard`'s bulkhead.
+    #[inline]
+    pub(crate) fn new(guard: &'g Guard) -> Self {
         #[cfg(any(feature = "metrics", test))]
-        let metrics = guard.metrics();
-        #[cfg(any(feature = "metrics", test))]
-        if let Some(metrics) = metrics {
+        if let Some(metrics) = guard.metrics() {
             metrics.bulkhead_taken();
         }
         BulkheadPermit {
-            guard,
-            permit: Slot {
-                _permit: permit,
-                #[cfg(any(feature = "metrics", test))]
-                metrics,
-            },
+            slot: Slot { guard },
         }
     }
 
     /// Step 2: the breaker's permission. Rejected at once while open, and while
     /// half-open beyond the trial calls; the bulkhead permit is released then.
+    #[inline]
     pub fn breaker(self) -> Result<CallPermit<'g>, CircuitBreakerError> {
-        match self.guard.breaker().try_acquire() {
+        let guard = self.slot.guard;
+        match guard.breaker().try_acquire() {
             Ok(breaker) => Ok(CallPermit {
-                guard: self.guard,
                 breaker: Some(breaker),
                 span: CallSpan::none(),
-                _bulkhead: self.permit,
+                slot: self.slot,
             }),
             Err(error) => {
-                report_rejection(self.guard, error.cause());
+                report_rejection(guard, error.cause());
                 Err(error)
             }
         }
@@ -87,13 +80,14 @@ impl<'g> BulkheadPermit<'g> {
 #[derive(Debug)]
 #[must_use = "dropping the permit abandons the call without recording it"]
 pub struct CallPermit<'g> {
-    guard: &'g Guard,
     // Declared before the bulkhead permit: dropped first, so a trial slot is back
     // before the bulkhead lets the next caller in.
     breaker: Option<BreakerPermit<'g>>,
-    /// `guarded_call{system, outcome}`, from [`timeout`](Self::timeout) on.
+    /// `guarded_call{system, outcome}`, from [`timeout`](Self::timeout) on; one pointer,
+    /// null unless a subscriber wants the span.
     span: CallSpan,
-    _bulkhead: Slot<'g>,
+    /// The bulkhead permit, and the guard.
+    slot: Slot<'g>,
 }
 
 impl<'g> CallPermit<'g> {
@@ -102,10 +96,12 @@ impl<'g> CallPermit<'g> {
     ///
     /// The call runs inside a `guarded_call` span (feature `tracing`, INFO, target
     /// `resilience`) with the fields `system` and, once it ends, `outcome`.
+    #[inline]
     pub fn timeout<F>(mut self, call: F) -> Timeout<'g, F> {
-        self.span = CallSpan::new(self.guard.system());
+        let guard = self.slot.guard;
+        self.span = CallSpan::new(guard.system());
         let start = Instant::now();
-        let deadline = start + self.guard.settings().total_timeout;
+        let deadline = start + guard.settings().total_timeout;
         Timeout {
             permit: Some(self),
             call,
@@ -116,25 +112,28 @@ impl<'g> CallPermit<'g> {
     }
 
     /// Records the outcome and reports the call to the observers.
+    #[inline]
     fn finish(mut self, failed: bool, outcome: Outcome, elapsed: Duration, now: Instant) {
+        let guard = self.slot.guard;
         if let Some(breaker) = self.breaker.take() {
             breaker.record_at(failed, now);
         }
         self.span.record(outcome.as_str());
-        report(self.guard, outcome, Some(elapsed));
+        report(guard, outcome, Some(elapsed));
         #[cfg(any(feature = "metrics", test))]
-        if let Some(metrics) = self.guard.metrics() {
-            let snapshot = self.guard.breaker().snapshot();
-            metrics.recorded(snapshot.state, snapshot.failure_rate);
+        if let Some(metrics) = guard.metrics() {
+            let breaker = guard.breaker();
+            metrics.recorded(breaker.state(), breaker.failure_rate());
         }
     }
 }
 
 impl Drop for CallPermit<'_> {
+    #[inline]
     fn drop(&mut self) {
         if self.breaker.take().is_some() {
             self.span.record(Outcome::Cancelled.as_str());
-            report(self.guard, Outcome::Cancelled, None);
+            report(self.slot.guard, Outcome::Cancelled, None);
         }
     }
 }
@@ -159,6 +158,7 @@ where
 {
     type Output = Finished<'g, T, E>;
 
+    #[inline]
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         // SAFETY: `call` and `sleep` are structurally pinned: they are never moved out of
         // `self`, and are dropped in place with it. `permit`, `start` and `deadline` are
@@ -197,6 +197,7 @@ where
 }
 
 impl<'g, F> Timeout<'g, F> {
+    #[inline]
     fn finished<T, E>(&mut self, result: Option<Result<T, E>>, end: Instant) -> Finished<'g, T, E> {
         Finished {
             permit: self
@@ -250,6 +251,7 @@ impl<T, E> Finished<'_, T, E> {
     /// Step 4: the elapsed check, then the outcome recorded. A call slower than
     /// `cb_slow_threshold` counts as a failure; a timed-out call is a failure and returns
     /// [`Cause::Timeout`].
+    #[inline]
     pub fn elapsed_check(self) -> Result<Result<T, E>, CircuitBreakerError> {
         let Finished {
             permit,
@@ -259,7 +261,7 @@ impl<T, E> Finished<'_, T, E> {
             is_failure,
             slow_as_error,
         } = self;
-        let guard = permit.guard;
+        let guard = permit.slot.guard;
         let settings = guard.settings();
         let error = |cause| CircuitBreakerError::new(guard.breaker().name_arc(), cause);
         let Some(result) = result else {
@@ -284,11 +286,13 @@ impl<T, E> Finished<'_, T, E> {
     }
 }
 
+#[cold]
 pub(crate) fn report_rejection(guard: &Guard, cause: &Cause) {
     crate::log::rejected(guard.system(), cause);
     report(guard, Outcome::Rejected(*cause), None);
 }
 
+#[inline]
 fn report(guard: &Guard, outcome: Outcome, elapsed: Option<Duration>) {
     let observers = guard.breaker().observers();
     if observers.is_empty() {

@@ -4,16 +4,15 @@
 use std::future::Future;
 use std::sync::Arc;
 
-use resilience_settings::SystemSettings;
-use tokio::sync::Semaphore;
-
 use crate::breaker::Breaker;
+use crate::bulkhead::Bulkhead;
 use crate::call::{report_rejection, BulkheadPermit};
 use crate::error::{Cause, CircuitBreakerError};
 use crate::health::SystemHealth;
 #[cfg(any(feature = "metrics", test))]
 use crate::metrics::SystemMetrics;
 use crate::observer::Observer;
+use resilience_settings::SystemSettings;
 
 /// One system's bulkhead, breaker and timeouts.
 ///
@@ -42,8 +41,7 @@ pub struct Guard {
 struct Inner {
     settings: SystemSettings,
     breaker: Breaker,
-    bulkhead: Semaphore,
-    permits: usize,
+    bulkhead: Bulkhead,
     #[cfg(any(feature = "metrics", test))]
     metrics: Option<Arc<SystemMetrics>>,
 }
@@ -54,6 +52,7 @@ impl std::fmt::Debug for Guard {
             .field("system", &self.system())
             .field("state", &self.inner.breaker.state())
             .field("in_flight", &self.in_flight())
+            .field("waiting", &self.inner.bulkhead.waiters())
             .finish_non_exhaustive()
     }
 }
@@ -82,12 +81,12 @@ impl Guard {
         #[cfg(any(feature = "metrics", test))] metrics: Option<Arc<SystemMetrics>>,
     ) -> Self {
         let permits = settings.bulkhead_permits();
+        debug_assert!(permits >= 1, "the settings guarantee at least one permit");
         Guard {
             inner: Arc::new(Inner {
                 settings: settings.clone(),
                 breaker: Breaker::with_observers(settings, observers),
-                bulkhead: Semaphore::new(permits),
-                permits,
+                bulkhead: Bulkhead::new(permits),
                 #[cfg(any(feature = "metrics", test))]
                 metrics,
             }),
@@ -101,28 +100,36 @@ impl Guard {
     }
 
     /// The system's name: `sber`.
+    #[inline]
     pub fn system(&self) -> &str {
         &self.inner.settings.name
     }
 
     /// The system's settings, environment overrides applied.
+    #[inline]
     pub fn settings(&self) -> &SystemSettings {
         &self.inner.settings
     }
 
     /// The system's breaker.
+    #[inline]
     pub fn breaker(&self) -> &Breaker {
         &self.inner.breaker
     }
 
     /// The bulkhead's size: `max_connections × 0.8`, at least 1.
     pub fn bulkhead_permits(&self) -> usize {
-        self.inner.permits
+        self.inner.bulkhead.permits()
     }
 
     /// Bulkhead permits taken right now.
     pub fn in_flight(&self) -> usize {
-        self.inner.permits - self.inner.bulkhead.available_permits()
+        self.inner.bulkhead.in_use()
+    }
+
+    #[inline]
+    pub(crate) fn bulkhead_ref(&self) -> &Bulkhead {
+        &self.inner.bulkhead
     }
 
     /// The system's breaker and bulkhead, read now: for a health endpoint.
@@ -132,19 +139,33 @@ impl Guard {
 
     /// Step 1: a bulkhead permit (R-RES-BH-1), waiting at most `bulkhead_wait`.
     /// A full bulkhead is not a failure of the system, so the breaker does not count it.
+    #[inline]
     pub async fn bulkhead(&self) -> Result<BulkheadPermit<'_>, CircuitBreakerError> {
-        if let Ok(permit) = self.inner.bulkhead.try_acquire() {
-            return Ok(BulkheadPermit::new(self, permit));
+        match self.try_bulkhead() {
+            Some(permit) => Ok(permit),
+            None => self.wait_for_bulkhead().await,
         }
+    }
+
+    /// A bulkhead permit if one is free now: the uncontended path, one compare-and-swap.
+    #[inline]
+    fn try_bulkhead(&self) -> Option<BulkheadPermit<'_>> {
+        if self.inner.bulkhead.try_acquire() {
+            Some(BulkheadPermit::new(self))
+        } else {
+            None
+        }
+    }
+
+    /// The bulkhead was full: waits at most `bulkhead_wait` for a permit, or rejects.
+    #[cold]
+    async fn wait_for_bulkhead(&self) -> Result<BulkheadPermit<'_>, CircuitBreakerError> {
         let wait = self.inner.settings.bulkhead_wait;
-        if !wait.is_zero() {
-            if let Ok(Ok(permit)) = tokio::time::timeout(wait, self.inner.bulkhead.acquire()).await
-            {
-                return Ok(BulkheadPermit::new(self, permit));
-            }
+        if !wait.is_zero() && self.inner.bulkhead.acquire(wait).await {
+            return Ok(BulkheadPermit::new(self));
         }
         let cause = Cause::BulkheadFull {
-            permits: self.inner.permits,
+            permits: self.bulkhead_permits(),
             waited: wait,
         };
         report_rejection(self, &cause);
@@ -158,7 +179,10 @@ impl Guard {
     where
         F: Future<Output = Result<T, E>>,
     {
-        let permit = self.bulkhead().await?;
+        let permit = match self.try_bulkhead() {
+            Some(permit) => permit,
+            None => self.wait_for_bulkhead().await?,
+        };
         let call = permit.breaker()?;
         call.timeout(future).await.elapsed_check()
     }

@@ -28,6 +28,7 @@
 #![deny(missing_docs)]
 
 mod breaker;
+mod bulkhead;
 mod call;
 mod error;
 mod guard;

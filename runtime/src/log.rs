@@ -202,36 +202,53 @@ impl crate::observer::Observer for TracingObserver {
 
 /// The span around one guarded call: `guarded_call{system, outcome}`, at INFO, target
 /// `resilience`. Disabled (no allocation, no subscriber call) when nobody wants it.
+///
+/// One pointer, null while disabled: a `tracing::Span` is 40 bytes, and this value
+/// moves with the call's permit through every step, so the span is only boxed (one
+/// allocation, next to the subscriber's own work for the span) when a subscriber is
+/// interested in it.
 #[cfg(feature = "tracing")]
 #[derive(Debug)]
-pub(crate) struct CallSpan(tracing::Span);
+pub(crate) struct CallSpan(Option<Box<tracing::Span>>);
 
 #[cfg(feature = "tracing")]
 impl CallSpan {
     #[inline]
     pub(crate) fn none() -> Self {
-        CallSpan(tracing::Span::none())
+        CallSpan(None)
     }
 
     #[inline]
     pub(crate) fn new(system: &str) -> Self {
-        CallSpan(tracing::info_span!(
+        // The callsite's interest is cached: with no subscriber interested this is a
+        // load and a compare, and nothing is built.
+        let span = tracing::info_span!(
             target: "resilience",
             "guarded_call",
             system,
             outcome = tracing::field::Empty
-        ))
+        );
+        if span.is_disabled() {
+            CallSpan(None)
+        } else {
+            Self::boxed(span)
+        }
+    }
+
+    #[cold]
+    fn boxed(span: tracing::Span) -> Self {
+        CallSpan(Some(Box::new(span)))
     }
 
     #[inline]
-    pub(crate) fn enter(&self) -> tracing::span::Entered<'_> {
-        self.0.enter()
+    pub(crate) fn enter(&self) -> Option<tracing::span::Entered<'_>> {
+        self.0.as_deref().map(tracing::Span::enter)
     }
 
     #[inline]
     pub(crate) fn record(&self, outcome: &'static str) {
-        if !self.0.is_disabled() {
-            self.0.record("outcome", outcome);
+        if let Some(span) = &self.0 {
+            span.record("outcome", outcome);
         }
     }
 }
