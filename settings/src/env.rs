@@ -67,6 +67,14 @@ where
                 ),
             ));
         };
+        if system_part.is_empty() || key_part.is_empty() {
+            return Err(error(
+                ErrorKind::Malformed,
+                format!(
+                    "expected `{ENV_PREFIX}<SYSTEM>__<KEY>` with both parts named, such as `CLIENT_SBER__CB_FAILURE_RATE`"
+                ),
+            ));
+        }
         let system = system_part.to_ascii_lowercase();
         let Some(raw) = file.systems.get_mut(&system) else {
             let known: Vec<_> = file.systems.keys().map(|s| format!("`{s}`")).collect();

@@ -1,6 +1,7 @@
 //! The file as written: which keys each system sets, before defaults and validation.
 
 use std::collections::BTreeMap;
+use std::num::{IntErrorKind, ParseIntError};
 
 use crate::error::{ErrorKind, SettingsError};
 use crate::keys::{key_list, Key, Kind};
@@ -136,7 +137,15 @@ pub(crate) fn from_env(key: Key, text: &str) -> Result<Value, &'static str> {
     let text = text.trim();
     match kind {
         Kind::Url => Ok(Value::Text(text.to_owned())),
-        Kind::Count => text.parse().map(Value::Integer).map_err(|_| expected(kind)),
+        Kind::Count => text
+            .parse()
+            .map(Value::Integer)
+            .map_err(|e: ParseIntError| match e.kind() {
+                IntErrorKind::PosOverflow | IntErrorKind::NegOverflow => {
+                    "a whole number such as 10 (this one is too large to be a count)"
+                }
+                _ => expected(kind),
+            }),
         Kind::Seconds | Kind::Rate => text
             .parse::<f64>()
             .ok()

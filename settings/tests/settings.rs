@@ -837,13 +837,6 @@ fn env_unknown_key_is_an_error() {
         "{err}"
     );
     assert!(err.message().contains("allowed keys"), "{err}");
-    env_rejects(
-        "",
-        &[("CLIENT_SBER__", "1")],
-        ErrorKind::UnknownKey,
-        "CLIENT_SBER__",
-        "unknown key",
-    );
     // Three underscores: the key starts with one.
     env_rejects(
         "",
@@ -1071,4 +1064,22 @@ fn load_reads_the_process_environment() {
         assert!(err.to_string().contains("UTF-8"), "{err}");
     }
     Settings::load(text, ORIGIN).unwrap();
+}
+
+#[test]
+fn an_env_override_with_an_empty_part_or_an_overflowing_count_says_so() {
+    for variable in ["CLIENT___CB_MIN_CALLS", "CLIENT_SBER__"] {
+        let err = Settings::load_with_env("[systems.sber]", ORIGIN, [(variable, "5")]).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Malformed, "{err}");
+        assert_eq!(err.variable_name(), Some(variable));
+        assert!(err.message().contains("both parts named"), "{err}");
+    }
+    let err = Settings::load_with_env(
+        "[systems.sber]",
+        ORIGIN,
+        [("CLIENT_SBER__CB_MIN_CALLS", "99999999999999999999")],
+    )
+    .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Malformed, "{err}");
+    assert!(err.message().contains("too large"), "{err}");
 }
