@@ -82,16 +82,21 @@ pub async fn op_async(mix: Mix, i: u64) -> Result<u64, Boom> {
 /// Our settings for the system `bench`: the guide's defaults, stated explicitly so they
 /// match the peers' configuration below.
 pub fn settings() -> SystemSettings {
+    settings_file()
+        .system("bench")
+        .expect("system `bench` is declared")
+        .clone()
+}
+
+/// The whole settings file with the one system `bench` of [`settings`], for building
+/// the guard through `Guards`.
+pub fn settings_file() -> Settings {
     let text = format!(
         "[systems.bench]\ncb_window_size = {WINDOW}\ncb_min_calls = {MIN_CALLS}\n\
          cb_failure_rate = {FAILURE_RATE}\ncb_open_duration = {}\ncb_half_open_calls = {TRIALS}\n",
         OPEN.as_secs_f64()
     );
-    let settings = Settings::parse(&text, "inline").expect("bench settings are valid");
-    settings
-        .system("bench")
-        .expect("system `bench` is declared")
-        .clone()
+    Settings::parse(&text, "inline").expect("bench settings are valid")
 }
 
 /// recloser 1.4: a count window of 50 calls while closed (it only judges a full ring),

@@ -8,6 +8,11 @@
 //! loop, so the test harness's other threads do not disturb them. The loop runs inside
 //! one `block_on` of a current-thread runtime and every call is ready on its first
 //! poll, so the runtime itself neither parks nor reads the clock in between.
+//!
+//! Run it twice: as is, and with the runtime's `metrics` feature
+//! (`cargo test -p resilience-benches --features metrics --test hot_path`), where the
+//! guards are built by `Guards` with metrics on (no recorder installed: the facade's
+//! no-op handles), so the metrics hooks of every call are inside the budget too.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -116,10 +121,24 @@ fn counted(f: impl FnOnce()) -> Counts {
     disarm()
 }
 
+/// The guard under test: alone, or (feature `metrics`) built by `Guards` with metrics
+/// on, as a service builds it.
+fn guard() -> Guard {
+    #[cfg(feature = "metrics")]
+    {
+        let guards = resilience::Guards::builder(&resilience_benches::settings_file())
+            .metrics(true)
+            .build();
+        guards.get("bench").expect("system `bench` is declared")
+    }
+    #[cfg(not(feature = "metrics"))]
+    Guard::new(&settings())
+}
+
 /// `CALLS` guarded calls through `Guard::call` after `WARM_UP`, on a current-thread
 /// runtime; what the counted calls did.
 fn guard_call_counts(mix: Mix) -> Counts {
-    let guard = Guard::new(&settings());
+    let guard = guard();
     runtime().block_on(async {
         for i in 0..WARM_UP {
             let answer = guard.call(op_async(mix, i)).await;
@@ -146,7 +165,7 @@ fn guard_call_counts(mix: Mix) -> Counts {
 /// The same through the step API the attribute expands to: bulkhead → breaker →
 /// timeout → elapsed check.
 fn guard_steps_counts(mix: Mix) -> Counts {
-    let guard = Guard::new(&settings());
+    let guard = guard();
     async fn step(guard: &Guard, mix: Mix, i: u64) -> bool {
         let permit = guard.bulkhead().await.expect("bulkhead has room");
         let call = permit.breaker().expect("breaker is closed");
@@ -260,4 +279,20 @@ mod clock_reads {
             assert_eq!(counts.clock_reads, 0, "breaker, {mix:?}");
         }
     }
+}
+
+/// The values moved by value from step to step stay small (a `tracing::Span` in them
+/// made `CallPermit` 88 bytes and their moves go through `memmove`).
+#[test]
+fn the_by_value_steps_stay_small() {
+    use std::mem::size_of;
+    let permit = size_of::<resilience::CallPermit<'static>>();
+    let finished = size_of::<resilience::Finished<'static, u64, resilience_benches::Boom>>();
+    let bulkhead = size_of::<resilience::BulkheadPermit<'static>>();
+    println!(
+        "BulkheadPermit {bulkhead} B, CallPermit {permit} B, Finished<u64, Boom> {finished} B"
+    );
+    assert!(bulkhead <= 8, "BulkheadPermit is {bulkhead} B");
+    assert!(permit <= 48, "CallPermit is {permit} B");
+    assert!(finished <= 104, "Finished is {finished} B");
 }

@@ -114,7 +114,7 @@ async fn waiters_get_permits_as_they_free_up() {
         starts.push(task.await.unwrap().unwrap().unwrap() - t0);
     }
     starts.sort();
-    assert_eq!(starts, [0 * S, S, 2 * S, 3 * S]);
+    assert_eq!(starts, [Duration::ZERO, S, 2 * S, 3 * S]);
     assert_eq!(guard.in_flight(), 0);
 }
 
