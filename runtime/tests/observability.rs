@@ -21,7 +21,11 @@ max_connections = 10
 [systems.customer]
 "#;
 
+/// Every test starts here, so the one global subscriber is in place before any
+/// callsite of this binary registers (see `logs::init`).
 fn settings() -> Settings {
+    #[cfg(feature = "tracing")]
+    logs::init();
     Settings::parse(SETTINGS, "resilience.toml").unwrap()
 }
 
@@ -142,16 +146,92 @@ fn every_reason_reads_as_a_sentence() {
 
 #[cfg(feature = "tracing")]
 mod logs {
+    use std::cell::RefCell;
     use std::collections::{BTreeMap, HashMap};
     use std::fmt;
-    use std::sync::{Arc, Mutex};
+    use std::sync::{Arc, Mutex, OnceLock};
 
     use tracing::field::{Field, Visit};
     use tracing::span::{Attributes, Id, Record};
-    use tracing::subscriber::DefaultGuard;
+    use tracing::subscriber::Interest;
     use tracing::{Event, Level, Metadata, Subscriber};
 
     use super::*;
+
+    thread_local! {
+        /// The capture installed on this test's thread (the runtimes are current-thread).
+        static CURRENT: RefCell<Option<Capture>> = const { RefCell::new(None) };
+    }
+
+    /// Installs, once, a global subscriber that hands everything to the capture of the
+    /// calling thread. Scoped (`set_default`) subscribers in parallel tests race with
+    /// tracing's per-callsite interest cache: a callsite first hit by a test without a
+    /// subscriber can be cached as never-enabled just as another test installs one, and
+    /// that test then misses its events. One global subscriber that answers
+    /// `Interest::sometimes()` everywhere, installed before any callsite registers, has
+    /// no such race.
+    pub fn init() {
+        static ROUTER: OnceLock<()> = OnceLock::new();
+        ROUTER.get_or_init(|| {
+            tracing::subscriber::set_global_default(Router)
+                .expect("no other global subscriber in this test binary");
+        });
+    }
+
+    fn with_current<R>(f: impl FnOnce(&Capture) -> R) -> Option<R> {
+        CURRENT.with(|current| current.borrow().as_ref().map(f))
+    }
+
+    struct Router;
+
+    impl Subscriber for Router {
+        fn register_callsite(&self, _: &'static Metadata<'static>) -> Interest {
+            Interest::sometimes()
+        }
+
+        fn enabled(&self, metadata: &Metadata<'_>) -> bool {
+            with_current(|c| c.enabled(metadata)).unwrap_or(false)
+        }
+
+        fn new_span(&self, attrs: &Attributes<'_>) -> Id {
+            with_current(|c| c.new_span(attrs)).unwrap_or_else(|| Id::from_u64(u64::MAX))
+        }
+
+        fn record(&self, span: &Id, values: &Record<'_>) {
+            with_current(|c| c.record(span, values));
+        }
+
+        fn record_follows_from(&self, _: &Id, _: &Id) {}
+
+        fn event(&self, event: &Event<'_>) {
+            with_current(|c| c.event(event));
+        }
+
+        fn enter(&self, span: &Id) {
+            with_current(|c| c.enter(span));
+        }
+
+        fn exit(&self, span: &Id) {
+            with_current(|c| c.exit(span));
+        }
+
+        fn clone_span(&self, span: &Id) -> Id {
+            with_current(|c| c.clone_span(span)).unwrap_or_else(|| span.clone())
+        }
+
+        fn try_close(&self, span: Id) -> bool {
+            with_current(|c| c.try_close(span)).unwrap_or(false)
+        }
+    }
+
+    /// Uninstalls the capture from this thread when dropped.
+    pub struct Installed;
+
+    impl Drop for Installed {
+        fn drop(&mut self) {
+            CURRENT.with(|current| current.borrow_mut().take());
+        }
+    }
 
     /// One event as recorded: level, target, message, fields, and the spans it was in
     /// (outermost first), each with its fields at the time.
@@ -214,8 +294,10 @@ mod logs {
         }
 
         /// Installs it on this thread (the tests' runtime is current-thread).
-        pub fn install(&self) -> DefaultGuard {
-            tracing::subscriber::set_default(self.clone())
+        pub fn install(&self) -> Installed {
+            init();
+            CURRENT.with(|current| *current.borrow_mut() = Some(self.clone()));
+            Installed
         }
 
         pub fn events(&self) -> Vec<Logged> {
