@@ -283,11 +283,18 @@ async fn a_silent_hang_ends_at_the_read_timeout_before_the_total_timeout_and_is_
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn hangs_time_out_at_total_timeout_and_open_it_after_min_calls() {
-    // Window 10, 5 calls minimum: five hung calls at once all time out together.
-    let (server, adapter, recorder) =
-        sber_rig(&[("cb_min_calls", "5"), ("max_connections", "10")]).await;
+async fn hangs_open_it_at_the_slow_threshold_and_time_out_at_total_timeout() {
+    // Window 10, 5 calls minimum: five hung calls at once. Each is counted as slow when
+    // it passes the 100 ms threshold, still running, so the breaker opens then; the
+    // calls themselves end at the 400 ms total timeout.
+    let (server, adapter, recorder) = sber_rig(&[
+        ("cb_min_calls", "5"),
+        ("max_connections", "10"),
+        ("cb_open_duration", "5"),
+    ])
+    .await;
     server.always(Fault::Trickle(Duration::from_millis(50)));
+    let started = tokio::time::Instant::now();
     let results = futures_util::future::join_all((1..=5).map(|i| adapter.register(i))).await;
     for result in &results {
         assert!(
@@ -300,6 +307,11 @@ async fn hangs_time_out_at_total_timeout_and_open_it_after_min_calls() {
     }
     assert_eq!(recorder.counts().timeout, 5);
     assert_eq!(state(&adapter), State::Open);
+    let opened = adapter.system_guard().breaker().snapshot().since - started;
+    assert!(
+        opened >= Duration::from_millis(100) && opened < Duration::from_millis(400),
+        "opened {opened:?} in: at the slow threshold, before the total timeout"
+    );
     assert_open_rejection(adapter.register(6).await);
     assert_eq!(server.hits(), 5);
 }

@@ -5,6 +5,7 @@
 //! drops the call at any point gives every permit back and records nothing.
 
 use std::future::Future;
+use std::mem;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -63,7 +64,7 @@ impl<'g> BulkheadPermit<'g> {
         let guard = self.slot.guard;
         match guard.breaker().try_acquire() {
             Ok(breaker) => Ok(CallPermit {
-                breaker: Some(breaker),
+                breaker: Recording::Pending(breaker),
                 span: CallSpan::none(),
                 slot: self.slot,
             }),
@@ -82,7 +83,7 @@ impl<'g> BulkheadPermit<'g> {
 pub struct CallPermit<'g> {
     // Declared before the bulkhead permit: dropped first, so a trial slot is back
     // before the bulkhead lets the next caller in.
-    breaker: Option<BreakerPermit<'g>>,
+    breaker: Recording<'g>,
     /// `guarded_call{system, outcome}`, from [`timeout`](Self::timeout) on; one pointer,
     /// null unless a subscriber wants the span.
     span: CallSpan,
@@ -101,13 +102,28 @@ impl<'g> CallPermit<'g> {
         let guard = self.slot.guard;
         self.span = CallSpan::new(guard.system());
         let start = Instant::now();
-        let deadline = start + guard.settings().total_timeout;
+        let settings = guard.settings();
+        let deadline = start + settings.total_timeout;
+        // A call still running when this timer fires runs longer than the threshold:
+        // one that ends exactly then is polled (and finished) before the timer is.
+        let slow_at = start + settings.cb_slow_threshold;
         Timeout {
             permit: Some(self),
             call,
             sleep: None,
             start,
+            slow_at: (slow_at < deadline).then_some(slow_at),
             deadline,
+        }
+    }
+
+    /// The call is still running past its slow threshold: count it as a failure now,
+    /// so a system that hangs trips the breaker at the threshold, not at the timeout.
+    /// Its end is still reported when it comes; it is not recorded again.
+    #[cold]
+    fn record_slow(&mut self, now: Instant) {
+        if let Recording::Pending(breaker) = mem::replace(&mut self.breaker, Recording::Counted) {
+            breaker.record_at(true, now);
         }
     }
 
@@ -115,7 +131,7 @@ impl<'g> CallPermit<'g> {
     #[inline]
     fn finish(mut self, failed: bool, outcome: Outcome, elapsed: Duration, now: Instant) {
         let guard = self.slot.guard;
-        if let Some(breaker) = self.breaker.take() {
+        if let Recording::Pending(breaker) = mem::replace(&mut self.breaker, Recording::Reported) {
             breaker.record_at(failed, now);
         }
         self.span.record(outcome.as_str());
@@ -131,17 +147,32 @@ impl<'g> CallPermit<'g> {
 impl Drop for CallPermit<'_> {
     #[inline]
     fn drop(&mut self) {
-        if self.breaker.take().is_some() {
+        if !matches!(self.breaker, Recording::Reported) {
             self.span.record(Outcome::Cancelled.as_str());
             report(self.slot.guard, Outcome::Cancelled, None);
         }
     }
 }
 
+/// Where a call's outcome stands with the breaker. Dropping a `Pending` permit returns
+/// its place (a trial slot) without recording anything.
+#[derive(Debug)]
+enum Recording<'g> {
+    /// Not recorded yet.
+    Pending(BreakerPermit<'g>),
+    /// Recorded as slow while still running; its end is still to be reported.
+    Counted,
+    /// Ended and reported to the observers.
+    Reported,
+}
+
 /// The call under its total timeout: a future of the call's [`Finished`] outcome.
 ///
-/// The timer is only set up if the call does not finish on its first poll. A panic in
-/// the call is recorded as a failure and then continues unwinding.
+/// The timer is only set up if the call does not finish on its first poll. It first
+/// fires at the slow threshold: a call still running then is counted as slow at once
+/// (a hanging system trips the breaker there, not at the timeout), and the timer moves
+/// on to the total timeout. A panic in the call is recorded as a failure and then
+/// continues unwinding.
 #[derive(Debug)]
 #[must_use = "futures do nothing unless awaited"]
 pub struct Timeout<'g, F> {
@@ -149,6 +180,8 @@ pub struct Timeout<'g, F> {
     call: F,
     sleep: Option<Sleep>,
     start: Instant,
+    /// When a still-running call becomes slow; `None` once that has been recorded.
+    slow_at: Option<Instant>,
     deadline: Instant,
 }
 
@@ -184,14 +217,25 @@ where
             }
         }
         let deadline = this.deadline;
+        let first = this.slow_at.unwrap_or(deadline);
         let sleep = this
             .sleep
-            .get_or_insert_with(|| tokio::time::sleep_until(deadline));
+            .get_or_insert_with(|| tokio::time::sleep_until(first));
         // SAFETY: as above; once set, `sleep` stays in place until `self` is dropped.
-        let sleep = unsafe { Pin::new_unchecked(sleep) };
-        match sleep.poll(cx) {
-            Poll::Ready(()) => Poll::Ready(this.finished(None, deadline)),
-            Poll::Pending => Poll::Pending,
+        let mut sleep = unsafe { Pin::new_unchecked(sleep) };
+        loop {
+            match sleep.as_mut().poll(cx) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(()) => match this.slow_at.take() {
+                    Some(slow_at) => {
+                        if let Some(permit) = &mut this.permit {
+                            permit.record_slow(slow_at);
+                        }
+                        sleep.as_mut().reset(deadline);
+                    }
+                    None => return Poll::Ready(this.finished(None, deadline)),
+                },
+            }
         }
     }
 }

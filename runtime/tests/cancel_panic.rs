@@ -217,8 +217,9 @@ async fn cancelled_mid_call_records_nothing() {
     let (guard, calls) = guard_with("");
     // Fail nine times: one more failure would open it.
     fail_n(&guard, 9).await;
+    // The callers give up before the slow threshold (15 s): nothing is known yet.
     for _ in 0..20 {
-        let r = timeout(20 * S, guard.call(sleep(30 * S).then_ok())).await;
+        let r = timeout(10 * S, guard.call(sleep(30 * S).then_ok())).await;
         assert!(r.is_err(), "the caller gave up first");
         assert_eq!(guard.in_flight(), 0);
     }
@@ -233,6 +234,34 @@ async fn cancelled_mid_call_records_nothing() {
     let names = calls.names();
     assert_eq!(names.iter().filter(|n| **n == "cancelled").count(), 21);
     assert_eq!(names.len(), 30);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_call_dropped_after_its_slow_threshold_has_counted_once() {
+    let (guard, calls) = guard_with("");
+    fail_n(&guard, 8).await;
+    // Still running at 15 s (read_timeout / 2): counted as slow then, while the call
+    // goes on; the caller gives up at 20 s, which records nothing more.
+    let r = timeout(20 * S, guard.call(sleep(30 * S).then_ok())).await;
+    assert!(r.is_err(), "the caller gave up first");
+    assert_eq!(guard.in_flight(), 0);
+    assert_eq!(counts(&guard), (State::Closed, 9, 9));
+    assert_eq!(calls.names().last(), Some(&"cancelled"));
+    // One more call past its threshold is the tenth failure: it opens at 15 s into
+    // that call, before its caller or the total timeout gives up.
+    let started = tokio::time::Instant::now();
+    let hung = tokio::spawn({
+        let guard = guard.clone();
+        async move { guard.call(std::future::pending::<Result<(), ()>>()).await }
+    });
+    settle().await; // the call starts at `started`
+    advance(15 * S).await;
+    settle().await;
+    assert_eq!(guard.breaker().state(), State::Open);
+    assert_eq!(guard.breaker().snapshot().since, started + 15 * S);
+    let err = hung.await.unwrap().unwrap_err();
+    assert!(matches!(err.cause(), Cause::Timeout { .. }));
+    assert_eq!(guard.in_flight(), 0);
 }
 
 #[tokio::test(start_paused = true)]
@@ -451,7 +480,9 @@ async fn a_timed_out_trial_reopens_and_returns_its_permits() {
         .unwrap_err();
     assert!(matches!(err.cause(), Cause::Timeout { .. }));
     assert_eq!(guard.breaker().state(), State::Open);
-    assert_eq!(guard.breaker().snapshot().retry_after, Some(30 * S));
+    // It reopened when the trial passed its slow threshold (15 s), not at the 35 s
+    // timeout: 30 s open from then leaves 10 s.
+    assert_eq!(guard.breaker().snapshot().retry_after, Some(10 * S));
     assert_eq!(guard.in_flight(), 0);
 }
 
