@@ -111,6 +111,11 @@ impl Packed {
             let bits = ((current << 1) | u64::from(failed)) & self.mask;
             let count = (((current >> COUNT_SHIFT) & COUNT_MASK) + 1).min(self.size);
             let next = tag | (count << COUNT_SHIFT) | bits;
+            if next == current {
+                // A success into a full window of successes changes nothing: no write,
+                // so threads recording a healthy system only share the line for reading.
+                return Some((bits.count_ones(), count as u32));
+            }
             match self.word.compare_exchange_weak(
                 current,
                 next,
