@@ -110,7 +110,7 @@ pub fn recloser() -> recloser::Recloser {
         .build()
 }
 
-/// The failure policy failsafe is built with: see [`failsafe`].
+/// The failure policy failsafe is built with: see [`failsafe()`].
 pub type FailsafePolicy =
     failsafe::failure_policy::SuccessRateOverTimeWindow<failsafe::backoff::Constant>;
 

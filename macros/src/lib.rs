@@ -2,9 +2,9 @@
 //! [`resilience`](https://docs.rs/resilience). Use them through that crate, which
 //! re-exports both and provides the runtime they expand against.
 //!
-//! The attribute runs in stages, each in its own module: [`args`] parses the attribute,
-//! [`lookup`] finds and checks the system's entry in `resilience.toml`, [`validate`]
-//! checks the method, [`expand`] writes the guarded method.
+//! The attribute runs in stages, each in its own module: `args` parses the attribute,
+//! `lookup` finds and checks the system's entry in `resilience.toml`, `validate`
+//! checks the method, `expand` writes the guarded method.
 
 mod args;
 mod derive;
