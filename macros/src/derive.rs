@@ -124,3 +124,53 @@ fn crate_path(input: &DeriveInput) -> syn::Result<TokenStream> {
     }
     Ok(krate)
 }
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+
+    use super::guarded;
+
+    #[test]
+    fn a_generic_adapter_with_a_renamed_runtime() {
+        let out = guarded(quote! {
+            #[resilience(crate = ::payments_resilience)]
+            struct Adapter<T: Transport> where T: Send {
+                http: T,
+                #[guard]
+                sber: payments_resilience::Guard,
+            }
+        })
+        .to_string();
+        assert_eq!(
+            out,
+            quote! {
+                impl<T: Transport> ::payments_resilience::Guarded for Adapter<T> where T: Send {
+                    fn guard(&self) -> &::payments_resilience::Guard {
+                        &self.sber
+                    }
+                }
+            }
+            .to_string()
+        );
+    }
+
+    #[test]
+    fn a_tuple_adapter_found_by_type() {
+        let out = guarded(quote!(
+            struct Adapter(String, resilience::Guard);
+        ))
+        .to_string();
+        assert!(out.contains("& self . 1"), "{out}");
+    }
+
+    #[test]
+    fn an_unknown_container_argument_is_an_error() {
+        let out = guarded(quote! {
+            #[resilience(krate = ::x)]
+            struct Adapter { guard: Guard }
+        })
+        .to_string();
+        assert!(out.contains("expected `crate = path`"), "{out}");
+    }
+}
