@@ -74,7 +74,11 @@ async fn annotated_methods_run() {
         guard: resilience::Guard::new(settings.system("sber").unwrap()),
         fee: 1,
     };
-    assert_eq!(adapter.register(2).await, Ok(3));
+    // The guarded future stays `Send` (axum handlers, `tokio::spawn`).
+    fn assert_send<T: Send>(t: T) -> T {
+        t
+    }
+    assert_eq!(assert_send(adapter.register(2)).await, Ok(3));
     assert_eq!(adapter.register(0).await, Err(PortError::Declined));
     assert_eq!(adapter.refund(5).await, Ok(5));
     assert_eq!(adapter.fee, 2);
