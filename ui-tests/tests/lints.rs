@@ -67,6 +67,10 @@ impl SberAdapter {
     }
 }
 
+fn assert_send<T: Send>(t: T) -> T {
+    t
+}
+
 #[tokio::test]
 async fn annotated_methods_run() {
     let settings = resilience::Settings::parse("[systems.sber]", "inline").unwrap();
@@ -75,9 +79,6 @@ async fn annotated_methods_run() {
         fee: 1,
     };
     // The guarded future stays `Send` (axum handlers, `tokio::spawn`).
-    fn assert_send<T: Send>(t: T) -> T {
-        t
-    }
     assert_eq!(assert_send(adapter.register(2)).await, Ok(3));
     assert_eq!(adapter.register(0).await, Err(PortError::Declined));
     assert_eq!(adapter.refund(5).await, Ok(5));
