@@ -2,7 +2,8 @@
 //! under the total timeout, and the elapsed check that records the outcome.
 //!
 //! Each step hands the next a value that owns everything taken so far, so a caller that
-//! drops the call at any point gives every permit back and records nothing.
+//! drops the call at any point gives every permit back; nothing is recorded unless the
+//! call had already run past its slow threshold, which counted it as slow then.
 
 use std::future::Future;
 use std::mem;
@@ -315,7 +316,9 @@ impl<T, E> Finished<'_, T, E> {
             }));
         };
         let threshold = settings.cb_slow_threshold;
-        let slow = elapsed > threshold;
+        // Already counted as slow while running: report it as the breaker counted it,
+        // even if the clock read at its end lands on the threshold itself.
+        let slow = elapsed > threshold || matches!(permit.breaker, Recording::Counted);
         let failed = result.as_ref().err().is_some_and(is_failure);
         let outcome = match (failed, slow) {
             (true, _) => Outcome::Failure,
@@ -338,7 +341,7 @@ pub(crate) fn report_rejection(guard: &Guard, cause: &Cause) {
 
 #[inline]
 fn report(guard: &Guard, outcome: Outcome, elapsed: Option<Duration>) {
-    let observers = guard.breaker().observers();
+    let observers = guard.breaker().call_observers();
     if observers.is_empty() {
         return;
     }

@@ -37,7 +37,8 @@ pub enum Outcome {
     Timeout,
     /// Never started: the breaker or the bulkhead refused it.
     Rejected(Cause),
-    /// The caller dropped it before it finished: not counted.
+    /// The caller dropped it before it finished: not counted, unless it had already run
+    /// past its slow threshold (counted as slow then, once).
     Cancelled,
 }
 
@@ -79,5 +80,12 @@ pub trait Observer: Send + Sync + 'static {
     /// A guarded call ended.
     fn on_call(&self, call: &CallEvent<'_>) {
         let _ = call;
+    }
+
+    /// Whether [`on_call`](Self::on_call) does anything. An observer of transitions
+    /// only returns `false`, and the per-call path then skips it. Asked once, when the
+    /// breaker is built.
+    fn wants_calls(&self) -> bool {
+        true
     }
 }
