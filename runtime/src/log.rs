@@ -1,5 +1,5 @@
 //! Transitions in words an on-call engineer reads at 3 a.m., the [`TracingObserver`]
-//! that logs them, and the span around every guarded call.
+//! that logs them, and the span around every admitted call.
 //!
 //! A [`Transition`] displays as its log line:
 //!
@@ -132,15 +132,16 @@ impl fmt::Display for Human {
 }
 
 /// An operator's action named in words, as an admin endpoint receives it:
-/// `force_open` (or `force-open`, `open`), `disable` (or `force_closed`, `force-closed`,
-/// `closed`), `reset`.
+/// `force_open` (or `force-open`), `disable` (or `force_closed`, `force-closed`), `reset`.
+/// Bare `open` and `closed` are refused: "closed" would read as "back to normal", which
+/// is `reset`, while forcing closed disables the breaker.
 impl FromStr for ManualAction {
     type Err = UnknownAction;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s {
-            "force_open" | "force-open" | "open" => Ok(ManualAction::ForceOpen),
-            "disable" | "force_closed" | "force-closed" | "closed" => Ok(ManualAction::Disable),
+            "force_open" | "force-open" => Ok(ManualAction::ForceOpen),
+            "disable" | "force_closed" | "force-closed" => Ok(ManualAction::Disable),
             "reset" => Ok(ManualAction::Reset),
             _ => Err(UnknownAction(s.to_owned())),
         }
@@ -149,7 +150,7 @@ impl FromStr for ManualAction {
 
 /// A name that is not an operator's action.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown breaker action `{0}`; expected `force_open`, `disable` or `reset`")]
+#[error("unknown breaker action `{0}`; expected `force_open`, `disable` (forced closed: every call admitted, nothing counted) or `reset` (back to closed)")]
 pub struct UnknownAction(String);
 
 /// Logs every transition as a `tracing` event, target `resilience`, with the fields
@@ -168,6 +169,10 @@ pub struct TracingObserver;
 
 #[cfg(feature = "tracing")]
 impl crate::observer::Observer for TracingObserver {
+    fn wants_calls(&self) -> bool {
+        false // calls have their span, and rejections their DEBUG event
+    }
+
     fn on_transition(&self, t: &Transition<'_>) {
         let system = t.system;
         let from = t.from.as_str();
@@ -324,7 +329,7 @@ mod tests {
         let err = "close".parse::<ManualAction>().unwrap_err();
         assert_eq!(
             err.to_string(),
-            "unknown breaker action `close`; expected `force_open`, `disable` or `reset`"
+            "unknown breaker action `close`; expected `force_open`, `disable` (forced closed: every call admitted, nothing counted) or `reset` (back to closed)"
         );
     }
 }

@@ -821,4 +821,13 @@ async fn operators_act_by_system_name() {
         "no system `sbr` in resilience.toml; did you mean `sber`? known systems: `customer`, `sber`"
     );
     assert!("close".parse::<ManualAction>().is_err());
+    // "closed" would read as "back to normal" (that is `reset`); forcing closed is
+    // `disable`, named as such.
+    for ambiguous in ["closed", "open"] {
+        assert!(ambiguous.parse::<ManualAction>().is_err(), "{ambiguous}");
+    }
+    assert_eq!(
+        "force_closed".parse::<ManualAction>(),
+        Ok(ManualAction::Disable)
+    );
 }
