@@ -6,8 +6,9 @@ use crate::keys::{key_list, Key};
 use crate::raw::{self, Entry, RawFile};
 use crate::ENV_PREFIX;
 
-/// The process environment's variables that start with [`ENV_PREFIX`]; such a variable
-/// whose name or value is not Unicode is an error, the others are not looked at.
+/// The process environment's variables that start with [`ENV_PREFIX`]. One shaped as an
+/// override (`CLIENT_…__…`) whose name or value is not Unicode is an error; another
+/// program's `CLIENT_…` variable is left alone, Unicode or not.
 pub(crate) fn process_vars() -> Result<Vec<(String, String)>, SettingsError> {
     let mut vars = Vec::new();
     for (name, value) in std::env::vars_os() {
@@ -15,8 +16,10 @@ pub(crate) fn process_vars() -> Result<Vec<(String, String)>, SettingsError> {
         if !lossy.starts_with(ENV_PREFIX) {
             continue;
         }
+        let override_shaped = lossy[ENV_PREFIX.len()..].contains("__");
         match (name.to_str(), value.to_str()) {
             (Some(name), Some(value)) => vars.push((name.to_owned(), value.to_owned())),
+            _ if !override_shaped => {}
             _ => {
                 return Err(SettingsError::new(
                     ErrorKind::Malformed,
