@@ -10,7 +10,7 @@
 //!
 //! | name | type | labels | meaning |
 //! |---|---|---|---|
-//! | `resilience_calls_total` | counter | `system`, `outcome` | Guarded calls by how they ended. `outcome`: `success`, `failure` (an error that counts, or a panic), `slow` (finished after `cb_slow_threshold`; counted as a breaker failure), `timeout` (cut off at `total_timeout`), `rejected` (the breaker or the bulkhead refused it; see `resilience_rejections_total`), `cancelled` (the caller dropped it; not counted by the breaker). |
+//! | `resilience_calls_total` | counter | `system`, `outcome` | Guarded calls by how they ended. `outcome`: `success`, `failure` (an error that counts, or a panic), `slow` (finished after `cb_slow_threshold`; counted as a breaker failure), `timeout` (cut off at `total_timeout`), `rejected` (the breaker or the bulkhead refused it; see `resilience_rejections_total`), `cancelled` (the caller dropped it; not counted by the breaker unless it had already run past `cb_slow_threshold`). |
 //! | `resilience_rejections_total` | counter | `system`, `reason` | Calls refused before they started. `reason`: `open`, `half_open_full`, `forced_open`, `bulkhead_full` ([`Cause::as_str`](crate::Cause::as_str)). |
 //! | `resilience_state` | gauge | `system`, `state` | 1 for the breaker's current state, 0 for the other four. `state`: `closed`, `open`, `half_open`, `forced_open`, `disabled`. Alert on `resilience_state{state=~"open\|forced_open"} == 1`. |
 //! | `resilience_failure_rate` | gauge | `system` | Failures / outcomes in the breaker's window, 0–1 (0 for an empty window; the window restarts with every state). |
@@ -26,8 +26,9 @@
 //! The facade has no buckets: set them in the exporter, e.g.
 //! `PrometheusBuilder::new().set_buckets_for_metric(Matcher::Full(CALL_DURATION_SECONDS.into()), &[0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 15.0, 30.0, 35.0])`.
 //!
-//! With metrics on, a call costs a few atomic updates more, plus one uncontended lock
-//! to read the breaker's failure rate after its outcome is recorded.
+//! With metrics on, a call costs a few atomic updates more (the failure rate is read
+//! without a lock for windows of up to 50 outcomes; larger windows take the breaker's
+//! short lock).
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -248,6 +249,11 @@ impl SystemMetrics {
     /// Shows `state` in the state gauges, unless they show it already.
     fn show(&self, state: State) {
         let index = state_index(state);
+        // Read first: the common case (no change) then writes nothing, so threads
+        // recording calls do not bounce this line between them.
+        if self.shown.load(Ordering::Relaxed) as usize == index {
+            return;
+        }
         let previous = self.shown.swap(index as u8, Ordering::Relaxed) as usize;
         if previous != index {
             self.state[previous].set(0.0);

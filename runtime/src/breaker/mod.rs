@@ -36,6 +36,8 @@ pub struct Breaker {
     core: Core,
     epoch: Instant,
     observers: Vec<Arc<dyn Observer>>,
+    /// The observers that want every call's outcome (see [`Observer::wants_calls`]).
+    call_observers: Vec<Arc<dyn Observer>>,
 }
 
 impl std::fmt::Debug for Breaker {
@@ -84,11 +86,17 @@ impl Breaker {
             open_nanos: duration_nanos(settings.cb_open_duration),
             trials: settings.cb_half_open_calls,
         };
+        let call_observers = observers
+            .iter()
+            .filter(|o| o.wants_calls())
+            .cloned()
+            .collect();
         Breaker {
             name: Arc::from(settings.name.as_str()),
             core: Core::new(config),
             epoch: Instant::now(),
             observers,
+            call_observers,
         }
     }
 
@@ -101,8 +109,9 @@ impl Breaker {
         &self.name
     }
 
-    pub(crate) fn observers(&self) -> &[Arc<dyn Observer>] {
-        &self.observers
+    /// The observers of every call's outcome.
+    pub(crate) fn call_observers(&self) -> &[Arc<dyn Observer>] {
+        &self.call_observers
     }
 
     /// Asks to make a call: a permit to record its outcome on, or the reason it may not

@@ -366,8 +366,8 @@ impl Core {
         now: impl FnOnce() -> u64,
     ) -> Option<Change> {
         let word = self.state.load(Ordering::Acquire);
-        if generation_of(word) != ticket.generation {
-            return None;
+        if generation_of(word) != ticket.generation || State::from_code(word) == State::Disabled {
+            return None; // stale, or an operator disabled counting
         }
         if let (Some(packed), State::Closed) = (&self.packed, State::from_code(word)) {
             // A transition since the load above changed the window's tag: then `push`
