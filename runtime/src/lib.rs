@@ -17,7 +17,7 @@
 //! that counts slow calls as failures; see [`Guard`].
 //!
 //! Observability: every breaker transition is logged in words
-//! ([`TracingObserver`], feature `tracing`, on by default) and every guarded call runs in
+//! ([`TracingObserver`], feature `tracing`, on by default) and every admitted call runs in
 //! a `guarded_call{system, outcome}` span; the `metrics` module (feature `metrics`) exports
 //! Prometheus-style series for every configured system from startup on;
 //! [`Guards::health`] is a readiness snapshot; [`Guards::manual`] lets an operator force

@@ -139,8 +139,7 @@ impl Reader<'_> {
         let value = match self.entry(key).map(|e| &e.value) {
             None => return Ok(default),
             Some(Value::Number(n)) => *n,
-            Some(Value::Integer(i)) => *i as f64,
-            Some(Value::Text(_)) => unreachable_kind(),
+            Some(Value::Integer(_) | Value::Text(_)) => unreachable_kind(),
         };
         // A positive value under a nanosecond would become a zero `Duration`.
         let low_ok = if allow_zero {

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use resilience::{CallEvent, Cause, Observer, Outcome, Reason, State, Transition};
+use resilience::{CallEvent, Observer, Outcome, Reason, State, Transition};
 use tokio::sync::mpsc::UnboundedSender;
 use tokio::time::Instant;
 
@@ -220,10 +220,6 @@ impl Observer for Recorder {
             Outcome::Failure => &counters.failed,
             Outcome::Slow => &counters.slow,
             Outcome::Timeout => {
-                self.timeouts_seen.fetch_add(1, Ordering::Relaxed);
-                &counters.timeout
-            }
-            Outcome::Rejected(Cause::Timeout { .. }) => {
                 self.timeouts_seen.fetch_add(1, Ordering::Relaxed);
                 &counters.timeout
             }
