@@ -3,27 +3,10 @@
 //! as written, after its settings lose the annotated system (the build must now fail,
 //! naming it), and after the file is restored (green again).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
-/// The cargo target directory this test binary was built in.
-fn target_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("CARGO_TARGET_DIR") {
-        return PathBuf::from(dir);
-    }
-    let exe = std::env::current_exe().expect("the test binary's path");
-    exe.ancestors()
-        .find(|dir| dir.join("CACHEDIR.TAG").is_file())
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| workspace().join("target"))
-}
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("ui-tests sits in the workspace")
-        .to_path_buf()
-}
+use resilience_ui_tests::{target_dir, workspace};
 
 const LIB: &str = r#"
 use resilience::CircuitBreakerError;

@@ -8,20 +8,9 @@
 //! as in any service, so this test puts this crate's settings file there first: the
 //! real lookup runs, with no bypass.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-/// The cargo target directory this test runs from: the nearest ancestor of the test
-/// binary that holds cargo's `CACHEDIR.TAG`.
-fn target_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("CARGO_TARGET_DIR") {
-        return PathBuf::from(dir);
-    }
-    let exe = std::env::current_exe().expect("the test binary's path");
-    exe.ancestors()
-        .find(|dir| dir.join("CACHEDIR.TAG").is_file())
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../target"))
-}
+use resilience_ui_tests::target_dir;
 
 fn install_settings() {
     let project = target_dir().join("tests/trybuild/resilience-ui-tests");
