@@ -125,7 +125,7 @@ fn generate(args: &Args, method: &Method, settings_path: Option<&str>) -> TokenS
         judge.extend(quote!(.slow_as_error()));
     }
     let block = match &method.body {
-        Body::Native(block) | Body::AsyncTrait(block) => block,
+        Body::Native(block) | Body::AsyncTrait(block) | Body::ImplFuture(block) => block,
     };
     let pin_return = quote_spanned! {ret.span()=>
         if let ::core::option::Option::Some(__cb_ret) = ::core::option::Option::None::<#ret> {
@@ -151,6 +151,10 @@ fn generate(args: &Args, method: &Method, settings_path: Option<&str>) -> TokenS
     });
     let body = match &method.body {
         Body::Native(_) => quote!(#track #steps),
+        Body::ImplFuture(_) => quote! {
+            #track
+            async move { #steps }
+        },
         Body::AsyncTrait(_) => quote! {
             #track
             ::std::boxed::Box::pin(async move { #steps })

@@ -27,12 +27,15 @@ pub(crate) enum Body {
     /// A method `#[async_trait]` has already rewritten: `fn … -> Pin<Box<dyn Future>>`
     /// whose body is `Box::pin(async move { body })`.
     AsyncTrait(Block),
+    /// `fn … -> impl Future<Output = Result<…>> + Send { async move { body } }`, the
+    /// form rustc suggests for trait methods whose futures must be `Send`.
+    ImplFuture(Block),
 }
 
 /// The method, checked.
 pub(crate) struct Method {
     pub item: ItemFn,
-    /// The declared `Result<…>` (for `#[async_trait]`, the future's `Output`).
+    /// The declared `Result<…>` (for a `fn` that returns a future, its `Output`).
     pub ret: Type,
     pub receiver: Receiver,
     pub body: Body,
@@ -53,11 +56,11 @@ pub(crate) fn method(item: TokenStream) -> syn::Result<Method> {
         ));
     }
 
-    let async_trait = async_trait_shape(&item);
-    if sig.asyncness.is_none() && async_trait.is_none() {
+    let future = future_shape(&item);
+    if sig.asyncness.is_none() && future.is_none() {
         errors.push(syn::Error::new(
             sig.fn_token.span(),
-            "`#[circuit_breaker]` needs an `async fn`: the guard awaits a bulkhead permit and a timeout around the call; write `async fn`",
+            "`#[circuit_breaker]` needs an `async fn` (or a `fn` returning `impl Future<Output = Result<…>>` whose body is one `async move` block): the guard awaits a bulkhead permit and a timeout around the call; write `async fn`",
         ));
     }
 
@@ -79,7 +82,7 @@ pub(crate) fn method(item: TokenStream) -> syn::Result<Method> {
         }
     };
 
-    let ret = match (&async_trait, &sig.output) {
+    let ret = match (&future, &sig.output) {
         (Some((output, _)), _) => Some(output.clone()),
         (None, ReturnType::Type(_, ty)) if is_result(ty) => Some((**ty).clone()),
         (None, ReturnType::Type(_, ty)) => {
@@ -99,8 +102,8 @@ pub(crate) fn method(item: TokenStream) -> syn::Result<Method> {
     };
 
     errors.finish()?;
-    let body = match async_trait {
-        Some((_, inner)) => Body::AsyncTrait(inner),
+    let body = match future {
+        Some((_, body)) => body,
         None => Body::Native((*item.block).clone()),
     };
     Ok(Method {
@@ -144,39 +147,49 @@ fn is_result(ty: &Type) -> bool {
     }
 }
 
-/// What `#[async_trait]` leaves behind: `fn … -> Pin<Box<dyn Future<Output = R> + …>>`
-/// with the body `Box::pin(async move { … })`. Returns `R` and the inner block.
-fn async_trait_shape(item: &ItemFn) -> Option<(Type, Block)> {
+/// A `fn` (not `async`) that returns a future of a `Result` from one `async` block:
+/// what `#[async_trait]` leaves behind (`-> Pin<Box<dyn Future<Output = R> + …>>`,
+/// body `Box::pin(async move { … })`), or `-> impl Future<Output = R> + …` with the
+/// body `async move { … }`. Returns `R` and where the block is.
+fn future_shape(item: &ItemFn) -> Option<(Type, Body)> {
     if item.sig.asyncness.is_some() {
         return None;
     }
     let ReturnType::Type(_, ty) = &item.sig.output else {
         return None;
     };
-    let output = future_output(ty)?;
-    let [Stmt::Expr(Expr::Call(call), None)] = item.block.stmts.as_slice() else {
-        return None;
+    let (output, body) = match (&**ty, item.block.stmts.as_slice()) {
+        (Type::ImplTrait(returned), [Stmt::Expr(Expr::Async(inner), None)]) => (
+            future_output(&returned.bounds)?,
+            Body::ImplFuture(inner.block.clone()),
+        ),
+        (_, [Stmt::Expr(Expr::Call(call), None)]) => {
+            let boxed = last_generic(&last_generic(ty, "Pin")?, "Box")?;
+            let Type::TraitObject(object) = boxed else {
+                return None;
+            };
+            let Expr::Path(func) = &*call.func else {
+                return None;
+            };
+            if func.path.segments.last()?.ident != "pin" || call.args.len() != 1 {
+                return None;
+            }
+            let Expr::Async(inner) = &call.args[0] else {
+                return None;
+            };
+            (
+                future_output(&object.bounds)?,
+                Body::AsyncTrait(inner.block.clone()),
+            )
+        }
+        _ => return None,
     };
-    let Expr::Path(func) = &*call.func else {
-        return None;
-    };
-    if func.path.segments.last()?.ident != "pin" || call.args.len() != 1 {
-        return None;
-    }
-    let Expr::Async(inner) = &call.args[0] else {
-        return None;
-    };
-    is_result(&output).then(|| (output, inner.block.clone()))
+    is_result(&output).then_some((output, body))
 }
 
-/// `R` of `Pin<Box<dyn Future<Output = R> + …>>`.
-fn future_output(ty: &Type) -> Option<Type> {
-    let pin = last_generic(ty, "Pin")?;
-    let boxed = last_generic(&pin, "Box")?;
-    let Type::TraitObject(object) = boxed else {
-        return None;
-    };
-    object.bounds.iter().find_map(|bound| {
+/// `R` of the `Future<Output = R>` among `bounds`.
+fn future_output<P>(bounds: &syn::punctuated::Punctuated<TypeParamBound, P>) -> Option<Type> {
+    bounds.iter().find_map(|bound| {
         let TypeParamBound::Trait(t) = bound else {
             return None;
         };

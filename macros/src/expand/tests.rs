@@ -94,6 +94,22 @@ fn async_trait_rewritten() {
 }
 
 #[test]
+fn impl_future_returned() {
+    snapshot(
+        "impl_future_returned",
+        quote!(
+            system = "sber",
+            error_map = PaymentPortError::system_unavailable
+        ),
+        quote! {
+            fn register(&self, order: &Order) -> impl ::core::future::Future<Output = Result<PaymentRef, PaymentPortError>> + Send {
+                async move { self.send(order).await }
+            }
+        },
+    );
+}
+
+#[test]
 fn errors_keep_the_method() {
     // The unknown system is reported, and the method is emitted unchanged next to it.
     let expanded = circuit_breaker(

@@ -1,0 +1,31 @@
+impl SberAdapter {
+    fn register(
+        &self,
+        order: &Order,
+    ) -> impl ::core::future::Future<
+        Output = Result<PaymentRef, PaymentPortError>,
+    > + Send {
+        const _: &[u8] = ::core::include_bytes!("/service/resilience.toml");
+        async move {
+            let __cb_guard = ::resilience::__private::guard(self, "sber");
+            let __cb_permit = __cb_guard
+                .bulkhead()
+                .await
+                .map_err(PaymentPortError::system_unavailable)?;
+            let __cb_call = __cb_permit
+                .breaker()
+                .map_err(PaymentPortError::system_unavailable)?;
+            let __cb_finished = __cb_call
+                .timeout(async move {
+                    if let ::core::option::Option::Some(__cb_ret) = ::core::option::Option::None::<
+                        Result<PaymentRef, PaymentPortError>,
+                    > {
+                        return __cb_ret;
+                    }
+                    { self.send(order).await }
+                })
+                .await;
+            __cb_finished.elapsed_check().map_err(PaymentPortError::system_unavailable)?
+        }
+    }
+}
