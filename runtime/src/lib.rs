@@ -91,22 +91,18 @@ pub trait Guarded {
 #[macro_export]
 macro_rules! settings {
     () => {
-        $crate::Settings::load(
-            ::core::include_str!(::core::concat!(
-                ::core::env!("CARGO_MANIFEST_DIR"),
-                "/resilience.toml"
-            )),
-            ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), "/resilience.toml"),
-        )
+        $crate::settings!(@file $crate::Settings::load)
     };
     (env = $vars:expr) => {
-        $crate::Settings::load_with_env(
+        $crate::settings!(@file |text, origin| $crate::Settings::load_with_env(text, origin, $vars))
+    };
+    (@file $load:expr) => {
+        ($load)(
             ::core::include_str!(::core::concat!(
                 ::core::env!("CARGO_MANIFEST_DIR"),
                 "/resilience.toml"
             )),
             ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), "/resilience.toml"),
-            $vars,
         )
     };
 }

@@ -70,15 +70,6 @@ const OUTCOMES: [&str; 6] = [
 ];
 /// Every rejection `reason` label value, in [`rejection_index`] order.
 const REJECTIONS: [&str; 4] = ["open", "half_open_full", "forced_open", "bulkhead_full"];
-/// Every state, in [`state_index`] order.
-const STATES: [State; 5] = [
-    State::Closed,
-    State::Open,
-    State::HalfOpen,
-    State::ForcedOpen,
-    State::Disabled,
-];
-
 fn outcome_index(outcome: Outcome) -> usize {
     match outcome {
         Outcome::Success => 0,
@@ -97,16 +88,6 @@ fn rejection_index(cause: &Cause) -> Option<usize> {
         Cause::ForcedOpen => Some(2),
         Cause::BulkheadFull { .. } => Some(3),
         Cause::Timeout { .. } | Cause::Slow { .. } => None,
-    }
-}
-
-fn state_index(state: State) -> usize {
-    match state {
-        State::Closed => 0,
-        State::Open => 1,
-        State::HalfOpen => 2,
-        State::ForcedOpen => 3,
-        State::Disabled => 4,
     }
 }
 
@@ -162,14 +143,14 @@ pub(crate) struct SystemMetrics {
     system: String,
     calls: [Counter; OUTCOMES.len()],
     rejections: [Counter; REJECTIONS.len()],
-    state: [Gauge; STATES.len()],
+    state: [Gauge; State::ALL.len()],
     /// The state the `state` gauges show, as its index.
     shown: AtomicU8,
     failure_rate: Gauge,
     duration: Histogram,
     in_use: Gauge,
     /// `[from][to]`; registered for every possible transition, noop otherwise.
-    transitions: [[Counter; STATES.len()]; STATES.len()],
+    transitions: [[Counter; State::ALL.len()]; State::ALL.len()],
 }
 
 impl std::fmt::Debug for SystemMetrics {
@@ -192,10 +173,10 @@ impl SystemMetrics {
         let rejections = REJECTIONS.map(
             |reason| ::metrics::counter!(REJECTIONS_TOTAL, "system" => label(), "reason" => reason),
         );
-        let state = STATES
+        let state = State::ALL
             .map(|state| ::metrics::gauge!(STATE, "system" => label(), "state" => state.as_str()));
-        let transitions = STATES.map(|from| {
-            STATES.map(|to| {
+        let transitions = State::ALL.map(|from| {
+            State::ALL.map(|to| {
                 if possible(from, to) {
                     ::metrics::counter!(
                         TRANSITIONS_TOTAL,
@@ -223,11 +204,7 @@ impl SystemMetrics {
             counter.increment(0);
         }
         for (i, gauge) in state.iter().enumerate() {
-            gauge.set(if i == state_index(State::Closed) {
-                1.0
-            } else {
-                0.0
-            });
+            gauge.set(if i == State::Closed.index() { 1.0 } else { 0.0 });
         }
         failure_rate.set(0.0);
         in_use.set(0.0);
@@ -238,7 +215,7 @@ impl SystemMetrics {
             calls,
             rejections,
             state,
-            shown: AtomicU8::new(state_index(State::Closed) as u8),
+            shown: AtomicU8::new(State::Closed.index() as u8),
             failure_rate,
             duration,
             in_use,
@@ -248,7 +225,7 @@ impl SystemMetrics {
 
     /// Shows `state` in the state gauges, unless they show it already.
     fn show(&self, state: State) {
-        let index = state_index(state);
+        let index = state.index();
         // Read first: the common case (no change) then writes nothing, so threads
         // recording calls do not bounce this line between them.
         if self.shown.load(Ordering::Relaxed) as usize == index {
@@ -283,7 +260,7 @@ impl SystemMetrics {
 
 impl Observer for SystemMetrics {
     fn on_transition(&self, t: &Transition<'_>) {
-        let counter = &self.transitions[state_index(t.from)][state_index(t.to)];
+        let counter = &self.transitions[t.from.index()][t.to.index()];
         if possible(t.from, t.to) {
             counter.increment(1);
         } else {

@@ -31,13 +31,20 @@ pub enum State {
 }
 
 impl State {
-    const ALL: [State; 5] = [
+    /// Every state, in declaration order: `ALL[state.index()] == state`.
+    pub(crate) const ALL: [State; 5] = [
         State::Closed,
         State::Open,
         State::HalfOpen,
         State::ForcedOpen,
         State::Disabled,
     ];
+
+    /// The state's position in [`State::ALL`].
+    #[allow(dead_code)] // used by the metrics, which builds without it may leave out
+    pub(crate) fn index(self) -> usize {
+        self as usize
+    }
 
     fn code(self) -> u64 {
         self as u64
