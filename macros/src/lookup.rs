@@ -110,18 +110,10 @@ pub(crate) fn check_system(system: &LitStr, loaded: &Loaded) -> syn::Result<()> 
     if loaded.settings.system(&name).is_some() {
         return Ok(());
     }
-    let names = loaded.settings.names();
     let hint = resilience_settings::suggest(&name, loaded.settings.names())
         .map(|s| format!("did you mean `{s}`? "))
         .unwrap_or_default();
-    let known = if names.len() == 0 {
-        "none yet".to_owned()
-    } else {
-        names
-            .map(|n| format!("`{n}`"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
+    let known = resilience_settings::quoted_list(loaded.settings.names());
     Err(syn::Error::new(
         system.span(),
         format!(

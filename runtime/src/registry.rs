@@ -95,16 +95,11 @@ impl Guards {
             let hint = resilience_settings::suggest(system, self.guards.keys().map(String::as_str))
                 .map(|s| format!("did you mean `{s}`? "))
                 .unwrap_or_default();
-            let known: Vec<String> = self.guards.keys().map(|k| format!("`{k}`")).collect();
             UnknownSystem {
                 system: system.to_owned(),
                 origin: self.origin.clone(),
                 hint,
-                known: if known.is_empty() {
-                    "none".to_owned()
-                } else {
-                    known.join(", ")
-                },
+                known: resilience_settings::quoted_list(self.guards.keys().map(String::as_str)),
             }
         })
     }

@@ -80,7 +80,6 @@ where
         }
         let system = system_part.to_ascii_lowercase();
         let Some(raw) = file.systems.get_mut(&system) else {
-            let known: Vec<_> = file.systems.keys().map(|s| format!("`{s}`")).collect();
             let hint = crate::system::suggest(&system, file.systems.keys().map(String::as_str))
                 .map(|s| format!("did you mean `{}`? ", s.to_ascii_uppercase()))
                 .unwrap_or_default();
@@ -88,11 +87,7 @@ where
                 ErrorKind::UnknownSystem,
                 format!(
                     "no system `{system}` in {origin}; {hint}known systems: {}",
-                    if known.is_empty() {
-                        "none".to_owned()
-                    } else {
-                        known.join(", ")
-                    }
+                    crate::quoted_list(file.systems.keys().map(String::as_str))
                 ),
             ));
         };

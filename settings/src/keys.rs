@@ -116,8 +116,15 @@ pub fn env_var(system: &str, key: Key) -> String {
 }
 
 pub(crate) fn key_list() -> String {
-    KEYS.iter()
-        .map(|k| format!("`{k}`"))
-        .collect::<Vec<_>>()
-        .join(", ")
+    quoted_list(KEYS.iter().map(|k| k.name()))
+}
+
+/// Names for an error message: `` `customer`, `sber` ``, or `none`.
+pub fn quoted_list<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
+    let quoted: Vec<String> = names.into_iter().map(|n| format!("`{n}`")).collect();
+    if quoted.is_empty() {
+        "none".to_owned()
+    } else {
+        quoted.join(", ")
+    }
 }

@@ -35,7 +35,7 @@ mod system;
 use std::collections::BTreeMap;
 
 pub use error::{ErrorKind, SettingsError};
-pub use keys::{env_var, Key, KEYS};
+pub use keys::{env_var, quoted_list, Key, KEYS};
 pub use system::{suggest, Defaults, SystemSettings, DEFAULTS};
 
 /// The settings file's name, looked up next to the service crate's `Cargo.toml`.
