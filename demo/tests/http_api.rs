@@ -266,7 +266,7 @@ async fn slow_sber_trips_the_breaker_before_any_timeout() {
     ])
     .await;
     let settings = h.container.sber.system_guard().settings().clone();
-    assert_eq!(settings.cb_slow_threshold, Duration::from_millis(200));
+    assert_eq!(settings.cb_slow_threshold(), Duration::from_millis(200));
     h.sber
         .faults()
         .set_latency(payments_demo::scenario::slow_latency(&settings));

@@ -59,9 +59,9 @@ fn transport(error: reqwest::Error) -> PortError {
 /// If reqwest cannot build a client (it can, for these options).
 pub fn http_client(settings: &SystemSettings) -> reqwest::Client {
     reqwest::Client::builder()
-        .connect_timeout(settings.connect_timeout)
-        .read_timeout(settings.read_timeout)
-        .pool_max_idle_per_host(settings.max_keepalive as usize)
+        .connect_timeout(settings.connect_timeout())
+        .read_timeout(settings.read_timeout())
+        .pool_max_idle_per_host(settings.max_keepalive() as usize)
         .no_proxy()
         .build()
         .expect("a plain-HTTP reqwest client builds")

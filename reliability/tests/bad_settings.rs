@@ -328,5 +328,5 @@ fn malformed_environment_values_are_errors_naming_the_variable() {
     )
     .unwrap();
     let sber = settings.system("sber").unwrap();
-    assert_eq!((sber.cb_min_calls, sber.cb_window_size), (5, 20));
+    assert_eq!((sber.cb_min_calls(), sber.cb_window_size()), (5, 20));
 }

@@ -41,14 +41,16 @@ fn clear(error: &SettingsError) -> Result<(), TestCaseError> {
 
 fn accepted_is_valid(settings: &Settings) -> Result<(), TestCaseError> {
     for s in settings.systems() {
-        prop_assert!(s.connect_timeout < s.read_timeout && s.read_timeout < s.total_timeout);
-        prop_assert!(!s.cb_slow_threshold.is_zero() && s.cb_slow_threshold < s.total_timeout);
-        prop_assert!(!s.cb_open_duration.is_zero());
-        prop_assert!(1 <= s.cb_min_calls && s.cb_min_calls <= s.cb_window_size);
-        prop_assert!(s.cb_failure_rate > 0.0 && s.cb_failure_rate <= 1.0);
-        prop_assert!(s.cb_half_open_calls >= 1 && s.max_connections >= 1);
+        prop_assert!(
+            s.connect_timeout() < s.read_timeout() && s.read_timeout() < s.total_timeout()
+        );
+        prop_assert!(!s.cb_slow_threshold().is_zero() && s.cb_slow_threshold() < s.total_timeout());
+        prop_assert!(!s.cb_open_duration().is_zero());
+        prop_assert!(1 <= s.cb_min_calls() && s.cb_min_calls() <= s.cb_window_size());
+        prop_assert!(s.cb_failure_rate() > 0.0 && s.cb_failure_rate() <= 1.0);
+        prop_assert!(s.cb_half_open_calls() >= 1 && s.max_connections() >= 1);
         prop_assert!(s.bulkhead_permits() >= 1);
-        prop_assert!(s.name != "default");
+        prop_assert!(s.name() != "default");
     }
     Ok(())
 }

@@ -31,14 +31,14 @@ fn guards(extra: &[(&str, &str)]) -> (Guards, Arc<Recorder>) {
     env.extend_from_slice(extra);
     let settings = resilience::settings!(env = env).expect("the crate's settings are valid");
     let sber = settings.system("sber").unwrap();
-    assert_eq!(sber.cb_failure_rate, 0.30, "from the file");
+    assert_eq!(sber.cb_failure_rate(), 0.30, "from the file");
     assert_eq!(
-        (sber.cb_window_size, sber.cb_min_calls),
+        (sber.cb_window_size(), sber.cb_min_calls()),
         (50, 10),
         "the guide's defaults"
     );
     assert_eq!(
-        sber.total_timeout,
+        sber.total_timeout(),
         Duration::from_millis(500),
         "from the environment"
     );

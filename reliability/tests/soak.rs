@@ -465,13 +465,13 @@ fn soak_every_permit_back_every_call_accounted_for_state_consistent() {
     let settings = guard.settings();
     match snapshot.state {
         State::Closed => {
-            assert!(snapshot.calls <= settings.cb_window_size);
+            assert!(snapshot.calls <= settings.cb_window_size());
             assert!(snapshot.failures <= snapshot.calls);
             if snapshot.calls > 0 {
                 let rate = f64::from(snapshot.failures) / f64::from(snapshot.calls);
                 assert_eq!(snapshot.failure_rate, rate);
                 assert!(
-                    snapshot.calls < settings.cb_min_calls || rate < settings.cb_failure_rate,
+                    snapshot.calls < settings.cb_min_calls() || rate < settings.cb_failure_rate(),
                     "closed with a window that should have opened it: {snapshot:?}"
                 );
             }
@@ -485,7 +485,7 @@ fn soak_every_permit_back_every_call_accounted_for_state_consistent() {
             // have reopened it, a cancellation given its slot back).
             let (admitted, succeeded) = snapshot.trials;
             assert_eq!(admitted, succeeded, "{snapshot:?}");
-            assert!(succeeded < settings.cb_half_open_calls);
+            assert!(succeeded < settings.cb_half_open_calls());
         }
         other => panic!("nobody forced it: {other}"),
     }

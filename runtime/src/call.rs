@@ -104,10 +104,10 @@ impl<'g> CallPermit<'g> {
         self.span = CallSpan::new(guard.system());
         let start = Instant::now();
         let settings = guard.settings();
-        let deadline = start + settings.total_timeout;
+        let deadline = start + settings.total_timeout();
         // A call still running when this timer fires runs longer than the threshold:
         // one that ends exactly then is polled (and finished) before the timer is.
-        let slow_at = start + settings.cb_slow_threshold;
+        let slow_at = start + settings.cb_slow_threshold();
         Timeout {
             permit: Some(self),
             call,
@@ -312,10 +312,10 @@ impl<T, E> Finished<'_, T, E> {
         let Some(result) = result else {
             permit.finish(true, Outcome::Timeout, elapsed, end);
             return Err(error(Cause::Timeout {
-                timeout: settings.total_timeout,
+                timeout: settings.total_timeout(),
             }));
         };
-        let threshold = settings.cb_slow_threshold;
+        let threshold = settings.cb_slow_threshold();
         // Already counted as slow while running: report it as the breaker counted it,
         // even if the clock read at its end lands on the threshold itself.
         let slow = elapsed > threshold || matches!(permit.breaker, Recording::Counted);

@@ -102,7 +102,7 @@ impl Guard {
     /// The system's name: `sber`.
     #[inline]
     pub fn system(&self) -> &str {
-        &self.inner.settings.name
+        self.inner.settings.name()
     }
 
     /// The system's settings, environment overrides applied.
@@ -160,7 +160,7 @@ impl Guard {
     /// The bulkhead was full: waits at most `bulkhead_wait` for a permit, or rejects.
     #[cold]
     async fn wait_for_bulkhead(&self) -> Result<BulkheadPermit<'_>, CircuitBreakerError> {
-        let wait = self.inner.settings.bulkhead_wait;
+        let wait = self.inner.settings.bulkhead_wait();
         if !wait.is_zero() && self.inner.bulkhead.acquire(wait).await {
             return Ok(BulkheadPermit::new(self));
         }

@@ -165,7 +165,7 @@ impl SystemMetrics {
     /// Registers every series of `settings`' system with the current recorder, at its
     /// initial value: counters at 0, the state `closed`, the bulkhead empty.
     pub(crate) fn register(settings: &SystemSettings) -> SystemMetrics {
-        let system = settings.name.clone();
+        let system = settings.name().to_owned();
         let label = || system.clone();
         let calls = OUTCOMES.map(
             |outcome| ::metrics::counter!(CALLS_TOTAL, "system" => label(), "outcome" => outcome),

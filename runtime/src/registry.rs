@@ -231,7 +231,7 @@ impl GuardsBuilder<'_> {
                 };
                 #[cfg(not(any(feature = "metrics", test)))]
                 let guard = Guard::with_observers(system, observers.clone());
-                (system.name.clone(), guard)
+                (system.name().to_owned(), guard)
             })
             .collect();
         Guards {

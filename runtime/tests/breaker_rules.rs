@@ -53,7 +53,7 @@ fn cause(result: Result<impl std::fmt::Debug, CircuitBreakerError>) -> Cause {
 /// Opens a default breaker with ten failures.
 fn opened(settings: &SystemSettings) -> Breaker {
     let breaker = Breaker::new(settings);
-    feed(&breaker, &rep('F', settings.cb_min_calls as usize));
+    feed(&breaker, &rep('F', settings.cb_min_calls() as usize));
     assert_eq!(breaker.state(), State::Open);
     breaker
 }
@@ -70,12 +70,12 @@ impl Observer for Log {
 #[tokio::test(start_paused = true)]
 async fn the_guides_defaults_drive_the_breaker() {
     let s = system("");
-    assert_eq!(s.cb_window_size, 50);
-    assert_eq!(s.cb_min_calls, 10);
-    assert_eq!(s.cb_failure_rate, 0.5);
-    assert_eq!(s.cb_open_duration, 30 * S);
-    assert_eq!(s.cb_half_open_calls, 3);
-    assert_eq!(s.cb_slow_threshold, 15 * S);
+    assert_eq!(s.cb_window_size(), 50);
+    assert_eq!(s.cb_min_calls(), 10);
+    assert_eq!(s.cb_failure_rate(), 0.5);
+    assert_eq!(s.cb_open_duration(), 30 * S);
+    assert_eq!(s.cb_half_open_calls(), 3);
+    assert_eq!(s.cb_slow_threshold(), 15 * S);
     let breaker = Breaker::new(&s);
     assert_eq!(breaker.failure_rate_threshold(), 0.5);
     assert_eq!(counts(&breaker), (State::Closed, 0, 0));
@@ -399,7 +399,7 @@ async fn any_trial_fails_open_for_a_full_30_s_again() {
 #[tokio::test(start_paused = true)]
 async fn a_call_slower_than_read_over_2_counts_as_a_failure_and_returns_its_value() {
     let s = system("read_timeout = 30");
-    assert_eq!(s.cb_slow_threshold, 15 * S);
+    assert_eq!(s.cb_slow_threshold(), 15 * S);
     let guard = Guard::new(&s);
     let start = Instant::now();
     let value = guard
@@ -504,7 +504,7 @@ impl Drop for DropFlag {
 #[tokio::test(start_paused = true)]
 async fn the_total_timeout_cancels_the_call_and_counts_a_failure() {
     let s = system("");
-    assert_eq!(s.total_timeout, 35 * S);
+    assert_eq!(s.total_timeout(), 35 * S);
     let guard = Guard::new(&s);
     let dropped = Arc::new(Mutex::new(false));
     let flag = DropFlag(dropped.clone());

@@ -99,7 +99,7 @@ async fn a_full_bulkhead_rejects_after_bulkhead_wait_and_the_breaker_does_not_co
     // Long timeouts, so that the held calls are not slow after 30 s of rejections.
     let (guard, calls) = guard_with("max_connections = 5\nread_timeout = 100\ntotal_timeout = 120");
     assert_eq!(guard.bulkhead_permits(), 4);
-    assert_eq!(guard.settings().bulkhead_wait, 2 * S);
+    assert_eq!(guard.settings().bulkhead_wait(), 2 * S);
     let gate = Gate::new();
     let held: Vec<_> = (0..4).map(|_| held_call(&guard, &gate)).collect();
     settle().await;

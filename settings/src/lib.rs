@@ -19,10 +19,10 @@
 //! let env = [("CLIENT_SBER__CB_OPEN_DURATION", "5")];
 //! let settings = Settings::load_with_env(toml, "resilience.toml", env).unwrap();
 //! let sber = settings.system("sber").unwrap();
-//! assert_eq!(sber.cb_failure_rate, 0.30);
-//! assert_eq!(sber.cb_open_duration.as_secs(), 5);
-//! assert_eq!(sber.cb_slow_threshold.as_secs(), 15); // read_timeout / 2
-//! assert_eq!(settings.system("customer").unwrap().cb_failure_rate, 0.5);
+//! assert_eq!(sber.cb_failure_rate(), 0.30);
+//! assert_eq!(sber.cb_open_duration().as_secs(), 5);
+//! assert_eq!(sber.cb_slow_threshold().as_secs(), 15); // read_timeout / 2
+//! assert_eq!(settings.system("customer").unwrap().cb_failure_rate(), 0.5);
 //! ```
 #![deny(missing_docs)]
 

@@ -60,36 +60,120 @@ const MIN_SECONDS: f64 = 1e-9;
 #[non_exhaustive]
 pub struct SystemSettings {
     /// The system's name, the table's key: `sber` for `[systems.sber]`.
-    pub name: String,
+    name: String,
     /// Where the system lives, if the file says.
-    pub base_url: Option<String>,
+    base_url: Option<String>,
     /// TCP connect timeout.
-    pub connect_timeout: Duration,
+    connect_timeout: Duration,
     /// Read timeout of one response.
-    pub read_timeout: Duration,
+    read_timeout: Duration,
     /// The bound on the whole call, enforced by the guard.
-    pub total_timeout: Duration,
+    total_timeout: Duration,
     /// How many recent outcomes the breaker's window holds.
-    pub cb_window_size: u32,
+    cb_window_size: u32,
     /// How many outcomes the window needs before the breaker may open.
-    pub cb_min_calls: u32,
+    cb_min_calls: u32,
     /// The share of failures in the window that opens the breaker.
-    pub cb_failure_rate: f64,
+    cb_failure_rate: f64,
     /// How long the breaker stays open before half-open trials.
-    pub cb_open_duration: Duration,
+    cb_open_duration: Duration,
     /// How many trial calls half-open admits.
-    pub cb_half_open_calls: u32,
+    cb_half_open_calls: u32,
     /// A call that takes longer than this is slow, and counts as a failure.
-    pub cb_slow_threshold: Duration,
+    cb_slow_threshold: Duration,
     /// The HTTP client's connection limit.
-    pub max_connections: u32,
+    max_connections: u32,
     /// The HTTP client's idle keep-alive pool size.
-    pub max_keepalive: u32,
+    max_keepalive: u32,
     /// The longest a call waits for a bulkhead permit before it is rejected.
-    pub bulkhead_wait: Duration,
+    bulkhead_wait: Duration,
 }
 
 impl SystemSettings {
+    /// The system's name, the table's key: `sber` for `[systems.sber]`.
+    #[inline]
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Where the system lives, if the file says.
+    #[inline]
+    pub fn base_url(&self) -> Option<&str> {
+        self.base_url.as_deref()
+    }
+
+    /// TCP connect timeout.
+    #[inline]
+    pub fn connect_timeout(&self) -> Duration {
+        self.connect_timeout
+    }
+
+    /// Read timeout of one response.
+    #[inline]
+    pub fn read_timeout(&self) -> Duration {
+        self.read_timeout
+    }
+
+    /// The bound on the whole call, enforced by the guard.
+    #[inline]
+    pub fn total_timeout(&self) -> Duration {
+        self.total_timeout
+    }
+
+    /// How many recent outcomes the breaker's window holds.
+    #[inline]
+    pub fn cb_window_size(&self) -> u32 {
+        self.cb_window_size
+    }
+
+    /// How many outcomes the window needs before the breaker may open.
+    #[inline]
+    pub fn cb_min_calls(&self) -> u32 {
+        self.cb_min_calls
+    }
+
+    /// The share of failures in the window that opens the breaker.
+    #[inline]
+    pub fn cb_failure_rate(&self) -> f64 {
+        self.cb_failure_rate
+    }
+
+    /// How long the breaker stays open before half-open trials.
+    #[inline]
+    pub fn cb_open_duration(&self) -> Duration {
+        self.cb_open_duration
+    }
+
+    /// How many trial calls half-open admits.
+    #[inline]
+    pub fn cb_half_open_calls(&self) -> u32 {
+        self.cb_half_open_calls
+    }
+
+    /// A call that takes longer than this is slow, and counts as a failure.
+    #[inline]
+    pub fn cb_slow_threshold(&self) -> Duration {
+        self.cb_slow_threshold
+    }
+
+    /// The HTTP client's connection limit.
+    #[inline]
+    pub fn max_connections(&self) -> u32 {
+        self.max_connections
+    }
+
+    /// The HTTP client's idle keep-alive pool size.
+    #[inline]
+    pub fn max_keepalive(&self) -> u32 {
+        self.max_keepalive
+    }
+
+    /// The longest a call waits for a bulkhead permit before it is rejected.
+    #[inline]
+    pub fn bulkhead_wait(&self) -> Duration {
+        self.bulkhead_wait
+    }
+
     /// The bulkhead's permits: `max_connections × 0.8`, at least 1 (R-RES-BH-3).
     pub fn bulkhead_permits(&self) -> usize {
         ((self.max_connections as usize * 4) / 5).max(1)

@@ -14,7 +14,7 @@ fn the_process_environment_is_read_and_only_our_variables_must_be_unicode() {
     std::env::set_var("CLIENT_CERT", not_unicode);
     std::env::set_var("CLIENT_SBER__CB_FAILURE_RATE", "0.3");
     let settings = Settings::load("[systems.sber]", "resilience.toml").unwrap();
-    assert_eq!(settings.system("sber").unwrap().cb_failure_rate, 0.3);
+    assert_eq!(settings.system("sber").unwrap().cb_failure_rate(), 0.3);
 
     // One of ours that is not Unicode stops startup, naming it.
     std::env::set_var("CLIENT_SBER__READ_TIMEOUT", not_unicode);

@@ -78,21 +78,21 @@ fn env_rejects(
 #[test]
 fn an_empty_table_has_the_guides_defaults() {
     let s = sber("").unwrap();
-    assert_eq!(s.name, "sber");
-    assert_eq!(s.base_url, None);
-    assert_eq!(s.connect_timeout, secs(2.0));
-    assert_eq!(s.read_timeout, secs(30.0));
-    assert_eq!(s.total_timeout, secs(35.0));
-    assert_eq!(s.cb_window_size, 50);
-    assert_eq!(s.cb_min_calls, 10);
-    assert_eq!(s.cb_failure_rate, 0.5);
-    assert_eq!(s.cb_open_duration, secs(30.0));
-    assert_eq!(s.cb_half_open_calls, 3);
-    assert_eq!(s.cb_slow_threshold, secs(15.0));
-    assert_eq!(s.max_connections, 10);
-    assert_eq!(s.max_keepalive, 12);
+    assert_eq!(s.name(), "sber");
+    assert_eq!(s.base_url(), None);
+    assert_eq!(s.connect_timeout(), secs(2.0));
+    assert_eq!(s.read_timeout(), secs(30.0));
+    assert_eq!(s.total_timeout(), secs(35.0));
+    assert_eq!(s.cb_window_size(), 50);
+    assert_eq!(s.cb_min_calls(), 10);
+    assert_eq!(s.cb_failure_rate(), 0.5);
+    assert_eq!(s.cb_open_duration(), secs(30.0));
+    assert_eq!(s.cb_half_open_calls(), 3);
+    assert_eq!(s.cb_slow_threshold(), secs(15.0));
+    assert_eq!(s.max_connections(), 10);
+    assert_eq!(s.max_keepalive(), 12);
     assert_eq!(s.bulkhead_permits(), 8);
-    assert_eq!(s.bulkhead_wait, s.connect_timeout);
+    assert_eq!(s.bulkhead_wait(), s.connect_timeout());
 
     assert_eq!(DEFAULTS.connect_timeout, 2.0);
     assert_eq!(DEFAULTS.read_timeout, 30.0);
@@ -126,19 +126,22 @@ fn every_key_can_be_set_in_the_file() {
         "#,
     )
     .unwrap();
-    assert_eq!(s.base_url.as_deref(), Some("https://sber.example:8443/api"));
-    assert_eq!(s.connect_timeout, secs(1.5));
-    assert_eq!(s.read_timeout, secs(10.0));
-    assert_eq!(s.total_timeout, secs(12.5));
-    assert_eq!(s.cb_window_size, 20);
-    assert_eq!(s.cb_min_calls, 20);
-    assert_eq!(s.cb_failure_rate, 0.30);
-    assert_eq!(s.cb_open_duration, secs(5.0));
-    assert_eq!(s.cb_half_open_calls, 1);
-    assert_eq!(s.cb_slow_threshold, secs(12.25));
-    assert_eq!(s.max_connections, 3);
-    assert_eq!(s.max_keepalive, 0);
-    assert_eq!(s.bulkhead_wait, Duration::ZERO);
+    assert_eq!(
+        s.base_url().as_deref(),
+        Some("https://sber.example:8443/api")
+    );
+    assert_eq!(s.connect_timeout(), secs(1.5));
+    assert_eq!(s.read_timeout(), secs(10.0));
+    assert_eq!(s.total_timeout(), secs(12.5));
+    assert_eq!(s.cb_window_size(), 20);
+    assert_eq!(s.cb_min_calls(), 20);
+    assert_eq!(s.cb_failure_rate(), 0.30);
+    assert_eq!(s.cb_open_duration(), secs(5.0));
+    assert_eq!(s.cb_half_open_calls(), 1);
+    assert_eq!(s.cb_slow_threshold(), secs(12.25));
+    assert_eq!(s.max_connections(), 3);
+    assert_eq!(s.max_keepalive(), 0);
+    assert_eq!(s.bulkhead_wait(), Duration::ZERO);
 }
 
 #[test]
@@ -159,16 +162,13 @@ fn files_with_no_systems_and_many_systems() {
         ["customer", "receipt_2", "sber"]
     );
     assert_eq!(
-        settings
-            .systems()
-            .map(|s| s.name.as_str())
-            .collect::<Vec<_>>(),
+        settings.systems().map(|s| s.name()).collect::<Vec<_>>(),
         ["customer", "receipt_2", "sber"]
     );
-    assert_eq!(settings.system("sber").unwrap().cb_failure_rate, 0.3);
-    assert_eq!(settings.system("customer").unwrap().cb_failure_rate, 0.5);
+    assert_eq!(settings.system("sber").unwrap().cb_failure_rate(), 0.3);
+    assert_eq!(settings.system("customer").unwrap().cb_failure_rate(), 0.5);
     assert_eq!(
-        settings.system("receipt_2").unwrap().cb_slow_threshold,
+        settings.system("receipt_2").unwrap().cb_slow_threshold(),
         secs(2.0)
     );
     assert!(settings.system("nope").is_none());
@@ -183,11 +183,11 @@ fn slow_threshold_defaults_to_read_over_2() {
         (3.0, 100.0, 1.5),
     ] {
         let s = sber(&format!("read_timeout = {read}\ntotal_timeout = {total}")).unwrap();
-        assert_eq!(s.cb_slow_threshold, secs(slow), "read {read}");
+        assert_eq!(s.cb_slow_threshold(), secs(slow), "read {read}");
     }
     // Stated explicitly, it wins.
     assert_eq!(
-        sber("cb_slow_threshold = 20").unwrap().cb_slow_threshold,
+        sber("cb_slow_threshold = 20").unwrap().cb_slow_threshold(),
         secs(20.0)
     );
 }
@@ -208,27 +208,27 @@ fn keepalive_is_max_connections_times_1_2_rounded_up_and_bulkhead_80_percent() {
         (100_000, 120_000, 80_000),
     ] {
         let s = sber(&format!("max_connections = {max}")).unwrap();
-        assert_eq!(s.max_keepalive, keepalive, "keepalive for {max}");
+        assert_eq!(s.max_keepalive(), keepalive, "keepalive for {max}");
         assert_eq!(s.bulkhead_permits(), permits, "permits for {max}");
     }
     let s = sber("max_connections = 5\nmax_keepalive = 2").unwrap();
-    assert_eq!((s.max_keepalive, s.bulkhead_permits()), (2, 4));
+    assert_eq!((s.max_keepalive(), s.bulkhead_permits()), (2, 4));
 }
 
 #[test]
 fn bulkhead_wait_defaults_to_connect_timeout() {
     assert_eq!(
-        sber("connect_timeout = 0.5").unwrap().bulkhead_wait,
+        sber("connect_timeout = 0.5").unwrap().bulkhead_wait(),
         secs(0.5)
     );
     assert_eq!(
         sber("connect_timeout = 0.5\nbulkhead_wait = 3")
             .unwrap()
-            .bulkhead_wait,
+            .bulkhead_wait(),
         secs(3.0)
     );
     assert_eq!(
-        sber("bulkhead_wait = 0").unwrap().bulkhead_wait,
+        sber("bulkhead_wait = 0").unwrap().bulkhead_wait(),
         Duration::ZERO
     );
 }
@@ -301,7 +301,7 @@ fn slow_threshold_is_between_0_and_total() {
     );
     // Longer than read is allowed as long as it is under total.
     assert_eq!(
-        sber("cb_slow_threshold = 34").unwrap().cb_slow_threshold,
+        sber("cb_slow_threshold = 34").unwrap().cb_slow_threshold(),
         secs(34.0)
     );
 }
@@ -318,9 +318,9 @@ fn failure_rate_is_in_0_exclusive_to_1() {
         );
         assert!(err.message().starts_with("got "), "{err}");
     }
-    assert_eq!(sber("cb_failure_rate = 1").unwrap().cb_failure_rate, 1.0);
+    assert_eq!(sber("cb_failure_rate = 1").unwrap().cb_failure_rate(), 1.0);
     assert_eq!(
-        sber("cb_failure_rate = 0.01").unwrap().cb_failure_rate,
+        sber("cb_failure_rate = 0.01").unwrap().cb_failure_rate(),
         0.01
     );
 }
@@ -359,9 +359,9 @@ fn min_calls_between_1_and_the_window() {
         "from 1 to",
     );
     let s = sber("cb_min_calls = 50").unwrap();
-    assert_eq!((s.cb_min_calls, s.cb_window_size), (50, 50));
+    assert_eq!((s.cb_min_calls(), s.cb_window_size()), (50, 50));
     let s = sber("cb_window_size = 1\ncb_min_calls = 1").unwrap();
-    assert_eq!((s.cb_min_calls, s.cb_window_size), (1, 1));
+    assert_eq!((s.cb_min_calls(), s.cb_window_size()), (1, 1));
 }
 
 #[test]
@@ -379,7 +379,7 @@ fn at_least_one_half_open_trial() {
         "from 1 to",
     );
     assert_eq!(
-        sber("cb_half_open_calls = 1").unwrap().cb_half_open_calls,
+        sber("cb_half_open_calls = 1").unwrap().cb_half_open_calls(),
         1
     );
 }
@@ -462,7 +462,7 @@ fn a_duration_too_small_to_be_represented_is_zero_and_rejected() {
         );
     }
     assert_eq!(
-        sber("cb_open_duration = 1e-9").unwrap().cb_open_duration,
+        sber("cb_open_duration = 1e-9").unwrap().cb_open_duration(),
         Duration::from_nanos(1)
     );
 }
@@ -519,10 +519,10 @@ fn values_of_the_wrong_type_are_malformed() {
     );
     // Integers are fine for seconds and rates.
     assert_eq!(
-        sber("cb_open_duration = 7").unwrap().cb_open_duration,
+        sber("cb_open_duration = 7").unwrap().cb_open_duration(),
         secs(7.0)
     );
-    assert_eq!(sber("cb_failure_rate = 1").unwrap().cb_failure_rate, 1.0);
+    assert_eq!(sber("cb_failure_rate = 1").unwrap().cb_failure_rate(), 1.0);
 }
 
 #[test]
@@ -546,7 +546,7 @@ fn base_url_must_be_absolute_http() {
         assert_eq!(
             sber(&format!("base_url = {good:?}"))
                 .unwrap()
-                .base_url
+                .base_url()
                 .as_deref(),
             Some(good)
         );
@@ -608,7 +608,7 @@ fn the_file_must_be_shaped_as_system_tables() {
     };
     syntax("[systems.sber\n", "not valid TOML");
     syntax(
-        "systems.sber.read_timeout = 1\nsystems.sber.read_timeout = 2",
+        "systems.sber.read_timeout() = 1\nsystems.sber.read_timeout() = 2",
         "not valid TOML",
     );
     syntax("[system.sber]", "unknown top-level key `system`");
@@ -704,16 +704,16 @@ fn env_overrides_each_kind_of_value() {
         ],
     )
     .unwrap();
-    assert_eq!(s.base_url.as_deref(), Some("http://10.0.0.1:9000"));
-    assert_eq!(s.read_timeout, secs(8.5));
-    assert_eq!(s.total_timeout, secs(9.0));
-    assert_eq!(s.cb_window_size, 100);
-    assert_eq!(s.cb_failure_rate, 0.30);
-    assert_eq!(s.cb_open_duration, secs(5.0));
-    assert_eq!(s.bulkhead_wait, Duration::ZERO);
+    assert_eq!(s.base_url().as_deref(), Some("http://10.0.0.1:9000"));
+    assert_eq!(s.read_timeout(), secs(8.5));
+    assert_eq!(s.total_timeout(), secs(9.0));
+    assert_eq!(s.cb_window_size(), 100);
+    assert_eq!(s.cb_failure_rate(), 0.30);
+    assert_eq!(s.cb_open_duration(), secs(5.0));
+    assert_eq!(s.bulkhead_wait(), Duration::ZERO);
     // Derived values follow the overridden ones.
-    assert_eq!(s.cb_slow_threshold, secs(4.25));
-    assert_eq!((s.max_keepalive, s.bulkhead_permits()), (6, 4));
+    assert_eq!(s.cb_slow_threshold(), secs(4.25));
+    assert_eq!((s.max_keepalive(), s.bulkhead_permits()), (6, 4));
 }
 
 #[test]
@@ -746,19 +746,19 @@ fn every_key_has_a_working_override() {
         .collect();
     let s = Settings::load_with_env("[systems.sber]", ORIGIN, vars).unwrap();
     let s = s.system("sber").unwrap();
-    assert_eq!(s.base_url.as_deref(), Some("https://x.example"));
-    assert_eq!(s.connect_timeout, secs(1.0));
-    assert_eq!(s.read_timeout, secs(20.0));
-    assert_eq!(s.total_timeout, secs(40.0));
-    assert_eq!(s.cb_window_size, 40);
-    assert_eq!(s.cb_min_calls, 7);
-    assert_eq!(s.cb_failure_rate, 0.25);
-    assert_eq!(s.cb_open_duration, secs(11.0));
-    assert_eq!(s.cb_half_open_calls, 2);
-    assert_eq!(s.cb_slow_threshold, secs(3.0));
-    assert_eq!(s.max_connections, 20);
-    assert_eq!(s.max_keepalive, 4);
-    assert_eq!(s.bulkhead_wait, secs(0.25));
+    assert_eq!(s.base_url().as_deref(), Some("https://x.example"));
+    assert_eq!(s.connect_timeout(), secs(1.0));
+    assert_eq!(s.read_timeout(), secs(20.0));
+    assert_eq!(s.total_timeout(), secs(40.0));
+    assert_eq!(s.cb_window_size(), 40);
+    assert_eq!(s.cb_min_calls(), 7);
+    assert_eq!(s.cb_failure_rate(), 0.25);
+    assert_eq!(s.cb_open_duration(), secs(11.0));
+    assert_eq!(s.cb_half_open_calls(), 2);
+    assert_eq!(s.cb_slow_threshold(), secs(3.0));
+    assert_eq!(s.max_connections(), 20);
+    assert_eq!(s.max_keepalive(), 4);
+    assert_eq!(s.bulkhead_wait(), secs(0.25));
 }
 
 #[test]
@@ -774,9 +774,12 @@ fn env_overrides_only_their_own_system() {
     .unwrap();
     let sber = settings.system("sber").unwrap();
     let online = settings.system("sber_online").unwrap();
-    assert_eq!((sber.cb_failure_rate, sber.cb_half_open_calls), (0.5, 5));
     assert_eq!(
-        (online.cb_failure_rate, online.cb_half_open_calls),
+        (sber.cb_failure_rate(), sber.cb_half_open_calls()),
+        (0.5, 5)
+    );
+    assert_eq!(
+        (online.cb_failure_rate(), online.cb_half_open_calls()),
         (0.3, 3)
     );
 }
@@ -1036,13 +1039,13 @@ fn load_reads_the_process_environment() {
     let text = "[systems.envtest]\n";
     std::env::set_var("CLIENT_ENVTEST__CB_FAILURE_RATE", "0.3");
     let settings = Settings::load(text, ORIGIN).unwrap();
-    assert_eq!(settings.system("envtest").unwrap().cb_failure_rate, 0.3);
+    assert_eq!(settings.system("envtest").unwrap().cb_failure_rate(), 0.3);
     assert_eq!(
         Settings::parse(text, ORIGIN)
             .unwrap()
             .system("envtest")
             .unwrap()
-            .cb_failure_rate,
+            .cb_failure_rate(),
         0.5
     );
 

@@ -167,8 +167,8 @@ impl World {
 /// first timeout (read or total), so each slow call is caught as slow (a busy machine
 /// only adds to it) and has most of the gap left before any timeout.
 pub fn slow_latency(settings: &SystemSettings) -> Duration {
-    let threshold = settings.cb_slow_threshold;
-    let limit = settings.read_timeout.min(settings.total_timeout);
+    let threshold = settings.cb_slow_threshold();
+    let limit = settings.read_timeout().min(settings.total_timeout());
     threshold + limit.saturating_sub(threshold) / 4
 }
 
@@ -244,7 +244,7 @@ pub async fn run(setup: Setup, serve: bool) -> std::io::Result<Outcome> {
 /// The phases, each ended by the transition it waits for.
 async fn drive(world: &World, checks: &mut Vec<Check>) -> Result<(), ()> {
     let s = world.sber_settings().clone();
-    let open = s.cb_open_duration;
+    let open = s.cb_open_duration();
     let trip = Duration::from_secs(15);
     let reopen = open + Duration::from_secs(10);
     let trials = Duration::from_secs(10);
@@ -323,9 +323,9 @@ async fn drive(world: &World, checks: &mut Vec<Check>) -> Result<(), ()> {
         &format!(
             "Sber answers in {}: slower than cb_slow_threshold {}, within read_timeout {} and total_timeout {}",
             format_duration(latency),
-            format_duration(s.cb_slow_threshold),
-            format_duration(s.read_timeout),
-            format_duration(s.total_timeout)
+            format_duration(s.cb_slow_threshold()),
+            format_duration(s.read_timeout()),
+            format_duration(s.total_timeout())
         ),
     );
     let slow_phase = world.phase().0;
@@ -455,19 +455,19 @@ mod tests {
         let settings = crate::bootstrap::load_settings_with(env).unwrap();
         let sber = settings.system("sber").unwrap();
         let latency = slow_latency(sber);
-        assert_eq!(sber.cb_slow_threshold, Duration::from_millis(600));
+        assert_eq!(sber.cb_slow_threshold(), Duration::from_millis(600));
         assert_eq!(latency, Duration::from_millis(750));
-        assert!(latency > sber.cb_slow_threshold && latency < sber.read_timeout);
+        assert!(latency > sber.cb_slow_threshold() && latency < sber.read_timeout());
     }
 
     #[test]
     fn the_demo_file_has_sber_critical_and_customer_at_the_default() {
         let settings =
             crate::bootstrap::load_settings_with(std::iter::empty::<(&str, &str)>()).unwrap();
-        assert_eq!(settings.system("sber").unwrap().cb_failure_rate, 0.30);
-        assert_eq!(settings.system("customer").unwrap().cb_failure_rate, 0.5);
+        assert_eq!(settings.system("sber").unwrap().cb_failure_rate(), 0.30);
+        assert_eq!(settings.system("customer").unwrap().cb_failure_rate(), 0.5);
         assert_eq!(
-            settings.system("sber").unwrap().cb_open_duration,
+            settings.system("sber").unwrap().cb_open_duration(),
             Duration::from_secs(30)
         );
     }

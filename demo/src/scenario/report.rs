@@ -68,14 +68,14 @@ fn describe_guard(guard: &Guard) -> String {
     let s = guard.settings();
     format!(
         "opens at {:.0}% of the last {} calls (min {}), open {}, {} half-open trials, slow > {}, read_timeout {}, total_timeout {}, bulkhead {}",
-        s.cb_failure_rate * 100.0,
-        s.cb_window_size,
-        s.cb_min_calls,
-        secs(s.cb_open_duration),
-        s.cb_half_open_calls,
-        secs(s.cb_slow_threshold),
-        secs(s.read_timeout),
-        secs(s.total_timeout),
+        s.cb_failure_rate() * 100.0,
+        s.cb_window_size(),
+        s.cb_min_calls(),
+        secs(s.cb_open_duration()),
+        s.cb_half_open_calls(),
+        secs(s.cb_slow_threshold()),
+        secs(s.read_timeout()),
+        secs(s.total_timeout()),
         guard.bulkhead_permits()
     )
 }

@@ -80,11 +80,11 @@ impl Breaker {
     /// A closed breaker that reports to `observers`.
     pub fn with_observers(settings: &SystemSettings, observers: Vec<Arc<dyn Observer>>) -> Self {
         let config = Config {
-            window: settings.cb_window_size,
-            min_calls: settings.cb_min_calls,
-            failure_rate: settings.cb_failure_rate,
-            open_nanos: duration_nanos(settings.cb_open_duration),
-            trials: settings.cb_half_open_calls,
+            window: settings.cb_window_size(),
+            min_calls: settings.cb_min_calls(),
+            failure_rate: settings.cb_failure_rate(),
+            open_nanos: duration_nanos(settings.cb_open_duration()),
+            trials: settings.cb_half_open_calls(),
         };
         let call_observers = observers
             .iter()
@@ -92,7 +92,7 @@ impl Breaker {
             .cloned()
             .collect();
         Breaker {
-            name: Arc::from(settings.name.as_str()),
+            name: Arc::from(settings.name()),
             core: Core::new(config),
             epoch: Instant::now(),
             observers,

@@ -36,20 +36,20 @@ pub enum BuildError {
 /// the whole call by its `total_timeout`.
 pub fn http_client(settings: &SystemSettings) -> Result<(reqwest::Client, String), BuildError> {
     let base_url = settings
-        .base_url
-        .clone()
+        .base_url()
+        .map(str::to_owned)
         .ok_or_else(|| BuildError::NoBaseUrl {
-            system: settings.name.clone(),
+            system: settings.name().to_owned(),
             variable: settings.env_var(resilience::settings::Key::BaseUrl),
         })?;
     let client = reqwest::Client::builder()
-        .connect_timeout(settings.connect_timeout)
-        .read_timeout(settings.read_timeout)
-        .pool_max_idle_per_host(settings.max_keepalive as usize)
+        .connect_timeout(settings.connect_timeout())
+        .read_timeout(settings.read_timeout())
+        .pool_max_idle_per_host(settings.max_keepalive() as usize)
         .no_proxy()
         .build()
         .map_err(|source| BuildError::Client {
-            system: settings.name.clone(),
+            system: settings.name().to_owned(),
             source,
         })?;
     Ok((client, base_url.trim_end_matches('/').to_owned()))
