@@ -1,7 +1,7 @@
 //! `#[derive(Guarded)]`: the field of type `Guard` (or the one marked `#[guard]`) is the
-//! adapter's guard.
+//! adapter's guard; `#[guarded(system = "sber")]` declares the adapter's system.
 //!
-//! Input: `#[derive(Guarded)] struct SberAdapter { guard: Guard, http: Client }`.
+//! Input: `#[derive(Guarded)] #[guarded(system = "sber")] struct SberAdapter { guard: Guard, http: Client }`.
 //! Output:
 //!
 //! ```ignore
@@ -10,23 +10,58 @@
 //!         &self.guard
 //!     }
 //! }
+//! impl ::resilience::SystemAdapter for SberAdapter {
+//!     const SYSTEM: &'static str = "sber";
+//! }
 //! ```
+//!
+//! On a mistake the error comes with an `impl Guarded` whose body never runs, so the
+//! adapter's methods add no second error ("`Guarded` is not implemented").
 
 use proc_macro2::TokenStream;
 use quote::{quote, ToTokens};
 use syn::spanned::Spanned;
-use syn::{Data, DeriveInput, Fields, Index, Member, Type};
+use syn::{Data, DeriveInput, Fields, GenericArgument, Index, LitStr, Member, PathArguments, Type};
 
-pub(crate) fn guarded(item: TokenStream) -> TokenStream {
-    match expand(item) {
+use crate::expand::{settings, Settings};
+use crate::lookup::Lookup;
+
+pub(crate) fn guarded(item: TokenStream, lookup: &dyn Lookup) -> TokenStream {
+    let input: DeriveInput = match syn::parse2(item) {
+        Ok(input) => input,
+        Err(error) => return error.to_compile_error(),
+    };
+    match expand(&input, lookup) {
         Ok(tokens) => tokens,
-        Err(error) => error.to_compile_error(),
+        Err(error) => {
+            let error = error.to_compile_error();
+            let fallback = fallback(&input);
+            quote!(#error #fallback)
+        }
     }
 }
 
-fn expand(item: TokenStream) -> syn::Result<TokenStream> {
-    let input: DeriveInput = syn::parse2(item)?;
-    let krate = crate_path(&input)?;
+/// `impl Guarded` for an adapter whose derive failed: its body never runs (the crate
+/// does not compile), and it keeps the methods from reporting the missing impl again.
+fn fallback(input: &DeriveInput) -> TokenStream {
+    if !matches!(input.data, Data::Struct(_)) {
+        return TokenStream::new();
+    }
+    let krate = crate_path(input).unwrap_or_else(|_| quote!(::resilience));
+    let ident = &input.ident;
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    quote! {
+        impl #impl_generics #krate::Guarded for #ident #ty_generics #where_clause {
+            fn guard(&self) -> &#krate::Guard {
+                ::core::unreachable!()
+            }
+        }
+    }
+}
+
+fn expand(input: &DeriveInput, lookup: &dyn Lookup) -> syn::Result<TokenStream> {
+    let krate = crate_path(input)?;
+    let system = system(input)?;
     let Data::Struct(data) = &input.data else {
         return Err(syn::Error::new(
             input.ident.span(),
@@ -62,6 +97,12 @@ fn expand(item: TokenStream) -> syn::Result<TokenStream> {
         }
         ([], [(member, _)]) => member,
         ([], []) => {
+            if let Some((_, field)) = fields.iter().find(|(_, f)| shared_guard(&f.ty)) {
+                return Err(syn::Error::new(
+                    field.ty.span(),
+                    "hold the `resilience::Guard` itself, not in an `Arc`: a `Guard` is already a shared handle (cloning it is one reference count), and `#[derive(Guarded)]` reaches the field directly",
+                ));
+            }
             return Err(syn::Error::new(
                 input.ident.span(),
                 format!(
@@ -79,13 +120,64 @@ fn expand(item: TokenStream) -> syn::Result<TokenStream> {
     };
     let ident = &input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    let declared = match &system {
+        Some(system) => match settings(system, lookup)? {
+            Settings::Checked(_) | Settings::AlreadyReported => quote! {
+                impl #impl_generics #krate::SystemAdapter for #ident #ty_generics #where_clause {
+                    const SYSTEM: &'static str = #system;
+                }
+            },
+        },
+        None => TokenStream::new(),
+    };
     Ok(quote! {
         impl #impl_generics #krate::Guarded for #ident #ty_generics #where_clause {
             fn guard(&self) -> &#krate::Guard {
                 &self.#member
             }
         }
+        #declared
     })
+}
+
+/// `Arc<Guard>` (or `Rc<Guard>`, `Box<Guard>`): a guard behind a pointer of its own.
+fn shared_guard(ty: &Type) -> bool {
+    let Type::Path(path) = ty else { return false };
+    let Some(last) = path.path.segments.last() else {
+        return false;
+    };
+    if !["Arc", "Rc", "Box"].iter().any(|p| last.ident == p) {
+        return false;
+    }
+    let PathArguments::AngleBracketed(args) = &last.arguments else {
+        return false;
+    };
+    args.args
+        .iter()
+        .any(|a| matches!(a, GenericArgument::Type(t) if is_guard(t)))
+}
+
+/// `#[guarded(system = "sber")]`: the adapter's system, if declared.
+fn system(input: &DeriveInput) -> syn::Result<Option<LitStr>> {
+    let mut system = None;
+    for attr in input.attrs.iter().filter(|a| a.path().is_ident("guarded")) {
+        attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("system") {
+                let lit: LitStr = meta.value()?.parse()?;
+                if lit.value() == resilience_settings::FORBIDDEN_SYSTEM {
+                    return Err(syn::Error::new(
+                        lit.span(),
+                        "`default` is not a system: give each external system its own breaker, named after it, such as `system = \"sber\"` (R-RES-CB-X3)",
+                    ));
+                }
+                system = Some(lit);
+                Ok(())
+            } else {
+                Err(meta.error("unknown argument; `#[guarded]` takes `system = \"…\"`"))
+            }
+        })?;
+    }
+    Ok(system)
 }
 
 /// `Guard`, `resilience::Guard`, `::resilience::Guard`.
@@ -129,7 +221,13 @@ fn crate_path(input: &DeriveInput) -> syn::Result<TokenStream> {
 mod tests {
     use quote::quote;
 
-    use super::guarded;
+    use crate::lookup::inline::Inline;
+
+    const SETTINGS: Inline = Inline("[systems.sber]\n");
+
+    fn guarded(item: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+        super::guarded(item, &SETTINGS)
+    }
 
     #[test]
     fn a_generic_adapter_with_a_renamed_runtime() {

@@ -43,7 +43,7 @@ use quote::{quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 
 use crate::args::{Args, Errors};
-use crate::lookup::{check_system, Lookup};
+use crate::lookup::{check_system, LoadError, Lookup};
 use crate::validate::{self, Body, Method, Receiver};
 
 /// The attribute: the guarded method, or the errors next to the untouched method so
@@ -65,31 +65,47 @@ pub(crate) fn circuit_breaker(
 fn expand(args: TokenStream, item: TokenStream, lookup: &dyn Lookup) -> syn::Result<TokenStream> {
     let mut errors = Errors::default();
     let args = Args::parse(args).map_err(|e| errors.push(e)).ok();
-    let method = validate::method(item).map_err(|e| errors.push(e)).ok();
-    let path = match &args {
-        Some(args) => match lookup.load() {
-            Ok(loaded) => match check_system(&args.system, &loaded) {
-                Ok(()) => Some(lookup.track(&loaded.path).then(|| loaded.path.clone())),
-                Err(e) => {
-                    errors.push(e);
-                    None
-                }
-            },
-            Err(message) => {
-                errors.push(syn::Error::new(args.system.span(), message));
-                None
-            }
-        },
+    let method = validate::method(item.clone()).map_err(|e| errors.push(e)).ok();
+    let settings = match &args {
+        Some(args) => settings(&args.system, lookup).map_err(|e| errors.push(e)).ok(),
         None => None,
     };
     errors.finish()?;
-    match (args, method, path) {
-        (Some(args), Some(method), Some(path)) => Ok(generate(&args, &method, path.as_deref())),
+    match (args, method, settings) {
+        (Some(args), Some(method), Some(Settings::Checked(path))) => {
+            Ok(generate(&args, &method, path.as_deref()))
+        }
+        // The settings file's error is reported once per crate, on the first method.
+        (_, _, Some(Settings::AlreadyReported)) => Ok(item),
         _ => unreachable!("every failure above was recorded as an error"),
     }
 }
 
-fn generate(args: &Args, method: &Method, settings_path: Option<&str>) -> TokenStream {
+/// What the settings file says about a system.
+pub(crate) enum Settings {
+    /// The system is there; the file's path if this expansion is the one that makes
+    /// cargo track the file.
+    Checked(Option<String>),
+    /// The file has an error already reported in this crate.
+    AlreadyReported,
+}
+
+/// Checks `system` against the settings file: an error on the literal if the file is
+/// missing or wrong, or has no such system.
+pub(crate) fn settings(system: &syn::LitStr, lookup: &dyn Lookup) -> syn::Result<Settings> {
+    match lookup.load() {
+        Ok(loaded) => {
+            check_system(system, &loaded)?;
+            Ok(Settings::Checked(
+                lookup.track(&loaded.path).then(|| loaded.path.clone()),
+            ))
+        }
+        Err(LoadError::Report(message)) => Err(syn::Error::new(system.span(), message)),
+        Err(LoadError::Reported) => Ok(Settings::AlreadyReported),
+    }
+}
+
+pub(crate) fn generate(args: &Args, method: &Method, settings_path: Option<&str>) -> TokenStream {
     let Args {
         system,
         error_map,
@@ -115,15 +131,17 @@ fn generate(args: &Args, method: &Method, settings_path: Option<&str>) -> TokenS
             quote_spanned!(receiver=> ::core::clone::Clone::clone(#krate::__private::guard(&self, #system)))
         }
     };
-    // Spanned on the user's path: a wrong signature is reported there.
-    let map = quote_spanned!(error_map.span()=> .map_err(#error_map)?);
-    let mut judge = TokenStream::new();
+    let mut options = quote!(#krate::CallOptions::new());
     if let Some(failure_if) = failure_if {
-        judge.extend(quote_spanned!(failure_if.span()=> .failure_if(#failure_if)));
+        // Spanned on the user's path: a wrong signature is reported there.
+        options.extend(quote_spanned!(failure_if.span()=> .failure_if(#failure_if)));
     }
     if *slow_as_error {
-        judge.extend(quote!(.slow_as_error()));
+        options.extend(quote!(.slow_as_error()));
     }
+    // Spanned on the user's path: a wrong signature, or a function returning another
+    // error type, is one type error there naming the signature needed.
+    let map = quote_spanned!(error_map.span()=> #krate::__private::map_error(#error_map, __cb_error));
     let block = match &method.body {
         Body::Native(block) | Body::AsyncTrait(block) | Body::ImplFuture(block) => block,
     };
@@ -132,17 +150,17 @@ fn generate(args: &Args, method: &Method, settings_path: Option<&str>) -> TokenS
             return __cb_ret;
         }
     };
-    let steps = quote! {
-        let __cb_guard = #guard;
-        let __cb_permit = __cb_guard.bulkhead().await #map;
-        let __cb_call = __cb_permit.breaker() #map;
-        let __cb_finished = __cb_call
-            .timeout(async move {
+    let call = quote! {
+        match __cb_guard
+            .call_with(#options, async move {
                 #pin_return
                 #block
             })
-            .await;
-        __cb_finished #judge .elapsed_check() #map
+            .await
+        {
+            ::core::result::Result::Ok(__cb_result) => __cb_result,
+            ::core::result::Result::Err(__cb_error) => ::core::result::Result::Err(#map),
+        }
     };
     let track = settings_path.map(|path| {
         quote!(
@@ -150,14 +168,26 @@ fn generate(args: &Args, method: &Method, settings_path: Option<&str>) -> TokenS
         )
     });
     let body = match &method.body {
-        Body::Native(_) => quote!(#track #steps),
+        Body::Native(_) => quote! {
+            #track
+            let __cb_guard = #guard;
+            #call
+        },
         Body::ImplFuture(_) => quote! {
             #track
-            async move { #steps }
+            async move {
+                #pin_return
+                let __cb_guard = #guard;
+                #call
+            }
         },
         Body::AsyncTrait(_) => quote! {
             #track
-            ::std::boxed::Box::pin(async move { #steps })
+            ::std::boxed::Box::pin(async move {
+                #pin_return
+                let __cb_guard = #guard;
+                #call
+            })
         },
     };
     let mut out = TokenStream::new();

@@ -1,12 +1,21 @@
 //! Finding the service's `resilience.toml` and checking the annotated system against it.
 //!
-//! The rule a user's crate and the ui-tests share: the file is `resilience.toml` next to
-//! the `Cargo.toml` of the crate being compiled (`CARGO_MANIFEST_DIR`). Parsed files are
-//! cached per path and invalidated when the file's modification time or size changes,
-//! so a long-lived proc-macro server (rust-analyzer) never checks against a stale copy.
+//! The rule, tried in order (the same for a user's crate and for the ui-tests):
+//!
+//! 1. `resilience.toml` next to the crate's `Cargo.toml` (`CARGO_MANIFEST_DIR`);
+//! 2. the file named by the crate's `[package.metadata.resilience] settings = "…"`,
+//!    relative to the crate;
+//! 3. `resilience.toml` at the workspace root (the nearest ancestor whose `Cargo.toml`
+//!    has a `[workspace]` table).
+//!
+//! Files are named relative to the crate in every message (as rustc names source
+//! files), so the messages read the same on every machine and under any target
+//! directory. Parsed files are cached per path and invalidated when the file's
+//! modification time or size changes, so a long-lived proc-macro server
+//! (rust-analyzer) never checks against a stale copy.
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::collections::{HashMap, HashSet};
+use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
@@ -15,16 +24,27 @@ use syn::LitStr;
 
 /// A settings file, read and validated.
 pub(crate) struct Loaded {
-    /// The file's absolute path, for messages and for `include_bytes!` (which makes
-    /// cargo rebuild the crate when the file changes).
+    /// The file's absolute path, for the `include_bytes!` that makes cargo rebuild the
+    /// crate when the file changes.
     pub path: String,
+    /// The file's path relative to the crate, for messages.
+    pub shown: String,
     pub settings: Settings,
+}
+
+/// Why there are no settings to check against.
+pub(crate) enum LoadError {
+    /// Report this message.
+    Report(String),
+    /// The same failure was already reported in this crate: say nothing more, so one
+    /// bad key is one error, not one per annotated method.
+    Reported,
 }
 
 /// Where the attribute gets its settings from.
 pub(crate) trait Lookup {
-    /// The settings file, or an error message saying what is wrong and how to fix it.
-    fn load(&self) -> Result<Arc<Loaded>, String>;
+    /// The settings file, or why there is none.
+    fn load(&self) -> Result<Arc<Loaded>, LoadError>;
 
     /// Whether this expansion should carry the `include_bytes!` that makes cargo
     /// rebuild the crate when the file changes. Once per file per compiler process is
@@ -33,7 +53,7 @@ pub(crate) trait Lookup {
     fn track(&self, path: &str) -> bool;
 }
 
-/// The real rule: `$CARGO_MANIFEST_DIR/resilience.toml`.
+/// The real rule, from `CARGO_MANIFEST_DIR`.
 pub(crate) struct ManifestDir;
 
 type Stamp = (Option<SystemTime>, u64);
@@ -42,13 +62,18 @@ type Cached = (Stamp, Result<Arc<Loaded>, String>);
 static CACHE: Mutex<Option<HashMap<PathBuf, Cached>>> = Mutex::new(None);
 
 impl Lookup for ManifestDir {
-    fn load(&self) -> Result<Arc<Loaded>, String> {
+    fn load(&self) -> Result<Arc<Loaded>, LoadError> {
         let Some(dir) = std::env::var_os("CARGO_MANIFEST_DIR") else {
-            return Err(format!(
-                "CARGO_MANIFEST_DIR is not set: `#[circuit_breaker]` reads {FILE_NAME} next to the crate's Cargo.toml, so build with cargo"
-            ));
+            return Err(LoadError::Report(format!(
+                "CARGO_MANIFEST_DIR is not set: `#[circuit_breaker]` looks for {FILE_NAME} from the crate's Cargo.toml, so build with cargo"
+            )));
         };
-        load_cached(&Path::new(&dir).join(FILE_NAME))
+        let dir = PathBuf::from(dir);
+        let result = match find(&dir) {
+            Ok(found) => load_cached(&found, &dir),
+            Err(message) => Err(message),
+        };
+        result.map_err(|message| once(&dir, message))
     }
 
     fn track(&self, path: &str) -> bool {
@@ -63,8 +88,127 @@ impl Lookup for ManifestDir {
     }
 }
 
+/// The first report of `message` for the crate in `dir` in this process; `Reported`
+/// after that.
+fn once(dir: &Path, message: String) -> LoadError {
+    static REPORTED: Mutex<Option<HashSet<(PathBuf, String)>>> = Mutex::new(None);
+    let mut reported = REPORTED.lock().unwrap_or_else(|p| p.into_inner());
+    if reported
+        .get_or_insert_with(HashSet::new)
+        .insert((dir.to_path_buf(), message.clone()))
+    {
+        LoadError::Report(message)
+    } else {
+        LoadError::Reported
+    }
+}
+
+/// The candidate settings files of the crate in `dir`, in the order they are tried,
+/// or an error naming a bad `[package.metadata.resilience]`.
+pub(crate) fn candidates(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let mut files = vec![dir.join(FILE_NAME)];
+    if let Some(named) = metadata_settings(dir)? {
+        files.push(dir.join(named));
+    }
+    if let Some(root) = workspace_root(dir) {
+        let file = root.join(FILE_NAME);
+        if !files.contains(&file) {
+            files.push(file);
+        }
+    }
+    Ok(files)
+}
+
+/// The first candidate that exists, or an error listing every file tried.
+fn find(dir: &Path) -> Result<PathBuf, String> {
+    let files = candidates(dir)?;
+    if let Some(found) = files.iter().find(|f| f.is_file()) {
+        return Ok(found.clone());
+    }
+    let tried = files
+        .iter()
+        .map(|f| format!("`{}`", relative(f, dir)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Err(format!(
+        "cannot find the settings file: tried {tried}; `#[circuit_breaker]` checks each system against {FILE_NAME} next to this crate's Cargo.toml (or the file named by `[package.metadata.resilience] settings = \"…\"`, or the workspace root's {FILE_NAME}); create it with one `[systems.NAME]` table per external system"
+    ))
+}
+
+/// `settings = "…"` of the crate's `[package.metadata.resilience]`, if any.
+fn metadata_settings(dir: &Path) -> Result<Option<String>, String> {
+    let Ok(text) = std::fs::read_to_string(dir.join("Cargo.toml")) else {
+        return Ok(None);
+    };
+    let Ok(manifest) = text.parse::<toml::Table>() else {
+        return Ok(None);
+    };
+    let value = manifest
+        .get("package")
+        .and_then(|p| p.get("metadata"))
+        .and_then(|m| m.get("resilience"))
+        .and_then(|r| r.get("settings"));
+    match value {
+        None => Ok(None),
+        Some(toml::Value::String(path)) => Ok(Some(path.clone())),
+        Some(_) => Err(
+            "Cargo.toml: `[package.metadata.resilience] settings` takes a string, the settings file's path relative to the crate, such as `settings = \"config/resilience.toml\"`".to_owned(),
+        ),
+    }
+}
+
+/// The nearest directory at or above `dir` whose `Cargo.toml` has a `[workspace]` table.
+fn workspace_root(dir: &Path) -> Option<PathBuf> {
+    dir.ancestors()
+        .find(|d| {
+            std::fs::read_to_string(d.join("Cargo.toml"))
+                .ok()
+                .and_then(|text| text.parse::<toml::Table>().ok())
+                .is_some_and(|manifest| manifest.contains_key("workspace"))
+        })
+        .map(Path::to_path_buf)
+}
+
+/// `path` as seen from `base`: `resilience.toml`, `config/resilience.toml`,
+/// `../resilience.toml`. Absolute if they share no root.
+pub(crate) fn relative(path: &Path, base: &Path) -> String {
+    let path = normalize(path);
+    let base = normalize(base);
+    let common = path
+        .components()
+        .zip(base.components())
+        .take_while(|(a, b)| a == b)
+        .count();
+    if common == 0 {
+        return path.display().to_string();
+    }
+    let mut out = PathBuf::new();
+    for _ in base.components().skip(common) {
+        out.push("..");
+    }
+    for part in path.components().skip(common) {
+        out.push(part);
+    }
+    out.display().to_string()
+}
+
+/// `a/./b/../c` → `a/c`, without touching the file system.
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            Component::CurDir => {}
+            Component::ParentDir if out.file_name().is_some() => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
 /// Reads `path` unless the cache holds it with the same modification time and size.
-fn load_cached(path: &Path) -> Result<Arc<Loaded>, String> {
+fn load_cached(path: &Path, dir: &Path) -> Result<Arc<Loaded>, String> {
     let stamp = stamp(path);
     let mut cache = CACHE.lock().unwrap_or_else(|p| p.into_inner());
     let cache = cache.get_or_insert_with(HashMap::new);
@@ -73,7 +217,7 @@ fn load_cached(path: &Path) -> Result<Arc<Loaded>, String> {
             return loaded.clone();
         }
     }
-    let loaded = read(path);
+    let loaded = read(path, dir);
     cache.insert(path.to_path_buf(), (stamp, loaded.clone()));
     loaded
 }
@@ -85,20 +229,14 @@ fn stamp(path: &Path) -> Stamp {
     }
 }
 
-fn read(path: &Path) -> Result<Arc<Loaded>, String> {
-    let shown = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        if e.kind() == std::io::ErrorKind::NotFound {
-            format!(
-                "cannot find the settings file `{shown}`: `#[circuit_breaker]` checks each system against {FILE_NAME} next to this crate's Cargo.toml; create it with one `[systems.NAME]` table per external system"
-            )
-        } else {
-            format!("cannot read the settings file `{shown}`: {e}")
-        }
-    })?;
+fn read(path: &Path, dir: &Path) -> Result<Arc<Loaded>, String> {
+    let shown = relative(path, dir);
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read the settings file `{shown}`: {e}"))?;
     let settings = Settings::parse(&text, &shown).map_err(|e| e.to_string())?;
     Ok(Arc::new(Loaded {
-        path: shown,
+        path: path.display().to_string(),
+        shown,
         settings,
     }))
 }
@@ -118,7 +256,7 @@ pub(crate) fn check_system(system: &LitStr, loaded: &Loaded) -> syn::Result<()> 
         system.span(),
         format!(
             "no system `{name}` in {}; {hint}known systems: {known}. Add a `[systems.{name}]` table to the file, or fix the name",
-            loaded.path
+            loaded.shown
         ),
     ))
 }
@@ -131,10 +269,15 @@ pub(crate) mod inline {
     pub(crate) struct Inline(pub &'static str);
 
     impl Lookup for Inline {
-        fn load(&self) -> Result<Arc<Loaded>, String> {
-            let path = "/service/resilience.toml".to_owned();
-            let settings = Settings::parse(self.0, &path).map_err(|e| e.to_string())?;
-            Ok(Arc::new(Loaded { path, settings }))
+        fn load(&self) -> Result<Arc<Loaded>, LoadError> {
+            let shown = FILE_NAME.to_owned();
+            let settings =
+                Settings::parse(self.0, &shown).map_err(|e| LoadError::Report(e.to_string()))?;
+            Ok(Arc::new(Loaded {
+                path: "/service/resilience.toml".to_owned(),
+                shown,
+                settings,
+            }))
         }
 
         fn track(&self, _: &str) -> bool {
@@ -150,31 +293,18 @@ mod tests {
     fn temp_dir(name: &str) -> PathBuf {
         let dir =
             std::env::temp_dir().join(format!("resilience-lookup-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         dir
     }
 
     #[test]
-    fn a_missing_file_names_the_path_and_the_fix() {
-        let path = temp_dir("missing").join(FILE_NAME);
-        let _ = std::fs::remove_file(&path);
-        let message = read(&path).err().unwrap();
-        assert!(message.contains(&path.display().to_string()), "{message}");
-        assert!(
-            message.contains("create it with one `[systems.NAME]` table"),
-            "{message}"
-        );
-    }
-
-    #[test]
-    fn an_invalid_entry_names_the_file_and_the_key() {
-        let path = temp_dir("invalid").join(FILE_NAME);
+    fn an_invalid_entry_names_the_file_relative_to_the_crate_and_the_key() {
+        let dir = temp_dir("invalid");
+        let path = dir.join(FILE_NAME);
         std::fs::write(&path, "[systems.sber]\ncb_failure_rate = 1.5\n").unwrap();
-        let message = read(&path).err().unwrap();
-        assert!(
-            message.starts_with(&path.display().to_string()),
-            "{message}"
-        );
+        let message = read(&path, &dir).err().unwrap();
+        assert!(message.starts_with("resilience.toml"), "{message}");
         assert!(
             message.contains("[systems.sber] `cb_failure_rate`"),
             "{message}"
@@ -184,9 +314,10 @@ mod tests {
 
     #[test]
     fn unparsable_toml_is_reported() {
-        let path = temp_dir("syntax").join(FILE_NAME);
+        let dir = temp_dir("syntax");
+        let path = dir.join(FILE_NAME);
         std::fs::write(&path, "[systems.sber\n").unwrap();
-        let message = read(&path).err().unwrap();
+        let message = read(&path, &dir).err().unwrap();
         assert!(message.contains("not valid TOML"), "{message}");
     }
 
@@ -195,9 +326,85 @@ mod tests {
         let dir = temp_dir("edited");
         let path = dir.join(FILE_NAME);
         std::fs::write(&path, "[systems.sber]\n").unwrap();
-        let load = || load_cached(&path);
+        let load = || load_cached(&path, &dir);
         assert!(load().unwrap().settings.system("customer").is_none());
         std::fs::write(&path, "[systems.sber]\n[systems.customer]\n").unwrap();
         assert!(load().unwrap().settings.system("customer").is_some());
+    }
+
+    /// A workspace with a member crate, no settings anywhere yet.
+    fn workspace(name: &str) -> (PathBuf, PathBuf) {
+        let root = temp_dir(name);
+        std::fs::write(root.join("Cargo.toml"), "[workspace]\nmembers = [\"svc\"]\n").unwrap();
+        let member = root.join("svc");
+        std::fs::create_dir_all(&member).unwrap();
+        std::fs::write(member.join("Cargo.toml"), "[package]\nname = \"svc\"\n").unwrap();
+        (root, member)
+    }
+
+    #[test]
+    fn the_crate_file_comes_first_then_metadata_then_the_workspace_root() {
+        let (root, member) = workspace("order");
+        std::fs::write(
+            member.join("Cargo.toml"),
+            "[package]\nname = \"svc\"\n[package.metadata.resilience]\nsettings = \"config/cb.toml\"\n",
+        )
+        .unwrap();
+        assert_eq!(
+            candidates(&member).unwrap(),
+            [
+                member.join(FILE_NAME),
+                member.join("config/cb.toml"),
+                root.join(FILE_NAME)
+            ]
+        );
+        std::fs::write(root.join(FILE_NAME), "").unwrap();
+        assert_eq!(find(&member).unwrap(), root.join(FILE_NAME));
+        std::fs::create_dir_all(member.join("config")).unwrap();
+        std::fs::write(member.join("config/cb.toml"), "").unwrap();
+        assert_eq!(find(&member).unwrap(), member.join("config/cb.toml"));
+        std::fs::write(member.join(FILE_NAME), "").unwrap();
+        assert_eq!(find(&member).unwrap(), member.join(FILE_NAME));
+    }
+
+    #[test]
+    fn no_file_names_every_file_tried_relative_to_the_crate() {
+        let (_, member) = workspace("none");
+        let message = find(&member).unwrap_err();
+        assert!(
+            message.contains("tried `resilience.toml`, `../resilience.toml`"),
+            "{message}"
+        );
+        assert!(!message.contains(&*std::env::temp_dir().to_string_lossy()), "{message}");
+    }
+
+    #[test]
+    fn a_bad_metadata_value_is_an_error() {
+        let (_, member) = workspace("metadata");
+        std::fs::write(
+            member.join("Cargo.toml"),
+            "[package]\nname = \"svc\"\n[package.metadata.resilience]\nsettings = 3\n",
+        )
+        .unwrap();
+        assert!(find(&member).unwrap_err().contains("takes a string"));
+    }
+
+    #[test]
+    fn relative_names() {
+        let base = Path::new("/w/svc");
+        assert_eq!(relative(Path::new("/w/svc/resilience.toml"), base), "resilience.toml");
+        assert_eq!(relative(Path::new("/w/resilience.toml"), base), "../resilience.toml");
+        assert_eq!(
+            relative(Path::new("/w/svc/./config/../cb.toml"), base),
+            "cb.toml"
+        );
+    }
+
+    #[test]
+    fn a_failure_is_reported_once_per_crate() {
+        let dir = temp_dir("once");
+        assert!(matches!(once(&dir, "bad".into()), LoadError::Report(_)));
+        assert!(matches!(once(&dir, "bad".into()), LoadError::Reported));
+        assert!(matches!(once(&dir, "worse".into()), LoadError::Report(_)));
     }
 }

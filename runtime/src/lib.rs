@@ -37,8 +37,14 @@ mod log;
 #[cfg(any(feature = "metrics", test))]
 pub mod metrics;
 mod observer;
+mod options;
 mod registry;
 mod sync;
+#[cfg(feature = "test-support")]
+pub mod testing;
+#[cfg(feature = "tower")]
+pub mod tower;
+mod wiring;
 
 #[doc(hidden)]
 #[path = "private.rs"]
@@ -53,9 +59,11 @@ pub use health::{Health, ReadinessPolicy, Status, SystemHealth};
 pub use log::TracingObserver;
 pub use log::UnknownAction;
 pub use observer::{CallEvent, Observer, Outcome, Transition};
+pub use options::CallOptions;
 pub use registry::{Guards, GuardsBuilder, UnknownSystem};
 #[doc(inline)]
-pub use resilience_macros::{circuit_breaker, Guarded};
+pub use resilience_macros::{adapter, circuit_breaker, unguarded, Guarded};
+pub use wiring::{SystemAdapter, WiringError, WrongGuard};
 pub use resilience_settings::{Settings, SettingsError, SystemSettings};
 
 /// The settings module: schema, defaults, keys and errors.
