@@ -40,7 +40,12 @@ use crate::validate;
 
 /// The attribute: the block with every method guarded, or the errors next to the block
 /// with the markers removed (so that one mistake does not cascade).
-pub(crate) fn adapter(args: TokenStream, item: TokenStream, lookup: &dyn Lookup) -> TokenStream {
+pub(crate) fn adapter(
+    args: TokenStream,
+    item: TokenStream,
+    lookup: &dyn Lookup,
+    site: &str,
+) -> TokenStream {
     let mut block: ItemImpl = match syn::parse2(item.clone()) {
         Ok(block) => block,
         Err(_) => {
@@ -93,12 +98,19 @@ pub(crate) fn adapter(args: TokenStream, item: TokenStream, lookup: &dyn Lookup)
     });
     let (impl_generics, _, where_clause) = block.generics.split_for_impl();
     let self_ty = &block.self_ty;
+    let declare = lookup
+        .declare(&type_name(self_ty), &system.value(), site)
+        .then(|| {
+            quote! {
+                impl #impl_generics #krate::SystemAdapter for #self_ty #where_clause {
+                    const SYSTEM: &'static str = #system;
+                }
+            }
+        });
     quote! {
         #errors
         #track
-        impl #impl_generics #krate::SystemAdapter for #self_ty #where_clause {
-            const SYSTEM: &'static str = #system;
-        }
+        #declare
         #block
     }
 }
@@ -167,6 +179,19 @@ fn rewrite(
     Ok(Some(generate(&args, &checked, None)))
 }
 
+/// The type's name without its path or generics: `SberAdapter` for
+/// `crate::out::SberAdapter<T>`, as its derive knows it.
+fn type_name(ty: &Type) -> String {
+    match ty {
+        Type::Path(path) => path
+            .path
+            .segments
+            .last()
+            .map_or_else(String::new, |s| s.ident.to_string()),
+        other => other.to_token_stream().to_string(),
+    }
+}
+
 /// Removes the attributes named `name` (as `name`, `resilience::name` or any path
 /// ending in it) from `attrs` and returns them.
 fn take(attrs: &mut Vec<Attribute>, name: &str) -> Vec<Attribute> {
@@ -231,4 +256,3 @@ fn looks_async(method: &ImplItemFn) -> bool {
     };
     text.contains("Future")
 }
-

@@ -121,15 +121,21 @@ impl Given {
                     ));
                     }
                 },
-                ("error_map", Meta::NameValue(nv)) => match function_value(&nv.value, "error_map") {
-                    Ok(path) => set(&mut given.error_map, path, &meta, errors),
-                    Err(e) => errors.push(e),
-                },
-                ("failure_if", Meta::NameValue(nv)) => match function_value(&nv.value, "failure_if") {
-                    Ok(path) => set(&mut given.failure_if, path, &meta, errors),
-                    Err(e) => errors.push(e),
-                },
-                ("slow_as_error", Meta::Path(_)) => set(&mut given.slow_as_error, (), &meta, errors),
+                ("error_map", Meta::NameValue(nv)) => {
+                    match function_value(&nv.value, "error_map") {
+                        Ok(path) => set(&mut given.error_map, path, &meta, errors),
+                        Err(e) => errors.push(e),
+                    }
+                }
+                ("failure_if", Meta::NameValue(nv)) => {
+                    match function_value(&nv.value, "failure_if") {
+                        Ok(path) => set(&mut given.failure_if, path, &meta, errors),
+                        Err(e) => errors.push(e),
+                    }
+                }
+                ("slow_as_error", Meta::Path(_)) => {
+                    set(&mut given.slow_as_error, (), &meta, errors)
+                }
                 ("crate", Meta::NameValue(nv)) => match crate_value(&nv.value) {
                     Ok(path) => set(&mut given.krate, path, &meta, errors),
                     Err(e) => errors.push(e),

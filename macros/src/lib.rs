@@ -90,11 +90,12 @@ pub fn circuit_breaker(args: TokenStream, item: TokenStream) -> TokenStream {
 ///
 /// The block also declares the type's system (`resilience::SystemAdapter`), so an
 /// adapter built with another system's guard is refused where it is built
-/// (`Guards::adapter`, `SystemAdapter::wired`). Declare a type's system once: on one
-/// `#[adapter]` block, or on its derive (`#[guarded(system = "…")]`).
+/// (`Guards::adapter`, `SystemAdapter::wired`). A type with several blocks (one per
+/// port), or with a block and `#[guarded(system = "…")]` on its derive, declares it
+/// once.
 #[proc_macro_attribute]
 pub fn adapter(args: TokenStream, item: TokenStream) -> TokenStream {
-    adapter::adapter(args.into(), item.into(), &lookup::ManifestDir).into()
+    adapter::adapter(args.into(), item.into(), &lookup::ManifestDir, &site()).into()
 }
 
 /// Marks a method of an `#[resilience::adapter]` block that does not go through the
@@ -128,5 +129,12 @@ pub fn unguarded(_args: TokenStream, item: TokenStream) -> TokenStream {
 /// ```
 #[proc_macro_derive(Guarded, attributes(guard, guarded, resilience))]
 pub fn derive_guarded(item: TokenStream) -> TokenStream {
-    derive::guarded(item.into(), &lookup::ManifestDir).into()
+    derive::guarded(item.into(), &lookup::ManifestDir, &site()).into()
+}
+
+/// Where the macro being expanded was written, as `file:line:column`: the same for
+/// every expansion of one block (rust-analyzer expands it again and again).
+fn site() -> String {
+    let span = proc_macro::Span::call_site();
+    format!("{}:{}:{}", span.file(), span.line(), span.column())
 }

@@ -51,6 +51,13 @@ pub(crate) trait Lookup {
     /// enough (every expansion re-runs on every build), and keeps the other methods'
     /// `cargo expand` free of the file's bytes.
     fn track(&self, path: &str) -> bool;
+
+    /// Whether the declaration of `adapter`'s system made at `site` (an `#[adapter]`
+    /// block or a derive, as `file:line:column`) is the one that implements
+    /// `SystemAdapter`: the first site seen for that type and system in this crate,
+    /// each time it is expanded again. A type with several `#[adapter]` blocks (one per
+    /// port), or a block and a derive naming the system, so gets one impl.
+    fn declare(&self, adapter: &str, system: &str, site: &str) -> bool;
 }
 
 /// The real rule, from `CARGO_MANIFEST_DIR`.
@@ -86,7 +93,20 @@ impl Lookup for ManifestDir {
             true
         }
     }
+
+    fn declare(&self, adapter: &str, system: &str, site: &str) -> bool {
+        let dir = std::env::var_os("CARGO_MANIFEST_DIR").map_or_else(PathBuf::new, PathBuf::from);
+        let mut declared = DECLARED.lock().unwrap_or_else(|p| p.into_inner());
+        let first = declared
+            .get_or_insert_with(HashMap::new)
+            .entry((dir, adapter.to_owned(), system.to_owned()))
+            .or_insert_with(|| site.to_owned());
+        first == site
+    }
 }
+
+/// Declarations of adapters' systems per crate: (crate, type, system) → the first site.
+static DECLARED: Mutex<Option<HashMap<(PathBuf, String, String), String>>> = Mutex::new(None);
 
 /// The first report of `message` for the crate in `dir` in this process; `Reported`
 /// after that.
@@ -283,6 +303,10 @@ pub(crate) mod inline {
         fn track(&self, _: &str) -> bool {
             true
         }
+
+        fn declare(&self, _: &str, _: &str, _: &str) -> bool {
+            true
+        }
     }
 }
 
@@ -335,7 +359,11 @@ mod tests {
     /// A workspace with a member crate, no settings anywhere yet.
     fn workspace(name: &str) -> (PathBuf, PathBuf) {
         let root = temp_dir(name);
-        std::fs::write(root.join("Cargo.toml"), "[workspace]\nmembers = [\"svc\"]\n").unwrap();
+        std::fs::write(
+            root.join("Cargo.toml"),
+            "[workspace]\nmembers = [\"svc\"]\n",
+        )
+        .unwrap();
         let member = root.join("svc");
         std::fs::create_dir_all(&member).unwrap();
         std::fs::write(member.join("Cargo.toml"), "[package]\nname = \"svc\"\n").unwrap();
@@ -375,7 +403,10 @@ mod tests {
             message.contains("tried `resilience.toml`, `../resilience.toml`"),
             "{message}"
         );
-        assert!(!message.contains(&*std::env::temp_dir().to_string_lossy()), "{message}");
+        assert!(
+            !message.contains(&*std::env::temp_dir().to_string_lossy()),
+            "{message}"
+        );
     }
 
     #[test]
@@ -392,8 +423,14 @@ mod tests {
     #[test]
     fn relative_names() {
         let base = Path::new("/w/svc");
-        assert_eq!(relative(Path::new("/w/svc/resilience.toml"), base), "resilience.toml");
-        assert_eq!(relative(Path::new("/w/resilience.toml"), base), "../resilience.toml");
+        assert_eq!(
+            relative(Path::new("/w/svc/resilience.toml"), base),
+            "resilience.toml"
+        );
+        assert_eq!(
+            relative(Path::new("/w/resilience.toml"), base),
+            "../resilience.toml"
+        );
         assert_eq!(
             relative(Path::new("/w/svc/./config/../cb.toml"), base),
             "cb.toml"

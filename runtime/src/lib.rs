@@ -63,8 +63,8 @@ pub use options::CallOptions;
 pub use registry::{Guards, GuardsBuilder, UnknownSystem};
 #[doc(inline)]
 pub use resilience_macros::{adapter, circuit_breaker, unguarded, Guarded};
-pub use wiring::{SystemAdapter, WiringError, WrongGuard};
 pub use resilience_settings::{Settings, SettingsError, SystemSettings};
+pub use wiring::{SystemAdapter, WiringError, WrongGuard};
 
 /// The settings module: schema, defaults, keys and errors.
 pub mod settings {

@@ -60,6 +60,16 @@ impl<E> CallOptions<E> {
         }
     }
 
+    /// [`new`](Self::new), typed by the call it is for: `E` is the error type of
+    /// `call`'s output, so a `failure_if` of the wrong type is reported against that
+    /// type.
+    pub const fn for_call<T, F>(_call: &F) -> Self
+    where
+        F: Future<Output = Result<T, E>>,
+    {
+        Self::new()
+    }
+
     /// Counts an `Err` as a failure only when `is_failure` says so; other errors are the
     /// system answering correctly (a declined card), and count as successes. See
     /// [`Finished::failure_if`](crate::Finished::failure_if).

@@ -65,8 +65,13 @@ async fn server_errors_open_the_breaker_and_then_nothing_reaches_the_server() {
     let client: Client<_, Body> = Client::builder(TokioExecutor::new()).build_http();
     let mut service = GuardLayer::new(guard.clone())
         .failure_if(
-            |result: &Result<hyper::Response<hyper::body::Incoming>, hyper_util::client::legacy::Error>| {
-                result.as_ref().map_or(true, |r| r.status().is_server_error())
+            |result: &Result<
+                hyper::Response<hyper::body::Incoming>,
+                hyper_util::client::legacy::Error,
+            >| {
+                result
+                    .as_ref()
+                    .map_or(true, |r| r.status().is_server_error())
             },
         )
         .layer(client);
@@ -107,7 +112,11 @@ async fn server_errors_open_the_breaker_and_then_nothing_reaches_the_server() {
         GuardedError::Guard(e) => assert!(matches!(e.cause(), Cause::Open { .. }), "{e}"),
         GuardedError::Service(e) => panic!("the request was sent: {e}"),
     }
-    assert_eq!(hits.load(Ordering::SeqCst), 3, "a refused request reached the server");
+    assert_eq!(
+        hits.load(Ordering::SeqCst),
+        3,
+        "a refused request reached the server"
+    );
     assert_eq!(guard.in_flight(), 0);
 }
 
