@@ -138,3 +138,12 @@ fn site() -> String {
     let span = proc_macro::Span::call_site();
     format!("{}:{}:{}", span.file(), span.line(), span.column())
 }
+
+/// The settings file `#[circuit_breaker]` checks against, for `resilience::settings!`:
+/// `(::core::include_str!("/abs/path/resilience.toml"), "/abs/path/resilience.toml")`,
+/// found by the same rule; a compile error naming the files tried if there is none.
+#[doc(hidden)]
+#[proc_macro]
+pub fn __settings_file(_: TokenStream) -> TokenStream {
+    lookup::settings_file().into()
+}

@@ -139,6 +139,22 @@ pub(crate) fn candidates(dir: &Path) -> Result<Vec<PathBuf>, String> {
     Ok(files)
 }
 
+/// `(include_str!(path), path)` of the crate's settings file, for `settings!`: the
+/// file the attribute checks against, and tracked by cargo the same way.
+pub(crate) fn settings_file() -> proc_macro2::TokenStream {
+    let found = match std::env::var_os("CARGO_MANIFEST_DIR") {
+        Some(dir) => find(Path::new(&dir)),
+        None => Err("CARGO_MANIFEST_DIR is not set: `settings!` looks for the crate's settings file from its Cargo.toml, so build with cargo".to_owned()),
+    };
+    match found {
+        Ok(path) => {
+            let path = path.display().to_string();
+            quote::quote!((::core::include_str!(#path), #path))
+        }
+        Err(message) => syn::Error::new(proc_macro2::Span::call_site(), message).to_compile_error(),
+    }
+}
+
 /// The first candidate that exists, or an error listing every file tried.
 fn find(dir: &Path) -> Result<PathBuf, String> {
     let files = candidates(dir)?;

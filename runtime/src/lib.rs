@@ -90,9 +90,11 @@ pub trait Guarded {
     fn guard(&self) -> &Guard;
 }
 
-/// Loads the calling crate's own `resilience.toml` (next to its `Cargo.toml`, compiled
-/// in: the same file `#[circuit_breaker]` checks) and applies the process environment's
-/// `CLIENT_…__…` overrides. Evaluates to `Result<Settings, SettingsError>`.
+/// Loads the calling crate's settings file (compiled in: the same file `#[circuit_breaker]`
+/// checks, found by the same rule — `resilience.toml` next to its `Cargo.toml`, else the
+/// file named by `[package.metadata.resilience] settings = "…"`, else the workspace
+/// root's `resilience.toml`) and applies the process environment's `CLIENT_…__…`
+/// overrides. Evaluates to `Result<Settings, SettingsError>`.
 ///
 /// `settings!(env = vars)` takes the environment from an iterator of name/value pairs
 /// instead, for tests.
@@ -104,13 +106,8 @@ macro_rules! settings {
     (env = $vars:expr) => {
         $crate::settings!(@file |text, origin| $crate::Settings::load_with_env(text, origin, $vars))
     };
-    (@file $load:expr) => {
-        ($load)(
-            ::core::include_str!(::core::concat!(
-                ::core::env!("CARGO_MANIFEST_DIR"),
-                "/resilience.toml"
-            )),
-            ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), "/resilience.toml"),
-        )
-    };
+    (@file $load:expr) => {{
+        let (text, origin): (&str, &str) = $crate::__private::settings_file!();
+        ($load)(text, origin)
+    }};
 }

@@ -2,6 +2,7 @@
 //! API: its names may change in any release.
 
 pub use crate::Guarded;
+pub use resilience_macros::__settings_file as settings_file;
 
 use crate::{CircuitBreakerError, Guard};
 
