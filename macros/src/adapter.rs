@@ -86,12 +86,18 @@ pub(crate) fn adapter(
         .err()
         .map(|e| e.to_compile_error())
         .unwrap_or_default();
-    let (Some(args), Some(Settings::Checked(path))) = (&args, &settings) else {
+    // The type's system is declared whenever the arguments parse, even if the settings
+    // check failed: its users then get no second error about a missing impl.
+    let Some(args) = &args else {
         return quote!(#errors #block);
     };
     let krate = &args.krate;
     let system = &args.system;
-    let track = path.as_ref().map(|path| {
+    let path = match &settings {
+        Some(Settings::Checked(path)) => path.as_ref(),
+        _ => None,
+    };
+    let track = path.map(|path| {
         quote!(
             const _: &[u8] = ::core::include_bytes!(#path);
         )

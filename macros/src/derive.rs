@@ -120,22 +120,29 @@ fn expand(input: &DeriveInput, lookup: &dyn Lookup, site: &str) -> syn::Result<T
     };
     let ident = &input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
-    let declared = match &system {
-        Some(system) => match settings(system, lookup)? {
-            Settings::Checked(_) | Settings::AlreadyReported
-                if !lookup.declare(&ident.to_string(), &system.value(), site) =>
-            {
-                TokenStream::new()
-            }
-            Settings::Checked(_) | Settings::AlreadyReported => quote! {
-                impl #impl_generics #krate::SystemAdapter for #ident #ty_generics #where_clause {
-                    const SYSTEM: &'static str = #system;
-                }
-            },
-        },
-        None => TokenStream::new(),
+    // An unknown system is reported, and the impls are still emitted: the adapter's
+    // users get no second error about them.
+    let (declared, error) = match &system {
+        Some(system) => {
+            let error = match settings(system, lookup) {
+                Ok(Settings::Checked(_) | Settings::AlreadyReported) => None,
+                Err(e) => Some(e.to_compile_error()),
+            };
+            let declared = lookup
+                .declare(&ident.to_string(), &system.value(), site)
+                .then(|| {
+                    quote! {
+                        impl #impl_generics #krate::SystemAdapter for #ident #ty_generics #where_clause {
+                            const SYSTEM: &'static str = #system;
+                        }
+                    }
+                });
+            (declared, error)
+        }
+        None => (None, None),
     };
     Ok(quote! {
+        #error
         impl #impl_generics #krate::Guarded for #ident #ty_generics #where_clause {
             fn guard(&self) -> &#krate::Guard {
                 &self.#member
@@ -265,6 +272,48 @@ mod tests {
         ))
         .to_string();
         assert!(out.contains("& self . 1"), "{out}");
+    }
+
+    #[test]
+    fn a_declared_system_implements_system_adapter() {
+        let out = guarded(quote! {
+            #[guarded(system = "sber")]
+            struct Adapter { guard: Guard }
+        })
+        .to_string();
+        assert!(
+            out.contains(
+                &quote!(impl ::resilience::SystemAdapter for Adapter {
+                    const SYSTEM: &'static str = "sber";
+                })
+                .to_string()
+            ),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn an_unknown_declared_system_is_one_error_and_the_impls_stay() {
+        let out = guarded(quote! {
+            #[guarded(system = "sbr")]
+            struct Adapter { guard: Guard }
+        })
+        .to_string();
+        assert_eq!(out.matches("compile_error").count(), 1, "{out}");
+        assert!(out.contains("did you mean `sber`?"), "{out}");
+        assert!(out.contains("Guarded for Adapter"), "{out}");
+        assert!(out.contains("SystemAdapter for Adapter"), "{out}");
+    }
+
+    #[test]
+    fn a_guard_in_an_arc_is_one_error_with_a_fallback_impl() {
+        let out = guarded(quote! {
+            struct Adapter { guard: std::sync::Arc<resilience::Guard> }
+        })
+        .to_string();
+        assert_eq!(out.matches("compile_error").count(), 1, "{out}");
+        assert!(out.contains("not in an `Arc`"), "{out}");
+        assert!(out.contains("unreachable"), "{out}");
     }
 
     #[test]

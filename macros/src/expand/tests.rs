@@ -309,5 +309,9 @@ fn a_wrong_block_argument_keeps_the_block_without_markers() {
     assert!(out.contains("did you mean `sber`?"), "{out}");
     assert!(!out.contains("unguarded"), "{out}");
     assert!(!out.contains("call_with"), "{out}");
+    assert!(
+        out.contains("SystemAdapter"),
+        "no second error at its users: {out}"
+    );
     assert_eq!(out.matches("compile_error").count(), 1, "{out}");
 }
