@@ -40,12 +40,7 @@ use crate::validate;
 
 /// The attribute: the block with every method guarded, or the errors next to the block
 /// with the markers removed (so that one mistake does not cascade).
-pub(crate) fn adapter(
-    args: TokenStream,
-    item: TokenStream,
-    lookup: &dyn Lookup,
-    site: &str,
-) -> TokenStream {
+pub(crate) fn adapter(args: TokenStream, item: TokenStream, lookup: &dyn Lookup) -> TokenStream {
     let mut block: ItemImpl = match syn::parse2(item.clone()) {
         Ok(block) => block,
         Err(_) => {
@@ -104,8 +99,12 @@ pub(crate) fn adapter(
     });
     let (impl_generics, _, where_clause) = block.generics.split_for_impl();
     let self_ty = &block.self_ty;
+    let site = block.trait_.as_ref().map_or_else(
+        || "inherent".to_owned(),
+        |(_, path, _)| path.to_token_stream().to_string(),
+    );
     let declare = lookup
-        .declare(&type_name(self_ty), &system.value(), site)
+        .declare(&type_name(self_ty), &system.value(), &site)
         .then(|| {
             quote! {
                 impl #impl_generics #krate::SystemAdapter for #self_ty #where_clause {

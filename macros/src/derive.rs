@@ -26,12 +26,12 @@ use syn::{Data, DeriveInput, Fields, GenericArgument, Index, LitStr, Member, Pat
 use crate::expand::{settings, Settings};
 use crate::lookup::Lookup;
 
-pub(crate) fn guarded(item: TokenStream, lookup: &dyn Lookup, site: &str) -> TokenStream {
+pub(crate) fn guarded(item: TokenStream, lookup: &dyn Lookup) -> TokenStream {
     let input: DeriveInput = match syn::parse2(item) {
         Ok(input) => input,
         Err(error) => return error.to_compile_error(),
     };
-    match expand(&input, lookup, site) {
+    match expand(&input, lookup) {
         Ok(tokens) => tokens,
         Err(error) => {
             let error = error.to_compile_error();
@@ -59,7 +59,7 @@ fn fallback(input: &DeriveInput) -> TokenStream {
     }
 }
 
-fn expand(input: &DeriveInput, lookup: &dyn Lookup, site: &str) -> syn::Result<TokenStream> {
+fn expand(input: &DeriveInput, lookup: &dyn Lookup) -> syn::Result<TokenStream> {
     let krate = crate_path(input)?;
     let system = system(input)?;
     let Data::Struct(data) = &input.data else {
@@ -129,7 +129,7 @@ fn expand(input: &DeriveInput, lookup: &dyn Lookup, site: &str) -> syn::Result<T
                 Err(e) => Some(e.to_compile_error()),
             };
             let declared = lookup
-                .declare(&ident.to_string(), &system.value(), site)
+                .declare(&ident.to_string(), &system.value(), "derive")
                 .then(|| {
                     quote! {
                         impl #impl_generics #krate::SystemAdapter for #ident #ty_generics #where_clause {
@@ -238,7 +238,7 @@ mod tests {
     const SETTINGS: Inline = Inline("[systems.sber]\n");
 
     fn guarded(item: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
-        super::guarded(item, &SETTINGS, "test")
+        super::guarded(item, &SETTINGS)
     }
 
     #[test]

@@ -95,7 +95,7 @@ pub fn circuit_breaker(args: TokenStream, item: TokenStream) -> TokenStream {
 /// once.
 #[proc_macro_attribute]
 pub fn adapter(args: TokenStream, item: TokenStream) -> TokenStream {
-    adapter::adapter(args.into(), item.into(), &lookup::ManifestDir, &site()).into()
+    adapter::adapter(args.into(), item.into(), &lookup::ManifestDir).into()
 }
 
 /// Marks a method of an `#[resilience::adapter]` block that does not go through the
@@ -129,14 +129,7 @@ pub fn unguarded(_args: TokenStream, item: TokenStream) -> TokenStream {
 /// ```
 #[proc_macro_derive(Guarded, attributes(guard, guarded, resilience))]
 pub fn derive_guarded(item: TokenStream) -> TokenStream {
-    derive::guarded(item.into(), &lookup::ManifestDir, &site()).into()
-}
-
-/// Where the macro being expanded was written, as `file:line:column`: the same for
-/// every expansion of one block (rust-analyzer expands it again and again).
-fn site() -> String {
-    let span = proc_macro::Span::call_site();
-    format!("{}:{}:{}", span.file(), span.line(), span.column())
+    derive::guarded(item.into(), &lookup::ManifestDir).into()
 }
 
 /// The settings file `#[circuit_breaker]` checks against, for `resilience::settings!`:

@@ -52,11 +52,12 @@ pub(crate) trait Lookup {
     /// `cargo expand` free of the file's bytes.
     fn track(&self, path: &str) -> bool;
 
-    /// Whether the declaration of `adapter`'s system made at `site` (an `#[adapter]`
-    /// block or a derive, as `file:line:column`) is the one that implements
-    /// `SystemAdapter`: the first site seen for that type and system in this crate,
-    /// each time it is expanded again. A type with several `#[adapter]` blocks (one per
-    /// port), or a block and a derive naming the system, so gets one impl.
+    /// Whether the declaration of `adapter`'s system made by `site` (an `#[adapter]`
+    /// block, named by the trait it implements or `inherent`; or `derive`) is the one
+    /// that implements `SystemAdapter`: the first site seen for that type and system in
+    /// this crate, each time it is expanded again (rust-analyzer re-expands a block on
+    /// every edit). A type with several `#[adapter]` blocks (one per port), or a block
+    /// and a derive naming the system, so gets one impl.
     fn declare(&self, adapter: &str, system: &str, site: &str) -> bool;
 }
 
@@ -105,8 +106,11 @@ impl Lookup for ManifestDir {
     }
 }
 
-/// Declarations of adapters' systems per crate: (crate, type, system) → the first site.
-static DECLARED: Mutex<Option<HashMap<(PathBuf, String, String), String>>> = Mutex::new(None);
+/// An adapter type in a crate, with its system: (crate, type, system).
+type Declaration = (PathBuf, String, String);
+
+/// Declarations of adapters' systems: each one's first site.
+static DECLARED: Mutex<Option<HashMap<Declaration, String>>> = Mutex::new(None);
 
 /// The first report of `message` for the crate in `dir` in this process; `Reported`
 /// after that.

@@ -156,7 +156,7 @@ fn every_argument_error_at_once() {
 
 /// Expands `#[adapter(args)]` on `block` and compares with the snapshot `name`.
 fn adapter_snapshot(name: &str, args: TokenStream, block: TokenStream) {
-    let expanded = crate::adapter::adapter(args, block, &SETTINGS, "test");
+    let expanded = crate::adapter::adapter(args, block, &SETTINGS);
     let actual = pretty(expanded);
     let path = format!("{}/tests/snapshots/{name}.rs", env!("CARGO_MANIFEST_DIR"));
     if std::env::var_os("BLESS").is_some() {
@@ -227,7 +227,6 @@ fn adapter_errors(block: TokenStream) -> String {
         quote!(system = "sber", error_map = E::map),
         block,
         &SETTINGS,
-        "test",
     )
     .to_string()
 }
@@ -303,7 +302,6 @@ fn a_wrong_block_argument_keeps_the_block_without_markers() {
             }
         },
         &SETTINGS,
-        "test",
     )
     .to_string();
     assert!(out.contains("did you mean `sber`?"), "{out}");
