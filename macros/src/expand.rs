@@ -9,44 +9,45 @@
 //! }
 //! ```
 //!
-//! Output: the body, under the method's return type, handed to the guard's
-//! [`call_with`](https://docs.rs/resilience/latest/resilience/struct.Guard.html#method.call_with)
-//! (bulkhead permit, breaker permission, total timeout, elapsed check, in the guide's
-//! order), and the guard's error through `error_map`:
+//! Output, the guide's steps in order as calls into the runtime:
 //!
 //! ```ignore
 //! async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> {
+//!     const _: &[u8] = ::core::include_bytes!("/path/to/resilience.toml");
+//!     let __cb_map = ::resilience::__private::error_map::<
+//!         Result<PaymentRef, PaymentPortError>,
+//!     >(PaymentPortError::system_unavailable);
 //!     let __cb_guard = ::resilience::__private::guard(self, "sber");
+//!     let __cb_permit = __cb_guard.bulkhead().await.map_err(__cb_map)?;
+//!     let __cb_call = __cb_permit.breaker().map_err(__cb_map)?;
 //!     #[allow(unknown_lints, unused_braces)]
-//!     let __cb_call = async move {
-//!         if let ::core::option::Option::Some(__cb_ret) =
-//!             ::core::option::Option::None::<Result<PaymentRef, PaymentPortError>>
-//!         {
-//!             return __cb_ret;
-//!         }
-//!         { body }
-//!     };
-//!     match __cb_guard.call_with(::resilience::CallOptions::for_call(&__cb_call), __cb_call).await {
-//!         ::core::result::Result::Ok(__cb_result) => __cb_result,
-//!         ::core::result::Result::Err(__cb_error) => ::core::result::Result::Err(
-//!             ::resilience::__private::map_error(PaymentPortError::system_unavailable, __cb_error),
-//!         ),
-//!     }
+//!     let __cb_finished = __cb_call
+//!         .timeout(async move {
+//!             if let ::core::option::Option::Some(__cb_ret) =
+//!                 ::core::option::Option::None::<Result<PaymentRef, PaymentPortError>>
+//!             {
+//!                 return __cb_ret;
+//!             }
+//!             { body }
+//!         })
+//!         .await;
+//!     __cb_finished.elapsed_check().map_err(__cb_map)?
 //! }
 //! ```
 //!
-//! The body is quoted once, in its own block. The `if let … None` line never runs: it
-//! gives the `async` block the method's return type, so `?` and `return` in the body
-//! behave as without the attribute. The options carry `failure_if` and `slow_as_error`.
-//! `map_error` takes a `fn(CircuitBreakerError) -> E` with `E` the method's error type,
-//! so a wrong `error_map` is one type error on the user's path that names the signature
-//! needed. The generic code per method is `call_with`'s, exactly what a hand-written
-//! `Guard::call_with` costs.
+//! The body is quoted once, in its own block (kept even when it is one expression,
+//! hence the `allow`). The `if let … None` line never runs: it gives the inner `async`
+//! block the method's return type, so `?` and `return` in the body behave as without
+//! the attribute. `error_map::<Ret>` turns the user's `error_map` into a
+//! `fn(CircuitBreakerError) -> E` with `E` the method's own error type, so a wrong one
+//! is one type error on the user's path naming the signature needed, and `?` converts
+//! nothing. The steps sit in the method's own future, with no extra layer: an annotated
+//! method costs what `Guard::call` costs.
 //!
-//! The first annotated method of a crate also carries
-//! `const _: &[u8] = ::core::include_bytes!("/abs/path/resilience.toml");`, which makes
-//! cargo rebuild the crate when the settings file changes (the value is unused and never
-//! reaches the binary); an `#[adapter]` block carries it beside the block instead.
+//! The first annotated method of a crate also carries the `include_bytes!` of the
+//! settings file, which makes cargo rebuild the crate when the file changes (the value
+//! is unused and never reaches the binary); the other methods read without it. An
+//! `#[adapter]` block carries it beside the block instead.
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned, ToTokens};
@@ -145,18 +146,17 @@ pub(crate) fn generate(args: &Args, method: &Method, settings_path: Option<&str>
             quote_spanned!(receiver=> ::core::clone::Clone::clone(#krate::__private::guard(&self, #system)))
         }
     };
-    let mut options = quote!(#krate::CallOptions::for_call(&__cb_call));
+    let mut judge = TokenStream::new();
     if let Some(failure_if) = failure_if {
         // Spanned on the user's path: a wrong signature is reported there.
-        options.extend(quote_spanned!(failure_if.span()=> .failure_if(#failure_if)));
+        judge.extend(quote_spanned!(failure_if.span()=> .failure_if(#failure_if)));
     }
     if *slow_as_error {
-        options.extend(quote!(.slow_as_error()));
+        judge.extend(quote!(.slow_as_error()));
     }
     // Spanned on the user's path: a wrong signature, or a function returning another
-    // error type, is one type error there naming the signature needed.
-    let map =
-        quote_spanned!(error_map.span()=> #krate::__private::map_error(#error_map, __cb_error));
+    // error type, is one type error there that names the signature needed.
+    let map = quote_spanned!(error_map.span()=> #krate::__private::error_map::<#ret>(#error_map));
     let block = match &method.body {
         Body::Native(block) | Body::AsyncTrait(block) | Body::ImplFuture(block) => block,
     };
@@ -165,19 +165,20 @@ pub(crate) fn generate(args: &Args, method: &Method, settings_path: Option<&str>
             return __cb_ret;
         }
     };
-    // The call is built before the options, which take their error type from it: a
-    // wrong `failure_if` is checked against the method's error type. A body of one expression keeps its braces: it stays a block
-    // of its own.
+    // A body of one expression keeps its braces: it stays a block of its own.
     let call = quote! {
+        let __cb_map = #map;
+        let __cb_guard = #guard;
+        let __cb_permit = __cb_guard.bulkhead().await.map_err(__cb_map)?;
+        let __cb_call = __cb_permit.breaker().map_err(__cb_map)?;
         #[allow(unknown_lints, unused_braces)]
-        let __cb_call = async move {
-            #pin_return
-            #block
-        };
-        match __cb_guard.call_with(#options, __cb_call).await {
-            ::core::result::Result::Ok(__cb_result) => __cb_result,
-            ::core::result::Result::Err(__cb_error) => ::core::result::Result::Err(#map),
-        }
+        let __cb_finished = __cb_call
+            .timeout(async move {
+                #pin_return
+                #block
+            })
+            .await;
+        __cb_finished #judge .elapsed_check().map_err(__cb_map)?
     };
     let track = settings_path.map(|path| {
         quote!(
@@ -187,14 +188,12 @@ pub(crate) fn generate(args: &Args, method: &Method, settings_path: Option<&str>
     let body = match &method.body {
         Body::Native(_) => quote! {
             #track
-            let __cb_guard = #guard;
             #call
         },
         Body::ImplFuture(_) => quote! {
             #track
             async move {
                 #pin_return
-                let __cb_guard = #guard;
                 #call
             }
         },
@@ -202,7 +201,6 @@ pub(crate) fn generate(args: &Args, method: &Method, settings_path: Option<&str>
             #track
             ::std::boxed::Box::pin(async move {
                 #pin_return
-                let __cb_guard = #guard;
                 #call
             })
         },

@@ -149,7 +149,7 @@ impl Guard {
 
     /// A bulkhead permit if one is free now: the uncontended path, one compare-and-swap.
     #[inline]
-    fn try_bulkhead(&self) -> Option<BulkheadPermit<'_>> {
+    pub(crate) fn try_bulkhead(&self) -> Option<BulkheadPermit<'_>> {
         if self.inner.bulkhead.try_acquire() {
             Some(BulkheadPermit::new(self))
         } else {
@@ -159,7 +159,9 @@ impl Guard {
 
     /// The bulkhead was full: waits at most `bulkhead_wait` for a permit, or rejects.
     #[cold]
-    async fn wait_for_bulkhead(&self) -> Result<BulkheadPermit<'_>, CircuitBreakerError> {
+    pub(crate) async fn wait_for_bulkhead(
+        &self,
+    ) -> Result<BulkheadPermit<'_>, CircuitBreakerError> {
         let wait = self.inner.settings.bulkhead_wait();
         if !wait.is_zero() && self.inner.bulkhead.acquire(wait).await {
             return Ok(BulkheadPermit::new(self));

@@ -99,8 +99,13 @@ impl Guard {
     where
         F: Future<Output = Result<T, E>>,
     {
-        let call = self.bulkhead().await?.breaker()?;
-        let mut finished = call.timeout(future).await;
+        // The same steps as `Guard::call`, fast path included: no bulkhead future is
+        // built unless the bulkhead is full.
+        let permit = match self.try_bulkhead() {
+            Some(permit) => permit,
+            None => self.wait_for_bulkhead().await?,
+        };
+        let mut finished = permit.breaker()?.timeout(future).await;
         if let Some(is_failure) = options.failure_if {
             finished = finished.failure_if(is_failure);
         }

@@ -33,27 +33,24 @@ fn misrouted(held: &str, wanted: &str) -> ! {
     )
 }
 
-/// The guard's error through the method's `error_map`. Taking a function pointer makes
-/// a wrong `error_map` one type error on the user's path that names the signature
-/// needed, `fn(CircuitBreakerError) -> E` with `E` the method's error type.
-#[inline]
-pub fn map_error<E>(error_map: fn(CircuitBreakerError) -> E, error: CircuitBreakerError) -> E {
-    error_map(error)
+/// The error type of a method's declared `Result` (also through an alias such as
+/// `io::Result<T>`).
+pub trait ResultType {
+    /// `E` of `Result<T, E>`.
+    type Error;
 }
 
-/// Compile-time check that an `#[adapter]` block's system is the one its type's derive
-/// names, if it names one.
-pub const fn same_system(declared: &str, block: &str) -> bool {
-    let (a, b) = (declared.as_bytes(), block.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
+impl<T, E> ResultType for Result<T, E> {
+    type Error = E;
+}
+
+/// The method's `error_map`, as a function pointer to the method's own error type `R`'s
+/// `E`: a wrong signature, or a function returning another port's error, is one type
+/// error on the user's path naming the signature needed
+/// (`fn(CircuitBreakerError) -> E`), not a suggestion to add a `From` impl.
+#[inline]
+pub fn error_map<R: ResultType>(
+    error_map: fn(CircuitBreakerError) -> R::Error,
+) -> fn(CircuitBreakerError) -> R::Error {
+    error_map
 }

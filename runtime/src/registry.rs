@@ -96,12 +96,16 @@ impl Guards {
     /// its first call.
     ///
     /// ```
-    /// use resilience::{Guard, Guarded, Guards, Settings};
+    /// use resilience::{Guard, Guarded, Guards, Settings, SystemAdapter};
     ///
     /// #[derive(Guarded)]
-    /// #[guarded(system = "sber")]
     /// struct SberAdapter {
     ///     guard: Guard,
+    /// }
+    ///
+    /// // What `#[guarded(system = "sber")]` or an `#[adapter(system = "sber")]` block writes.
+    /// impl SystemAdapter for SberAdapter {
+    ///     const SYSTEM: &'static str = "sber";
     /// }
     ///
     /// let settings = Settings::parse("[systems.sber]\n[systems.customer]", "inline").unwrap();

@@ -19,9 +19,13 @@ pub trait SystemAdapter {
     /// use resilience::{Guard, Guarded, Settings, SystemAdapter};
     ///
     /// #[derive(Guarded)]
-    /// #[guarded(system = "sber")]
     /// struct SberAdapter {
     ///     guard: Guard,
+    /// }
+    ///
+    /// // What `#[guarded(system = "sber")]` or an `#[adapter(system = "sber")]` block writes.
+    /// impl SystemAdapter for SberAdapter {
+    ///     const SYSTEM: &'static str = "sber";
     /// }
     ///
     /// let settings = Settings::parse("[systems.sber]\n[systems.customer]", "inline").unwrap();

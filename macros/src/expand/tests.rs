@@ -243,7 +243,7 @@ fn an_unmarked_port_method_is_an_error_and_the_rest_still_expands() {
         out.contains("`cached` is neither guarded nor marked"),
         "{out}"
     );
-    assert!(out.contains("call_with"), "{out}");
+    assert!(out.contains("__cb_guard"), "{out}");
 }
 
 #[test]
@@ -306,7 +306,7 @@ fn a_wrong_block_argument_keeps_the_block_without_markers() {
     .to_string();
     assert!(out.contains("did you mean `sber`?"), "{out}");
     assert!(!out.contains("unguarded"), "{out}");
-    assert!(!out.contains("call_with"), "{out}");
+    assert!(!out.contains("__cb_guard"), "{out}");
     assert!(
         out.contains("SystemAdapter"),
         "no second error at its users: {out}"

@@ -4,65 +4,51 @@ impl ::resilience::SystemAdapter for SberAdapter {
 }
 impl PaymentPort for SberAdapter {
     async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> {
+        let __cb_map = ::resilience::__private::error_map::<
+            Result<PaymentRef, PaymentPortError>,
+        >(PaymentPortError::system_unavailable);
         let __cb_guard = ::resilience::__private::guard(self, "sber");
+        let __cb_permit = __cb_guard.bulkhead().await.map_err(__cb_map)?;
+        let __cb_call = __cb_permit.breaker().map_err(__cb_map)?;
         #[allow(unknown_lints, unused_braces)]
-        let __cb_call = async move {
-            if let ::core::option::Option::Some(__cb_ret) = ::core::option::Option::None::<
-                Result<PaymentRef, PaymentPortError>,
-            > {
-                return __cb_ret;
-            }
-            { self.send(order).await }
-        };
-        match __cb_guard
-            .call_with(
-                ::resilience::CallOptions::for_call(&__cb_call)
-                    .failure_if(PaymentPortError::is_outage),
-                __cb_call,
-            )
-            .await
-        {
-            ::core::result::Result::Ok(__cb_result) => __cb_result,
-            ::core::result::Result::Err(__cb_error) => {
-                ::core::result::Result::Err(
-                    ::resilience::__private::map_error(
-                        PaymentPortError::system_unavailable,
-                        __cb_error,
-                    ),
-                )
-            }
-        }
+        let __cb_finished = __cb_call
+            .timeout(async move {
+                if let ::core::option::Option::Some(__cb_ret) = ::core::option::Option::None::<
+                    Result<PaymentRef, PaymentPortError>,
+                > {
+                    return __cb_ret;
+                }
+                { self.send(order).await }
+            })
+            .await;
+        __cb_finished
+            .failure_if(PaymentPortError::is_outage)
+            .elapsed_check()
+            .map_err(__cb_map)?
     }
     async fn confirm(&self, payment: &PaymentRef) -> Result<(), PaymentPortError> {
+        let __cb_map = ::resilience::__private::error_map::<
+            Result<(), PaymentPortError>,
+        >(|e| PaymentPortError::Slow(e));
         let __cb_guard = ::resilience::__private::guard(self, "sber");
+        let __cb_permit = __cb_guard.bulkhead().await.map_err(__cb_map)?;
+        let __cb_call = __cb_permit.breaker().map_err(__cb_map)?;
         #[allow(unknown_lints, unused_braces)]
-        let __cb_call = async move {
-            if let ::core::option::Option::Some(__cb_ret) = ::core::option::Option::None::<
-                Result<(), PaymentPortError>,
-            > {
-                return __cb_ret;
-            }
-            { self.confirm_at(payment).await }
-        };
-        match __cb_guard
-            .call_with(
-                ::resilience::CallOptions::for_call(&__cb_call)
-                    .failure_if(PaymentPortError::is_outage)
-                    .slow_as_error(),
-                __cb_call,
-            )
-            .await
-        {
-            ::core::result::Result::Ok(__cb_result) => __cb_result,
-            ::core::result::Result::Err(__cb_error) => {
-                ::core::result::Result::Err(
-                    ::resilience::__private::map_error(
-                        |e| PaymentPortError::Slow(e),
-                        __cb_error,
-                    ),
-                )
-            }
-        }
+        let __cb_finished = __cb_call
+            .timeout(async move {
+                if let ::core::option::Option::Some(__cb_ret) = ::core::option::Option::None::<
+                    Result<(), PaymentPortError>,
+                > {
+                    return __cb_ret;
+                }
+                { self.confirm_at(payment).await }
+            })
+            .await;
+        __cb_finished
+            .failure_if(PaymentPortError::is_outage)
+            .slow_as_error()
+            .elapsed_check()
+            .map_err(__cb_map)?
     }
     fn last(&self) -> Option<PaymentRef> {
         self.cache.last()

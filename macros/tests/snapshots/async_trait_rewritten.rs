@@ -20,36 +20,30 @@ impl SberAdapter {
             > {
                 return __cb_ret;
             }
+            let __cb_map = ::resilience::__private::error_map::<
+                Result<Customer, CustomerPortError>,
+            >(CustomerPortError::system_unavailable);
             let __cb_guard = ::resilience::__private::guard(self, "customer");
+            let __cb_permit = __cb_guard.bulkhead().await.map_err(__cb_map)?;
+            let __cb_call = __cb_permit.breaker().map_err(__cb_map)?;
             #[allow(unknown_lints, unused_braces)]
-            let __cb_call = async move {
-                if let ::core::option::Option::Some(__cb_ret) = ::core::option::Option::None::<
-                    Result<Customer, CustomerPortError>,
-                > {
-                    return __cb_ret;
-                }
-                {
-                    let __self = self;
-                    let __ret: Result<Customer, CustomerPortError> = {
-                        __self.fetch(id).await
-                    };
-                    #[allow(unreachable_code)] __ret
-                }
-            };
-            match __cb_guard
-                .call_with(::resilience::CallOptions::for_call(&__cb_call), __cb_call)
-                .await
-            {
-                ::core::result::Result::Ok(__cb_result) => __cb_result,
-                ::core::result::Result::Err(__cb_error) => {
-                    ::core::result::Result::Err(
-                        ::resilience::__private::map_error(
-                            CustomerPortError::system_unavailable,
-                            __cb_error,
-                        ),
-                    )
-                }
-            }
+            let __cb_finished = __cb_call
+                .timeout(async move {
+                    if let ::core::option::Option::Some(__cb_ret) = ::core::option::Option::None::<
+                        Result<Customer, CustomerPortError>,
+                    > {
+                        return __cb_ret;
+                    }
+                    {
+                        let __self = self;
+                        let __ret: Result<Customer, CustomerPortError> = {
+                            __self.fetch(id).await
+                        };
+                        #[allow(unreachable_code)] __ret
+                    }
+                })
+                .await;
+            __cb_finished.elapsed_check().map_err(__cb_map)?
         })
     }
 }

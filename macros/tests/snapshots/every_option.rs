@@ -1,39 +1,32 @@
 impl SberAdapter {
     async fn refund(&mut self, id: u64) -> Result<(), PaymentPortError> {
         const _: &[u8] = ::core::include_bytes!("/service/resilience.toml");
+        let __cb_map = ::my_resilience::__private::error_map::<
+            Result<(), PaymentPortError>,
+        >(PaymentPortError::system_unavailable);
         let __cb_guard = ::core::clone::Clone::clone(
             ::my_resilience::__private::guard(&*self, "sber"),
         );
+        let __cb_permit = __cb_guard.bulkhead().await.map_err(__cb_map)?;
+        let __cb_call = __cb_permit.breaker().map_err(__cb_map)?;
         #[allow(unknown_lints, unused_braces)]
-        let __cb_call = async move {
-            if let ::core::option::Option::Some(__cb_ret) = ::core::option::Option::None::<
-                Result<(), PaymentPortError>,
-            > {
-                return __cb_ret;
-            }
-            {
-                self.pending.remove(&id);
-                Ok(())
-            }
-        };
-        match __cb_guard
-            .call_with(
-                ::my_resilience::CallOptions::for_call(&__cb_call)
-                    .failure_if(PaymentPortError::is_outage)
-                    .slow_as_error(),
-                __cb_call,
-            )
-            .await
-        {
-            ::core::result::Result::Ok(__cb_result) => __cb_result,
-            ::core::result::Result::Err(__cb_error) => {
-                ::core::result::Result::Err(
-                    ::my_resilience::__private::map_error(
-                        PaymentPortError::system_unavailable,
-                        __cb_error,
-                    ),
-                )
-            }
-        }
+        let __cb_finished = __cb_call
+            .timeout(async move {
+                if let ::core::option::Option::Some(__cb_ret) = ::core::option::Option::None::<
+                    Result<(), PaymentPortError>,
+                > {
+                    return __cb_ret;
+                }
+                {
+                    self.pending.remove(&id);
+                    Ok(())
+                }
+            })
+            .await;
+        __cb_finished
+            .failure_if(PaymentPortError::is_outage)
+            .slow_as_error()
+            .elapsed_check()
+            .map_err(__cb_map)?
     }
 }
