@@ -109,14 +109,12 @@ impl<'g> CallPermit<'g> {
         // one that ends exactly then is polled (and finished) before the timer is.
         let slow_at = start + settings.cb_slow_threshold();
         Timeout {
-            clock: Clock {
-                permit: Some(self),
-                sleep: None,
-                start,
-                slow_at: (slow_at < deadline).then_some(slow_at),
-                deadline,
-            },
+            permit: Some(self),
             call,
+            sleep: None,
+            start,
+            slow_at: (slow_at < deadline).then_some(slow_at),
+            deadline,
         }
     }
 
@@ -176,22 +174,11 @@ enum Recording<'g> {
 /// (a hanging system trips the breaker there, not at the timeout), and the timer moves
 /// on to the total timeout. A panic in the call is recorded as a failure and then
 /// continues unwinding.
-///
-/// Only polling the call is generic; the timer and the recording are compiled once, so
-/// each guarded method adds little code of its own.
 #[derive(Debug)]
 #[must_use = "futures do nothing unless awaited"]
 pub struct Timeout<'g, F> {
-    // Declared before the call: the permit is returned (and a cancelled call reported)
-    // before the call's future is dropped.
-    clock: Clock<'g>,
-    call: F,
-}
-
-/// Everything of a [`Timeout`] but the call: the permit, the timer and the instants.
-#[derive(Debug)]
-struct Clock<'g> {
     permit: Option<CallPermit<'g>>,
+    call: F,
     sleep: Option<Sleep>,
     start: Instant,
     /// When a still-running call becomes slow; `None` once that has been recorded.
@@ -207,80 +194,67 @@ where
 
     #[inline]
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        // SAFETY: `call` and `clock.sleep` are structurally pinned: they are never moved
-        // out of `self`, and are dropped in place with it. The rest of `clock` is not
-        // pinned and only touched through `&mut`.
+        // SAFETY: `call` and `sleep` are structurally pinned: they are never moved out of
+        // `self`, and are dropped in place with it. `permit`, `start` and `deadline` are
+        // not pinned and only touched through `&mut`.
         let this = unsafe { self.get_unchecked_mut() };
         let call = unsafe { Pin::new_unchecked(&mut this.call) };
         let polled = {
-            let _entered = this.clock.permit.as_ref().map(|permit| permit.span.enter());
+            let _entered = this.permit.as_ref().map(|permit| permit.span.enter());
             catch_unwind(AssertUnwindSafe(|| call.poll(cx)))
         };
         match polled {
             Ok(Poll::Ready(result)) => {
-                let (permit, elapsed, end) = this.clock.take(Instant::now());
-                Poll::Ready(Finished::new(permit, Some(result), elapsed, end))
+                let end = Instant::now();
+                return Poll::Ready(this.finished(Some(result), end));
             }
-            Ok(Poll::Pending) => match this.clock.poll_timer(cx) {
-                Poll::Pending => Poll::Pending,
-                Poll::Ready(()) => {
-                    let (permit, elapsed, end) = this.clock.take(this.clock.deadline);
-                    Poll::Ready(Finished::new(permit, None, elapsed, end))
-                }
-            },
+            Ok(Poll::Pending) => {}
             Err(panic) => {
-                this.clock.panicked();
+                if let Some(permit) = this.permit.take() {
+                    let now = Instant::now();
+                    permit.finish(true, Outcome::Failure, now - this.start, now);
+                }
                 resume_unwind(panic);
+            }
+        }
+        let deadline = this.deadline;
+        let first = this.slow_at.unwrap_or(deadline);
+        let sleep = this
+            .sleep
+            .get_or_insert_with(|| tokio::time::sleep_until(first));
+        // SAFETY: as above; once set, `sleep` stays in place until `self` is dropped.
+        let mut sleep = unsafe { Pin::new_unchecked(sleep) };
+        loop {
+            match sleep.as_mut().poll(cx) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(()) => match this.slow_at.take() {
+                    Some(slow_at) => {
+                        if let Some(permit) = &mut this.permit {
+                            permit.record_slow(slow_at);
+                        }
+                        sleep.as_mut().reset(deadline);
+                    }
+                    None => return Poll::Ready(this.finished(None, deadline)),
+                },
             }
         }
     }
 }
 
-impl<'g> Clock<'g> {
-    /// The call is still running: waits for its slow threshold (counting it slow then)
-    /// and then for the total timeout. `Ready` once the total timeout has elapsed.
-    fn poll_timer(&mut self, cx: &mut Context<'_>) -> Poll<()> {
-        let deadline = self.deadline;
-        let first = self.slow_at.unwrap_or(deadline);
-        let sleep = self
-            .sleep
-            .get_or_insert_with(|| tokio::time::sleep_until(first));
-        // SAFETY: `sleep` is structurally pinned in the `Timeout` this clock is part of:
-        // once set, it stays in place until the `Timeout` is dropped.
-        let mut sleep = unsafe { Pin::new_unchecked(sleep) };
-        loop {
-            match sleep.as_mut().poll(cx) {
-                Poll::Pending => return Poll::Pending,
-                Poll::Ready(()) => match self.slow_at.take() {
-                    Some(slow_at) => {
-                        if let Some(permit) = &mut self.permit {
-                            permit.record_slow(slow_at);
-                        }
-                        sleep.as_mut().reset(deadline);
-                    }
-                    None => return Poll::Ready(()),
-                },
-            }
-        }
-    }
-
-    /// The call panicked: recorded as a failure.
-    #[cold]
-    fn panicked(&mut self) {
-        if let Some(permit) = self.permit.take() {
-            let now = Instant::now();
-            permit.finish(true, Outcome::Failure, now - self.start, now);
-        }
-    }
-
-    /// The permit, and how long the call ran until `end`.
+impl<'g, F> Timeout<'g, F> {
     #[inline]
-    fn take(&mut self, end: Instant) -> (CallPermit<'g>, Duration, Instant) {
-        let permit = self
-            .permit
-            .take()
-            .expect("`Timeout` polled after it completed");
-        (permit, end.saturating_duration_since(self.start), end)
+    fn finished<T, E>(&mut self, result: Option<Result<T, E>>, end: Instant) -> Finished<'g, T, E> {
+        Finished {
+            permit: self
+                .permit
+                .take()
+                .expect("`Timeout` polled after it completed"),
+            result,
+            elapsed: end.saturating_duration_since(self.start),
+            end,
+            is_failure: |_| true,
+            slow_as_error: false,
+        }
     }
 }
 
@@ -298,24 +272,7 @@ pub struct Finished<'g, T, E> {
     slow_as_error: bool,
 }
 
-impl<'g, T, E> Finished<'g, T, E> {
-    #[inline]
-    fn new(
-        permit: CallPermit<'g>,
-        result: Option<Result<T, E>>,
-        elapsed: Duration,
-        end: Instant,
-    ) -> Self {
-        Finished {
-            permit,
-            result,
-            elapsed,
-            end,
-            is_failure: |_| true,
-            slow_as_error: false,
-        }
-    }
-
+impl<T, E> Finished<'_, T, E> {
     /// Counts an `Err` as a failure only when `is_failure` says so; other errors are the
     /// system answering correctly (a declined card), and count as successes.
     pub fn failure_if(mut self, is_failure: fn(&E) -> bool) -> Self {
@@ -349,62 +306,31 @@ impl<'g, T, E> Finished<'g, T, E> {
             is_failure,
             slow_as_error,
         } = self;
-        // Only judging the result is generic; recording it is compiled once.
-        let verdict = result.as_ref().map(|result| Verdict {
-            failed: result.as_ref().err().is_some_and(is_failure),
-            is_ok: result.is_ok(),
-        });
-        record(permit, verdict, elapsed, end, slow_as_error)?;
-        match result {
-            Some(result) => Ok(result),
-            None => unreachable!("a timed-out call is recorded as an error"),
+        let guard = permit.slot.guard;
+        let settings = guard.settings();
+        let error = |cause| CircuitBreakerError::new(guard.breaker().name_arc(), cause);
+        let Some(result) = result else {
+            permit.finish(true, Outcome::Timeout, elapsed, end);
+            return Err(error(Cause::Timeout {
+                timeout: settings.total_timeout(),
+            }));
+        };
+        let threshold = settings.cb_slow_threshold();
+        // Already counted as slow while running: report it as the breaker counted it,
+        // even if the clock read at its end lands on the threshold itself.
+        let slow = elapsed > threshold || matches!(permit.breaker, Recording::Counted);
+        let failed = result.as_ref().err().is_some_and(is_failure);
+        let outcome = match (failed, slow) {
+            (true, _) => Outcome::Failure,
+            (false, true) => Outcome::Slow,
+            (false, false) => Outcome::Success,
+        };
+        permit.finish(failed || slow, outcome, elapsed, end);
+        if slow && slow_as_error && result.is_ok() {
+            return Err(error(Cause::Slow { elapsed, threshold }));
         }
+        Ok(result)
     }
-}
-
-/// A finished call's result, as the breaker sees it.
-#[derive(Clone, Copy)]
-struct Verdict {
-    /// An `Err` that counts as a failure.
-    failed: bool,
-    /// An `Ok`.
-    is_ok: bool,
-}
-
-/// Step 4 of a call that finished (`verdict`) or timed out (`None`): the elapsed check,
-/// then the outcome recorded. The guard's error for a timeout, or for a slow success
-/// with `slow_as_error`.
-#[inline]
-fn record(
-    permit: CallPermit<'_>,
-    verdict: Option<Verdict>,
-    elapsed: Duration,
-    end: Instant,
-    slow_as_error: bool,
-) -> Result<(), CircuitBreakerError> {
-    let guard = permit.slot.guard;
-    let settings = guard.settings();
-    let error = |cause| CircuitBreakerError::new(guard.breaker().name_arc(), cause);
-    let Some(Verdict { failed, is_ok }) = verdict else {
-        permit.finish(true, Outcome::Timeout, elapsed, end);
-        return Err(error(Cause::Timeout {
-            timeout: settings.total_timeout(),
-        }));
-    };
-    let threshold = settings.cb_slow_threshold();
-    // Already counted as slow while running: report it as the breaker counted it,
-    // even if the clock read at its end lands on the threshold itself.
-    let slow = elapsed > threshold || matches!(permit.breaker, Recording::Counted);
-    let outcome = match (failed, slow) {
-        (true, _) => Outcome::Failure,
-        (false, true) => Outcome::Slow,
-        (false, false) => Outcome::Success,
-    };
-    permit.finish(failed || slow, outcome, elapsed, end);
-    if slow && slow_as_error && is_ok {
-        return Err(error(Cause::Slow { elapsed, threshold }));
-    }
-    Ok(())
 }
 
 #[cold]
