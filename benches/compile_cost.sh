@@ -8,7 +8,8 @@
 #   method  `#[circuit_breaker(...)]` on each method
 #   block   one `#[resilience::adapter(...)]` on the impl block
 # Dependencies are built once first; each measurement then rebuilds the generated crate
-# alone (its `lib.rs` touched), RUNS times, and keeps the fastest.
+# alone (its `lib.rs` touched), RUNS times, and keeps the least CPU time (user + system,
+# from /usr/bin/time: steadier than wall time on a shared machine).
 #
 # Usage: sh benches/compile_cost.sh   (from the workspace root)
 set -eu
@@ -91,10 +92,11 @@ measure() { # kind command
     n=0
     while [ $n -lt "$RUNS" ]; do
         touch "$dir/src/lib.rs"
-        start=$(date +%s.%N)
-        CARGO_INCREMENTAL=0 cargo $2 --quiet --offline --manifest-path "$dir/Cargo.toml" --target-dir "$work/target"
-        end=$(date +%s.%N)
-        t=$(echo "$end - $start" | bc)
+        # CPU time (user + system) of cargo and the rustc it runs: steadier than wall
+        # time on a shared machine.
+        /usr/bin/time -o "$work/time" -f '%U %S' env CARGO_INCREMENTAL=0 cargo $2 --quiet \
+            --offline --manifest-path "$dir/Cargo.toml" --target-dir "$work/target" 2>/dev/null
+        t=$(tail -1 "$work/time" | awk '{ print $1 + $2 }')
         if [ -z "$best" ] || [ "$(echo "$t < $best" | bc)" = 1 ]; then best=$t; fi
         n=$((n + 1))
     done
@@ -106,6 +108,6 @@ for command in build check; do
     plain=$(measure plain $command)
     method=$(measure method $command)
     block=$(measure block $command)
-    printf 'cargo %s, %s methods: plain %.2f s, #[circuit_breaker] each %.2f s (+%.2f s), #[adapter] block %.2f s (+%.2f s)\n' \
+    printf 'cargo %s, %s methods, CPU time: plain %.2f s, #[circuit_breaker] each %.2f s (+%.2f s), #[adapter] block %.2f s (+%.2f s)\n' \
         "$command" "$METHODS" "$plain" "$method" "$(echo "$method - $plain" | bc)" "$block" "$(echo "$block - $plain" | bc)"
 done
