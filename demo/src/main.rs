@@ -53,7 +53,9 @@ fn start(serve: bool) -> Result<bool, String> {
         std::net::TcpListener::bind(("127.0.0.1", 0))
             .map_err(|e| format!("cannot bind 127.0.0.1: {e}"))
     };
-    let (sber, customer, service) = (bind()?, bind()?, bind()?);
+    // The admin listener (operator routes, metrics) is its own port on 127.0.0.1,
+    // apart from the public API's.
+    let (sber, customer, service, admin) = (bind()?, bind()?, bind()?, bind()?);
     let url = |l: &std::net::TcpListener| {
         l.local_addr()
             .map(|a| format!("http://{a}"))
@@ -82,6 +84,7 @@ fn start(serve: bool) -> Result<bool, String> {
         sber,
         customer,
         service,
+        admin,
     };
     let outcome = runtime
         .block_on(scenario::run(setup, serve))
