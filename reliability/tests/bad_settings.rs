@@ -147,7 +147,11 @@ fn numbers_at_the_edges_are_out_of_range_with_the_bounds() {
         ("max_keepalive = -1", "max_keepalive", "from 0 to 120000"),
         ("read_timeout = -0.0", "read_timeout", "greater than 0"),
         ("read_timeout = 1e-10", "read_timeout", "greater than 0"),
-        ("total_timeout = \"86401s\"", "total_timeout", "at most 86400"),
+        (
+            "total_timeout = \"86401s\"",
+            "total_timeout",
+            "at most 86400",
+        ),
         ("total_timeout = 86400.5", "total_timeout", "unit mistake"),
         ("bulkhead_wait = -0.5", "bulkhead_wait", "at least 0"),
         (
@@ -289,7 +293,11 @@ fn malformed_environment_values_are_errors_naming_the_variable() {
         ("CLIENT_SBER__CB_MIN_CALLS", "5 calls", "a whole number"),
         ("CLIENT_SBER__READ_TIMEOUT", "1e400", "a number of seconds"),
         ("CLIENT_SBER__READ_TIMEOUT", "0x10", "a number of seconds"),
-        ("CLIENT_SBER__READ_TIMEOUT", "30 parsecs", "a number of seconds"),
+        (
+            "CLIENT_SBER__READ_TIMEOUT",
+            "30 parsecs",
+            "a number of seconds",
+        ),
         (
             "CLIENT_SBER__CB_FAILURE_RATE",
             "½",

@@ -26,7 +26,11 @@ impl<'de> Deserialize<'de> for SystemSettings {
         let mut table = toml::Table::deserialize(deserializer)?;
         let name = match table.remove("name") {
             Some(toml::Value::String(name)) => name,
-            Some(_) => return Err(D::Error::custom("`name` must be the system's name, a string such as \"sber\"")),
+            Some(_) => {
+                return Err(D::Error::custom(
+                    "`name` must be the system's name, a string such as \"sber\"",
+                ))
+            }
             None => {
                 return Err(D::Error::custom(
                     "a system's settings need its `name`, such as `name = \"sber\"`",
@@ -34,8 +38,8 @@ impl<'de> Deserialize<'de> for SystemSettings {
             }
         };
         check_system_name(&name, ORIGIN).map_err(D::Error::custom)?;
-        let raw = RawSystem::from_table(Table::System(&name), table, ORIGIN)
-            .map_err(D::Error::custom)?;
+        let raw =
+            RawSystem::from_table(Table::System(&name), table, ORIGIN).map_err(D::Error::custom)?;
         raw.resolve(&name, ORIGIN).map_err(D::Error::custom)
     }
 }

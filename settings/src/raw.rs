@@ -14,7 +14,10 @@ pub(crate) enum Value {
     Integer(i64),
     /// A duration in seconds; `unit` when it was written with one (`"500ms"`, or a
     /// `Duration` in code), so that it is taken as meant.
-    Seconds { value: f64, unit: bool },
+    Seconds {
+        value: f64,
+        unit: bool,
+    },
 }
 
 /// Where a value came from, for error messages.

@@ -428,7 +428,15 @@ fn no_zero_negative_nan_or_infinite_durations() {
         "cb_slow_threshold",
     ] {
         for bad in [
-            "0", "0.0", "-1", "-0.5", "nan", "inf", "-inf", "\"86401s\"", "1e300",
+            "0",
+            "0.0",
+            "-1",
+            "-0.5",
+            "nan",
+            "inf",
+            "-inf",
+            "\"86401s\"",
+            "1e300",
         ] {
             rejects(
                 &format!("{key} = {bad}"),
@@ -875,7 +883,11 @@ fn env_malformed_values_are_errors() {
             "",
             "a share between 0 and 1",
         ),
-        ("CLIENT_SBER__READ_TIMEOUT", "30 parsecs", "a number of seconds"),
+        (
+            "CLIENT_SBER__READ_TIMEOUT",
+            "30 parsecs",
+            "a number of seconds",
+        ),
         ("CLIENT_SBER__READ_TIMEOUT", "-5s", "a number of seconds"),
         ("CLIENT_SBER__READ_TIMEOUT", "1,5", "a number of seconds"),
         ("CLIENT_SBER__CB_WINDOW_SIZE", "50.0", "a whole number"),
@@ -1040,10 +1052,7 @@ fn the_first_error_does_not_depend_on_the_environments_order() {
     reversed.reverse();
     let backward = sber_env("", &reversed).unwrap_err();
     assert_eq!(forward, backward);
-    assert_eq!(
-        forward.variable_name(),
-        Some("CLIENT_SBER__CB_FAILURE_RAT")
-    );
+    assert_eq!(forward.variable_name(), Some("CLIENT_SBER__CB_FAILURE_RAT"));
 }
 
 /// The only test that touches the process environment (the others pass theirs in).

@@ -12,10 +12,8 @@ use resilience_settings::{
 const ORIGIN: &str = "resilience.toml";
 
 fn temp_dir(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "resilience-settings-{name}-{}",
-        std::process::id()
-    ));
+    let dir =
+        std::env::temp_dir().join(format!("resilience-settings-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
@@ -28,7 +26,11 @@ fn no_env() -> Loader {
 fn a_mounted_file_is_read_validated_and_checked_for_the_compiled_systems() {
     let dir = temp_dir("mounted");
     let path = dir.join("resilience.toml");
-    std::fs::write(&path, "[systems.sber]\ncb_failure_rate = 0.3\n[systems.extra]\n").unwrap();
+    std::fs::write(
+        &path,
+        "[systems.sber]\ncb_failure_rate = 0.3\n[systems.extra]\n",
+    )
+    .unwrap();
 
     let settings = no_env().require_systems(["sber"]).read(&path).unwrap();
     assert_eq!(settings.system("sber").unwrap().cb_failure_rate(), 0.3);
@@ -41,7 +43,10 @@ fn a_mounted_file_is_read_validated_and_checked_for_the_compiled_systems() {
     assert_eq!(err.kind(), ErrorKind::MissingSystem);
     assert_eq!(err.system_name(), Some("customer"));
     let text = err.to_string();
-    assert!(text.starts_with(&format!("{}: missing ", path.display())), "{text}");
+    assert!(
+        text.starts_with(&format!("{}: missing ", path.display())),
+        "{text}"
+    );
     assert!(
         text.contains("`[systems.customer]`, `[systems.ledger]`"),
         "{text}"
@@ -121,7 +126,11 @@ fn defaults_are_a_template_for_every_system_not_a_shared_breaker() {
     let sber = settings.system("sber").unwrap();
     let customer = settings.system("customer").unwrap();
     assert_eq!(sber.cb_failure_rate(), 0.3);
-    assert_eq!(customer.cb_failure_rate(), 0.5, "the system's own value wins");
+    assert_eq!(
+        customer.cb_failure_rate(),
+        0.5,
+        "the system's own value wins"
+    );
     assert_eq!(sber.cb_window_size(), 30, "the environment wins");
     assert_eq!(customer.cb_window_size(), 20);
     // Derived values follow the template's values.
@@ -170,8 +179,8 @@ fn durations_are_seconds_or_strings_with_units() {
         Duration::from_millis(750)
     );
 
-    let err = Settings::parse("[systems.sber]\nread_timeout = \"10 parsecs\"\n", ORIGIN)
-        .unwrap_err();
+    let err =
+        Settings::parse("[systems.sber]\nread_timeout = \"10 parsecs\"\n", ORIGIN).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Malformed);
     assert!(err.message().contains("\"500ms\""), "{err}");
 }
@@ -225,7 +234,11 @@ fn settings_built_by_code_go_through_the_same_rules() {
         .base_url("http://127.0.0.1:8081")
         .build()
         .unwrap();
-    let customer = template.named("customer").cb_failure_rate(0.5).build().unwrap();
+    let customer = template
+        .named("customer")
+        .cb_failure_rate(0.5)
+        .build()
+        .unwrap();
     assert_eq!(sber.cb_failure_rate(), 0.3);
     assert_eq!(sber.cb_slow_threshold(), Duration::from_secs(5));
     assert_eq!(sber.base_url(), Some("http://127.0.0.1:8081"));
@@ -310,7 +323,11 @@ fn candidate_files_show_paths_as_the_user_writes_them() {
     let root = temp_dir("workspace");
     let member = root.join("crates").join("adapters");
     std::fs::create_dir_all(&member).unwrap();
-    std::fs::write(root.join("Cargo.toml"), "[workspace]\nmembers = [\"crates/*\"]\n").unwrap();
+    std::fs::write(
+        root.join("Cargo.toml"),
+        "[workspace]\nmembers = [\"crates/*\"]\n",
+    )
+    .unwrap();
     let manifest = "[package]\nname = \"adapters\"\n";
     std::fs::write(member.join("Cargo.toml"), manifest).unwrap();
 

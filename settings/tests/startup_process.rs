@@ -85,7 +85,11 @@ fn a_service_starts_among_the_applications_own_client_variables() {
     vars.push(("CLIENT_SBER__CB_FAILURE_RATE", os("0.5")));
     let out = run(&vars);
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(
         stdout.contains("started: customer,sber from resilience.toml (sber cb_failure_rate 0.5)"),
         "{stdout}"
@@ -128,7 +132,14 @@ fn a_mounted_file_missing_a_compiled_system_stops_startup_naming_it() {
     // The full file starts.
     std::fs::write(&path, "[systems.sber]\n[systems.customer]\n").unwrap();
     let out = run(&vars);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains(&format!("from {}", path.display())), "{stdout}");
+    assert!(
+        stdout.contains(&format!("from {}", path.display())),
+        "{stdout}"
+    );
 }
