@@ -28,14 +28,26 @@ impl SberAdapter {
         let settings = guard.settings();
         // connect_timeout, read_timeout and the keep-alive pool from the settings.
         let http = resilience::http::client_builder(settings).build()?;
-        let base_url = settings.base_url().ok_or("sber has no base_url")?.to_owned();
-        Ok(SberAdapter { guard, http, base_url })
+        let base_url = settings
+            .base_url()
+            .ok_or("sber has no base_url")?
+            .to_owned();
+        Ok(SberAdapter {
+            guard,
+            http,
+            base_url,
+        })
     }
 
     #[resilience::circuit_breaker(system = "sber", error_map = PaymentError::unavailable)]
     pub async fn register(&self, order_id: u64) -> Result<String, PaymentError> {
         let url = format!("{}/payments/{order_id}", self.base_url);
-        let response = self.http.post(url).send().await.map_err(PaymentError::Http)?;
+        let response = self
+            .http
+            .post(url)
+            .send()
+            .await
+            .map_err(PaymentError::Http)?;
         let response = response.error_for_status().map_err(PaymentError::Http)?;
         response.text().await.map_err(PaymentError::Http)
     }

@@ -63,7 +63,11 @@ fn the_readme_shows_this_crates_dependencies() {
     for (name, spec) in ours {
         let shown_spec = &shown[name];
         let field = |spec: &toml::Value, key: &str| spec.get(key).cloned();
-        assert_eq!(field(shown_spec, "features"), field(spec, "features"), "{name}");
+        assert_eq!(
+            field(shown_spec, "features"),
+            field(spec, "features"),
+            "{name}"
+        );
         assert_eq!(
             field(shown_spec, "default-features"),
             field(spec, "default-features"),
