@@ -49,7 +49,6 @@
 //!   deserialised with serde (nested in a figment or config-rs configuration); both go
 //!   through the same validation.
 #![deny(missing_docs)]
-#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod builder;
 mod de;

@@ -106,13 +106,15 @@ impl SystemSettings {
         self.base_url.as_deref()
     }
 
-    /// TCP connect timeout.
+    /// TCP connect timeout. Enforced by the HTTP client built from these settings
+    /// (`resilience::http::client_builder`, or by hand), not by the guard.
     #[inline]
     pub fn connect_timeout(&self) -> Duration {
         self.connect_timeout
     }
 
-    /// Read timeout of one response.
+    /// Read timeout of one response. Enforced by the HTTP client built from these
+    /// settings, not by the guard.
     #[inline]
     pub fn read_timeout(&self) -> Duration {
         self.read_timeout
@@ -160,13 +162,16 @@ impl SystemSettings {
         self.cb_slow_threshold
     }
 
-    /// The HTTP client's connection limit.
+    /// The connection limit. The guard's bulkhead admits `max_connections × 0.8` calls
+    /// at once ([`bulkhead_permits`](SystemSettings::bulkhead_permits)), which bounds
+    /// the connections in use.
     #[inline]
     pub fn max_connections(&self) -> u32 {
         self.max_connections
     }
 
-    /// The HTTP client's idle keep-alive pool size.
+    /// The HTTP client's idle keep-alive pool size (R-RES-ISO-2). Enforced by the HTTP
+    /// client built from these settings, not by the guard.
     #[inline]
     pub fn max_keepalive(&self) -> u32 {
         self.max_keepalive
