@@ -228,13 +228,35 @@ fn from_toml(key: Key, value: toml::Value) -> Result<Value, String> {
     }
 }
 
-/// A duration string with its unit (`"500ms"`, `"30s"`, `"1m 30s"`), read by `humantime`.
+/// A duration string with its unit (`"500ms"`, `"30s"`, `"1m 30s"`), read by `humantime`;
+/// also one fractional number with a unit (`"2.5s"`), which `humantime` does not take.
 fn duration_with_unit(text: &str) -> Result<Value, String> {
-    let duration = humantime::parse_duration(text.trim()).map_err(|e| e.to_string())?;
+    let text = text.trim();
+    let seconds = match humantime::parse_duration(text) {
+        Ok(duration) => duration.as_secs_f64(),
+        Err(e) => fractional(text).ok_or_else(|| e.to_string())?,
+    };
     Ok(Value::Seconds {
-        value: duration.as_secs_f64(),
+        value: seconds,
         unit: true,
     })
+}
+
+/// `"2.5s"`, `"0.5h"`, `"1.5ms"`: a decimal number and one unit, in seconds.
+fn fractional(text: &str) -> Option<f64> {
+    let split = text.find(|c: char| !(c.is_ascii_digit() || c == '.'))?;
+    let (number, unit) = text.split_at(split);
+    let number: f64 = number.parse().ok()?;
+    let scale = match unit.trim() {
+        "ns" => 1e-9,
+        "us" | "µs" => 1e-6,
+        "ms" => 1e-3,
+        "s" | "sec" | "secs" => 1.0,
+        "m" | "min" | "mins" => 60.0,
+        "h" | "hr" | "hrs" => 3600.0,
+        _ => return None,
+    };
+    Some(number * scale).filter(|s| s.is_finite())
 }
 
 /// Parses an environment variable's value for `key`.

@@ -172,6 +172,11 @@ fn durations_are_seconds_or_strings_with_units() {
     assert_eq!(sber.cb_open_duration(), Duration::from_millis(2500));
     assert_eq!(sber.bulkhead_wait(), Duration::ZERO);
 
+    let s = Settings::parse("[systems.sber]\ncb_open_duration = \"2.5s\"\n", ORIGIN).unwrap();
+    assert_eq!(
+        s.system("sber").unwrap().cb_open_duration(),
+        Duration::from_millis(2500)
+    );
     let env = [("CLIENT_SBER__CB_OPEN_DURATION", "750ms")];
     let settings = Settings::load_with_env("[systems.sber]", ORIGIN, env).unwrap();
     assert_eq!(
