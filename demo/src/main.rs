@@ -14,7 +14,9 @@ service between them, load over HTTP, Sber failing and then slow. Prints each br
 transition as it happens and one line per second; exits 0 when every expected
 transition happened.
 
-  --serve   keep the service (and the fakes) running after the scenario, for curl
+  --serve   keep the service (and the fakes) running after the scenario, for curl;
+            the operator routes (/admin/breakers/...) and /metrics are on a separate
+            admin listener on 127.0.0.1, whose URL is printed with the others
   --help    this text
 
 Settings: demo/resilience.toml, overridden by CLIENT_<SYSTEM>__<KEY> variables

@@ -10,7 +10,9 @@ use crate::{Settings, SystemSettings};
 const ORIGIN: &str = "resilience settings";
 
 /// The file's shape: `systems` (one table per system) and an optional `defaults`.
-/// Durations are numbers of seconds or strings with a unit (`"500ms"`).
+/// Durations are numbers of seconds or strings with a unit (`"500ms"`). No
+/// `CLIENT_…` overrides are applied here: the configuration library that deserialises
+/// it layers its own sources (figment's `Env`, config-rs's `Environment`).
 impl<'de> Deserialize<'de> for Settings {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let table = toml::Table::deserialize(deserializer)?;
