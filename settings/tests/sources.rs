@@ -365,3 +365,30 @@ fn candidate_files_show_paths_as_the_user_writes_them() {
     );
     assert!(bad.unwrap_err().message().contains("unknown key `setting`"));
 }
+
+#[test]
+fn settings_serialise_to_what_they_deserialise_from() {
+    let text = r#"
+        [defaults]
+        connect_timeout = "250ms"
+        [systems.sber]
+        base_url = "http://127.0.0.1:8081"
+        cb_failure_rate = 0.3
+        read_timeout = 2.5
+        [systems.customer]
+        cb_open_duration = "1m 30s"
+    "#;
+    let settings = Settings::parse(text, ORIGIN).unwrap();
+    let json = serde_json::to_value(&settings).unwrap();
+    assert_eq!(json["systems"]["sber"]["read_timeout"], "2s 500ms");
+    assert_eq!(json["systems"]["customer"]["connect_timeout"], "250ms");
+    let back: Settings = serde_json::from_value(json).unwrap();
+    let systems = |s: &Settings| s.systems().cloned().collect::<Vec<_>>();
+    assert_eq!(systems(&back), systems(&settings));
+
+    let sber = settings.system("sber").unwrap();
+    let json = serde_json::to_value(sber).unwrap();
+    assert_eq!(json["name"], "sber");
+    let back: SystemSettings = serde_json::from_value(json).unwrap();
+    assert_eq!(&back, sber);
+}
