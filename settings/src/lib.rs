@@ -74,6 +74,10 @@ pub use system::{suggest, Defaults, SystemSettings, DEFAULTS, UNITLESS_SECONDS_L
 pub const FILE_NAME: &str = "resilience.toml";
 
 /// The default prefix of every environment override: `CLIENT_<SYSTEM>__<KEY>`.
+///
+/// A variable `CLIENT_<SYSTEM>__<KEY>` is ours when `<KEY>` is one of our keys or a near
+/// miss of one (then `<SYSTEM>` must exist); every other variable under the prefix
+/// belongs to the application and is left alone.
 pub const ENV_PREFIX: &str = "CLIENT_";
 
 /// The environment variable that names a settings file mounted at run time (a

@@ -111,8 +111,9 @@ impl Loader {
     }
 
     /// The file [`PATH_VARIABLE`] (`RESILIENCE_SETTINGS`) names, if the environment sets
-    /// it (a file mounted at run time); otherwise `text`, the compiled-in file named
-    /// `origin`. Either way validated and checked for the required systems.
+    /// it to a non-empty path (a file mounted at run time); otherwise `text`, the
+    /// compiled-in file named `origin`. Either way the overrides are applied, and the
+    /// result validated and checked for the required systems.
     pub fn parse_or_mounted(&self, text: &str, origin: &str) -> Result<Settings, SettingsError> {
         let mounted = match &self.env {
             Some(vars) => vars
