@@ -1,12 +1,9 @@
 //! Finding the service's `resilience.toml` and checking the annotated system against it.
 //!
-//! The rule, tried in order (the same for a user's crate and for the ui-tests):
-//!
-//! 1. `resilience.toml` next to the crate's `Cargo.toml` (`CARGO_MANIFEST_DIR`);
-//! 2. the file named by the crate's `[package.metadata.resilience] settings = "…"`,
-//!    relative to the crate;
-//! 3. `resilience.toml` at the workspace root (the nearest ancestor whose `Cargo.toml`
-//!    has a `[workspace]` table).
+//! The rule is the settings crate's `candidate_files`, shared with `settings!` and the
+//! runtime's messages: the file named by the crate's `[package.metadata.resilience]
+//! settings = "…"` alone if it names one; otherwise `resilience.toml` next to the
+//! crate's `Cargo.toml`, then the workspace root's.
 //!
 //! Files are named relative to the crate in every message (as rustc names source
 //! files), so the messages read the same on every machine and under any target
@@ -15,11 +12,11 @@
 //! (rust-analyzer) never checks against a stale copy.
 
 use std::collections::{HashMap, HashSet};
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
-use resilience_settings::{Settings, FILE_NAME};
+use resilience_settings::{candidate_files, tried, workspace_root, Candidate, Settings, FILE_NAME};
 use syn::LitStr;
 
 /// A settings file, read and validated.
@@ -78,7 +75,7 @@ impl Lookup for ManifestDir {
         };
         let dir = PathBuf::from(dir);
         let result = match find(&dir) {
-            Ok(found) => load_cached(&found, &dir),
+            Ok(found) => load_cached(&found.path, &found.shown),
             Err(message) => Err(message),
         };
         result.map_err(|message| once(&dir, message))
@@ -127,27 +124,11 @@ fn once(dir: &Path, message: String) -> LoadError {
     }
 }
 
-/// The candidate settings files of the crate in `dir`, in the order they are tried,
-/// or an error naming a bad `[package.metadata.resilience]`.
-pub(crate) fn candidates(dir: &Path) -> Result<Vec<PathBuf>, String> {
-    let mut files = vec![dir.join(FILE_NAME)];
-    if let Some(named) = metadata_settings(dir)? {
-        files.push(dir.join(named));
-    }
-    if let Some(root) = workspace_root(dir) {
-        let file = root.join(FILE_NAME);
-        if !files.contains(&file) {
-            files.push(file);
-        }
-    }
-    Ok(files)
-}
-
 /// `(include_str!(path), path)` of the crate's settings file, for `settings!`: the
 /// file the attribute checks against, and tracked by cargo the same way.
 pub(crate) fn settings_file() -> proc_macro2::TokenStream {
     let found = match std::env::var_os("CARGO_MANIFEST_DIR") {
-        Some(dir) => find(Path::new(&dir)),
+        Some(dir) => find(Path::new(&dir)).map(|c| c.path),
         None => Err("CARGO_MANIFEST_DIR is not set: `settings!` looks for the crate's settings file from its Cargo.toml, so build with cargo".to_owned()),
     };
     match found {
@@ -159,96 +140,23 @@ pub(crate) fn settings_file() -> proc_macro2::TokenStream {
     }
 }
 
-/// The first candidate that exists, or an error listing every file tried.
-fn find(dir: &Path) -> Result<PathBuf, String> {
-    let files = candidates(dir)?;
-    if let Some(found) = files.iter().find(|f| f.is_file()) {
+/// The crate's settings file: the first candidate that exists, or an error listing
+/// every file tried, named relative to the crate.
+fn find(dir: &Path) -> Result<Candidate, String> {
+    let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap_or_default();
+    let candidates = candidate_files(dir, &manifest, workspace_root(dir).as_deref())
+        .map_err(|e| e.to_string())?;
+    if let Some(found) = candidates.iter().find(|c| c.path.is_file()) {
         return Ok(found.clone());
     }
-    let tried = files
-        .iter()
-        .map(|f| format!("`{}`", relative(f, dir)))
-        .collect::<Vec<_>>()
-        .join(", ");
     Err(format!(
-        "cannot find the settings file: tried {tried}; `#[circuit_breaker]` checks each system against {FILE_NAME} next to this crate's Cargo.toml (or the file named by `[package.metadata.resilience] settings = \"…\"`, or the workspace root's {FILE_NAME}); create it with one `[systems.NAME]` table per external system"
+        "cannot find the settings file: tried {}; `#[circuit_breaker]` checks each system against it; create it with one `[systems.NAME]` table per external system",
+        tried(&candidates)
     ))
 }
 
-/// `settings = "…"` of the crate's `[package.metadata.resilience]`, if any.
-fn metadata_settings(dir: &Path) -> Result<Option<String>, String> {
-    let Ok(text) = std::fs::read_to_string(dir.join("Cargo.toml")) else {
-        return Ok(None);
-    };
-    let Ok(manifest) = text.parse::<toml::Table>() else {
-        return Ok(None);
-    };
-    let value = manifest
-        .get("package")
-        .and_then(|p| p.get("metadata"))
-        .and_then(|m| m.get("resilience"))
-        .and_then(|r| r.get("settings"));
-    match value {
-        None => Ok(None),
-        Some(toml::Value::String(path)) => Ok(Some(path.clone())),
-        Some(_) => Err(
-            "Cargo.toml: `[package.metadata.resilience] settings` takes a string, the settings file's path relative to the crate, such as `settings = \"config/resilience.toml\"`".to_owned(),
-        ),
-    }
-}
-
-/// The nearest directory at or above `dir` whose `Cargo.toml` has a `[workspace]` table.
-fn workspace_root(dir: &Path) -> Option<PathBuf> {
-    dir.ancestors()
-        .find(|d| {
-            std::fs::read_to_string(d.join("Cargo.toml"))
-                .ok()
-                .and_then(|text| text.parse::<toml::Table>().ok())
-                .is_some_and(|manifest| manifest.contains_key("workspace"))
-        })
-        .map(Path::to_path_buf)
-}
-
-/// `path` as seen from `base`: `resilience.toml`, `config/resilience.toml`,
-/// `../resilience.toml`. Absolute if they share no root.
-pub(crate) fn relative(path: &Path, base: &Path) -> String {
-    let path = normalize(path);
-    let base = normalize(base);
-    let common = path
-        .components()
-        .zip(base.components())
-        .take_while(|(a, b)| a == b)
-        .count();
-    if common == 0 {
-        return path.display().to_string();
-    }
-    let mut out = PathBuf::new();
-    for _ in base.components().skip(common) {
-        out.push("..");
-    }
-    for part in path.components().skip(common) {
-        out.push(part);
-    }
-    out.display().to_string()
-}
-
-/// `a/./b/../c` → `a/c`, without touching the file system.
-fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for part in path.components() {
-        match part {
-            Component::CurDir => {}
-            Component::ParentDir if out.file_name().is_some() => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
-}
-
 /// Reads `path` unless the cache holds it with the same modification time and size.
-fn load_cached(path: &Path, dir: &Path) -> Result<Arc<Loaded>, String> {
+fn load_cached(path: &Path, shown: &str) -> Result<Arc<Loaded>, String> {
     let stamp = stamp(path);
     let mut cache = CACHE.lock().unwrap_or_else(|p| p.into_inner());
     let cache = cache.get_or_insert_with(HashMap::new);
@@ -257,7 +165,7 @@ fn load_cached(path: &Path, dir: &Path) -> Result<Arc<Loaded>, String> {
             return loaded.clone();
         }
     }
-    let loaded = read(path, dir);
+    let loaded = read(path, shown);
     cache.insert(path.to_path_buf(), (stamp, loaded.clone()));
     loaded
 }
@@ -269,14 +177,13 @@ fn stamp(path: &Path) -> Stamp {
     }
 }
 
-fn read(path: &Path, dir: &Path) -> Result<Arc<Loaded>, String> {
-    let shown = relative(path, dir);
+fn read(path: &Path, shown: &str) -> Result<Arc<Loaded>, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read the settings file `{shown}`: {e}"))?;
-    let settings = Settings::parse(&text, &shown).map_err(|e| e.to_string())?;
+    let settings = Settings::parse(&text, shown).map_err(|e| e.to_string())?;
     Ok(Arc::new(Loaded {
         path: path.display().to_string(),
-        shown,
+        shown: shown.to_owned(),
         settings,
     }))
 }
@@ -347,7 +254,7 @@ mod tests {
         let dir = temp_dir("invalid");
         let path = dir.join(FILE_NAME);
         std::fs::write(&path, "[systems.sber]\ncb_failure_rate = 1.5\n").unwrap();
-        let message = read(&path, &dir).err().unwrap();
+        let message = read(&path, FILE_NAME).err().unwrap();
         assert!(message.starts_with("resilience.toml"), "{message}");
         assert!(
             message.contains("[systems.sber] `cb_failure_rate`"),
@@ -361,7 +268,7 @@ mod tests {
         let dir = temp_dir("syntax");
         let path = dir.join(FILE_NAME);
         std::fs::write(&path, "[systems.sber\n").unwrap();
-        let message = read(&path, &dir).err().unwrap();
+        let message = read(&path, FILE_NAME).err().unwrap();
         assert!(message.contains("not valid TOML"), "{message}");
     }
 
@@ -370,7 +277,7 @@ mod tests {
         let dir = temp_dir("edited");
         let path = dir.join(FILE_NAME);
         std::fs::write(&path, "[systems.sber]\n").unwrap();
-        let load = || load_cached(&path, &dir);
+        let load = || load_cached(&path, FILE_NAME);
         assert!(load().unwrap().settings.system("customer").is_none());
         std::fs::write(&path, "[systems.sber]\n[systems.customer]\n").unwrap();
         assert!(load().unwrap().settings.system("customer").is_some());
@@ -391,28 +298,29 @@ mod tests {
     }
 
     #[test]
-    fn the_crate_file_comes_first_then_metadata_then_the_workspace_root() {
+    fn the_crate_file_comes_first_then_the_workspace_root() {
         let (root, member) = workspace("order");
+        std::fs::write(root.join(FILE_NAME), "").unwrap();
+        assert_eq!(find(&member).unwrap().path, root.join(FILE_NAME));
+        assert_eq!(find(&member).unwrap().shown, "../resilience.toml");
+        std::fs::write(member.join(FILE_NAME), "").unwrap();
+        assert_eq!(find(&member).unwrap().path, member.join(FILE_NAME));
+    }
+
+    #[test]
+    fn a_file_named_in_the_metadata_is_the_only_candidate() {
+        let (root, member) = workspace("metadata");
+        std::fs::write(root.join(FILE_NAME), "").unwrap();
         std::fs::write(
             member.join("Cargo.toml"),
             "[package]\nname = \"svc\"\n[package.metadata.resilience]\nsettings = \"config/cb.toml\"\n",
         )
         .unwrap();
-        assert_eq!(
-            candidates(&member).unwrap(),
-            [
-                member.join(FILE_NAME),
-                member.join("config/cb.toml"),
-                root.join(FILE_NAME)
-            ]
-        );
-        std::fs::write(root.join(FILE_NAME), "").unwrap();
-        assert_eq!(find(&member).unwrap(), root.join(FILE_NAME));
+        let message = find(&member).unwrap_err();
+        assert!(message.contains("`config/cb.toml`"), "{message}");
         std::fs::create_dir_all(member.join("config")).unwrap();
         std::fs::write(member.join("config/cb.toml"), "").unwrap();
-        assert_eq!(find(&member).unwrap(), member.join("config/cb.toml"));
-        std::fs::write(member.join(FILE_NAME), "").unwrap();
-        assert_eq!(find(&member).unwrap(), member.join(FILE_NAME));
+        assert_eq!(find(&member).unwrap().path, member.join("config/cb.toml"));
     }
 
     #[test]
@@ -420,40 +328,12 @@ mod tests {
         let (_, member) = workspace("none");
         let message = find(&member).unwrap_err();
         assert!(
-            message.contains("tried `resilience.toml`, `../resilience.toml`"),
+            message.contains("`resilience.toml`") && message.contains("`../resilience.toml`"),
             "{message}"
         );
         assert!(
             !message.contains(&*std::env::temp_dir().to_string_lossy()),
             "{message}"
-        );
-    }
-
-    #[test]
-    fn a_bad_metadata_value_is_an_error() {
-        let (_, member) = workspace("metadata");
-        std::fs::write(
-            member.join("Cargo.toml"),
-            "[package]\nname = \"svc\"\n[package.metadata.resilience]\nsettings = 3\n",
-        )
-        .unwrap();
-        assert!(find(&member).unwrap_err().contains("takes a string"));
-    }
-
-    #[test]
-    fn relative_names() {
-        let base = Path::new("/w/svc");
-        assert_eq!(
-            relative(Path::new("/w/svc/resilience.toml"), base),
-            "resilience.toml"
-        );
-        assert_eq!(
-            relative(Path::new("/w/resilience.toml"), base),
-            "../resilience.toml"
-        );
-        assert_eq!(
-            relative(Path::new("/w/svc/./config/../cb.toml"), base),
-            "cb.toml"
         );
     }
 
