@@ -91,7 +91,7 @@ impl CustomerPort for CustomerAdapter {
 
 #[resilience::adapter(
     system = "customer",
-    error_map = |e| PortError::Unavailable(e),
+    error_map = |_| PortError::Declined,
     failure_if = PortError::is_outage
 )]
 impl CustomerAdapter {
