@@ -6,11 +6,11 @@
 //! ```ignore
 //! #[resilience::adapter(system = "sber", error_map = PaymentPortError::system_unavailable)]
 //! impl PaymentPort for SberAdapter {
-//!     async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> { … }
+//!     async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> { /* … */ }
 //!     #[circuit_breaker(slow_as_error)]
-//!     async fn confirm(&self, payment: &PaymentRef) -> Result<(), PaymentPortError> { … }
+//!     async fn confirm(&self, payment: &PaymentRef) -> Result<(), PaymentPortError> { /* … */ }
 //!     #[unguarded(reason = "reads a local cache, no I/O")]
-//!     fn cached(&self) -> Option<PaymentRef> { … }
+//!     fn cached(&self) -> Option<PaymentRef> { /* … */ }
 //! }
 //! ```
 //!

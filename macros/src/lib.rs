@@ -67,15 +67,15 @@ pub fn circuit_breaker(args: TokenStream, item: TokenStream) -> TokenStream {
 ///     failure_if = PaymentPortError::is_outage,
 /// )]
 /// impl PaymentPort for SberAdapter {
-///     async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> { … }
+///     async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> { /* … */ }
 ///
 ///     // Refines the block's arguments for this method.
 ///     #[circuit_breaker(slow_as_error)]
-///     async fn confirm(&self, payment: &PaymentRef) -> Result<(), PaymentPortError> { … }
+///     async fn confirm(&self, payment: &PaymentRef) -> Result<(), PaymentPortError> { /* … */ }
 ///
 ///     // Opts out, with a reason a reviewer can check.
 ///     #[unguarded(reason = "reads the adapter's own cache, no I/O")]
-///     fn last_payment(&self) -> Option<PaymentRef> { … }
+///     fn last_payment(&self) -> Option<PaymentRef> { /* … */ }
 /// }
 /// ```
 ///

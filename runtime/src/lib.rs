@@ -1,9 +1,10 @@
 //! Circuit breaker, bulkhead and timeouts for the out-adapters of async services, as
-//! the Resilience Style Guide writes them, from one attribute:
+//! the Resilience Style Guide writes them, from one attribute on the adapter's impl
+//! block ([`adapter`]; [`circuit_breaker`] does the same for one method):
 //!
 //! ```ignore
+//! #[resilience::adapter(system = "sber", error_map = PaymentPortError::system_unavailable)]
 //! impl PaymentPort for SberAdapter {
-//!     #[resilience::circuit_breaker(system = "sber", error_map = PaymentPortError::system_unavailable)]
 //!     async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> {
 //!         /* … */
 //!     }
@@ -12,7 +13,10 @@
 //!
 //! Each system has a table in the service's `resilience.toml` ([`Settings`]), one
 //! [`Guard`] built from it at startup ([`Guards`]), and adapters that hold their
-//! system's guard (`#[derive(Guarded)]`). A guarded call takes, in order, a bulkhead
+//! system's guard (`#[derive(Guarded)]`) and know their system at compile time
+//! ([`SystemAdapter`], so [`Guards::adapter`] refuses a wrong guard where the adapter
+//! is built). Code without the attribute calls [`Guard::call_with`] with
+//! [`CallOptions`]; tests build errors with [`CircuitBreakerError::from_cause`]. A guarded call takes, in order, a bulkhead
 //! permit, the breaker's permission, the total timeout, the call, and an elapsed check
 //! that counts slow calls as failures; see [`Guard`].
 //!
@@ -25,7 +29,9 @@
 //!
 //! Features: `tracing` (default) logs and spans through `tracing`; `metrics` records
 //! through the `metrics` facade; `reqwest` builds each system's HTTP client from its
-//! settings (the `http` module).
+//! settings (the `http` module); `tower` guards any `tower::Service` (the `tower`
+//! module); `test-support` puts a guard into a given state in users' tests (the
+//! `testing` module).
 //!
 //! Which settings are enforced where: the guard enforces `total_timeout`, every `cb_*`
 //! key and the bulkhead (`max_connections × 0.8` permits, `bulkhead_wait`); the HTTP
@@ -52,8 +58,10 @@ mod options;
 mod registry;
 mod sync;
 #[cfg(feature = "test-support")]
+#[cfg_attr(docsrs, doc(cfg(feature = "test-support")))]
 pub mod testing;
 #[cfg(feature = "tower")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tower")))]
 pub mod tower;
 mod wiring;
 
