@@ -1,6 +1,5 @@
 //! [`Guard::call_with`]: every step of a guarded call in one, with the attribute's
-//! options, for code that does not use the attribute (and what the attribute expands
-//! to).
+//! options, for code that does not use the attribute.
 
 use std::future::Future;
 
@@ -88,8 +87,8 @@ impl<E> CallOptions<E> {
 
 impl Guard {
     /// Every step in one call, judged by `options`: the outer `Err` is the guard's, the
-    /// inner `Result` the call's own. [`Guard::call`] with the attribute's options;
-    /// `#[circuit_breaker]` expands to this.
+    /// inner `Result` the call's own. [`Guard::call`] with the attribute's options, so
+    /// nobody chains the four steps by hand.
     #[inline]
     pub async fn call_with<T, E, F>(
         &self,
