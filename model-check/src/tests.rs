@@ -347,3 +347,35 @@ fn closed_outcomes_racing_an_opening_land_in_no_later_window() {
         });
     }
 }
+
+#[test]
+fn a_stale_outcome_never_lands_in_a_window_256_generations_later() {
+    // A recorder preempted between its look at the state and its write, while an
+    // operator resets the breaker 256 times: the outcome belongs to generation 0 and
+    // must not land in the window of generation 256 (whose low byte is 0 again).
+    let mut builder = loom::model::Builder::new();
+    // One preemption is all it takes: the recorder stops, the operator runs to the end.
+    builder.preemption_bound = Some(1);
+    builder.max_branches = 100_000;
+    builder.check(|| {
+        // Two outcomes needed to open: the one failure alone never does.
+        let core = core(2, 2, 0.5, 1);
+        let stale = admit(&core, 0).unwrap();
+        let operator = {
+            let core = core.clone();
+            thread::spawn(move || {
+                for _ in 0..256 {
+                    core.manual(ManualAction::Reset, 0).unwrap();
+                }
+            })
+        };
+        assert_eq!(core.record(stale, true, || 0), None);
+        operator.join().unwrap();
+        let reading = core.reading();
+        assert_eq!(
+            (reading.state, reading.calls, reading.failures),
+            (State::Closed, 0, 0),
+            "a generation-0 outcome landed in generation 256's window"
+        );
+    });
+}

@@ -238,11 +238,12 @@ impl SystemMetrics {
         }
     }
 
-    /// After an outcome was recorded: the breaker's state and failure rate as they are now.
-    /// Also repairs the state gauges should two transitions' reports have crossed.
-    pub(crate) fn recorded(&self, state: State, failure_rate: f64) {
+    /// After an outcome was recorded: the window's failure rate as it is now. The state
+    /// gauges are only moved by transitions, which reach every observer in the order
+    /// they happened: a state read here could already be stale, and would overwrite a
+    /// later transition's.
+    pub(crate) fn recorded(&self, failure_rate: f64) {
         self.failure_rate.set(failure_rate);
-        self.show(state);
     }
 
     /// A bulkhead permit was taken.
