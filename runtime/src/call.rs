@@ -149,7 +149,18 @@ impl<'g> CallPermit<'g> {
         report(guard, outcome, Some(elapsed));
         #[cfg(any(feature = "metrics", test))]
         if let Some(metrics) = guard.metrics() {
-            metrics.recorded(guard.breaker().failure_rate());
+            // Shown, then read again: a rate another thread recorded after this one read
+            // its own is shown again, so the last value shown is the last one counted.
+            let breaker = guard.breaker();
+            let mut rate = breaker.failure_rate();
+            loop {
+                metrics.recorded(rate);
+                let now = breaker.failure_rate();
+                if now.to_bits() == rate.to_bits() {
+                    break;
+                }
+                rate = now;
+            }
         }
     }
 }

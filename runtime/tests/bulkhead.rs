@@ -356,8 +356,15 @@ async fn a_waiter_gets_a_permit_released_during_its_wait() {
             .and_then(Result::ok);
     }
     let (got, waited) = waiter.await.unwrap();
-    assert!(got, "waited {waited:?} through {releases} releases, got nothing");
-    assert_eq!(waited, 10 * MS, "got the first permit released, at 1 + 9 ms");
+    assert!(
+        got,
+        "waited {waited:?} through {releases} releases, got nothing"
+    );
+    assert_eq!(
+        waited,
+        10 * MS,
+        "got the first permit released, at 1 + 9 ms"
+    );
     drop(held);
     assert_eq!(guard.in_flight(), 0);
 }
@@ -415,7 +422,11 @@ async fn the_permit_comes_back_only_after_the_calls_future_is_dropped() {
             task.abort();
         }
         let _ = task.await;
-        assert_eq!(*seen.lock().unwrap(), Some(1), "{ending}: permit held at drop");
+        assert_eq!(
+            *seen.lock().unwrap(),
+            Some(1),
+            "{ending}: permit held at drop"
+        );
         assert_eq!(guard.in_flight(), 0, "{ending}");
     }
 }

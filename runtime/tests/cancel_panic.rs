@@ -517,7 +517,9 @@ impl Observer for PanicsOnHalfOpen {
 async fn an_observer_panicking_on_half_open_does_not_wedge_the_breaker() {
     let (calls, panicky) = (Arc::new(Calls::default()), Arc::new(PanicsOnHalfOpen));
     let guard = Guard::with_observers(
-        &system("cb_window_size = 1\ncb_min_calls = 1\ncb_open_duration = 2\ncb_half_open_calls = 2"),
+        &system(
+            "cb_window_size = 1\ncb_min_calls = 1\ncb_open_duration = 2\ncb_half_open_calls = 2",
+        ),
         vec![panicky, calls.clone()],
     );
     fail_n(&guard, 1).await;
@@ -540,7 +542,10 @@ async fn an_observer_panicking_on_half_open_does_not_wedge_the_breaker() {
         assert_eq!(guard.in_flight(), 0);
     }
     assert_eq!(guard.breaker().state(), State::Closed, "{outcomes:?}");
-    assert!(!outcomes.iter().any(|o| o == "half_open_full"), "{outcomes:?}");
+    assert!(
+        !outcomes.iter().any(|o| o == "half_open_full"),
+        "{outcomes:?}"
+    );
     // And an hour later it still works.
     advance(3600 * S).await;
     assert_eq!(guard.call(async { Ok::<_, ()>(1) }).await, Ok(Ok(1)));

@@ -108,13 +108,21 @@ async fn a_late_slow_timer_opens_the_breaker_for_its_full_duration_from_then() {
         async move { guard.call(std::future::pending::<Result<(), ()>>()).await }
     });
     tokio::task::yield_now().await; // the call starts and sets its timer for 5 s
-    // The runtime is busy until 9 s: the slow timer fires 4 s late, in one jump.
+                                    // The runtime is busy until 9 s: the slow timer fires 4 s late, in one jump.
     tokio::time::advance(9 * S).await;
     tokio::task::yield_now().await;
     assert_eq!(guard.breaker().state(), State::Open);
     let snapshot = guard.breaker().snapshot();
-    assert_eq!(snapshot.since, started + 9 * S, "opened when the timer fired");
-    assert_eq!(snapshot.retry_after, Some(2 * S), "for the full open duration");
+    assert_eq!(
+        snapshot.since,
+        started + 9 * S,
+        "opened when the timer fired"
+    );
+    assert_eq!(
+        snapshot.retry_after,
+        Some(2 * S),
+        "for the full open duration"
+    );
     let err = guard.call(async { Ok::<_, ()>(()) }).await.unwrap_err();
     assert_eq!(err.cause().as_str(), "open", "no trial before 11 s");
     call.abort();
