@@ -286,9 +286,7 @@ fn finished<'g, T, E>(
     end: Instant,
 ) -> Finished<'g, T, E> {
     Finished {
-        permit: permit
-            .take()
-            .expect("`Timeout` polled after it completed"),
+        permit: permit.take().expect("`Timeout` polled after it completed"),
         result,
         elapsed: end.saturating_duration_since(start),
         end,

@@ -10,11 +10,11 @@
 //! breaker from inside `on_transition` (force open, reset) only queues its transition:
 //! the loop around it delivers that one next, with no deadlock.
 //!
-//! Nothing is left in the queue: the deliverer looks at the queue again after it let go
-//! of the lock. A transition queued while it held the lock was queued (under the core's
-//! lock) either before that look, which then sees it, or after; then its maker's
-//! `try_lock` comes after the release and either takes the lock itself or finds a newer
-//! holder, which looks again in turn. The `model-check` crate checks this under loom.
+//! Nothing is left in the queue: the deliverer lets go of the delivery lock in the same
+//! step, under the core's lock, as it finds the queue empty. A transition is queued under
+//! the core's lock too, so it is either queued before that step (and delivered by this
+//! loop) or after it; then its maker's `try_lock` comes after the release, and takes the
+//! lock or finds a newer deliverer, which will see it.
 
 use std::sync::TryLockError;
 
@@ -40,19 +40,13 @@ impl Delivery {
     /// the queue for the next transition to deliver.
     #[cold]
     pub(crate) fn run(&self, core: &Core, mut deliver: impl FnMut(&Change)) {
-        loop {
-            let _held = match self.lock.try_lock() {
-                Ok(held) => held,
-                Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
-                Err(TryLockError::WouldBlock) => return,
-            };
-            while let Some(change) = core.next_change() {
-                deliver(&change);
-            }
-            drop(_held);
-            if !core.has_changes() {
-                return;
-            }
+        let mut held = Some(match self.lock.try_lock() {
+            Ok(held) => held,
+            Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
+            Err(TryLockError::WouldBlock) => return,
+        });
+        while let Some(change) = core.next_change_or(|| drop(held.take())) {
+            deliver(&change);
         }
     }
 }

@@ -419,10 +419,7 @@ impl Core {
         match State::from_code(word) {
             State::Closed => {
                 inner.window.push(failed);
-                let (failures, calls) = (
-                    inner.window.failures() as u32,
-                    inner.window.len() as u32,
-                );
+                let (failures, calls) = (inner.window.failures() as u32, inner.window.len() as u32);
                 self.summary
                     .store(pack_counts(failures, calls), Ordering::Release);
                 self.opens(failures, calls)
@@ -472,10 +469,23 @@ impl Core {
 
     /// The oldest transition not yet handed to the observers, taken off the queue.
     pub(crate) fn next_change(&self) -> Option<Change> {
-        self.lock().changes.pop_front()
+        self.next_change_or(|| ())
+    }
+
+    /// [`next_change`](Self::next_change); if there is none, runs `when_empty` before
+    /// letting go of the lock, so that no transition can be queued between the look
+    /// and what `when_empty` does.
+    pub(crate) fn next_change_or(&self, when_empty: impl FnOnce()) -> Option<Change> {
+        let mut inner = self.lock();
+        let change = inner.changes.pop_front();
+        if change.is_none() {
+            when_empty();
+        }
+        change
     }
 
     /// Whether transitions wait to be handed to the observers.
+    #[cfg(test)]
     pub(crate) fn has_changes(&self) -> bool {
         !self.lock().changes.is_empty()
     }

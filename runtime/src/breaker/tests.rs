@@ -59,6 +59,9 @@ fn a_success_into_a_full_window_of_successes_is_skipped_and_changes_nothing() {
     assert_eq!(core.record(ticket, true, || 5).unwrap().to, State::Open);
     // Every transition is queued, in order.
     let queued = core.next_change().unwrap();
-    assert_eq!((queued.from, queued.to, queued.at_nanos), (State::Closed, State::Open, 5));
+    assert_eq!(
+        (queued.from, queued.to, queued.at_nanos),
+        (State::Closed, State::Open, 5)
+    );
     assert!(core.next_change().is_none());
 }

@@ -433,7 +433,13 @@ fn once_quiet_the_gauges_show_the_breakers_true_state_and_rate() {
                             seed ^= seed << 17;
                             let failed = seed % 3 == 0;
                             let _ = guard
-                                .call(async move { if failed { Err(()) } else { Ok(()) } })
+                                .call(async move {
+                                    if failed {
+                                        Err(())
+                                    } else {
+                                        Ok(())
+                                    }
+                                })
                                 .await;
                         }
                     })
