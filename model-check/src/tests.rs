@@ -1,6 +1,11 @@
-//! Loom explores every interleaving (up to two preemptions) of two or three threads on
-//! the real core: never more than N trials, trial slots returned on cancel and never
-//! into a later cycle, no lost or doubled transition, stale outcomes ignored.
+//! Loom explores the interleavings (up to two preemptions; one for the generation wrap,
+//! whose operator thread makes 256 transitions) of two or three threads on the real core
+//! and its delivery of transitions: never more than N trials, trial slots returned on
+//! cancel and never into a later cycle, no lost or doubled transition, stale outcomes
+//! ignored even 256 generations later, transitions delivered in order and none left
+//! behind, an observer's own transition delivered next. Loom switches threads at lock
+//! acquisitions and atomic operations; what it proves is bounded by that and by the
+//! preemption bound.
 
 use loom::sync::Arc;
 use loom::thread;

@@ -27,8 +27,11 @@
 //! `PrometheusBuilder::new().set_buckets_for_metric(Matcher::Full(CALL_DURATION_SECONDS.into()), &[0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 15.0, 30.0, 35.0])`.
 //!
 //! With metrics on, a call costs a few atomic updates more (the failure rate is read
-//! without a lock for windows of up to 50 outcomes; larger windows take the breaker's
-//! short lock).
+//! without a lock). The state gauges move only with transitions, which reach the metrics
+//! in the order they happened, so once the breaker is quiet they show its state; the
+//! failure rate is shown after every recorded call and read again, so the last value
+//! shown is the last one counted (a transition reported late by another thread can show
+//! 0 until the next call).
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
