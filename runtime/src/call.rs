@@ -40,7 +40,9 @@ impl Drop for Slot<'_> {
         self.guard.bulkhead_ref().release();
         #[cfg(any(feature = "metrics", test))]
         if let Some(metrics) = self.guard.metrics() {
-            metrics.bulkhead_returned();
+            // The recorder is user code and this may run while unwinding, where a
+            // second panic would abort the process.
+            let _ = catch_unwind(AssertUnwindSafe(|| metrics.bulkhead_returned()));
         }
     }
 }

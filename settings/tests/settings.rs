@@ -126,10 +126,7 @@ fn every_key_can_be_set_in_the_file() {
         "#,
     )
     .unwrap();
-    assert_eq!(
-        s.base_url().as_deref(),
-        Some("https://sber.example:8443/api")
-    );
+    assert_eq!(s.base_url(), Some("https://sber.example:8443/api"));
     assert_eq!(s.connect_timeout(), secs(1.5));
     assert_eq!(s.read_timeout(), secs(10.0));
     assert_eq!(s.total_timeout(), secs(12.5));
@@ -544,10 +541,7 @@ fn base_url_must_be_absolute_http() {
     }
     for good in ["http://127.0.0.1:8081", "https://sber.example/api"] {
         assert_eq!(
-            sber(&format!("base_url = {good:?}"))
-                .unwrap()
-                .base_url()
-                .as_deref(),
+            sber(&format!("base_url = {good:?}")).unwrap().base_url(),
             Some(good)
         );
     }
@@ -704,7 +698,7 @@ fn env_overrides_each_kind_of_value() {
         ],
     )
     .unwrap();
-    assert_eq!(s.base_url().as_deref(), Some("http://10.0.0.1:9000"));
+    assert_eq!(s.base_url(), Some("http://10.0.0.1:9000"));
     assert_eq!(s.read_timeout(), secs(8.5));
     assert_eq!(s.total_timeout(), secs(9.0));
     assert_eq!(s.cb_window_size(), 100);
@@ -746,7 +740,7 @@ fn every_key_has_a_working_override() {
         .collect();
     let s = Settings::load_with_env("[systems.sber]", ORIGIN, vars).unwrap();
     let s = s.system("sber").unwrap();
-    assert_eq!(s.base_url().as_deref(), Some("https://x.example"));
+    assert_eq!(s.base_url(), Some("https://x.example"));
     assert_eq!(s.connect_timeout(), secs(1.0));
     assert_eq!(s.read_timeout(), secs(20.0));
     assert_eq!(s.total_timeout(), secs(40.0));

@@ -468,6 +468,7 @@ impl Core {
     }
 
     /// The oldest transition not yet handed to the observers, taken off the queue.
+    #[cfg(test)]
     pub(crate) fn next_change(&self) -> Option<Change> {
         self.next_change_or(|| ())
     }

@@ -64,4 +64,5 @@ fn a_success_into_a_full_window_of_successes_is_skipped_and_changes_nothing() {
         (State::Closed, State::Open, 5)
     );
     assert!(core.next_change().is_none());
+    assert!(!core.has_changes());
 }
