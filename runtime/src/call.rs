@@ -157,11 +157,11 @@ impl<'g> CallPermit<'g> {
             let mut rate = breaker.failure_rate();
             loop {
                 metrics.recorded(rate);
-                let now = breaker.failure_rate();
-                if now.to_bits() == rate.to_bits() {
+                let again = breaker.failure_rate();
+                if again.to_bits() == rate.to_bits() {
                     break;
                 }
-                rate = now;
+                rate = again;
             }
         }
     }
