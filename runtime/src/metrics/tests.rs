@@ -491,3 +491,69 @@ impl crate::Observer for SlowObserver {
         false
     }
 }
+
+/// Holds up the delivery of open → half-open until the test lets it go.
+struct HoldsHalfOpen {
+    entered: std::sync::Mutex<std::sync::mpsc::Sender<()>>,
+    release: std::sync::Mutex<std::sync::mpsc::Receiver<()>>,
+}
+
+impl crate::Observer for HoldsHalfOpen {
+    fn on_transition(&self, t: &crate::Transition<'_>) {
+        if t.to == crate::State::HalfOpen {
+            self.entered.lock().unwrap().send(()).unwrap();
+            let _ = self
+                .release
+                .lock()
+                .unwrap()
+                .recv_timeout(Duration::from_secs(10));
+        }
+    }
+
+    fn wants_calls(&self) -> bool {
+        false
+    }
+}
+
+#[test]
+fn a_transition_reported_late_does_not_leave_a_stale_state_gauge() {
+    // One thread goes half-open and is slow to report it; meanwhile an operator forces
+    // the breaker open and resets it. Quiet afterwards, the gauge must say closed.
+    let settings = Settings::parse(
+        "[systems.sber]\ncb_window_size = 1\ncb_min_calls = 1\ncb_open_duration = 0.001\n",
+        "resilience.toml",
+    )
+    .unwrap();
+    let (entered, entered_rx) = std::sync::mpsc::channel();
+    let (release, release_rx) = std::sync::mpsc::channel();
+    let holder = Arc::new(HoldsHalfOpen {
+        entered: std::sync::Mutex::new(entered),
+        release: std::sync::Mutex::new(release_rx),
+    });
+    let recorder = TestRecorder::new();
+    let guards = metrics::with_local_recorder(&*recorder, || {
+        Guards::builder(&settings)
+            .observer(holder)
+            .metrics(true)
+            .build()
+    });
+    let guard = guards.get("sber").unwrap().clone();
+    guard.breaker().try_acquire().unwrap().failure();
+    assert_eq!(shown_state(&recorder, "sber"), "open");
+    std::thread::sleep(Duration::from_millis(5));
+    let trial = {
+        let guard = guard.clone();
+        std::thread::spawn(move || {
+            // Admitted as the trial; reporting open → half-open is held up.
+            let permit = guard.breaker().try_acquire().unwrap();
+            drop(permit);
+        })
+    };
+    entered_rx.recv_timeout(Duration::from_secs(10)).unwrap();
+    guard.breaker().force_open();
+    guard.breaker().reset();
+    release.send(()).unwrap();
+    trial.join().unwrap();
+    assert_eq!(guard.breaker().state(), crate::State::Closed);
+    assert_eq!(shown_state(&recorder, "sber"), "closed");
+}
