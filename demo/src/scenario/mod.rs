@@ -48,6 +48,8 @@ pub struct Setup {
     pub customer: std::net::TcpListener,
     /// The service's listener.
     pub service: std::net::TcpListener,
+    /// The admin listener (operator routes and metrics), on 127.0.0.1.
+    pub admin: std::net::TcpListener,
 }
 
 /// How the scenario ended.
@@ -78,6 +80,7 @@ struct World {
     sber: FakeServer,
     customer: FakeServer,
     service_url: String,
+    admin_url: String,
     phase: std::sync::Mutex<(usize, &'static str)>,
     phase_log: std::sync::Mutex<Vec<(&'static str, Duration)>>,
     deadline: Instant,
@@ -194,6 +197,12 @@ pub async fn run(setup: Setup, serve: bool) -> std::io::Result<Outcome> {
     let service_task = tokio::spawn(async move {
         let _ = crate::bootstrap::serve(service, router).await;
     });
+    let admin = listener(setup.admin)?;
+    let admin_url = format!("http://{}", admin.local_addr()?);
+    let admin_router = container.admin_router();
+    let admin_task = tokio::spawn(async move {
+        let _ = crate::bootstrap::serve(admin, admin_router).await;
+    });
 
     report::header(&setup.env, &container, &sber, &customer, &service_url);
 
@@ -203,6 +212,7 @@ pub async fn run(setup: Setup, serve: bool) -> std::io::Result<Outcome> {
         sber,
         customer,
         service_url,
+        admin_url,
         phase: std::sync::Mutex::new((0, "starting")),
         phase_log: std::sync::Mutex::default(),
         deadline: recorder.start() + MAX_RUN,
@@ -237,6 +247,7 @@ pub async fn run(setup: Setup, serve: bool) -> std::io::Result<Outcome> {
         println!("stopping");
     }
     service_task.abort();
+    admin_task.abort();
     printer.abort();
     Ok(outcome)
 }
