@@ -52,7 +52,6 @@ impl std::fmt::Debug for Guard {
             .field("system", &self.system())
             .field("state", &self.inner.breaker.state())
             .field("in_flight", &self.in_flight())
-            .field("waiting", &self.inner.bulkhead.waiters())
             .finish_non_exhaustive()
     }
 }
