@@ -8,14 +8,16 @@
 set -eu
 N1=${N1:-1000}
 N2=${N2:-21000}
-cargo build --release --quiet -p resilience-benches --example call_cost
-bin=${CARGO_TARGET_DIR:-target}/release/examples/call_cost
-total() {
-    valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bin" "$1" "$2" 2>&1 |
+cargo build --release --quiet -p resilience-benches --example call_cost --example call_cost_more
+dir=${CARGO_TARGET_DIR:-target}/release/examples
+total() { # example subject calls
+    valgrind --tool=callgrind --callgrind-out-file=/dev/null "$dir/$1" "$2" "$3" 2>&1 |
         sed -n 's/.*Collected : *\([0-9]*\).*/\1/p'
 }
-for subject in guard_call call_with attribute adapter; do
-    a=$(total "$subject" "$N1")
-    b=$(total "$subject" "$N2")
+for pair in call_cost:guard_call call_cost:attribute call_cost_more:call_with call_cost_more:adapter; do
+    example=${pair%%:*}
+    subject=${pair#*:}
+    a=$(total "$example" "$subject" "$N1")
+    b=$(total "$example" "$subject" "$N2")
     echo "$subject: $(( (b - a) / (N2 - N1) )) instructions per call"
 done
