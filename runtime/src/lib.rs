@@ -38,6 +38,7 @@ mod log;
 pub mod metrics;
 mod observer;
 mod registry;
+mod saturation;
 mod sync;
 
 #[doc(hidden)]
