@@ -117,6 +117,18 @@ pub enum Reason {
 }
 
 impl Reason {
+    /// The reason's short name, for logs, metric labels and health: `failure_rate`,
+    /// `open_elapsed`, `trials_succeeded`, `trial_failed` or `manual`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Reason::FailureRate { .. } => "failure_rate",
+            Reason::OpenElapsed { .. } => "open_elapsed",
+            Reason::TrialsSucceeded { .. } => "trials_succeeded",
+            Reason::TrialFailed { .. } => "trial_failed",
+            Reason::Manual(_) => "manual",
+        }
+    }
+
     /// The figures behind an opening: `(failures, outcomes)` of the window that reached
     /// the threshold, or of the trials when one failed (`1` of those recorded). `None`
     /// for the other reasons.
