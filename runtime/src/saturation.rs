@@ -80,11 +80,17 @@ mod tests {
         for _ in 0..3 {
             slow.counted_slow();
         }
-        assert!(!slow.claim(4), "one permit is held by a call that is not slow");
+        assert!(
+            !slow.claim(4),
+            "one permit is held by a call that is not slow"
+        );
         slow.counted_slow();
         assert_eq!(slow.held(), 4);
         assert!((0..4).all(|_| slow.claim(4)));
-        assert!(!slow.claim(4), "four slow calls stand for four waiters at most");
+        assert!(
+            !slow.claim(4),
+            "four slow calls stand for four waiters at most"
+        );
         // One ends and a new call becomes slow in its place: one more voucher.
         slow.ended();
         assert!(!slow.claim(4));

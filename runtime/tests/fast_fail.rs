@@ -63,9 +63,10 @@ where
             Seen {
                 started: start - t0,
                 took: start.elapsed(),
-                refused: result.err().map(|e| *e.cause()).filter(|c| {
-                    !matches!(c, Cause::Timeout { .. } | Cause::Slow { .. })
-                }),
+                refused: result
+                    .err()
+                    .map(|e| *e.cause())
+                    .filter(|c| !matches!(c, Cause::Timeout { .. } | Cause::Slow { .. })),
             }
         }));
         sleep(every).await;
@@ -123,14 +124,20 @@ async fn a_hang_under_the_guides_defaults_fails_fast_near_the_slow_threshold() {
     let reached = reached.load(Ordering::SeqCst);
     let most = guard.bulkhead_permits() + settings.cb_min_calls() as usize;
     eprintln!("{reached} calls reached the upstream");
-    assert!(reached <= most, "{reached} calls reached the upstream, want ≤ {most}");
+    assert!(
+        reached <= most,
+        "{reached} calls reached the upstream, want ≤ {most}"
+    );
     // Once open, every new caller is turned away at once, not after a bulkhead wait.
     let open_from = first + 2 * S;
     let waited_while_open = seen
         .iter()
         .filter(|s| s.started > open_from && s.started < 45 * S && !s.took.is_zero())
         .count();
-    assert_eq!(waited_while_open, 0, "callers queued behind an open breaker");
+    assert_eq!(
+        waited_while_open, 0,
+        "callers queued behind an open breaker"
+    );
     assert_eq!(guard.in_flight(), 0);
 }
 
@@ -201,7 +208,13 @@ async fn trip(guard: &Guard) {
     for i in 0..10 {
         let failed = i % 3 == 0 && i < 9; // failures at 0, 3, 6: 3 of 10
         let _ = guard
-            .call(async move { if failed { Err(()) } else { Ok(()) } })
+            .call(async move {
+                if failed {
+                    Err(())
+                } else {
+                    Ok(())
+                }
+            })
             .await;
     }
 }
@@ -279,10 +292,20 @@ async fn a_waiter_counts_only_in_the_closed_state_its_wait_began_in() {
     });
     sleep(S).await;
     guard.breaker().reset();
-    assert!(matches!(waiter.await.unwrap(), Some(Cause::BulkheadFull { .. })));
-    assert_eq!(guard.breaker().snapshot().calls, 0, "stale wait not counted");
+    assert!(matches!(
+        waiter.await.unwrap(),
+        Some(Cause::BulkheadFull { .. })
+    ));
+    assert_eq!(
+        guard.breaker().snapshot().calls,
+        0,
+        "stale wait not counted"
+    );
     // A wait that begins and ends in the new closed state counts, once per slow call.
-    assert!(matches!(wait_once(&guard).await, Some(Cause::BulkheadFull { .. })));
+    assert!(matches!(
+        wait_once(&guard).await,
+        Some(Cause::BulkheadFull { .. })
+    ));
     let snap = guard.breaker().snapshot();
     assert_eq!((snap.failures, snap.calls), (1, 1));
     for _ in 0..20 {
@@ -315,7 +338,11 @@ async fn waiters_turned_away_while_half_open_leave_the_decision_to_the_trials() 
     let snap = guard.breaker().snapshot();
     assert_eq!(snap.state, State::HalfOpen);
     assert_eq!(snap.trials, (0, 0));
-    assert_eq!(transitions.0.lock().unwrap().len(), 2, "closed → open → half-open");
+    assert_eq!(
+        transitions.0.lock().unwrap().len(),
+        2,
+        "closed → open → half-open"
+    );
     for call in hung {
         call.await.unwrap();
     }

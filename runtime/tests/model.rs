@@ -248,7 +248,12 @@ fn check(breaker: &Breaker, model: &mut Model, recorder: &Recorder, step: usize,
         model.last.iter().filter(|f| **f).count() as u32,
         model.last.len() as u32,
     ));
-    assert_eq!((snap.failures, snap.calls), (failures, calls), "window {}", ctx());
+    assert_eq!(
+        (snap.failures, snap.calls),
+        (failures, calls),
+        "window {}",
+        ctx()
+    );
     let expected_rate = if calls == 0 {
         0.0
     } else {
@@ -381,7 +386,13 @@ fn run(cfg: Config, ops: Vec<Op>) {
         for (permit, ticket) in held.drain(..) {
             drop(permit);
             model.cancel(ticket);
-            check(&breaker, &mut model, &recorder, ops.len() + 1, &Op::Cancel(0));
+            check(
+                &breaker,
+                &mut model,
+                &recorder,
+                ops.len() + 1,
+                &Op::Cancel(0),
+            );
         }
     });
 }
