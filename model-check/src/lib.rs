@@ -8,6 +8,10 @@
 //! Likewise `slots` is the runtime's `runtime/src/bulkhead/slots.rs`, the bulkhead's
 //! lock-free permit and waiter count; `bulkhead_tests.rs` checks it together with a loom
 //! model of the tokio `Notify` queue the runtime's thin async layer waits on.
+//!
+//! `saturation` is the runtime's `runtime/src/saturation.rs`: how many turned-away
+//! callers the slow calls filling a bulkhead may stand for; `saturation_tests.rs`
+//! checks its rule.
 // Items of state.rs that only the runtime's `Breaker` uses.
 #![allow(dead_code)]
 
@@ -24,8 +28,15 @@ mod breaker;
 #[path = "../../runtime/src/bulkhead/slots.rs"]
 pub(crate) mod slots;
 
+/// The runtime's count of permits held by slow calls (`runtime/src/saturation.rs`).
+#[path = "../../runtime/src/saturation.rs"]
+pub(crate) mod saturation;
+
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod saturation_tests;
 
 #[cfg(test)]
 mod bulkhead_tests;

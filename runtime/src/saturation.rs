@@ -10,6 +10,9 @@
 //! outnumber the slow calls actually seen, and a burst of hundreds of waiters cannot
 //! flush the window's history. A bulkhead with even one permit held by a call that is
 //! not (yet) slow is plain load and adds nothing.
+//!
+//! The `model-check` crate compiles this file against loom and checks the rule under
+//! every interleaving; `runtime/tests/fast_fail.rs` checks it through the public API.
 
 use crate::sync::{AtomicU64, Ordering};
 
@@ -67,48 +70,5 @@ impl SlowHolders {
                 (held >= permits as u64 && vouchers > 0).then(|| join(held, vouchers - 1))
             })
             .is_ok()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_a_bulkhead_full_of_slow_calls_vouches_and_each_slow_call_once() {
-        let slow = SlowHolders::default();
-        for _ in 0..3 {
-            slow.counted_slow();
-        }
-        assert!(
-            !slow.claim(4),
-            "one permit is held by a call that is not slow"
-        );
-        slow.counted_slow();
-        assert_eq!(slow.held(), 4);
-        assert!((0..4).all(|_| slow.claim(4)));
-        assert!(
-            !slow.claim(4),
-            "four slow calls stand for four waiters at most"
-        );
-        // One ends and a new call becomes slow in its place: one more voucher.
-        slow.ended();
-        assert!(!slow.claim(4));
-        slow.counted_slow();
-        assert!(slow.claim(4));
-        assert!(!slow.claim(4));
-    }
-
-    #[test]
-    fn an_ended_slow_calls_unclaimed_voucher_lapses() {
-        let slow = SlowHolders::default();
-        slow.counted_slow();
-        slow.counted_slow();
-        slow.ended();
-        slow.ended();
-        assert_eq!(slow.held(), 0);
-        slow.counted_slow();
-        assert!(slow.claim(1));
-        assert!(!slow.claim(1), "the lapsed vouchers did not come back");
     }
 }
