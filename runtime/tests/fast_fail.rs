@@ -228,7 +228,16 @@ async fn an_open_breaker_shows_the_figures_that_tripped_it() {
     let snap = guard.breaker().snapshot();
     assert_eq!((snap.failures, snap.calls), (3, 10));
     assert!((snap.failure_rate - 0.3).abs() < 1e-9);
+    assert!(matches!(
+        snap.opened_by,
+        Some(Reason::FailureRate {
+            failures: 3,
+            calls: 10,
+            ..
+        })
+    ));
     let health = guard.health();
+    assert_eq!(health.opened_by, snap.opened_by);
     assert_eq!((health.failures, health.calls), (3, 10));
     assert!((health.failure_rate - 0.3).abs() < 1e-9);
     assert!((guard.breaker().failure_rate() - 0.3).abs() < 1e-9);
@@ -245,6 +254,12 @@ async fn an_idle_breaker_reports_the_due_trial_instead_of_open_with_nothing_left
     let snap = guard.breaker().snapshot();
     assert_eq!(snap.state, State::HalfOpen);
     assert_eq!(snap.retry_after, None);
+    assert_eq!(snap.opened_by, None);
+    assert_eq!(
+        (snap.failures, snap.calls),
+        (0, 0),
+        "half-open: no trials yet"
+    );
     assert_eq!(snap.since, opened_at + 30 * S, "half-open when it fell due");
     assert_eq!(guard.health().status, Status::Degraded);
     let last = *transitions.0.lock().unwrap().last().unwrap();
