@@ -14,7 +14,9 @@ service between them, load over HTTP, Sber failing and then slow. Prints each br
 transition as it happens and one line per second; exits 0 when every expected
 transition happened.
 
-  --serve   keep the service (and the fakes) running after the scenario, for curl
+  --serve   keep the service (and the fakes) running after the scenario, for curl;
+            the operator routes (/admin/breakers/...) and /metrics are on a separate
+            admin listener on 127.0.0.1, whose URL is printed with the others
   --help    this text
 
 Settings: demo/resilience.toml, overridden by CLIENT_<SYSTEM>__<KEY> variables
@@ -53,7 +55,9 @@ fn start(serve: bool) -> Result<bool, String> {
         std::net::TcpListener::bind(("127.0.0.1", 0))
             .map_err(|e| format!("cannot bind 127.0.0.1: {e}"))
     };
-    let (sber, customer, service) = (bind()?, bind()?, bind()?);
+    // The admin listener (operator routes, metrics) is its own port on 127.0.0.1,
+    // apart from the public API's.
+    let (sber, customer, service, admin) = (bind()?, bind()?, bind()?, bind()?);
     let url = |l: &std::net::TcpListener| {
         l.local_addr()
             .map(|a| format!("http://{a}"))
@@ -82,6 +86,7 @@ fn start(serve: bool) -> Result<bool, String> {
         sber,
         customer,
         service,
+        admin,
     };
     let outcome = runtime
         .block_on(scenario::run(setup, serve))

@@ -18,13 +18,16 @@ struct Harness {
     container: Container,
     recorder: Arc<Recorder>,
     url: String,
+    admin_url: String,
     client: reqwest::Client,
     server: tokio::task::JoinHandle<()>,
+    admin: tokio::task::JoinHandle<()>,
 }
 
 impl Drop for Harness {
     fn drop(&mut self) {
         self.server.abort();
+        self.admin.abort();
     }
 }
 
@@ -49,6 +52,14 @@ async fn start(env: &[(&str, &str)]) -> Harness {
             .await
             .unwrap();
     });
+    let admin_listener = FakeServer::bind().await.unwrap();
+    let admin_url = format!("http://{}", admin_listener.local_addr().unwrap());
+    let admin_router = container.admin_router();
+    let admin = tokio::spawn(async move {
+        payments_demo::bootstrap::serve(admin_listener, admin_router)
+            .await
+            .unwrap();
+    });
     let client = reqwest::Client::builder()
         .no_proxy()
         .timeout(Duration::from_secs(10))
@@ -60,8 +71,10 @@ async fn start(env: &[(&str, &str)]) -> Harness {
         container,
         recorder,
         url,
+        admin_url,
         client,
         server,
+        admin,
     }
 }
 
@@ -311,7 +324,7 @@ async fn operators_force_open_and_reset_and_metrics_are_exported() {
     let forced = h
         .send(
             h.client
-                .post(format!("{}/admin/breakers/sber/force_open", h.url)),
+                .post(format!("{}/admin/breakers/sber/force_open", h.admin_url)),
         )
         .await;
     assert_eq!(forced.body["state"], "forced_open");
@@ -323,7 +336,7 @@ async fn operators_force_open_and_reset_and_metrics_are_exported() {
     let reset = h
         .send(
             h.client
-                .post(format!("{}/admin/breakers/sber/reset", h.url)),
+                .post(format!("{}/admin/breakers/sber/reset", h.admin_url)),
         )
         .await;
     assert_eq!(reset.body["state"], "closed");
@@ -332,14 +345,14 @@ async fn operators_force_open_and_reset_and_metrics_are_exported() {
     let unknown = h
         .send(
             h.client
-                .post(format!("{}/admin/breakers/default/reset", h.url)),
+                .post(format!("{}/admin/breakers/default/reset", h.admin_url)),
         )
         .await;
     assert_eq!(unknown.status, 404);
 
     let response = h
         .client
-        .get(format!("{}/metrics", h.url))
+        .get(format!("{}/metrics", h.admin_url))
         .send()
         .await
         .unwrap();
@@ -350,4 +363,29 @@ async fn operators_force_open_and_reset_and_metrics_are_exported() {
         "{text}"
     );
     assert!(text.contains(r#"resilience_state{system="customer",state="closed"} 1"#));
+}
+
+#[tokio::test]
+async fn operator_routes_and_metrics_are_not_on_the_public_api() {
+    let h = start(&[]).await;
+    let forced = h
+        .send(
+            h.client
+                .post(format!("{}/admin/breakers/sber/force_open", h.url)),
+        )
+        .await;
+    assert_eq!(forced.status, 404);
+    let metrics = h
+        .client
+        .get(format!("{}/metrics", h.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(metrics.status().as_u16(), 404);
+    // The breaker was not touched: the public API still pays.
+    assert_eq!(h.create(1_000).await.status, 201);
+    assert_eq!(
+        h.container.guards.get("sber").unwrap().breaker().state(),
+        State::Closed
+    );
 }

@@ -21,10 +21,10 @@ fuzz_target!(|data: &[u8]| {
     match Settings::load_with_env(text, "fuzz.toml", pairs) {
         Ok(settings) => {
             for s in settings.systems() {
-                assert!(s.connect_timeout < s.read_timeout && s.read_timeout < s.total_timeout);
-                assert!(s.cb_slow_threshold < s.total_timeout);
-                assert!(1 <= s.cb_min_calls && s.cb_min_calls <= s.cb_window_size);
-                assert!(s.cb_failure_rate > 0.0 && s.cb_failure_rate <= 1.0);
+                assert!(s.connect_timeout() < s.read_timeout() && s.read_timeout() < s.total_timeout());
+                assert!(s.cb_slow_threshold() < s.total_timeout());
+                assert!(1 <= s.cb_min_calls() && s.cb_min_calls() <= s.cb_window_size());
+                assert!(s.cb_failure_rate() > 0.0 && s.cb_failure_rate() <= 1.0);
             }
         }
         Err(error) => {

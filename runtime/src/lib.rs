@@ -24,8 +24,15 @@
 //! a breaker open, disable it or reset it.
 //!
 //! Features: `tracing` (default) logs and spans through `tracing`; `metrics` records
-//! through the `metrics` facade.
+//! through the `metrics` facade; `reqwest` builds each system's HTTP client from its
+//! settings (the `http` module).
+//!
+//! Which settings are enforced where: the guard enforces `total_timeout`, every `cb_*`
+//! key and the bulkhead (`max_connections × 0.8` permits, `bulkhead_wait`); the HTTP
+//! client enforces `connect_timeout`, `read_timeout` and `max_keepalive` when it is
+//! built from them (`http::client_builder`, feature `reqwest`).
 #![deny(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod breaker;
 mod bulkhead;
@@ -33,8 +40,12 @@ mod call;
 mod error;
 mod guard;
 mod health;
+#[cfg(feature = "reqwest")]
+#[cfg_attr(docsrs, doc(cfg(feature = "reqwest")))]
+pub mod http;
 mod log;
 #[cfg(any(feature = "metrics", test))]
+#[cfg_attr(docsrs, doc(cfg(feature = "metrics")))]
 pub mod metrics;
 mod observer;
 mod registry;
@@ -51,6 +62,7 @@ pub use error::{Cause, CircuitBreakerError};
 pub use guard::Guard;
 pub use health::{Health, ReadinessPolicy, Status, SystemHealth};
 #[cfg(feature = "tracing")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tracing")))]
 pub use log::TracingObserver;
 pub use log::UnknownAction;
 pub use observer::{CallEvent, Observer, Outcome, Transition};

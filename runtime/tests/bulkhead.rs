@@ -41,7 +41,7 @@ impl HighWater {
 
 #[tokio::test(start_paused = true)]
 async fn many_concurrent_callers_never_exceed_the_permits() {
-    let guard = guard("max_connections = 5\nbulkhead_wait = 1000");
+    let guard = guard("max_connections = 5\nbulkhead_wait = \"1000s\"");
     assert_eq!(guard.bulkhead_permits(), 4);
     let high = Arc::new(HighWater::default());
     let tasks: Vec<_> = (0..64u64)

@@ -1,25 +1,69 @@
 //! Environment overrides: `CLIENT_SBER__CB_FAILURE_RATE=0.5` sets `cb_failure_rate` of
 //! system `sber` at startup, without a rebuild.
+//!
+//! The ownership rule: a variable `<PREFIX><SYSTEM>__<KEY>` is ours when `<KEY>` is
+//! one of our keys or a near miss of one (then its system must exist); every other
+//! variable under the prefix belongs to the application and is left alone.
 
 use crate::error::{ErrorKind, SettingsError};
-use crate::keys::{key_list, Key};
-use crate::raw::{self, Entry, RawFile};
-use crate::ENV_PREFIX;
+use crate::keys::{env_var_with_prefix, key_or_near_miss, Key};
+use crate::raw::{self, Entry, RawFile, Source};
 
-/// The process environment's variables that start with [`ENV_PREFIX`]. One shaped as an
-/// override (`CLIENT_…__…`) whose name or value is not Unicode is an error; another
-/// program's `CLIENT_…` variable is left alone, Unicode or not.
-pub(crate) fn process_vars() -> Result<Vec<(String, String)>, SettingsError> {
+/// What an environment variable under the prefix is, by the ownership rule.
+enum Claim<'a> {
+    /// `<PREFIX><SYSTEM>__<KEY>` with a key of ours or a near miss of one.
+    Override {
+        system: &'a str,
+        key_part: &'a str,
+        key: Key,
+    },
+    /// `<PREFIX>SBER_CB_FAILURE_RATE`: a known system and a key of ours with a single
+    /// underscore between them.
+    SingleUnderscore { system: String, key: Key },
+}
+
+/// Whether the variable whose name follows the prefix with `rest` is ours.
+fn claim<'a>(rest: &'a str, systems: &[&str]) -> Option<Claim<'a>> {
+    if let Some((system, key_part)) = rest.split_once("__") {
+        let key = key_or_near_miss(&key_part.to_ascii_lowercase())?;
+        return Some(Claim::Override {
+            system,
+            key_part,
+            key,
+        });
+    }
+    let lower = rest.to_ascii_lowercase();
+    systems.iter().find_map(|system| {
+        let key_part = lower.strip_prefix(system)?.strip_prefix('_')?;
+        let key = key_or_near_miss(key_part)?;
+        Some(Claim::SingleUnderscore {
+            system: (*system).to_owned(),
+            key,
+        })
+    })
+}
+
+/// Whether a variable is ours by name alone (before the file's systems are known):
+/// used to decide whether a variable that is not Unicode is an error.
+fn ours_by_name(name: &str, prefix: &str) -> bool {
+    name.strip_prefix(prefix)
+        .and_then(|rest| rest.split_once("__"))
+        .is_some_and(|(_, key)| key_or_near_miss(&key.to_ascii_lowercase()).is_some())
+}
+
+/// The process environment's variables under `prefix`. One of ours (by the ownership
+/// rule) whose name or value is not Unicode is an error; the application's variables
+/// are left alone, Unicode or not.
+pub(crate) fn process_vars(prefix: &str) -> Result<Vec<(String, String)>, SettingsError> {
     let mut vars = Vec::new();
     for (name, value) in std::env::vars_os() {
         let lossy = name.to_string_lossy();
-        if !lossy.starts_with(ENV_PREFIX) {
+        if !lossy.starts_with(prefix) {
             continue;
         }
-        let override_shaped = lossy[ENV_PREFIX.len()..].contains("__");
         match (name.to_str(), value.to_str()) {
             (Some(name), Some(value)) => vars.push((name.to_owned(), value.to_owned())),
-            _ if !override_shaped => {}
+            _ if !ours_by_name(&lossy, prefix) => {}
             _ => {
                 return Err(SettingsError::new(
                     ErrorKind::Malformed,
@@ -33,8 +77,13 @@ pub(crate) fn process_vars() -> Result<Vec<(String, String)>, SettingsError> {
     Ok(vars)
 }
 
-/// Applies every `CLIENT_<SYSTEM>__<KEY>` variable to the file's tables.
-pub(crate) fn apply<I, K, V>(file: &mut RawFile, origin: &str, vars: I) -> Result<(), SettingsError>
+/// Applies every variable of ours (`<PREFIX><SYSTEM>__<KEY>`) to the file's tables.
+pub(crate) fn apply<I, K, V>(
+    file: &mut RawFile,
+    origin: &str,
+    prefix: &str,
+    vars: I,
+) -> Result<(), SettingsError>
 where
     I: IntoIterator<Item = (K, V)>,
     K: AsRef<str>,
@@ -43,78 +92,85 @@ where
     // Sorted so that the first error reported does not depend on the environment's order.
     let mut vars: Vec<(String, String)> = vars
         .into_iter()
-        .filter(|(name, _)| name.as_ref().starts_with(ENV_PREFIX))
+        .filter(|(name, _)| name.as_ref().starts_with(prefix))
         .map(|(n, v)| (n.as_ref().to_owned(), v.as_ref().to_owned()))
         .collect();
     vars.sort();
+    let names: Vec<String> = file.systems.keys().cloned().collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
     for (variable, text) in vars {
         let error = |kind, message: String| {
             SettingsError::new(kind, origin, message).variable(Some(&variable))
         };
-        let rest = &variable[ENV_PREFIX.len()..];
-        let Some((system_part, key_part)) = rest.split_once("__") else {
-            // `CLIENT_ID` belongs to somebody else; `CLIENT_SBER_CB_FAILURE_RATE` and
-            // `CLIENT_SBER` (no key at all) are mistakes about a system we know.
-            let lower = rest.to_ascii_lowercase();
-            let typo = file
-                .systems
-                .keys()
-                .any(|s| lower == *s || lower.starts_with(&format!("{s}_")));
-            if !typo {
-                continue;
+        let spelled = |system: &str, key: Key| env_var_with_prefix(prefix, system, key);
+        let rest = &variable[prefix.len()..];
+        let (system_part, key_part, key) = match claim(rest, &names) {
+            None => continue,
+            Some(Claim::SingleUnderscore { system, key }) => {
+                return Err(error(
+                    ErrorKind::Malformed,
+                    format!(
+                        "expected `{prefix}<SYSTEM>__<KEY>` with a double underscore between system and key: did you mean `{}`?",
+                        spelled(&system, key)
+                    ),
+                )
+                .system(&system)
+                .key(key.name()));
             }
-            return Err(error(
-                ErrorKind::Malformed,
-                format!(
-                    "expected `{ENV_PREFIX}<SYSTEM>__<KEY>` with a double underscore between system and key, such as `CLIENT_SBER__CB_FAILURE_RATE`"
-                ),
-            ));
+            Some(Claim::Override {
+                system,
+                key_part,
+                key,
+            }) => (system, key_part, key),
         };
-        if system_part.is_empty() || key_part.is_empty() {
+        if system_part.is_empty() {
             return Err(error(
                 ErrorKind::Malformed,
                 format!(
-                    "expected `{ENV_PREFIX}<SYSTEM>__<KEY>` with both parts named, such as `CLIENT_SBER__CB_FAILURE_RATE`"
+                    "expected `{prefix}<SYSTEM>__<KEY>` with both parts named, such as `{}`",
+                    spelled("sber", key)
                 ),
             ));
         }
         let system = system_part.to_ascii_lowercase();
         let Some(raw) = file.systems.get_mut(&system) else {
-            let hint = crate::system::suggest(&system, file.systems.keys().map(String::as_str))
-                .map(|s| format!("did you mean `{}`? ", s.to_ascii_uppercase()))
+            let hint = crate::system::suggest(&system, names.iter().copied())
+                .map(|s| format!("did you mean `{}`? ", spelled(s, key)))
                 .unwrap_or_default();
             return Err(error(
                 ErrorKind::UnknownSystem,
                 format!(
                     "no system `{system}` in {origin}; {hint}known systems: {}",
-                    crate::quoted_list(file.systems.keys().map(String::as_str))
+                    crate::quoted_list(names.iter().copied())
                 ),
-            ));
+            )
+            .system(&system));
         };
-        let key_name = key_part.to_ascii_lowercase();
-        let Some(key) = Key::from_name(&key_name) else {
-            let hint = crate::system::suggest(&key_name, crate::KEYS.iter().map(|k| k.name()))
-                .map(|s| format!("did you mean `{}`? ", s.to_ascii_uppercase()))
-                .unwrap_or_default();
+        let exact = key_part.to_ascii_lowercase() == key.name();
+        if !exact {
             return Err(error(
                 ErrorKind::UnknownKey,
                 format!(
-                    "unknown key `{key_name}`; {hint}allowed keys: {}",
-                    key_list()
+                    "no key `{}`; did you mean `{}`?",
+                    key_part.to_ascii_lowercase(),
+                    spelled(&system, key)
                 ),
-            ));
-        };
+            )
+            .system(&system));
+        }
         let value = raw::from_env(key, &text).map_err(|expected| {
             error(
                 ErrorKind::Malformed,
                 format!("got {text:?}, expected {expected}"),
             )
+            .system(&system)
+            .key(key.name())
         })?;
         raw.entries.insert(
             key,
             Entry {
                 value,
-                variable: Some(variable.clone()),
+                source: Source::Variable(variable.clone()),
             },
         );
     }

@@ -19,15 +19,24 @@ pub enum ErrorKind {
     OutOfRange,
     /// Values that are fine alone but break an ordering rule (connect < read < total).
     Order,
+    /// The settings lack a system the binary was compiled against
+    /// ([`Loader::require_systems`](crate::Loader::require_systems)).
+    MissingSystem,
+    /// The settings file could not be read.
+    Io,
 }
 
 /// A settings problem: names the file or environment variable, the system, the key,
 /// and what is allowed.
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// `Debug` shows the same sentence as `Display` (`{:#?}` shows the fields), so that
+/// `fn main() -> Result<(), Box<dyn Error>>` prints a readable line at startup.
+#[derive(Clone, PartialEq, Eq)]
 pub struct SettingsError {
     kind: ErrorKind,
     origin: String,
     system: Option<String>,
+    defaults: bool,
     key: Option<&'static str>,
     variable: Option<String>,
     message: String,
@@ -39,6 +48,7 @@ impl SettingsError {
             kind,
             origin: origin.to_owned(),
             system: None,
+            defaults: false,
             key: None,
             variable: None,
             message: message.into(),
@@ -47,6 +57,11 @@ impl SettingsError {
 
     pub(crate) fn system(mut self, system: &str) -> Self {
         self.system = Some(system.to_owned());
+        self
+    }
+
+    pub(crate) fn in_defaults(mut self) -> Self {
+        self.defaults = true;
         self
     }
 
@@ -70,7 +85,8 @@ impl SettingsError {
         &self.origin
     }
 
-    /// The system whose table has the problem, if it is about one system.
+    /// The system the problem is about, if one: the table with the problem, the system
+    /// an environment variable names, or the first system missing from the settings.
     pub fn system_name(&self) -> Option<&str> {
         self.system.as_deref()
     }
@@ -98,12 +114,41 @@ impl fmt::Display for SettingsError {
         } else {
             write!(f, "{}: ", self.origin)?;
         }
-        match (&self.system, self.key) {
-            (Some(system), Some(key)) => write!(f, "[systems.{system}] `{key}`: ")?,
-            (Some(system), None) => write!(f, "[systems.{system}]: ")?,
-            (None, _) => {}
+        // A variable naming an unknown system or key names them itself; a missing
+        // system has no table to point at.
+        let named_by_variable = self.variable.is_some()
+            && matches!(self.kind, ErrorKind::UnknownSystem | ErrorKind::UnknownKey);
+        if self.defaults {
+            match self.key {
+                Some(key) => write!(f, "[defaults] `{key}`: ")?,
+                None => write!(f, "[defaults]: ")?,
+            }
+        } else if !named_by_variable && self.kind != ErrorKind::MissingSystem {
+            match (&self.system, self.key) {
+                (Some(system), Some(key)) => write!(f, "[systems.{system}] `{key}`: ")?,
+                (Some(system), None) => write!(f, "[systems.{system}]: ")?,
+                (None, _) => {}
+            }
         }
         f.write_str(&self.message)
+    }
+}
+
+impl fmt::Debug for SettingsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if f.alternate() {
+            f.debug_struct("SettingsError")
+                .field("kind", &self.kind)
+                .field("origin", &self.origin)
+                .field("system", &self.system)
+                .field("defaults", &self.defaults)
+                .field("key", &self.key)
+                .field("variable", &self.variable)
+                .field("message", &self.message)
+                .finish()
+        } else {
+            fmt::Display::fmt(self, f)
+        }
     }
 }
 

@@ -7,11 +7,11 @@ use std::fmt;
 pub enum Key {
     /// `base_url`: where the system lives (`http://…` or `https://…`).
     BaseUrl,
-    /// `connect_timeout`, seconds.
+    /// `connect_timeout`, a duration: applied by the HTTP client.
     ConnectTimeout,
-    /// `read_timeout`, seconds.
+    /// `read_timeout`, a duration: applied by the HTTP client.
     ReadTimeout,
-    /// `total_timeout`, seconds: the bound on the whole call.
+    /// `total_timeout`, a duration: the bound on the whole call, enforced by the guard.
     TotalTimeout,
     /// `cb_window_size`: how many recent outcomes the breaker looks at.
     CbWindowSize,
@@ -19,17 +19,17 @@ pub enum Key {
     CbMinCalls,
     /// `cb_failure_rate`: share of failures that opens it, in (0, 1].
     CbFailureRate,
-    /// `cb_open_duration`, seconds.
+    /// `cb_open_duration`, a duration.
     CbOpenDuration,
     /// `cb_half_open_calls`: trial calls admitted while half-open.
     CbHalfOpenCalls,
-    /// `cb_slow_threshold`, seconds: a call longer than this is slow.
+    /// `cb_slow_threshold`, a duration: a call longer than this is slow.
     CbSlowThreshold,
-    /// `max_connections`: the HTTP pool limit; the bulkhead has 80% of it.
+    /// `max_connections`: the connection limit; the guard's bulkhead admits 80% of it.
     MaxConnections,
-    /// `max_keepalive`: idle connections kept.
+    /// `max_keepalive`: idle keep-alive connections the HTTP client keeps.
     MaxKeepalive,
-    /// `bulkhead_wait`, seconds: the longest a call waits for a bulkhead permit.
+    /// `bulkhead_wait`, a duration: the longest a call waits for a bulkhead permit.
     BulkheadWait,
 }
 
@@ -93,7 +93,12 @@ impl Key {
             | Key::MaxConnections
             | Key::MaxKeepalive => Kind::Count,
             Key::CbFailureRate => Kind::Rate,
-            _ => Kind::Seconds,
+            Key::ConnectTimeout
+            | Key::ReadTimeout
+            | Key::TotalTimeout
+            | Key::CbOpenDuration
+            | Key::CbSlowThreshold
+            | Key::BulkheadWait => Kind::Seconds,
         }
     }
 }
@@ -104,15 +109,32 @@ impl fmt::Display for Key {
     }
 }
 
-/// The environment variable that overrides `key` of `system`:
+/// The environment variable that overrides `key` of `system` under the default prefix:
 /// `env_var("sber", Key::CbFailureRate)` is `CLIENT_SBER__CB_FAILURE_RATE`.
 pub fn env_var(system: &str, key: Key) -> String {
+    env_var_with_prefix(crate::ENV_PREFIX, system, key)
+}
+
+/// Like [`env_var`], under another prefix (see [`Loader::prefix`](crate::Loader::prefix)).
+pub fn env_var_with_prefix(prefix: &str, system: &str, key: Key) -> String {
     format!(
-        "{}{}__{}",
-        crate::ENV_PREFIX,
+        "{prefix}{}__{}",
         system.to_ascii_uppercase(),
         key.name().to_ascii_uppercase()
     )
+}
+
+/// The key `name` is, or a near miss of (at most two edits away, as a typo is):
+/// the rule that decides whether an environment variable is ours.
+pub(crate) fn key_or_near_miss(name: &str) -> Option<Key> {
+    if let Some(key) = Key::from_name(name) {
+        return Some(key);
+    }
+    KEYS.into_iter()
+        .map(|key| (strsim::damerau_levenshtein(name, key.name()), key))
+        .filter(|(distance, _)| *distance <= 2)
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, key)| key)
 }
 
 pub(crate) fn key_list() -> String {

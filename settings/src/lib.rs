@@ -10,39 +10,79 @@
 //! use resilience_settings::Settings;
 //!
 //! let toml = r#"
+//!     [defaults]                 # a template copied into every system
+//!     cb_open_duration = "10s"   # a duration with its unit; a bare number is seconds
+//!
 //!     [systems.sber]
 //!     base_url = "http://127.0.0.1:8081"
 //!     cb_failure_rate = 0.30
 //!
 //!     [systems.customer]
 //! "#;
-//! let env = [("CLIENT_SBER__CB_OPEN_DURATION", "5")];
+//! let env = [("CLIENT_SBER__CB_OPEN_DURATION", "5"), ("CLIENT_ID", "not ours")];
 //! let settings = Settings::load_with_env(toml, "resilience.toml", env).unwrap();
 //! let sber = settings.system("sber").unwrap();
 //! assert_eq!(sber.cb_failure_rate(), 0.30);
 //! assert_eq!(sber.cb_open_duration().as_secs(), 5);
 //! assert_eq!(sber.cb_slow_threshold().as_secs(), 15); // read_timeout / 2
-//! assert_eq!(settings.system("customer").unwrap().cb_failure_rate(), 0.5);
+//! let customer = settings.system("customer").unwrap();
+//! assert_eq!(customer.cb_failure_rate(), 0.5);
+//! assert_eq!(customer.cb_open_duration().as_secs(), 10);
 //! ```
+//!
+//! # Environment variables
+//!
+//! A variable `CLIENT_<SYSTEM>__<KEY>` is ours when `<KEY>` is one of our keys or a near
+//! miss of one (then `<SYSTEM>` must exist, or startup stops with a did-you-mean); every
+//! other variable under the prefix (`CLIENT_ID`, `CLIENT_STRIPE__API_KEY`) belongs to
+//! the application and is left alone. The prefix is `CLIENT_` unless
+//! [`Loader::prefix`] says otherwise.
+//!
+//! # Where the settings come from
+//!
+//! - compiled in: the file `#[circuit_breaker]` checked ([`candidate_files`] says
+//!   which), loaded with [`Settings::load`];
+//! - mounted at run time: [`Settings::from_path`], or the compiled-in file unless
+//!   [`PATH_VARIABLE`] names another ([`Loader::parse_or_mounted`]); either way checked
+//!   to hold every system the binary was compiled against;
+//! - built by code ([`SystemSettings::builder`], [`Settings::from_systems`]) or
+//!   deserialised with serde (nested in a figment or config-rs configuration); both go
+//!   through the same validation.
 #![deny(missing_docs)]
 
+mod builder;
+mod de;
 mod env;
 mod error;
 mod keys;
+mod loader;
+mod locate;
 mod raw;
 mod system;
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
+pub use builder::SystemSettingsBuilder;
 pub use error::{ErrorKind, SettingsError};
-pub use keys::{env_var, quoted_list, Key, KEYS};
-pub use system::{suggest, Defaults, SystemSettings, DEFAULTS};
+pub use keys::{env_var, env_var_with_prefix, quoted_list, Key, KEYS};
+pub use loader::Loader;
+pub use locate::{candidate_files, tried, workspace_root, Candidate, CandidateKind};
+pub use system::{suggest, Defaults, SystemSettings, DEFAULTS, UNITLESS_SECONDS_LIMIT};
 
 /// The settings file's name, looked up next to the service crate's `Cargo.toml`.
 pub const FILE_NAME: &str = "resilience.toml";
 
-/// The prefix of every environment override: `CLIENT_<SYSTEM>__<KEY>`.
+/// The default prefix of every environment override: `CLIENT_<SYSTEM>__<KEY>`.
+///
+/// A variable `CLIENT_<SYSTEM>__<KEY>` is ours when `<KEY>` is one of our keys or a near
+/// miss of one (then `<SYSTEM>` must exist); every other variable under the prefix
+/// belongs to the application and is left alone.
 pub const ENV_PREFIX: &str = "CLIENT_";
+
+/// The environment variable that names a settings file mounted at run time (a
+/// ConfigMap), read instead of the compiled-in one by [`Loader::parse_or_mounted`].
+pub const PATH_VARIABLE: &str = "RESILIENCE_SETTINGS";
 
 /// The system name the guide forbids (R-RES-CB-X3): one breaker per system, never a
 /// shared `default`.
@@ -58,44 +98,99 @@ pub struct Settings {
 impl Settings {
     /// Parses and validates a settings file without looking at the environment.
     ///
-    /// `origin` names the file in error messages (`resilience.toml`, or a full path).
+    /// `origin` names the file in error messages, as the user would write it
+    /// (`resilience.toml`).
     pub fn parse(text: &str, origin: &str) -> Result<Self, SettingsError> {
-        Self::load_with_env(text, origin, std::iter::empty::<(String, String)>())
+        Loader::new()
+            .env(std::iter::empty::<(String, String)>())
+            .parse(text, origin)
     }
 
     /// Parses a settings file, applies the process environment's `CLIENT_…__…`
     /// overrides, and validates the result.
     ///
-    /// An override naming an unknown system or key, or carrying a malformed value, is an
-    /// error naming the variable: nothing is silently ignored.
+    /// An override of ours naming an unknown system or key, or carrying a malformed
+    /// value, is an error naming the variable: nothing of ours is silently ignored.
     pub fn load(text: &str, origin: &str) -> Result<Self, SettingsError> {
-        let vars = env::process_vars()?;
-        Self::load_with_env(text, origin, vars)
+        Loader::new().parse(text, origin)
     }
 
     /// Like [`Settings::load`], with the environment given as name/value pairs (for tests,
-    /// and for services that read their environment elsewhere). Pairs whose name does not
-    /// start with [`ENV_PREFIX`] are ignored.
+    /// and for services that read their environment elsewhere). Pairs that are not ours
+    /// by the ownership rule are ignored.
     pub fn load_with_env<I, K, V>(text: &str, origin: &str, vars: I) -> Result<Self, SettingsError>
     where
         I: IntoIterator<Item = (K, V)>,
         K: AsRef<str>,
         V: AsRef<str>,
     {
-        let mut file = raw::RawFile::parse(text, origin)?;
-        env::apply(&mut file, origin, vars)?;
-        let systems = file
-            .systems
-            .into_iter()
-            .map(|(name, raw)| {
-                let resolved = raw.resolve(&name, origin)?;
-                Ok((name, resolved))
-            })
-            .collect::<Result<_, SettingsError>>()?;
+        Loader::new().env(vars).parse(text, origin)
+    }
+
+    /// Reads the settings file at `path` (one mounted at run time), applies the process
+    /// environment's overrides, validates it, and checks that it holds every system in
+    /// `systems` (the ones the binary was compiled against). Errors name the file as
+    /// `path` is written.
+    ///
+    /// ```no_run
+    /// let settings = resilience_settings::Settings::from_path(
+    ///     "/etc/payments/resilience.toml",
+    ///     &["sber", "customer"],
+    /// )?;
+    /// # Ok::<(), resilience_settings::SettingsError>(())
+    /// ```
+    pub fn from_path(path: impl AsRef<Path>, systems: &[&str]) -> Result<Self, SettingsError> {
+        Loader::new().require_systems(systems).read(path)
+    }
+
+    /// Settings of systems built by code ([`SystemSettings::builder`]), each already
+    /// validated. Two systems of one name are an error.
+    pub fn from_systems(
+        systems: impl IntoIterator<Item = SystemSettings>,
+    ) -> Result<Self, SettingsError> {
+        let mut map = BTreeMap::new();
+        for system in systems {
+            let name = system.name().to_owned();
+            if map.insert(name.clone(), system).is_some() {
+                return Err(SettingsError::new(
+                    ErrorKind::SystemName,
+                    builder::ORIGIN,
+                    format!("two systems named `{name}`: each system has one entry"),
+                )
+                .system(&name));
+            }
+        }
         Ok(Settings {
-            origin: origin.to_owned(),
-            systems,
+            origin: builder::ORIGIN.to_owned(),
+            systems: map,
         })
+    }
+
+    /// Checks that every system in `systems` has an entry: an error of kind
+    /// [`ErrorKind::MissingSystem`] naming each one missing.
+    pub fn require_systems<'a>(
+        &self,
+        systems: impl IntoIterator<Item = &'a str>,
+    ) -> Result<(), SettingsError> {
+        let missing: Vec<&str> = systems
+            .into_iter()
+            .filter(|name| !self.systems.contains_key(*name))
+            .collect();
+        let Some(first) = missing.first() else {
+            return Ok(());
+        };
+        let tables: Vec<String> = missing.iter().map(|m| format!("[systems.{m}]")).collect();
+        Err(SettingsError::new(
+            ErrorKind::MissingSystem,
+            &self.origin,
+            format!(
+                "missing {}: this binary was compiled with `#[circuit_breaker]` calls to {}; add a `[systems.{first}]` table (the settings hold {})",
+                quoted_list(tables.iter().map(String::as_str)),
+                if missing.len() == 1 { "it" } else { "them" },
+                quoted_list(self.names()),
+            ),
+        )
+        .system(first))
     }
 
     /// The file these settings came from, as given to the loader.
@@ -116,5 +211,22 @@ impl Settings {
     /// Every system's name, in order.
     pub fn names(&self) -> impl ExactSizeIterator<Item = &str> {
         self.systems.keys().map(String::as_str)
+    }
+
+    /// Validates a raw file (defaults applied) into settings.
+    pub(crate) fn resolve(mut file: raw::RawFile, origin: &str) -> Result<Self, SettingsError> {
+        file.apply_defaults();
+        let systems = file
+            .systems
+            .into_iter()
+            .map(|(name, raw)| {
+                let resolved = raw.resolve(&name, origin)?;
+                Ok((name, resolved))
+            })
+            .collect::<Result<_, SettingsError>>()?;
+        Ok(Settings {
+            origin: origin.to_owned(),
+            systems,
+        })
     }
 }

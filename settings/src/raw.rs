@@ -6,22 +6,39 @@ use std::num::{IntErrorKind, ParseIntError};
 use crate::error::{ErrorKind, SettingsError};
 use crate::keys::{key_list, Key, Kind};
 
-/// A value as written in the file or an environment variable.
+/// A value as written in the file, an environment variable or code.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Value {
     Text(String),
     Number(f64),
     Integer(i64),
+    /// A duration in seconds; `unit` when it was written with one (`"500ms"`, or a
+    /// `Duration` in code), so that it is taken as meant.
+    Seconds {
+        value: f64,
+        unit: bool,
+    },
 }
 
-/// One key's value and, when an environment variable set it, that variable's name.
+/// Where a value came from, for error messages.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Source {
+    /// The system's own table (or the builder).
+    Table,
+    /// The file's `[defaults]` table.
+    Defaults,
+    /// An environment variable, by name.
+    Variable(String),
+}
+
+/// One key's value and where it came from.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Entry {
     pub value: Value,
-    pub variable: Option<String>,
+    pub source: Source,
 }
 
-/// One `[systems.NAME]` table.
+/// One `[systems.NAME]` table, or the `[defaults]` table.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct RawSystem {
     pub entries: BTreeMap<Key, Entry>,
@@ -30,7 +47,30 @@ pub(crate) struct RawSystem {
 /// The whole file.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct RawFile {
+    pub defaults: RawSystem,
     pub systems: BTreeMap<String, RawSystem>,
+}
+
+/// Which table a problem is in.
+#[derive(Clone, Copy)]
+pub(crate) enum Table<'a> {
+    System(&'a str),
+    Defaults,
+}
+
+impl Table<'_> {
+    pub(crate) fn error(
+        self,
+        kind: ErrorKind,
+        origin: &str,
+        message: impl Into<String>,
+    ) -> SettingsError {
+        let error = SettingsError::new(kind, origin, message);
+        match self {
+            Table::System(system) => error.system(system),
+            Table::Defaults => error.in_defaults(),
+        }
+    }
 }
 
 impl RawFile {
@@ -42,67 +82,110 @@ impl RawFile {
                 format!("not valid TOML: {}", e.to_string().trim_end()),
             )
         })?;
+        Self::from_table(table, origin)
+    }
+
+    pub fn from_table(table: toml::Table, origin: &str) -> Result<Self, SettingsError> {
         let mut file = RawFile::default();
         for (name, value) in table {
-            if name != "systems" {
-                return Err(SettingsError::new(
-                    ErrorKind::Syntax,
-                    origin,
-                    format!(
-                        "unknown top-level key `{name}`: the file holds one `[systems.NAME]` table per external system"
-                    ),
-                ));
-            }
-            let toml::Value::Table(systems) = value else {
-                return Err(SettingsError::new(
-                    ErrorKind::Syntax,
-                    origin,
-                    "`systems` must be a table of tables, written `[systems.NAME]`",
-                ));
-            };
-            for (system, table) in systems {
-                check_system_name(&system, origin)?;
-                let toml::Value::Table(table) = table else {
+            match (name.as_str(), value) {
+                ("systems", toml::Value::Table(systems)) => {
+                    for (system, table) in systems {
+                        check_system_name(&system, origin)?;
+                        let toml::Value::Table(table) = table else {
+                            return Err(SettingsError::new(
+                                ErrorKind::Syntax,
+                                origin,
+                                format!("`systems.{system}` must be a table, written `[systems.{system}]`"),
+                            )
+                            .system(&system));
+                        };
+                        let raw = RawSystem::from_table(Table::System(&system), table, origin)?;
+                        file.systems.insert(system, raw);
+                    }
+                }
+                ("systems", _) => {
                     return Err(SettingsError::new(
                         ErrorKind::Syntax,
                         origin,
-                        format!("`systems.{system}` must be a table, written `[systems.{system}]`"),
-                    )
-                    .system(&system));
-                };
-                let raw = RawSystem::from_table(&system, table, origin)?;
-                file.systems.insert(system, raw);
+                        "`systems` must be a table of tables, written `[systems.NAME]`",
+                    ))
+                }
+                ("defaults", toml::Value::Table(table)) => {
+                    file.defaults = RawSystem::from_table(Table::Defaults, table, origin)?;
+                    if file.defaults.entries.contains_key(&Key::BaseUrl) {
+                        return Err(Table::Defaults
+                            .error(
+                                ErrorKind::UnknownKey,
+                                origin,
+                                "`base_url` cannot be a default: each system lives at its own address; set it in its `[systems.NAME]` table",
+                            )
+                            .key(Key::BaseUrl.name()));
+                    }
+                }
+                ("defaults", _) => {
+                    return Err(SettingsError::new(
+                        ErrorKind::Syntax,
+                        origin,
+                        "`defaults` must be a table, written `[defaults]`",
+                    ))
+                }
+                (other, _) => {
+                    return Err(SettingsError::new(
+                        ErrorKind::Syntax,
+                        origin,
+                        format!(
+                            "unknown top-level key `{other}`: the file holds one `[systems.NAME]` table per external system, and optionally a `[defaults]` table"
+                        ),
+                    ))
+                }
             }
         }
         Ok(file)
     }
+
+    /// Fills every system's unset keys from `[defaults]`: a template copied into each
+    /// system, never a shared breaker.
+    pub fn apply_defaults(&mut self) {
+        for system in self.systems.values_mut() {
+            for (key, entry) in &self.defaults.entries {
+                system.entries.entry(*key).or_insert_with(|| Entry {
+                    value: entry.value.clone(),
+                    source: Source::Defaults,
+                });
+            }
+        }
+    }
 }
 
 impl RawSystem {
-    fn from_table(system: &str, table: toml::Table, origin: &str) -> Result<Self, SettingsError> {
+    pub(crate) fn from_table(
+        table_name: Table<'_>,
+        table: toml::Table,
+        origin: &str,
+    ) -> Result<Self, SettingsError> {
         let mut entries = BTreeMap::new();
         for (name, value) in table {
             let Some(key) = Key::from_name(&name) else {
                 let hint = crate::system::suggest(&name, crate::KEYS.iter().map(|k| k.name()))
                     .map(|s| format!("did you mean `{s}`? "))
                     .unwrap_or_default();
-                return Err(SettingsError::new(
+                return Err(table_name.error(
                     ErrorKind::UnknownKey,
                     origin,
                     format!("unknown key `{name}`; {hint}allowed keys: {}", key_list()),
-                )
-                .system(system));
+                ));
             };
             let value = from_toml(key, value).map_err(|expected| {
-                SettingsError::new(ErrorKind::Malformed, origin, format!("expected {expected}"))
-                    .system(system)
+                table_name
+                    .error(ErrorKind::Malformed, origin, expected)
                     .key(key.name())
             })?;
             entries.insert(
                 key,
                 Entry {
                     value,
-                    variable: None,
+                    source: Source::Table,
                 },
             );
         }
@@ -114,21 +197,66 @@ impl RawSystem {
 pub(crate) fn expected(kind: Kind) -> &'static str {
     match kind {
         Kind::Url => "a URL string such as \"http://127.0.0.1:8080\"",
-        Kind::Seconds => "a number of seconds such as 2.5",
+        Kind::Seconds => {
+            "a number of seconds such as 2.5, or a duration with its unit such as \"500ms\" or \"30s\""
+        }
         Kind::Count => "a whole number such as 10",
         Kind::Rate => "a share between 0 and 1 such as 0.5",
     }
 }
 
-fn from_toml(key: Key, value: toml::Value) -> Result<Value, &'static str> {
+fn from_toml(key: Key, value: toml::Value) -> Result<Value, String> {
     let kind = key.kind();
+    let expected = || format!("expected {}", expected(kind));
     match (kind, value) {
         (Kind::Url, toml::Value::String(s)) => Ok(Value::Text(s)),
         (Kind::Count, toml::Value::Integer(i)) => Ok(Value::Integer(i)),
-        (Kind::Seconds | Kind::Rate, toml::Value::Integer(i)) => Ok(Value::Number(i as f64)),
-        (Kind::Seconds | Kind::Rate, toml::Value::Float(f)) => Ok(Value::Number(f)),
-        _ => Err(expected(kind)),
+        (Kind::Rate, toml::Value::Integer(i)) => Ok(Value::Number(i as f64)),
+        (Kind::Rate, toml::Value::Float(f)) => Ok(Value::Number(f)),
+        (Kind::Seconds, toml::Value::Integer(i)) => Ok(Value::Seconds {
+            value: i as f64,
+            unit: false,
+        }),
+        (Kind::Seconds, toml::Value::Float(f)) => Ok(Value::Seconds {
+            value: f,
+            unit: false,
+        }),
+        (Kind::Seconds, toml::Value::String(s)) => {
+            duration_with_unit(&s).map_err(|e| format!("got {s:?}: {e}; {}", expected()))
+        }
+        _ => Err(expected()),
     }
+}
+
+/// A duration string with its unit (`"500ms"`, `"30s"`, `"1m 30s"`), read by `humantime`;
+/// also one fractional number with a unit (`"2.5s"`), which `humantime` does not take.
+fn duration_with_unit(text: &str) -> Result<Value, String> {
+    let text = text.trim();
+    let seconds = match humantime::parse_duration(text) {
+        Ok(duration) => duration.as_secs_f64(),
+        Err(e) => fractional(text).ok_or_else(|| e.to_string())?,
+    };
+    Ok(Value::Seconds {
+        value: seconds,
+        unit: true,
+    })
+}
+
+/// `"2.5s"`, `"0.5h"`, `"1.5ms"`: a decimal number and one unit, in seconds.
+fn fractional(text: &str) -> Option<f64> {
+    let split = text.find(|c: char| !(c.is_ascii_digit() || c == '.'))?;
+    let (number, unit) = text.split_at(split);
+    let number: f64 = number.parse().ok()?;
+    let scale = match unit.trim() {
+        "ns" => 1e-9,
+        "us" | "µs" => 1e-6,
+        "ms" => 1e-3,
+        "s" | "sec" | "secs" => 1.0,
+        "m" | "min" | "mins" => 60.0,
+        "h" | "hr" | "hrs" => 3600.0,
+        _ => return None,
+    };
+    Some(number * scale).filter(|s| s.is_finite())
 }
 
 /// Parses an environment variable's value for `key`.
@@ -146,13 +274,16 @@ pub(crate) fn from_env(key: Key, text: &str) -> Result<Value, &'static str> {
                 }
                 _ => expected(kind),
             }),
-        Kind::Seconds | Kind::Rate => text
-            .parse::<f64>()
-            .ok()
-            .filter(|f| f.is_finite())
-            .map(Value::Number)
-            .ok_or(expected(kind)),
+        Kind::Rate => number(text).map(Value::Number).ok_or(expected(kind)),
+        Kind::Seconds => match number(text) {
+            Some(value) => Ok(Value::Seconds { value, unit: false }),
+            None => duration_with_unit(text).map_err(|_| expected(kind)),
+        },
     }
+}
+
+fn number(text: &str) -> Option<f64> {
+    text.parse::<f64>().ok().filter(|f| f.is_finite())
 }
 
 /// System names become environment variable parts (`CLIENT_SBER__…`), so they are

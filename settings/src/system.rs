@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use crate::error::{ErrorKind, SettingsError};
 use crate::keys::Key;
-use crate::raw::{Entry, RawSystem, Value};
+use crate::raw::{Entry, RawSystem, Source, Value};
 
 /// The guide's defaults (seconds for durations).
 #[derive(Debug, Clone, Copy)]
@@ -54,6 +54,10 @@ const MAX_CONNECTIONS: i64 = 100_000;
 const MAX_KEEPALIVE: i64 = MAX_CONNECTIONS * 6 / 5;
 /// The smallest positive duration: one nanosecond, `Duration`'s resolution.
 const MIN_SECONDS: f64 = 1e-9;
+/// A duration written without a unit is seconds, as the guide writes them; one of this
+/// many or more (over 16 minutes for a timeout) is surely milliseconds written without
+/// their unit, so it must be written with one (`"35000ms"`, or `"20m"` if meant).
+pub const UNITLESS_SECONDS_LIMIT: f64 = 1_000.0;
 
 /// One external system's validated settings.
 #[derive(Debug, Clone, PartialEq)]
@@ -102,13 +106,15 @@ impl SystemSettings {
         self.base_url.as_deref()
     }
 
-    /// TCP connect timeout.
+    /// TCP connect timeout. Enforced by the HTTP client built from these settings
+    /// (`resilience::http::client_builder`, or by hand), not by the guard.
     #[inline]
     pub fn connect_timeout(&self) -> Duration {
         self.connect_timeout
     }
 
-    /// Read timeout of one response.
+    /// Read timeout of one response. Enforced by the HTTP client built from these
+    /// settings, not by the guard.
     #[inline]
     pub fn read_timeout(&self) -> Duration {
         self.read_timeout
@@ -156,13 +162,16 @@ impl SystemSettings {
         self.cb_slow_threshold
     }
 
-    /// The HTTP client's connection limit.
+    /// The connection limit. The guard's bulkhead admits `max_connections × 0.8` calls
+    /// at once ([`bulkhead_permits`](SystemSettings::bulkhead_permits)), which bounds
+    /// the connections in use.
     #[inline]
     pub fn max_connections(&self) -> u32 {
         self.max_connections
     }
 
-    /// The HTTP client's idle keep-alive pool size.
+    /// The HTTP client's idle keep-alive pool size (R-RES-ISO-2). Enforced by the HTTP
+    /// client built from these settings, not by the guard.
     #[inline]
     pub fn max_keepalive(&self) -> u32 {
         self.max_keepalive
@@ -198,10 +207,16 @@ impl Reader<'_> {
     }
 
     fn variable(&self, key: Key) -> Option<&str> {
-        self.entry(key).and_then(|e| e.variable.as_deref())
+        match self.entry(key).map(|e| &e.source) {
+            Some(Source::Variable(name)) => Some(name),
+            _ => None,
+        }
     }
 
-    fn fail(&self, kind: ErrorKind, key: Key, message: String) -> SettingsError {
+    fn fail(&self, kind: ErrorKind, key: Key, mut message: String) -> SettingsError {
+        if self.entry(key).map(|e| &e.source) == Some(&Source::Defaults) {
+            message.push_str(" (the value comes from the `[defaults]` table)");
+        }
         SettingsError::new(kind, self.origin, message)
             .system(self.system)
             .key(key.name())
@@ -220,11 +235,22 @@ impl Reader<'_> {
     }
 
     fn seconds(&self, key: Key, default: f64, allow_zero: bool) -> Result<f64, SettingsError> {
-        let value = match self.entry(key).map(|e| &e.value) {
+        let (value, unit) = match self.entry(key).map(|e| &e.value) {
             None => return Ok(default),
-            Some(Value::Number(n)) => *n,
-            Some(Value::Integer(_) | Value::Text(_)) => unreachable_kind(),
+            Some(Value::Seconds { value, unit }) => (*value, *unit),
+            Some(_) => unreachable_kind(),
         };
+        if !unit && (UNITLESS_SECONDS_LIMIT..=MAX_SECONDS * 1000.0).contains(&value) {
+            let hours = value / 3600.0;
+            return Err(self.fail(
+                ErrorKind::OutOfRange,
+                key,
+                format!(
+                    "got {value} seconds ({hours:.1} hours), surely a unit mistake: a number without a unit is seconds; write \"{value}ms\" for milliseconds, or give the unit if you mean it (\"{}m\")",
+                    (value / 60.0).round()
+                ),
+            ));
+        }
         // A positive value under a nanosecond would become a zero `Duration`.
         let low_ok = if allow_zero {
             value >= 0.0

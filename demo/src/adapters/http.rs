@@ -1,15 +1,20 @@
 //! The inbound adapter: the HTTP API (axum). Handlers call the core through its ports
 //! and leave the HTTP status of each error to [`crate::bootstrap::errors`].
 //!
-//! | route | calls | answers |
-//! |---|---|---|
-//! | `POST /orders` `{"customer_id","amount"}` | Sber `register` | 201 paid; 409 created but not paid |
-//! | `GET /orders/{id}` | — | 200, 404 |
-//! | `POST /orders/{id}/confirm` | Sber (`register` if unpaid, `confirm`) | 200; 503 + `Retry-After` when Sber is unavailable |
-//! | `GET /customers/{id}` | customer `get` | 200, 404; 503 when the customer system is unavailable |
-//! | `GET /health/ready` | — | every system's breaker; 200 while ready (an open breaker only degrades it) |
-//! | `POST /admin/breakers/{system}/{action}` | — | `force_open`, `disable`, `reset` |
-//! | `GET /metrics` | — | Prometheus text |
+//! Two routers: [`router`], the public API, and [`admin_router`], the operator's
+//! routes (forcing breakers, metrics), served on a separate listener bound to
+//! 127.0.0.1 so that no client of the API can force a breaker open or read the
+//! service's internals.
+//!
+//! | route | router | calls | answers |
+//! |---|---|---|---|
+//! | `POST /orders` `{"customer_id","amount"}` | API | Sber `register` | 201 paid; 409 created but not paid |
+//! | `GET /orders/{id}` | API | — | 200, 404 |
+//! | `POST /orders/{id}/confirm` | API | Sber (`register` if unpaid, `confirm`) | 200; 503 + `Retry-After` when Sber is unavailable |
+//! | `GET /customers/{id}` | API | customer `get` | 200, 404; 503 when the customer system is unavailable |
+//! | `GET /health/ready` | API and admin | — | every system's breaker; 200 while ready (an open breaker only degrades it) |
+//! | `POST /admin/breakers/{system}/{action}` | admin | — | `force_open`, `disable`, `reset` |
+//! | `GET /metrics` | admin | — | Prometheus text |
 
 use std::sync::Arc;
 
@@ -60,7 +65,7 @@ pub struct CreateOrder {
     pub amount: u64,
 }
 
-/// The API's routes over `state`.
+/// The public API's routes over `state`: no operator route is among them.
 pub fn router<P: PaymentPort, C: CustomerPort>(state: AppState<P, C>) -> Router {
     Router::new()
         .route("/orders", post(create_order::<P, C>))
@@ -68,8 +73,16 @@ pub fn router<P: PaymentPort, C: CustomerPort>(state: AppState<P, C>) -> Router 
         .route("/orders/{id}/confirm", post(confirm_order::<P, C>))
         .route("/customers/{id}", get(get_customer::<P, C>))
         .route("/health/ready", get(ready::<P, C>))
+        .with_state(state)
+}
+
+/// The operator's routes over `state`, for the admin listener only: breaker actions,
+/// metrics, and readiness.
+pub fn admin_router<P: PaymentPort, C: CustomerPort>(state: AppState<P, C>) -> Router {
+    Router::new()
         .route("/admin/breakers/{system}/{action}", post(manual::<P, C>))
         .route("/metrics", get(metrics::<P, C>))
+        .route("/health/ready", get(ready::<P, C>))
         .with_state(state)
 }
 

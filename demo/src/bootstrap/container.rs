@@ -86,14 +86,24 @@ impl Container {
         })
     }
 
-    /// The HTTP API over these adapters.
+    /// The public HTTP API over these adapters.
     pub fn router(&self) -> axum::Router {
-        http::router(AppState {
+        http::router(self.state())
+    }
+
+    /// The operator's routes (`/admin/breakers/…`, `/metrics`): serve them on the
+    /// admin listener, never on the public one.
+    pub fn admin_router(&self) -> axum::Router {
+        http::admin_router(self.state())
+    }
+
+    fn state(&self) -> AppState<SberAdapter, CustomerAdapter> {
+        AppState {
             orders: self.orders.clone(),
             customers: Arc::clone(&self.customers),
             guards: self.guards.clone(),
             metrics: self.metrics.clone(),
-        })
+        }
     }
 }
 

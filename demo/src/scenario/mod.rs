@@ -55,6 +55,8 @@ pub struct Setup {
     pub customer: std::net::TcpListener,
     /// The service's listener.
     pub service: std::net::TcpListener,
+    /// The admin listener (operator routes and metrics), on 127.0.0.1.
+    pub admin: std::net::TcpListener,
 }
 
 /// How the scenario ended.
@@ -106,6 +108,7 @@ struct World {
     twin: Twin,
     /// The load on the guarded service, and on the twin.
     loads: (Arc<LoadStats>, Arc<LoadStats>),
+    admin_url: String,
     phase: std::sync::Mutex<(usize, &'static str)>,
     phase_log: std::sync::Mutex<Vec<PhaseEntry>>,
     deadline: Instant,
@@ -256,6 +259,12 @@ pub async fn run(setup: Setup, serve: bool) -> std::io::Result<Outcome> {
     let service_task = tokio::spawn(async move {
         let _ = crate::bootstrap::serve(service, router).await;
     });
+    let admin = listener(setup.admin)?;
+    let admin_url = format!("http://{}", admin.local_addr()?);
+    let admin_router = container.admin_router();
+    let admin_task = tokio::spawn(async move {
+        let _ = crate::bootstrap::serve(admin, admin_router).await;
+    });
 
     // The unguarded twin, on ephemeral ports of 127.0.0.1 too.
     let twin_sber = FakeServer::sber(FakeServer::bind().await?)?;
@@ -301,6 +310,7 @@ pub async fn run(setup: Setup, serve: bool) -> std::io::Result<Outcome> {
             url: twin_url,
         },
         loads: (Arc::clone(load.stats()), Arc::clone(twin_load.stats())),
+        admin_url,
         phase: std::sync::Mutex::new((0, "starting")),
         phase_log: std::sync::Mutex::default(),
         deadline,
@@ -328,6 +338,7 @@ pub async fn run(setup: Setup, serve: bool) -> std::io::Result<Outcome> {
     }
     service_task.abort();
     twin_task.abort();
+    admin_task.abort();
     printer.abort();
     Ok(outcome)
 }

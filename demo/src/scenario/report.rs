@@ -429,7 +429,10 @@ pub(super) fn serving(world: &World) {
     println!("  curl -si -XPOST {url}/orders/1/confirm");
     println!("  curl -si {url}/customers/c-1");
     println!("  curl -s  {url}/health/ready");
-    println!("  curl -s  {url}/metrics");
+    let admin = &world.admin_url;
+    println!("operator routes and metrics, on the admin listener only:");
+    println!("  curl -s  {admin}/metrics");
+    println!("  curl -s -XPOST {admin}/admin/breakers/sber/force_open   # or disable, reset");
     println!("break Sber and watch the breaker (transitions print here):");
     println!(
         "  curl -s -XPUT '{}/_faults?fail_share=1'       # every call fails",

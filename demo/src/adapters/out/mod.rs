@@ -30,10 +30,10 @@ pub enum BuildError {
     },
 }
 
-/// The system's HTTP client, configured from its settings: connect and read timeouts,
-/// and an idle pool of `max_keepalive` connections (R-RES-ISO-2). The number of
-/// connections in use is bounded by the guard's bulkhead (`max_connections × 0.8`);
-/// the whole call by its `total_timeout`.
+/// The system's own HTTP client (R-RES-ISO-1), from `resilience::http::client_builder`:
+/// its connect and read timeouts and an idle pool of `max_keepalive` connections
+/// (R-RES-ISO-2). The number of connections in use is bounded by the guard's bulkhead
+/// (`max_connections × 0.8`); the whole call by the guard's `total_timeout`.
 pub fn http_client(settings: &SystemSettings) -> Result<(reqwest::Client, String), BuildError> {
     let base_url = settings
         .base_url()
@@ -42,10 +42,8 @@ pub fn http_client(settings: &SystemSettings) -> Result<(reqwest::Client, String
             system: settings.name().to_owned(),
             variable: settings.env_var(resilience::settings::Key::BaseUrl),
         })?;
-    let client = reqwest::Client::builder()
-        .connect_timeout(settings.connect_timeout())
-        .read_timeout(settings.read_timeout())
-        .pool_max_idle_per_host(settings.max_keepalive() as usize)
+    // The demo only ever calls its own fakes on 127.0.0.1: no proxy.
+    let client = resilience::http::client_builder(settings)
         .no_proxy()
         .build()
         .map_err(|source| BuildError::Client {

@@ -1,0 +1,126 @@
+//! serde: `Settings` and `SystemSettings` deserialise from any self-describing format
+//! (a figment or config-rs configuration, JSON, TOML), through the same validation, and
+//! serialise to the same shape.
+
+use serde::de::{Deserialize, Deserializer, Error};
+use serde::ser::{Serialize, SerializeMap, Serializer};
+
+use crate::keys::Key;
+
+use crate::raw::{check_system_name, RawFile, RawSystem, Table};
+use crate::{Settings, SystemSettings};
+
+/// The origin errors of deserialised settings name.
+const ORIGIN: &str = "resilience settings";
+
+/// The file's shape: `systems` (one table per system) and an optional `defaults`.
+/// Durations are numbers of seconds or strings with a unit (`"500ms"`). No
+/// `CLIENT_…` overrides are applied here: the configuration library that deserialises
+/// it layers its own sources (figment's `Env`, config-rs's `Environment`).
+impl<'de> Deserialize<'de> for Settings {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let table = toml::Table::deserialize(deserializer)?;
+        let file = RawFile::from_table(table, ORIGIN).map_err(D::Error::custom)?;
+        Settings::resolve(file, ORIGIN).map_err(D::Error::custom)
+    }
+}
+
+/// One system's table, with its name as the key `name` (`name = "sber"`), since
+/// alone it has no `[systems.NAME]` to take it from.
+impl<'de> Deserialize<'de> for SystemSettings {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let mut table = toml::Table::deserialize(deserializer)?;
+        let name = match table.remove("name") {
+            Some(toml::Value::String(name)) => name,
+            Some(_) => {
+                return Err(D::Error::custom(
+                    "`name` must be the system's name, a string such as \"sber\"",
+                ))
+            }
+            None => {
+                return Err(D::Error::custom(
+                    "a system's settings need its `name`, such as `name = \"sber\"`",
+                ))
+            }
+        };
+        check_system_name(&name, ORIGIN).map_err(D::Error::custom)?;
+        let raw =
+            RawSystem::from_table(Table::System(&name), table, ORIGIN).map_err(D::Error::custom)?;
+        raw.resolve(&name, ORIGIN).map_err(D::Error::custom)
+    }
+}
+
+/// One system as its table: every key with its resolved value (durations as strings
+/// with units, which read back exactly), and `name` when `named`.
+fn serialize_system<M: SerializeMap>(
+    map: &mut M,
+    system: &SystemSettings,
+    named: bool,
+) -> Result<(), M::Error> {
+    let duration = |d: std::time::Duration| humantime::format_duration(d).to_string();
+    if named {
+        map.serialize_entry("name", system.name())?;
+    }
+    if let Some(url) = system.base_url() {
+        map.serialize_entry(Key::BaseUrl.name(), url)?;
+    }
+    map.serialize_entry(
+        Key::ConnectTimeout.name(),
+        &duration(system.connect_timeout()),
+    )?;
+    map.serialize_entry(Key::ReadTimeout.name(), &duration(system.read_timeout()))?;
+    map.serialize_entry(Key::TotalTimeout.name(), &duration(system.total_timeout()))?;
+    map.serialize_entry(Key::CbWindowSize.name(), &system.cb_window_size())?;
+    map.serialize_entry(Key::CbMinCalls.name(), &system.cb_min_calls())?;
+    map.serialize_entry(Key::CbFailureRate.name(), &system.cb_failure_rate())?;
+    map.serialize_entry(
+        Key::CbOpenDuration.name(),
+        &duration(system.cb_open_duration()),
+    )?;
+    map.serialize_entry(Key::CbHalfOpenCalls.name(), &system.cb_half_open_calls())?;
+    map.serialize_entry(
+        Key::CbSlowThreshold.name(),
+        &duration(system.cb_slow_threshold()),
+    )?;
+    map.serialize_entry(Key::MaxConnections.name(), &system.max_connections())?;
+    map.serialize_entry(Key::MaxKeepalive.name(), &system.max_keepalive())?;
+    map.serialize_entry(Key::BulkheadWait.name(), &duration(system.bulkhead_wait()))
+}
+
+/// Every key of the system, resolved, and its `name`: what [`Deserialize`] reads back
+/// (for figment's `Serialized::defaults`, or to log the settings in effect).
+impl Serialize for SystemSettings {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        serialize_system(&mut map, self, true)?;
+        map.end()
+    }
+}
+
+/// `systems`, one table per system with every key resolved: what [`Deserialize`] reads
+/// back.
+impl Serialize for Settings {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        struct Table<'a>(&'a SystemSettings);
+        impl Serialize for Table<'_> {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                let mut map = serializer.serialize_map(None)?;
+                serialize_system(&mut map, self.0, false)?;
+                map.end()
+            }
+        }
+        struct Systems<'a>(&'a Settings);
+        impl Serialize for Systems<'_> {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                let mut map = serializer.serialize_map(Some(self.0.names().len()))?;
+                for system in self.0.systems() {
+                    map.serialize_entry(system.name(), &Table(system))?;
+                }
+                map.end()
+            }
+        }
+        let mut map = serializer.serialize_map(Some(1))?;
+        map.serialize_entry("systems", &Systems(self))?;
+        map.end()
+    }
+}

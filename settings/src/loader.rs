@@ -1,0 +1,159 @@
+//! How settings are loaded: which environment, which prefix, which systems must be there.
+
+use std::path::Path;
+
+use crate::error::{ErrorKind, SettingsError};
+use crate::{env, raw, Settings, ENV_PREFIX, PATH_VARIABLE};
+
+/// Loads settings with options: the environment overrides' prefix, the environment
+/// itself, and the systems that must be present.
+///
+/// ```
+/// use resilience_settings::Loader;
+///
+/// let settings = Loader::new()
+///     .prefix("PAYMENTS_")
+///     .env([("PAYMENTS_SBER__CB_FAILURE_RATE", "0.3"), ("PAYMENTS_TOKEN", "secret")])
+///     .require_systems(["sber"])
+///     .parse("[systems.sber]", "resilience.toml")
+///     .unwrap();
+/// assert_eq!(settings.system("sber").unwrap().cb_failure_rate(), 0.3);
+/// ```
+#[derive(Debug, Clone)]
+pub struct Loader {
+    prefix: String,
+    env: Option<Vec<(String, String)>>,
+    required: Vec<String>,
+}
+
+impl Default for Loader {
+    fn default() -> Self {
+        Loader::new()
+    }
+}
+
+impl Loader {
+    /// The process environment, the prefix `CLIENT_`, no systems required.
+    pub fn new() -> Self {
+        Loader {
+            prefix: ENV_PREFIX.to_owned(),
+            env: None,
+            required: Vec::new(),
+        }
+    }
+
+    /// The environment overrides' prefix instead of `CLIENT_`: upper-case ASCII
+    /// letters, digits and `_`, such as `PAYMENTS_`. Checked when loading.
+    pub fn prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.prefix = prefix.into();
+        self
+    }
+
+    /// The environment as name/value pairs instead of the process's (tests, or a
+    /// service that reads its environment elsewhere).
+    pub fn env<I, K, V>(mut self, vars: I) -> Self
+    where
+        I: IntoIterator<Item = (K, V)>,
+        K: AsRef<str>,
+        V: AsRef<str>,
+    {
+        self.env = Some(
+            vars.into_iter()
+                .map(|(k, v)| (k.as_ref().to_owned(), v.as_ref().to_owned()))
+                .collect(),
+        );
+        self
+    }
+
+    /// Systems the settings must hold: the ones the binary was compiled against. A
+    /// file without one of them is an error of kind
+    /// [`ErrorKind::MissingSystem`](crate::ErrorKind::MissingSystem) naming it.
+    pub fn require_systems<I, S>(mut self, systems: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        self.required
+            .extend(systems.into_iter().map(|s| s.as_ref().to_owned()));
+        self
+    }
+
+    /// Parses `text` (the file named `origin` in messages), applies the environment's
+    /// overrides, validates, and checks the required systems.
+    pub fn parse(&self, text: &str, origin: &str) -> Result<Settings, SettingsError> {
+        self.check_prefix(origin)?;
+        let mut file = raw::RawFile::parse(text, origin)?;
+        match &self.env {
+            Some(vars) => env::apply(&mut file, origin, &self.prefix, vars.iter().cloned())?,
+            None => {
+                let vars = env::process_vars(&self.prefix)?;
+                env::apply(&mut file, origin, &self.prefix, vars)?
+            }
+        }
+        let settings = Settings::resolve(file, origin)?;
+        settings.require_systems(self.required.iter().map(String::as_str))?;
+        Ok(settings)
+    }
+
+    /// Reads the file at `path` and [parses](Loader::parse) it; errors name the file as
+    /// `path` is written.
+    pub fn read(&self, path: impl AsRef<Path>) -> Result<Settings, SettingsError> {
+        let path = path.as_ref();
+        let origin = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            SettingsError::new(
+                ErrorKind::Io,
+                &origin,
+                format!("cannot read the settings file: {e}"),
+            )
+        })?;
+        self.parse(&text, &origin)
+    }
+
+    /// The file [`PATH_VARIABLE`] (`RESILIENCE_SETTINGS`) names, if the environment sets
+    /// it to a non-empty path (a file mounted at run time); otherwise `text`, the
+    /// compiled-in file named `origin`. Either way the overrides are applied, and the
+    /// result validated and checked for the required systems.
+    pub fn parse_or_mounted(&self, text: &str, origin: &str) -> Result<Settings, SettingsError> {
+        let mounted = match &self.env {
+            Some(vars) => vars
+                .iter()
+                .find(|(name, _)| name == PATH_VARIABLE)
+                .map(|(_, value)| std::ffi::OsString::from(value)),
+            None => std::env::var_os(PATH_VARIABLE),
+        };
+        match mounted {
+            Some(path) if !path.is_empty() => self.read(Path::new(&path)).map_err(|e| {
+                if e.kind() == ErrorKind::Io {
+                    let message = format!("names `{}`: {}", e.origin(), e.message());
+                    SettingsError::new(ErrorKind::Io, e.origin(), message)
+                        .variable(Some(PATH_VARIABLE))
+                } else {
+                    e
+                }
+            }),
+            _ => self.parse(text, origin),
+        }
+    }
+
+    fn check_prefix(&self, origin: &str) -> Result<(), SettingsError> {
+        let ok = !self.prefix.is_empty()
+            && self
+                .prefix
+                .chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+            && !self.prefix.starts_with(|c: char| c.is_ascii_digit());
+        if ok {
+            Ok(())
+        } else {
+            Err(SettingsError::new(
+                ErrorKind::Malformed,
+                origin,
+                format!(
+                    "the environment prefix {:?} is not allowed: use upper-case ASCII letters, digits and `_`, such as \"CLIENT_\"",
+                    self.prefix
+                ),
+            ))
+        }
+    }
+}
