@@ -496,6 +496,14 @@ impl Core {
         }
     }
 
+    /// The closed window's failures and outcomes as they are, in any state: empty
+    /// from every transition on (readings show the figures that tripped an open one
+    /// instead). For the model checks.
+    #[allow(dead_code)] // read by the `model-check` crate
+    pub(crate) fn window_counts(&self) -> (u32, u32) {
+        self.counts(&self.lock())
+    }
+
     /// The window's failure rate, without the lock when the window is packed.
     /// While open: the rate that tripped it (read under the lock).
     pub(crate) fn failure_rate(&self) -> f64 {
