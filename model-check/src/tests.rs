@@ -1,10 +1,16 @@
-//! Loom explores every interleaving (up to two preemptions) of two or three threads on
-//! the real core: never more than N trials, trial slots returned on cancel and never
-//! into a later cycle, no lost or doubled transition, stale outcomes ignored.
+//! Loom explores the interleavings (up to two preemptions; one for the generation wrap,
+//! whose operator thread makes 256 transitions) of two or three threads on the real core
+//! and its delivery of transitions: never more than N trials, trial slots returned on
+//! cancel and never into a later cycle, no lost or doubled transition, stale outcomes
+//! ignored even 256 generations later, transitions delivered in order and none left
+//! behind, an observer's own transition delivered next. Loom switches threads at lock
+//! acquisitions and atomic operations; what it proves is bounded by that and by the
+//! preemption bound.
 
 use loom::sync::Arc;
 use loom::thread;
 
+use crate::breaker::delivery::Delivery;
 use crate::breaker::state::{Change, Config, Core, Denied, ManualAction, State, Ticket};
 
 /// Open duration, in the core's nanoseconds.
@@ -364,4 +370,162 @@ fn closed_outcomes_racing_an_opening_land_in_no_later_window() {
             assert_eq!(core.reading().calls, 0);
         });
     }
+}
+
+#[test]
+fn a_stale_outcome_never_lands_in_a_window_256_generations_later() {
+    // A recorder preempted between its look at the state and its write, while an
+    // operator resets the breaker 256 times: the outcome belongs to generation 0 and
+    // must not land in the window of generation 256 (whose low byte is 0 again).
+    let mut builder = loom::model::Builder::new();
+    // One preemption is all it takes: the recorder stops, the operator runs to the end.
+    builder.preemption_bound = Some(1);
+    builder.max_branches = 100_000;
+    builder.check(|| {
+        // Two outcomes needed to open: the one failure alone never does.
+        let core = core(2, 2, 0.5, 1);
+        let stale = admit(&core, 0).unwrap();
+        let operator = {
+            let core = core.clone();
+            thread::spawn(move || {
+                for _ in 0..256 {
+                    core.manual(ManualAction::Reset, 0).unwrap();
+                }
+            })
+        };
+        assert_eq!(core.record(stale, true, || 0), None);
+        operator.join().unwrap();
+        let reading = core.reading();
+        assert_eq!(
+            (reading.state, reading.calls, reading.failures),
+            (State::Closed, 0, 0),
+            "a generation-0 outcome landed in generation 256's window"
+        );
+    });
+}
+
+/// Transitions in the order observers were handed them.
+type Delivered = Arc<loom::sync::Mutex<Vec<Change>>>;
+
+/// Each transition starts where the one before ended, from closed.
+fn assert_chain(delivered: &[Change]) -> State {
+    let mut at = State::Closed;
+    for change in delivered {
+        assert_eq!(change.from, at, "{delivered:?}");
+        at = change.to;
+    }
+    at
+}
+
+#[test]
+fn transitions_reach_the_observers_in_order_and_none_is_left_behind() {
+    check(|| {
+        let core = core(1, 1, 1.0, 1);
+        let delivery = Arc::new(Delivery::new());
+        let delivered: Delivered = Arc::default();
+        let act = |action: ManualAction| {
+            let (core, delivery, delivered) = (core.clone(), delivery.clone(), delivered.clone());
+            thread::spawn(move || {
+                let change = core.manual(action, 0);
+                if change.is_some() {
+                    delivery.run(&core, |c| delivered.lock().unwrap().push(*c));
+                }
+                change.is_some()
+            })
+        };
+        let a = act(ManualAction::ForceOpen);
+        let b = act(ManualAction::Disable);
+        // This thread fails a call: closed → open, if still closed then.
+        let ticket = admit(&core, 0);
+        let mine = ticket.ok().and_then(|t| core.record(t, true, || 0));
+        if mine.is_some() {
+            delivery.run(&core, |c| delivered.lock().unwrap().push(*c));
+        }
+        let made = [a.join().unwrap(), b.join().unwrap(), mine.is_some()]
+            .into_iter()
+            .filter(|&made| made)
+            .count();
+        let delivered = delivered.lock().unwrap();
+        assert_eq!(delivered.len(), made, "every transition delivered, once");
+        assert_eq!(assert_chain(&delivered), core.state());
+        assert!(!core.has_changes());
+    });
+}
+
+#[test]
+fn an_observer_acting_on_the_breaker_gets_its_own_transition_next() {
+    check(|| {
+        let core = core(1, 1, 1.0, 1);
+        let delivery = Arc::new(Delivery::new());
+        let delivered: Delivered = Arc::default();
+        // Delivering: an observer resets whatever was forced open.
+        let deliver = |core: &Core, delivery: &Delivery, delivered: &Delivered| {
+            delivery.run(core, |c| {
+                delivered.lock().unwrap().push(*c);
+                if c.to == State::ForcedOpen {
+                    core.manual(ManualAction::Reset, 0);
+                    // The nested run finds the lock held: the loop delivers it next.
+                    delivery.run(core, |_| panic!("delivered out of the loop"));
+                }
+            });
+        };
+        let other = {
+            let (core, delivery, delivered) = (core.clone(), delivery.clone(), delivered.clone());
+            thread::spawn(move || {
+                if core.manual(ManualAction::ForceOpen, 0).is_some() {
+                    deliver(&core, &delivery, &delivered);
+                }
+            })
+        };
+        if core.manual(ManualAction::ForceOpen, 0).is_some() {
+            deliver(&core, &delivery, &delivered);
+        }
+        other.join().unwrap();
+        let delivered = delivered.lock().unwrap();
+        assert_eq!(assert_chain(&delivered), State::Closed);
+        assert_eq!(core.state(), State::Closed);
+        assert!(!core.has_changes());
+    });
+}
+
+#[test]
+fn a_success_skipped_without_the_lock_hides_no_failure() {
+    check(|| {
+        // Two outcomes, both successes: a full window without failures.
+        let core = core(2, 2, 0.5, 1);
+        for _ in 0..2 {
+            let ticket = admit(&core, 0).unwrap();
+            core.record(ticket, false, || 0);
+        }
+        let (success, failure) = (admit(&core, 0).unwrap(), admit(&core, 0).unwrap());
+        let other = {
+            let core = core.clone();
+            thread::spawn(move || core.record(success, false, || 0))
+        };
+        let change = core.record(failure, true, || 0);
+        assert_eq!(other.join().unwrap(), None);
+        // One failure in two is 50%: whichever order, the failure is in the window, and
+        // it opened the breaker exactly when the success came first.
+        match change {
+            Some(change) => {
+                assert_eq!(change.to, State::Open);
+                assert_eq!(
+                    change.reason,
+                    crate::breaker::state::Reason::FailureRate {
+                        failures: 1,
+                        calls: 2,
+                        threshold: 0.5
+                    }
+                );
+            }
+            None => {
+                let reading = core.reading();
+                assert_eq!(
+                    (reading.state, reading.failures, reading.calls),
+                    (State::Closed, 1, 2)
+                );
+                assert_eq!(core.failure_rate(), 0.5);
+            }
+        }
+    });
 }

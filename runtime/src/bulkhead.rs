@@ -1,123 +1,89 @@
 //! The bulkhead (R-RES-BH-1): at most `permits` calls of a system at once, a caller
 //! waiting at most `bulkhead_wait` for a permit when it is full.
 //!
-//! The uncontended path is the lock-free [`Slots`] word alone: taking a permit is one
-//! compare-and-swap, returning it one atomic subtraction, and nothing else happens while
-//! nobody waits (a tokio `Semaphore` takes its waiter list's mutex on every release).
+//! A `tokio::sync::Semaphore`, so the bulkhead is fair: first come, first served. A
+//! released permit goes to the oldest waiter, and a caller arriving while others wait
+//! queues behind them (the semaphore's `try_acquire` fails while permits are owed to
+//! waiters), so nobody can overtake a waiter and starve it until its `bulkhead_wait`
+//! runs out. The uncontended path is `try_acquire`, one compare-and-swap.
 //!
-//! Only a caller that finds it full waits, on a `tokio::sync::Notify`, thinly:
-//!
-//! 1. it registers in the same atomic step that saw the bulkhead full
-//!    ([`Slots::acquire_or_register`]);
-//! 2. in a loop: it enables a `Notified` (so it is in the notify's queue, or consumes a
-//!    stored wake-up), *then* tries to take a permit as a registered waiter, and only
-//!    then sleeps until woken or until its deadline;
-//! 3. a release that saw a registered waiter calls `notify_one`.
-//!
-//! No lost wake-up: a waiter sleeps only after a try that failed while its `Notified`
-//! was already enabled; a permit freed after that try is a release that saw the waiter
-//! registered, so it calls `notify_one`, which wakes an enabled waiter (or is stored for
-//! the next one to enable, which then tries again). The woken waiter either takes the
-//! permit, or finds another caller took it first (whose own release will wake again),
-//! or gives up: then [`Slots::deregister`] tells it to pass the wake-up on whenever a
-//! permit is free and others still wait (tokio's `Notified` also forwards a `notify_one`
-//! it received when dropped). So a cancelled or timed-out waiter leaks no permit (it
-//! never held one) and swallows no wake-up. Never more than `permits` holders: every
-//! permit is taken by a compare-and-swap that checks `in_use < limit`.
-//!
-//! The model check of this protocol (the real `Slots`, and a loom model of the notify's
-//! queue) is in the `model-check` crate.
+//! A permit is held as a count, not as a `SemaphorePermit` (the call's permit is one
+//! pointer to its guard): taking one `forget`s the semaphore's guard, returning it is
+//! `add_permits(1)`, which is exactly what dropping that guard does.
 
-use std::pin::pin;
 use std::time::Duration;
 
-use tokio::sync::Notify;
+use tokio::sync::Semaphore;
 use tokio::time::Instant;
-
-mod slots;
-
-pub(crate) use slots::Slots;
 
 /// One system's bulkhead.
 #[derive(Debug)]
 pub(crate) struct Bulkhead {
-    slots: Slots,
-    /// Wakes waiters; only touched when somebody waits.
-    notify: Notify,
+    semaphore: Semaphore,
+    permits: usize,
 }
 
 impl Bulkhead {
     /// A bulkhead of `permits` permits (at least 1).
     pub(crate) fn new(permits: usize) -> Self {
+        let permits = permits.clamp(1, Semaphore::MAX_PERMITS);
         Bulkhead {
-            slots: Slots::new(permits),
-            notify: Notify::new(),
+            semaphore: Semaphore::new(permits),
+            permits,
         }
     }
 
-    /// Takes a permit if one is free, without waiting. The caller must
+    /// Takes a permit if one is free and nobody waits, without waiting. The caller must
     /// [`release`](Self::release) it.
     #[inline]
     pub(crate) fn try_acquire(&self) -> bool {
-        self.slots.try_acquire()
+        match self.semaphore.try_acquire() {
+            Ok(permit) => {
+                permit.forget();
+                true
+            }
+            Err(_) => false,
+        }
     }
 
-    /// Takes a permit, waiting at most `wait` for one; `false` if none came free in
-    /// time. Cancel-safe: dropped while waiting, it holds nothing and passes on any
-    /// wake-up it was given.
+    /// Takes a permit, waiting in line at most `wait` for one; `false` if none came in
+    /// time. A `wait` of zero never waits. Cancel-safe: dropped while waiting, it holds
+    /// nothing and leaves the line (tokio's semaphore hands a permit it was being given
+    /// on to the next waiter).
     pub(crate) async fn acquire(&self, wait: Duration) -> bool {
-        if self.slots.acquire_or_register() {
+        if self.try_acquire() {
             return true;
         }
-        let registered = Registered(self);
+        if wait.is_zero() {
+            return false;
+        }
         let deadline = Instant::now() + wait;
-        loop {
-            let mut notified = pin!(self.notify.notified());
-            notified.as_mut().enable();
-            if self.slots.acquire_registered() {
-                std::mem::forget(registered);
-                return true;
+        match tokio::time::timeout_at(deadline, self.semaphore.acquire()).await {
+            Ok(Ok(permit)) => {
+                permit.forget();
+                true
             }
-            if tokio::time::timeout_at(deadline, notified).await.is_err() {
-                // Dropping `registered` deregisters, passing a wake-up on if needed.
-                return false;
-            }
+            // Timed out, or closed (never: the bulkhead does not close its semaphore).
+            Ok(Err(_)) | Err(_) => false,
         }
     }
 
-    /// Returns a permit; wakes a waiter if one is registered.
+    /// Returns a permit: to the oldest waiter, if any.
     #[inline]
     pub(crate) fn release(&self) {
-        if self.slots.release() {
-            self.notify.notify_one();
-        }
+        self.semaphore.add_permits(1);
     }
 
     /// Permits held right now.
     #[inline]
     pub(crate) fn in_use(&self) -> usize {
-        self.slots.in_use()
+        self.permits
+            .saturating_sub(self.semaphore.available_permits())
     }
 
     /// The number of permits.
     #[inline]
     pub(crate) fn permits(&self) -> usize {
-        self.slots.limit()
-    }
-
-    /// Callers waiting for a permit right now.
-    pub(crate) fn waiters(&self) -> usize {
-        self.slots.waiters()
-    }
-}
-
-/// A registered waiter that has not got its permit: deregisters when dropped.
-struct Registered<'b>(&'b Bulkhead);
-
-impl Drop for Registered<'_> {
-    fn drop(&mut self) {
-        if self.0.slots.deregister() {
-            self.0.notify.notify_one();
-        }
+        self.permits
     }
 }

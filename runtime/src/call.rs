@@ -40,7 +40,9 @@ impl Drop for Slot<'_> {
         self.guard.bulkhead_ref().release();
         #[cfg(any(feature = "metrics", test))]
         if let Some(metrics) = self.guard.metrics() {
-            metrics.bulkhead_returned();
+            // The recorder is user code and this may run while unwinding, where a
+            // second panic would abort the process.
+            let _ = catch_unwind(AssertUnwindSafe(|| metrics.bulkhead_returned()));
         }
     }
 }
@@ -49,13 +51,15 @@ impl<'g> BulkheadPermit<'g> {
     /// Wraps a permit just taken from `guard`'s bulkhead.
     #[inline]
     pub(crate) fn new(guard: &'g Guard) -> Self {
+        // Owned first: a panicking metrics recorder then returns the permit as it unwinds.
+        let permit = BulkheadPermit {
+            slot: Slot { guard },
+        };
         #[cfg(any(feature = "metrics", test))]
         if let Some(metrics) = guard.metrics() {
             metrics.bulkhead_taken();
         }
-        BulkheadPermit {
-            slot: Slot { guard },
-        }
+        permit
     }
 
     /// Step 2: the breaker's permission. Rejected at once while open, and while
@@ -129,9 +133,17 @@ impl<'g> CallPermit<'g> {
         }
     }
 
-    /// Records the outcome and reports the call to the observers.
+    /// Records the outcome and reports the call to the observers; the permits go back
+    /// as `self` is dropped.
     #[inline]
     fn finish(mut self, failed: bool, outcome: Outcome, elapsed: Duration, now: Instant) {
+        self.report_end(failed, outcome, elapsed, now);
+    }
+
+    /// Records the outcome and reports the call to the observers, keeping the permits:
+    /// the caller returns them later (a panicking call's, once its future is dropped).
+    #[inline]
+    fn report_end(&mut self, failed: bool, outcome: Outcome, elapsed: Duration, now: Instant) {
         let guard = self.slot.guard;
         match mem::replace(&mut self.breaker, Recording::Reported) {
             Recording::Pending(breaker) => breaker.record_at(failed, now),
@@ -142,8 +154,18 @@ impl<'g> CallPermit<'g> {
         report(guard, outcome, Some(elapsed));
         #[cfg(any(feature = "metrics", test))]
         if let Some(metrics) = guard.metrics() {
+            // Shown, then read again: a rate another thread recorded after this one read
+            // its own is shown again, so the last value shown is the last one counted.
             let breaker = guard.breaker();
-            metrics.recorded(breaker.state(), breaker.failure_rate());
+            let mut rate = breaker.failure_rate();
+            loop {
+                metrics.recorded(rate);
+                let again = breaker.failure_rate();
+                if again.to_bits() == rate.to_bits() {
+                    break;
+                }
+                rate = again;
+            }
         }
     }
 }
@@ -174,23 +196,33 @@ enum Recording<'g> {
     Reported,
 }
 
-/// The call under its total timeout: a future of the call's [`Finished`] outcome.
-///
-/// The timer is only set up if the call does not finish on its first poll. It first
-/// fires at the slow threshold: a call still running then is counted as slow at once
-/// (a hanging system trips the breaker there, not at the timeout), and the timer moves
-/// on to the total timeout. A panic in the call is recorded as a failure and then
-/// continues unwinding.
-#[derive(Debug)]
-#[must_use = "futures do nothing unless awaited"]
-pub struct Timeout<'g, F> {
-    permit: Option<CallPermit<'g>>,
-    call: F,
-    sleep: Option<Sleep>,
-    start: Instant,
-    /// When a still-running call becomes slow; `None` once that has been recorded.
-    slow_at: Option<Instant>,
-    deadline: Instant,
+pin_project_lite::pin_project! {
+    /// The call under its total timeout: a future of the call's [`Finished`] outcome.
+    ///
+    /// The timer is only set up if the call does not finish on its first poll. It first
+    /// fires at the slow threshold: a call still running then is counted as slow at once
+    /// (a hanging system trips the breaker there, not at the timeout), and the timer moves
+    /// on to the total timeout. Both count from the instant the timer actually fired, so
+    /// a late timer never shortens the open period. A panic in the call is recorded as a
+    /// failure and then continues unwinding.
+    ///
+    /// Dropped before it completes (cancelled, or unwinding from a panic), it drops the
+    /// call's future first and only then returns the bulkhead permit: the call's own
+    /// clean-up (closing its connection) is over before the next caller gets in.
+    #[derive(Debug)]
+    #[must_use = "futures do nothing unless awaited"]
+    pub struct Timeout<'g, F> {
+        // Field order is drop order: the call, its timer, and only then the permits.
+        #[pin]
+        call: F,
+        #[pin]
+        sleep: Option<Sleep>,
+        permit: Option<CallPermit<'g>>,
+        start: Instant,
+        // When a still-running call becomes slow; `None` once that has been recorded.
+        slow_at: Option<Instant>,
+        deadline: Instant,
+    }
 }
 
 impl<'g, F, T, E> Future for Timeout<'g, F>
@@ -201,67 +233,74 @@ where
 
     #[inline]
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        // SAFETY: `call` and `sleep` are structurally pinned: they are never moved out of
-        // `self`, and are dropped in place with it. `permit`, `start` and `deadline` are
-        // not pinned and only touched through `&mut`.
-        let this = unsafe { self.get_unchecked_mut() };
-        let call = unsafe { Pin::new_unchecked(&mut this.call) };
+        let mut this = self.project();
         let polled = {
             let _entered = this.permit.as_ref().map(|permit| permit.span.enter());
+            let call = this.call;
             catch_unwind(AssertUnwindSafe(|| call.poll(cx)))
         };
         match polled {
             Ok(Poll::Ready(result)) => {
                 let end = Instant::now();
-                return Poll::Ready(this.finished(Some(result), end));
+                return Poll::Ready(finished(this.permit, *this.start, Some(result), end));
             }
             Ok(Poll::Pending) => {}
             Err(panic) => {
-                if let Some(permit) = this.permit.take() {
+                // Recorded now; the permits stay here and go back when this future is
+                // dropped, after the call's future.
+                if let Some(permit) = this.permit {
                     let now = Instant::now();
-                    permit.finish(true, Outcome::Failure, now - this.start, now);
+                    permit.report_end(true, Outcome::Failure, now - *this.start, now);
                 }
                 resume_unwind(panic);
             }
         }
-        let deadline = this.deadline;
-        let first = this.slow_at.unwrap_or(deadline);
-        let sleep = this
+        let deadline = *this.deadline;
+        if this.sleep.is_none() {
+            let first = this.slow_at.unwrap_or(deadline);
+            this.sleep.set(Some(tokio::time::sleep_until(first)));
+        }
+        let mut sleep = this
             .sleep
-            .get_or_insert_with(|| tokio::time::sleep_until(first));
-        // SAFETY: as above; once set, `sleep` stays in place until `self` is dropped.
-        let mut sleep = unsafe { Pin::new_unchecked(sleep) };
+            .as_pin_mut()
+            .expect("the timer was set up just above");
         loop {
             match sleep.as_mut().poll(cx) {
                 Poll::Pending => return Poll::Pending,
+                // Counted when the timer really fired, which may be later than it was
+                // due (a busy runtime): the breaker then opens for its full duration.
                 Poll::Ready(()) => match this.slow_at.take() {
-                    Some(slow_at) => {
-                        if let Some(permit) = &mut this.permit {
-                            permit.record_slow(slow_at);
+                    Some(_) => {
+                        if let Some(permit) = this.permit.as_mut() {
+                            permit.record_slow(Instant::now());
                         }
                         sleep.as_mut().reset(deadline);
                     }
-                    None => return Poll::Ready(this.finished(None, deadline)),
+                    None => {
+                        let now = Instant::now();
+                        return Poll::Ready(finished(this.permit, *this.start, None, now));
+                    }
                 },
             }
         }
     }
 }
 
-impl<'g, F> Timeout<'g, F> {
-    #[inline]
-    fn finished<T, E>(&mut self, result: Option<Result<T, E>>, end: Instant) -> Finished<'g, T, E> {
-        Finished {
-            permit: self
-                .permit
-                .take()
-                .expect("`Timeout` polled after it completed"),
-            result,
-            elapsed: end.saturating_duration_since(self.start),
-            end,
-            is_failure: |_| true,
-            slow_as_error: false,
-        }
+/// Takes the call's permit out of its finished [`Timeout`].
+#[inline]
+fn finished<'g, T, E>(
+    permit: &mut Option<CallPermit<'g>>,
+    start: Instant,
+    result: Option<Result<T, E>>,
+    end: Instant,
+) -> Finished<'g, T, E> {
+    Finished {
+        permit: permit.take().expect("`Timeout` polled after it completed"),
+        result,
+        elapsed: end.saturating_duration_since(start),
+        end,
+        is_failure: |_| true,
+        slow_as_error: false,
     }
 }
 
@@ -326,7 +365,17 @@ impl<T, E> Finished<'_, T, E> {
         // Already counted as slow while running: report it as the breaker counted it,
         // even if the clock read at its end lands on the threshold itself.
         let slow = elapsed > threshold || matches!(permit.breaker, Recording::Counted);
-        let failed = result.as_ref().err().is_some_and(is_failure);
+        // A panicking classifier is a failure, like a panicking call, then unwinds.
+        let failed = match result.as_ref() {
+            Ok(_) => false,
+            Err(err) => match catch_unwind(AssertUnwindSafe(|| is_failure(err))) {
+                Ok(failed) => failed,
+                Err(panic) => {
+                    permit.finish(true, Outcome::Failure, elapsed, end);
+                    resume_unwind(panic);
+                }
+            },
+        };
         let outcome = match (failed, slow) {
             (true, _) => Outcome::Failure,
             (false, true) => Outcome::Slow,
@@ -358,6 +407,10 @@ fn report(guard: &Guard, outcome: Outcome, elapsed: Option<Duration>) {
         elapsed,
     };
     for observer in observers {
-        observer.on_call(&event);
+        // Contained like a transition's observer: this may run in a drop, even while
+        // unwinding, where a second panic would abort.
+        if catch_unwind(AssertUnwindSafe(|| observer.on_call(&event))).is_err() {
+            crate::log::observer_panicked(guard.system(), "on_call");
+        }
     }
 }

@@ -55,7 +55,6 @@ impl std::fmt::Debug for Guard {
             .field("system", &self.system())
             .field("state", &self.inner.breaker.state())
             .field("in_flight", &self.in_flight())
-            .field("waiting", &self.inner.bulkhead.waiters())
             .finish_non_exhaustive()
     }
 }
@@ -223,7 +222,7 @@ impl Guard {
         breaker.record_closed_failure(generation);
         #[cfg(any(feature = "metrics", test))]
         if let Some(metrics) = self.metrics() {
-            metrics.recorded(breaker.state(), breaker.failure_rate());
+            metrics.recorded(breaker.failure_rate());
         }
     }
 

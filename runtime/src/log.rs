@@ -290,6 +290,21 @@ pub(crate) fn rejected(system: &str, cause: &crate::error::Cause) {
     let _ = (system, cause);
 }
 
+/// An ERROR event for an observer that panicked: the panic was contained (the panic
+/// hook has already printed it), and the breaker and the call went on.
+#[cold]
+pub(crate) fn observer_panicked(system: &str, hook: &'static str) {
+    #[cfg(feature = "tracing")]
+    tracing::error!(
+        target: "resilience",
+        system,
+        hook,
+        "an observer of {system} panicked in {hook}; the panic was contained and the breaker goes on"
+    );
+    #[cfg(not(feature = "tracing"))]
+    let _ = (system, hook);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -27,8 +27,11 @@
 //! `PrometheusBuilder::new().set_buckets_for_metric(Matcher::Full(CALL_DURATION_SECONDS.into()), &[0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 15.0, 30.0, 35.0])`.
 //!
 //! With metrics on, a call costs a few atomic updates more (the failure rate is read
-//! without a lock for windows of up to 50 outcomes; larger windows take the breaker's
-//! short lock).
+//! without a lock). The state gauges move only with transitions, which reach the metrics
+//! in the order they happened, so once the breaker is quiet they show its state; the
+//! failure rate is shown after every recorded call and read again, so the last value
+//! shown is the last one counted (a transition reported late by another thread can show
+//! 0 until the next call).
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -238,11 +241,12 @@ impl SystemMetrics {
         }
     }
 
-    /// After an outcome was recorded: the breaker's state and failure rate as they are now.
-    /// Also repairs the state gauges should two transitions' reports have crossed.
-    pub(crate) fn recorded(&self, state: State, failure_rate: f64) {
+    /// After an outcome was recorded: the window's failure rate as it is now. The state
+    /// gauges are only moved by transitions, which reach every observer in the order
+    /// they happened: a state read here could already be stale, and would overwrite a
+    /// later transition's.
+    pub(crate) fn recorded(&self, failure_rate: f64) {
         self.failure_rate.set(failure_rate);
-        self.show(state);
     }
 
     /// A bulkhead permit was taken.

@@ -69,8 +69,19 @@ pub struct CallEvent<'a> {
 
 /// Receives a breaker's transitions and a guard's call outcomes.
 ///
-/// Called on the caller's task, after the breaker's lock is released: keep it quick and
+/// Called on a caller's thread, after the breaker's lock is released: keep it quick and
 /// never block. Both methods default to doing nothing.
+///
+/// Transitions arrive one at a time and in the order they happened, whichever threads
+/// made them: a transition made while another thread is delivering is delivered by that
+/// thread, right after. An observer may act on its breaker from
+/// [`on_transition`](Self::on_transition) (force it open, reset it): that transition is
+/// delivered next, to every observer.
+///
+/// A panic in an observer is contained: it is printed by the panic hook and logged (an
+/// ERROR event naming the system, feature `tracing`), and the breaker, the call and the
+/// other observers go on as if the observer had returned. It cannot leak a permit or a
+/// trial slot, nor stop the breaker.
 pub trait Observer: Send + Sync + 'static {
     /// A breaker changed state.
     fn on_transition(&self, transition: &Transition<'_>) {

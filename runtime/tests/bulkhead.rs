@@ -228,3 +228,205 @@ async fn a_waiter_that_timed_out_leaves_nothing_behind() {
     assert_eq!(waited, 2 * S - MS, "got the permit as it was freed, at 2 s");
     assert_eq!(guard.in_flight(), 0);
 }
+
+/// How callers fared in a saturated loop: calls refused, and the longest any caller
+/// waited for a permit.
+#[derive(Debug, Default)]
+struct Fared {
+    calls: usize,
+    rejected: usize,
+    longest: Duration,
+}
+
+/// One caller's attempt: `Some(waited)` if it got a permit, `None` if refused.
+type Attempt = std::pin::Pin<Box<dyn std::future::Future<Output = Option<Duration>> + Send>>;
+
+/// `callers` identical callers, each making `rounds` attempts back to back.
+async fn saturate(
+    callers: usize,
+    rounds: usize,
+    attempt: Arc<dyn Fn() -> Attempt + Send + Sync>,
+) -> Fared {
+    let tasks: Vec<_> = (0..callers)
+        .map(|_| {
+            let attempt = attempt.clone();
+            tokio::spawn(async move {
+                let mut fared = Fared::default();
+                for _ in 0..rounds {
+                    fared.calls += 1;
+                    match attempt().await {
+                        Some(waited) => fared.longest = fared.longest.max(waited),
+                        None => fared.rejected += 1,
+                    }
+                }
+                fared
+            })
+        })
+        .collect();
+    let mut total = Fared::default();
+    for task in tasks {
+        let fared = task.await.unwrap();
+        total.calls += fared.calls;
+        total.rejected += fared.rejected;
+        total.longest = total.longest.max(fared.longest);
+    }
+    total
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_saturated_bulkhead_is_as_fair_as_tokios_semaphore() {
+    // 16 identical callers, 1 ms calls, 2 permits, 2 s of patience.
+    let (callers, rounds, wait) = (16, 250, 2 * S);
+    let guard = guard("max_connections = 3\nbulkhead_wait = 2");
+    assert_eq!(guard.bulkhead_permits(), 2);
+    let ours = saturate(
+        callers,
+        rounds,
+        Arc::new(move || -> Attempt {
+            let guard = guard.clone();
+            Box::pin(async move {
+                let asked = Instant::now();
+                let mut waited = None;
+                let answer = guard
+                    .call(async {
+                        waited = Some(asked.elapsed());
+                        sleep(MS).await;
+                        Ok::<_, ()>(())
+                    })
+                    .await;
+                answer.ok().and(waited)
+            })
+        }),
+    )
+    .await;
+    let semaphore = Arc::new(tokio::sync::Semaphore::new(2));
+    let theirs = saturate(
+        callers,
+        rounds,
+        Arc::new(move || -> Attempt {
+            let semaphore = semaphore.clone();
+            Box::pin(async move {
+                let asked = Instant::now();
+                let permit = match semaphore.clone().try_acquire_owned() {
+                    Ok(permit) => permit,
+                    Err(_) => tokio::time::timeout_at(asked + wait, semaphore.acquire_owned())
+                        .await
+                        .ok()?
+                        .ok()?,
+                };
+                let waited = asked.elapsed();
+                sleep(MS).await;
+                drop(permit);
+                Some(waited)
+            })
+        }),
+    )
+    .await;
+    assert_eq!((ours.calls, theirs.calls), (4000, 4000));
+    assert!(
+        ours.rejected <= theirs.rejected && ours.longest <= theirs.longest + MS,
+        "ours {ours:?}, tokio's semaphore {theirs:?}"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_waiter_gets_a_permit_released_during_its_wait() {
+    let guard = guard("max_connections = 2\nbulkhead_wait = 1");
+    assert_eq!(guard.bulkhead_permits(), 1);
+    let mut held = guard.bulkhead().await.ok();
+    let waiter = {
+        let guard = guard.clone();
+        tokio::spawn(async move {
+            let start = Instant::now();
+            let got = guard.bulkhead().await.is_ok();
+            (got, start.elapsed())
+        })
+    };
+    sleep(MS).await;
+    // The holder releases its permit 100 times within the waiter's 1 s and each time
+    // asks for it again at once, without waiting.
+    let mut releases = 0;
+    while held.is_some() && releases < 100 {
+        sleep(9 * MS).await;
+        drop(held.take());
+        releases += 1;
+        held = tokio::time::timeout(Duration::ZERO, guard.bulkhead())
+            .await
+            .ok()
+            .and_then(Result::ok);
+    }
+    let (got, waited) = waiter.await.unwrap();
+    assert!(
+        got,
+        "waited {waited:?} through {releases} releases, got nothing"
+    );
+    assert_eq!(
+        waited,
+        10 * MS,
+        "got the first permit released, at 1 + 9 ms"
+    );
+    drop(held);
+    assert_eq!(guard.in_flight(), 0);
+}
+
+/// Records, when dropped, how many bulkhead permits were held at that moment.
+struct DropProbe {
+    guard: Guard,
+    in_flight_at_drop: Arc<std::sync::Mutex<Option<usize>>>,
+}
+
+impl Drop for DropProbe {
+    fn drop(&mut self) {
+        *self.in_flight_at_drop.lock().unwrap() = Some(self.guard.in_flight());
+    }
+}
+
+/// A call that never ends on its own (or panics on its first poll) and owns a probe.
+struct ProbedCall {
+    _probe: DropProbe,
+    panics: bool,
+}
+
+impl std::future::Future for ProbedCall {
+    type Output = Result<(), ()>;
+
+    fn poll(
+        self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Self::Output> {
+        assert!(!self.panics, "the call panics");
+        std::task::Poll::Pending
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_permit_comes_back_only_after_the_calls_future_is_dropped() {
+    // Cancelled by its caller, cut off by the total timeout, panicking: in each case the
+    // call's future (closing its connection) is gone before the next caller gets in.
+    for ending in ["cancelled", "timeout", "panic"] {
+        let guard = guard("max_connections = 2\nbulkhead_wait = 10");
+        let seen = Arc::new(std::sync::Mutex::new(None));
+        let call = ProbedCall {
+            _probe: DropProbe {
+                guard: guard.clone(),
+                in_flight_at_drop: seen.clone(),
+            },
+            panics: ending == "panic",
+        };
+        let task = {
+            let guard = guard.clone();
+            tokio::spawn(async move { guard.call(call).await })
+        };
+        if ending == "cancelled" {
+            sleep(MS).await;
+            task.abort();
+        }
+        let _ = task.await;
+        assert_eq!(
+            *seen.lock().unwrap(),
+            Some(1),
+            "{ending}: permit held at drop"
+        );
+        assert_eq!(guard.in_flight(), 0, "{ending}");
+    }
+}

@@ -254,8 +254,8 @@ async fn a_call_dropped_after_its_slow_threshold_has_counted_once() {
         let guard = guard.clone();
         async move { guard.call(std::future::pending::<Result<(), ()>>()).await }
     });
-    settle().await; // the call starts at `started`
-    advance(15 * S).await;
+    settle().await; // the call starts at `started`; now is `started` + 1 ms
+    advance(15 * S - MS).await;
     settle().await;
     assert_eq!(guard.breaker().state(), State::Open);
     assert_eq!(guard.breaker().snapshot().since, started + 15 * S);
@@ -498,3 +498,76 @@ trait ThenOk: Future<Output = ()> + Sized {
 }
 
 impl<F: Future<Output = ()>> ThenOk for F {}
+
+/// Panics whenever the breaker goes half-open.
+struct PanicsOnHalfOpen;
+
+impl Observer for PanicsOnHalfOpen {
+    fn on_transition(&self, transition: &resilience::Transition<'_>) {
+        if transition.to == State::HalfOpen {
+            panic!("observer panics on {:?}", transition.to);
+        }
+    }
+
+    fn wants_calls(&self) -> bool {
+        false
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_observer_panicking_on_half_open_does_not_wedge_the_breaker() {
+    let (calls, panicky) = (Arc::new(Calls::default()), Arc::new(PanicsOnHalfOpen));
+    let guard = Guard::with_observers(
+        &system(
+            "cb_window_size = 1\ncb_min_calls = 1\ncb_open_duration = 2\ncb_half_open_calls = 2",
+        ),
+        vec![panicky, calls.clone()],
+    );
+    fail_n(&guard, 1).await;
+    assert_eq!(guard.breaker().state(), State::Open);
+    advance(3 * S).await;
+    // The first trial's admission reports open → half-open, and the observer panics.
+    // However that ends for this caller, the breaker goes on: successful trials close it.
+    let mut outcomes = Vec::new();
+    for _ in 0..3 {
+        if guard.breaker().state() == State::Closed {
+            break;
+        }
+        let g = guard.clone();
+        let answer = tokio::spawn(async move { g.call(async { Ok::<_, ()>(()) }).await }).await;
+        outcomes.push(match answer {
+            Ok(Ok(_)) => "ok".to_owned(),
+            Ok(Err(e)) => e.cause().as_str().to_owned(),
+            Err(e) => format!("panic: {}", panic_message(e)),
+        });
+        assert_eq!(guard.in_flight(), 0);
+    }
+    assert_eq!(guard.breaker().state(), State::Closed, "{outcomes:?}");
+    assert!(
+        !outcomes.iter().any(|o| o == "half_open_full"),
+        "{outcomes:?}"
+    );
+    // And an hour later it still works.
+    advance(3600 * S).await;
+    assert_eq!(guard.call(async { Ok::<_, ()>(1) }).await, Ok(Ok(1)));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_panicking_classifier_is_a_failure_and_keeps_unwinding() {
+    let (guard, calls) = guard_with("cb_window_size = 1\ncb_min_calls = 1");
+    let g = guard.clone();
+    let task = tokio::spawn(async move {
+        let permit = g.bulkhead().await.unwrap().breaker().unwrap();
+        let finished = permit.timeout(async { Err::<(), u32>(7) }).await;
+        let _ = finished
+            .failure_if(|code| panic!("classifier panics on {code}"))
+            .elapsed_check();
+    });
+    assert_eq!(
+        panic_message(task.await.unwrap_err()),
+        "classifier panics on 7"
+    );
+    assert_eq!(calls.names(), ["failure"]);
+    assert_eq!(guard.breaker().state(), State::Open, "the failure counted");
+    assert_eq!(guard.in_flight(), 0);
+}

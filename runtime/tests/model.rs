@@ -41,6 +41,13 @@ enum Op {
     Reset,
     ForceOpen,
     Disable,
+    /// `n` calls admitted and recorded one after the other, every `fail_every`-th one
+    /// (if not 0) a failure: fills large windows and reaches large `cb_min_calls`.
+    Burst(usize, usize),
+    /// `n` threads ask for admission at the same instant and hold what they get: the
+    /// breaker must admit exactly as many, and refuse the rest for the same causes, as
+    /// `n` admissions one after the other.
+    Concurrent(usize),
 }
 
 /// The spec, sequentially and plainly.
@@ -296,6 +303,53 @@ fn admit<'b>(breaker: &'b Breaker, model: &mut Model) -> Option<(BreakerPermit<'
     }
 }
 
+/// `n` admissions at once, on `n` threads that share the runtime's (paused) clock.
+fn admit_concurrently<'b>(
+    breaker: &'b Breaker,
+    model: &mut Model,
+    n: usize,
+) -> Vec<(BreakerPermit<'b>, MTicket)> {
+    let handle = tokio::runtime::Handle::current();
+    let answers: Vec<_> = std::thread::scope(|scope| {
+        let threads: Vec<_> = (0..n)
+            .map(|_| {
+                let handle = handle.clone();
+                scope.spawn(move || {
+                    let _clock = handle.enter();
+                    breaker.try_acquire().map_err(|e| *e.cause())
+                })
+            })
+            .collect();
+        threads.into_iter().map(|t| t.join().unwrap()).collect()
+    });
+    // Admissions at one instant commute: compare them as a multiset with the model's.
+    let expected: Vec<_> = (0..n).map(|_| model.admit()).collect();
+    let mut tickets = Vec::new();
+    let mut refused = Vec::new();
+    for answer in &expected {
+        match answer {
+            Ok(ticket) => tickets.push(*ticket),
+            Err(cause) => refused.push(*cause),
+        }
+    }
+    let mut permits = Vec::new();
+    let mut real_refused = Vec::new();
+    for answer in answers {
+        match answer {
+            Ok(permit) => permits.push(permit),
+            Err(cause) => real_refused.push(cause),
+        }
+    }
+    assert_eq!(
+        (permits.len(), &real_refused),
+        (tickets.len(), &refused),
+        "{n} concurrent admissions in {:?}",
+        model.state
+    );
+    // Every ticket of one instant is alike (same state, trial or not).
+    permits.into_iter().zip(tickets).collect()
+}
+
 fn run(cfg: Config, ops: Vec<Op>) {
     let toml = format!(
         "[systems.sber]\ncb_window_size = {}\ncb_min_calls = {}\ncb_failure_rate = {}\ncb_half_open_calls = {}\ncb_open_duration = {OPEN_SECS}\n",
@@ -379,6 +433,16 @@ fn run(cfg: Config, ops: Vec<Op>) {
                     breaker.disable();
                     model.disable();
                 }
+                Op::Burst(n, fail_every) => {
+                    for i in 1..=n {
+                        let failed = fail_every != 0 && i % fail_every == 0;
+                        if let Some((permit, ticket)) = admit(&breaker, &mut model) {
+                            permit.record(failed);
+                            model.record(ticket, failed);
+                        }
+                    }
+                }
+                Op::Concurrent(n) => held.extend(admit_concurrently(&breaker, &mut model, n)),
             }
             check(&breaker, &mut model, &recorder, step + 1, op);
         }
@@ -398,16 +462,19 @@ fn run(cfg: Config, ops: Vec<Op>) {
 }
 
 fn config() -> impl Strategy<Value = Config> {
-    // Windows of up to 50 live in one atomic word, larger ones in a ring under the
-    // lock: both are driven against the model (the large ones with small min_calls, so
-    // they still open within a test's steps).
-    prop_oneof![3 => 1usize..=8, 1 => 51usize..=54]
+    // Small windows (every corner reached in a few steps), the middle, the guide's 50
+    // above all, and beyond it; `cb_min_calls` anywhere up to the window (bursts fill
+    // it); the guide's rates and any whole percent.
+    prop_oneof![3 => 1usize..=8, 2 => 9usize..=49, 2 => Just(50usize), 1 => 51usize..=60]
         .prop_flat_map(|window| {
             (
                 Just(window),
-                1..=window.min(8),
-                prop::sample::select(vec![20usize, 25, 30, 50, 60, 75, 100]),
-                1u32..=3,
+                prop_oneof![2 => 1..=window.min(8), 1 => 1..=window],
+                prop_oneof![
+                    2 => prop::sample::select(vec![20usize, 25, 30, 33, 50, 60, 66, 75, 100]),
+                    1 => 1usize..=100,
+                ],
+                1u32..=5,
             )
         })
         .prop_map(|(window, min_calls, rate_pct, trials)| Config {
@@ -432,6 +499,8 @@ fn op() -> impl Strategy<Value = Op> {
         1 => Just(Op::Reset),
         1 => Just(Op::ForceOpen),
         1 => Just(Op::Disable),
+        2 => (1usize..=60, prop_oneof![Just(0usize), 1usize..=4]).prop_map(|(n, f)| Op::Burst(n, f)),
+        1 => (2usize..=6).prop_map(Op::Concurrent),
     ]
 }
 

@@ -93,3 +93,37 @@ async fn a_hung_call_is_counted_at_the_threshold_and_reported_once_at_the_timeou
     assert_eq!(*outcomes.0.lock().unwrap(), [Outcome::Timeout]);
     assert_eq!(guard.in_flight(), 0);
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_late_slow_timer_opens_the_breaker_for_its_full_duration_from_then() {
+    let settings = Settings::parse(
+        "[systems.sber]\ncb_window_size = 1\ncb_min_calls = 1\nread_timeout = 10\ntotal_timeout = 20\ncb_slow_threshold = 5\ncb_open_duration = 2",
+        "inline",
+    )
+    .unwrap();
+    let guard = Guard::new(settings.system("sber").unwrap());
+    let started = Instant::now();
+    let call = tokio::spawn({
+        let guard = guard.clone();
+        async move { guard.call(std::future::pending::<Result<(), ()>>()).await }
+    });
+    tokio::task::yield_now().await; // the call starts and sets its timer for 5 s
+                                    // The runtime is busy until 9 s: the slow timer fires 4 s late, in one jump.
+    tokio::time::advance(9 * S).await;
+    tokio::task::yield_now().await;
+    assert_eq!(guard.breaker().state(), State::Open);
+    let snapshot = guard.breaker().snapshot();
+    assert_eq!(
+        snapshot.since,
+        started + 9 * S,
+        "opened when the timer fired"
+    );
+    assert_eq!(
+        snapshot.retry_after,
+        Some(2 * S),
+        "for the full open duration"
+    );
+    let err = guard.call(async { Ok::<_, ()>(()) }).await.unwrap_err();
+    assert_eq!(err.cause().as_str(), "open", "no trial before 11 s");
+    call.abort();
+}

@@ -1,15 +1,20 @@
 //! The circuit breaker: an exact count-based window, a fixed number of half-open
 //! trials, and generations that keep late outcomes out of later states.
 
+mod delivery;
 mod state;
+#[cfg(test)]
+mod tests;
 mod window;
 
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 use std::time::Duration;
 
 use resilience_settings::SystemSettings;
 use tokio::time::Instant;
 
+use delivery::Delivery;
 use state::{Change, Config, Core, Denied, Ticket};
 pub use state::{ManualAction, Reason, State};
 
@@ -34,6 +39,8 @@ use crate::observer::{Observer, Transition};
 pub struct Breaker {
     name: Arc<str>,
     core: Core,
+    /// Hands the core's transitions to the observers in order.
+    delivery: Delivery,
     epoch: Instant,
     observers: Vec<Arc<dyn Observer>>,
     /// The observers that want every call's outcome (see [`Observer::wants_calls`]).
@@ -97,6 +104,7 @@ impl Breaker {
         Breaker {
             name: Arc::from(settings.name()),
             core: Core::new(config),
+            delivery: Delivery::new(),
             epoch: Instant::now(),
             observers,
             call_observers,
@@ -122,14 +130,18 @@ impl Breaker {
     #[inline]
     pub fn try_acquire(&self) -> Result<BreakerPermit<'_>, CircuitBreakerError> {
         let (admission, change) = self.core.admit(|| self.nanos(Instant::now()));
-        self.report(change);
-        match admission {
+        // The permit exists before any observer hears of the transition (open →
+        // half-open): whatever an observer does, the trial's slot is owned and goes
+        // back if it is dropped.
+        let answer = match admission {
             Ok(ticket) => Ok(BreakerPermit {
                 breaker: self,
                 ticket: Some(ticket),
             }),
             Err(denied) => Err(CircuitBreakerError::new(&self.name, self.cause(denied))),
-        }
+        };
+        self.report(change);
+        answer
     }
 
     fn cause(&self, denied: Denied) -> Cause {
@@ -206,8 +218,7 @@ impl Breaker {
     }
 
     /// Failures / outcomes in the window now, 0 for an empty window; while open, the
-    /// rate that tripped it. While closed with a window of at most 50 outcomes this
-    /// takes no lock.
+    /// rate that tripped it. Takes no lock unless open.
     pub fn failure_rate(&self) -> f64 {
         self.core.failure_rate()
     }
@@ -243,15 +254,18 @@ impl Breaker {
         duration_nanos(at.saturating_duration_since(self.epoch))
     }
 
+    /// After a call into the core: if it made a transition, hands the queued
+    /// transitions to the observers (see [`Delivery`]).
     #[inline]
     fn report(&self, change: Option<Change>) {
-        if let Some(change) = change {
-            self.notify(change);
+        if change.is_some() {
+            self.delivery.run(&self.core, |change| self.notify(change));
         }
     }
 
-    #[cold]
-    fn notify(&self, change: Change) {
+    /// One transition to every observer. An observer that panics is contained: the
+    /// panic is logged and the others, and the breaker, go on.
+    fn notify(&self, change: &Change) {
         let transition = Transition {
             system: &self.name,
             from: change.from,
@@ -260,7 +274,9 @@ impl Breaker {
             at: self.epoch + Duration::from_nanos(change.at_nanos),
         };
         for observer in &self.observers {
-            observer.on_transition(&transition);
+            if catch_unwind(AssertUnwindSafe(|| observer.on_transition(&transition))).is_err() {
+                crate::log::observer_panicked(&self.name, "on_transition");
+            }
         }
     }
 }

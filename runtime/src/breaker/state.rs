@@ -3,16 +3,26 @@
 //! property tests against a reference model, and under loom (the `model-check` crate
 //! compiles this file against loom's primitives).
 //!
-//! Concurrency design: every change of state happens under one short `Mutex` (never held
-//! across an `.await`, never held while observers run). The one lock-free read is the
-//! admission fast path: a single `Acquire` load of `state` that, while closed, admits
-//! the call with no lock at all. `state` packs the state kind with a generation that
-//! grows on every transition; each admitted call carries the generation it was admitted
-//! in, so an outcome that belongs to an earlier state cannot move the current one.
+//! Concurrency design: every change of state, and every outcome that changes the window,
+//! happens under one short `Mutex` (never held across an `.await`, never held while
+//! observers run). `state` packs the state kind with a 61-bit generation that grows on
+//! every transition; each admitted call carries the generation it was admitted in, and
+//! its outcome is counted only if the whole generation still matches under the lock, so
+//! an outcome that belongs to an earlier state never moves the current one.
+//!
+//! Two lock-free shortcuts remain, both trivially right:
+//! - admission: a single `Acquire` load of `state` that, while closed, admits the call;
+//! - a success landing in a full window without failures changes nothing, so it is
+//!   skipped after one load of the window's `(failures, calls)` summary (written under
+//!   the lock; it is also what [`Core::failure_rate`] reads without the lock).
+//!
+//! Every transition is queued, under the lock, in the order it happened; the breaker
+//! hands the queue to its observers in that order ([`Core::next_change`]).
 
+use std::collections::VecDeque;
 use std::fmt;
 
-use super::window::{Packed, Window};
+use super::window::Window;
 use crate::sync::{AtomicU64, Mutex, MutexGuard, Ordering};
 
 /// The state of a breaker.
@@ -205,14 +215,16 @@ fn generation_of(word: u64) -> u64 {
 
 #[derive(Debug)]
 struct Inner {
-    /// The closed window when it is too large for [`Packed`].
-    ring: Option<Window>,
+    /// The closed window.
+    window: Window,
     trials_admitted: u32,
     trials_succeeded: u32,
     since_nanos: u64,
     /// While open: the reason it opened, with the figures that tripped it, so that
     /// readings keep showing them after the window restarted.
     opened_by: Option<Reason>,
+    /// Transitions not yet handed to the observers, oldest first.
+    changes: VecDeque<Change>,
 }
 
 /// The state machine. `Sync`; every method takes `&self`.
@@ -226,10 +238,10 @@ pub(crate) struct Core {
     state: AtomicU64,
     /// When an open breaker may go half-open; written under the lock before `state`.
     open_until: AtomicU64,
-    /// The closed window, when it fits one word: recorded without the lock. On a
-    /// cache line of its own, so recording does not evict the `state` every admission
-    /// reads.
-    packed: Option<Padded<Packed>>,
+    /// The closed window's `failures << 32 | calls`, written under the lock whenever the
+    /// window changes. On a cache line of its own, so recording does not evict the
+    /// `state` every admission reads.
+    summary: Padded<AtomicU64>,
     inner: Mutex<Inner>,
 }
 
@@ -248,10 +260,12 @@ impl<T> std::ops::Deref for Padded<T> {
 
 impl Core {
     pub(crate) fn new(config: Config) -> Self {
-        let packed = Packed::new(config.window, 0).map(Padded);
-        let ring = packed
-            .is_none()
-            .then(|| Window::new(config.window as usize));
+        Self::at_generation(config, 0)
+    }
+
+    /// A closed core whose generation starts at `generation`: for checks of what
+    /// happens when the generation grows large.
+    pub(crate) fn at_generation(config: Config, generation: u64) -> Self {
         let need = (0..=config.window)
             .map(|calls| {
                 if calls < config.min_calls.max(1) {
@@ -266,15 +280,16 @@ impl Core {
         Core {
             config,
             need,
-            state: AtomicU64::new(pack(0, State::Closed)),
+            state: AtomicU64::new(pack(generation, State::Closed)),
             open_until: AtomicU64::new(0),
-            packed,
+            summary: Padded(AtomicU64::new(0)),
             inner: Mutex::new(Inner {
-                ring,
+                window: Window::new(config.window as usize),
                 trials_admitted: 0,
                 trials_succeeded: 0,
                 since_nanos: 0,
                 opened_by: None,
+                changes: VecDeque::new(),
             }),
         }
     }
@@ -396,8 +411,8 @@ impl Core {
     /// Records the outcome of an admitted call. An outcome from an earlier generation is
     /// ignored. `now` is read only if the outcome changes the state.
     ///
-    /// While closed with a packed window this is one compare-and-swap; the lock is only
-    /// taken when the outcome opens the breaker.
+    /// Under the lock, except a success landing in a full closed window without
+    /// failures: that changes nothing, and is skipped after one load.
     #[inline]
     pub(crate) fn record(
         &self,
@@ -409,23 +424,20 @@ impl Core {
         if generation_of(word) != ticket.generation || State::from_code(word) == State::Disabled {
             return None; // stale, or an operator disabled counting
         }
-        if let (Some(packed), State::Closed) = (&self.packed, State::from_code(word)) {
-            // A transition since the load above changed the window's tag: then `push`
-            // refuses the outcome as stale.
-            let (failures, calls) = packed.push(ticket.generation, failed)?;
-            if !self.opens(failures, calls) {
+        if !failed && State::from_code(word) == State::Closed {
+            // The state's `Acquire` above saw this generation begin, so the summary
+            // read is this generation's window or a later one's (then the ticket is
+            // stale anyway). Full of successes: one more success changes nothing.
+            let (failures, calls) = unpack(self.summary.load(Ordering::Acquire));
+            if failures == 0 && calls == self.config.window {
                 return None;
             }
-            let mut inner = self.lock();
-            if self.state.load(Ordering::Relaxed) != word {
-                return None; // another outcome, or an operator, changed it first
-            }
-            return Some(self.open_on_rate(&mut inner, failures, calls, now()));
         }
         self.record_locked(ticket, failed, now)
     }
 
-    /// Recording under the lock: a ring window, or half-open trials.
+    /// Recording under the lock: the closed window, or half-open trials. The ticket's
+    /// whole generation is checked under the lock, so nothing stale is ever counted.
     fn record_locked(
         &self,
         ticket: Ticket,
@@ -439,14 +451,10 @@ impl Core {
         }
         match State::from_code(word) {
             State::Closed => {
-                let (failures, calls) = match (&self.packed, &mut inner.ring) {
-                    (Some(packed), _) => packed.push(ticket.generation, failed)?,
-                    (None, Some(ring)) => {
-                        ring.push(failed);
-                        (ring.failures() as u32, ring.len() as u32)
-                    }
-                    (None, None) => unreachable!("a breaker has a packed or a ring window"),
-                };
+                inner.window.push(failed);
+                let (failures, calls) = (inner.window.failures() as u32, inner.window.len() as u32);
+                self.summary
+                    .store(pack_counts(failures, calls), Ordering::Release);
                 self.opens(failures, calls)
                     .then(|| self.open_on_rate(&mut inner, failures, calls, now()))
             }
@@ -486,14 +494,14 @@ impl Core {
         self.open(inner, reason, now)
     }
 
-    /// Failures and outcomes in the closed window. The packed window is read without
-    /// the lock; the ring needs it.
-    fn counts(&self, inner: &Inner) -> (u32, u32) {
-        match (&self.packed, &inner.ring) {
-            (Some(packed), _) => packed.counts(),
-            (None, Some(ring)) => (ring.failures() as u32, ring.len() as u32),
-            (None, None) => (0, 0),
+    /// The window's failure rate, without the lock. While open: the rate that tripped
+    /// it (read under the lock).
+    pub(crate) fn failure_rate(&self) -> f64 {
+        if self.state() == State::Open {
+            return self.reading().failure_rate;
         }
+        let (failures, calls) = unpack(self.summary.load(Ordering::Acquire));
+        rate(failures, calls)
     }
 
     /// The closed window's failures and outcomes as they are, in any state: empty
@@ -501,20 +509,32 @@ impl Core {
     /// instead). For the model checks.
     #[allow(dead_code)] // read by the `model-check` crate
     pub(crate) fn window_counts(&self) -> (u32, u32) {
-        self.counts(&self.lock())
+        let inner = self.lock();
+        (inner.window.failures() as u32, inner.window.len() as u32)
     }
 
-    /// The window's failure rate, without the lock when the window is packed.
-    /// While open: the rate that tripped it (read under the lock).
-    pub(crate) fn failure_rate(&self) -> f64 {
-        if self.state() == State::Open {
-            return self.reading().failure_rate;
+    /// The oldest transition not yet handed to the observers, taken off the queue.
+    #[cfg(test)]
+    pub(crate) fn next_change(&self) -> Option<Change> {
+        self.next_change_or(|| ())
+    }
+
+    /// [`next_change`](Self::next_change); if there is none, runs `when_empty` before
+    /// letting go of the lock, so that no transition can be queued between the look
+    /// and what `when_empty` does.
+    pub(crate) fn next_change_or(&self, when_empty: impl FnOnce()) -> Option<Change> {
+        let mut inner = self.lock();
+        let change = inner.changes.pop_front();
+        if change.is_none() {
+            when_empty();
         }
-        let (failures, calls) = match &self.packed {
-            Some(packed) => packed.counts(),
-            None => self.counts(&self.lock()),
-        };
-        rate(failures, calls)
+        change
+    }
+
+    /// Whether transitions wait to be handed to the observers.
+    #[cfg(test)]
+    pub(crate) fn has_changes(&self) -> bool {
+        !self.lock().changes.is_empty()
     }
 
     /// Returns an admitted call's place without recording anything: the caller dropped
@@ -555,7 +575,7 @@ impl Core {
         // figures that tripped it instead.
         let (failures, calls) = match opened_by.and_then(|reason| reason.figures()) {
             Some(figures) => figures,
-            None => self.counts(&inner),
+            None => (inner.window.failures() as u32, inner.window.len() as u32),
         };
         Reading {
             state,
@@ -660,25 +680,34 @@ impl Core {
         let from = State::from_code(word);
         let generation = generation_of(word) + 1;
         // The window is emptied for the new generation before the state says it began.
-        if let Some(packed) = &self.packed {
-            packed.reset(generation);
-        }
-        if let Some(ring) = &mut inner.ring {
-            ring.clear();
-        }
+        inner.window.clear();
+        self.summary.store(0, Ordering::Release);
         inner.trials_admitted = 0;
         inner.trials_succeeded = 0;
         inner.since_nanos = now;
         inner.opened_by = None;
-        // Release: a thread that sees the new state also sees `open_until`.
+        // Release: a thread that sees the new state also sees `open_until` and the
+        // emptied summary.
         self.state.store(pack(generation, to), Ordering::Release);
-        Change {
+        let change = Change {
             from,
             to,
             reason,
             at_nanos: now,
-        }
+        };
+        inner.changes.push_back(change);
+        change
     }
+}
+
+/// The window's summary word: `failures << 32 | calls`.
+fn pack_counts(failures: u32, calls: u32) -> u64 {
+    (u64::from(failures) << 32) | u64::from(calls)
+}
+
+/// `(failures, calls)` of a summary word.
+fn unpack(summary: u64) -> (u32, u32) {
+    ((summary >> 32) as u32, summary as u32)
 }
 
 /// `failures / calls`, 0 for an empty window.

@@ -405,3 +405,164 @@ fn without_metrics_nothing_is_registered() {
     });
     assert_eq!(recorder.all_series(), Vec::<String>::new());
 }
+
+#[test]
+fn once_quiet_the_gauges_show_the_breakers_true_state_and_rate() {
+    // Many threads recording outcomes of a breaker that opens and closes all the time
+    // (one failure of two opens it, for 50 µs, one trial): stale states and rates
+    // written by one thread after another's transition must not be what stays.
+    let settings = Settings::parse(
+        "[systems.flappy]\nread_timeout = 10\ntotal_timeout = 12\ncb_window_size = 2\ncb_min_calls = 1\ncb_failure_rate = 0.5\ncb_open_duration = 0.00005\ncb_half_open_calls = 1\nmax_connections = 100\n",
+        "resilience.toml",
+    )
+    .unwrap();
+    let recorder = TestRecorder::new();
+    let guards = metrics::with_local_recorder(&*recorder, || {
+        Guards::builder(&settings)
+            .observer(Arc::new(SlowObserver))
+            .metrics(true)
+            .build()
+    });
+    let guard = guards.get("flappy").unwrap().clone();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(4)
+        .enable_time()
+        .build()
+        .unwrap();
+    for round in 0..20u64 {
+        runtime.block_on(async {
+            let tasks: Vec<_> = (0..4u64)
+                .map(|t| {
+                    let guard = guard.clone();
+                    tokio::spawn(async move {
+                        let mut seed = 0x2545_f491_4f6c_dd1d ^ (round * 8 + t + 1);
+                        for _ in 0..500 {
+                            seed ^= seed << 13;
+                            seed ^= seed >> 7;
+                            seed ^= seed << 17;
+                            let failed = seed % 3 == 0;
+                            let _ = guard
+                                .call(async move {
+                                    if failed {
+                                        Err(())
+                                    } else {
+                                        Ok(())
+                                    }
+                                })
+                                .await;
+                        }
+                    })
+                })
+                .collect();
+            for task in tasks {
+                task.await.unwrap();
+            }
+        });
+        // Operators on four threads, each ending with a reset.
+        let operators: Vec<_> = (0..4)
+            .map(|_| {
+                let guard = guard.clone();
+                std::thread::spawn(move || {
+                    for _ in 0..20 {
+                        guard.breaker().force_open();
+                        guard.breaker().reset();
+                    }
+                })
+            })
+            .collect();
+        for operator in operators {
+            operator.join().unwrap();
+        }
+        // Quiet: what the gauges show is the truth.
+        let breaker = guard.breaker();
+        assert_eq!(
+            shown_state(&recorder, "flappy"),
+            breaker.state().as_str(),
+            "round {round}"
+        );
+        assert_eq!(
+            gauge(&recorder, super::FAILURE_RATE, "flappy"),
+            Some(breaker.failure_rate()),
+            "round {round}"
+        );
+    }
+}
+
+/// An observer that takes its time over every transition (seen before the metrics).
+struct SlowObserver;
+
+impl crate::Observer for SlowObserver {
+    fn on_transition(&self, _: &crate::Transition<'_>) {
+        std::thread::sleep(Duration::from_micros(50));
+    }
+
+    fn wants_calls(&self) -> bool {
+        false
+    }
+}
+
+/// Holds up the delivery of open → half-open until the test lets it go.
+struct HoldsHalfOpen {
+    entered: std::sync::Mutex<std::sync::mpsc::Sender<()>>,
+    release: std::sync::Mutex<std::sync::mpsc::Receiver<()>>,
+}
+
+impl crate::Observer for HoldsHalfOpen {
+    fn on_transition(&self, t: &crate::Transition<'_>) {
+        if t.to == crate::State::HalfOpen {
+            self.entered.lock().unwrap().send(()).unwrap();
+            let _ = self
+                .release
+                .lock()
+                .unwrap()
+                .recv_timeout(Duration::from_secs(10));
+        }
+    }
+
+    fn wants_calls(&self) -> bool {
+        false
+    }
+}
+
+#[test]
+fn a_transition_reported_late_does_not_leave_a_stale_state_gauge() {
+    // One thread goes half-open and is slow to report it; meanwhile an operator forces
+    // the breaker open and resets it. Quiet afterwards, the gauge must say closed.
+    let settings = Settings::parse(
+        "[systems.sber]\ncb_window_size = 1\ncb_min_calls = 1\ncb_open_duration = 0.001\n",
+        "resilience.toml",
+    )
+    .unwrap();
+    let (entered, entered_rx) = std::sync::mpsc::channel();
+    let (release, release_rx) = std::sync::mpsc::channel();
+    let holder = Arc::new(HoldsHalfOpen {
+        entered: std::sync::Mutex::new(entered),
+        release: std::sync::Mutex::new(release_rx),
+    });
+    let recorder = TestRecorder::new();
+    let guards = metrics::with_local_recorder(&*recorder, || {
+        Guards::builder(&settings)
+            .observer(holder)
+            .metrics(true)
+            .build()
+    });
+    let guard = guards.get("sber").unwrap().clone();
+    guard.breaker().try_acquire().unwrap().failure();
+    assert_eq!(shown_state(&recorder, "sber"), "open");
+    std::thread::sleep(Duration::from_millis(5));
+    let trial = {
+        let guard = guard.clone();
+        std::thread::spawn(move || {
+            // Admitted as the trial; reporting open → half-open is held up.
+            let permit = guard.breaker().try_acquire().unwrap();
+            drop(permit);
+        })
+    };
+    entered_rx.recv_timeout(Duration::from_secs(10)).unwrap();
+    guard.breaker().force_open();
+    guard.breaker().reset();
+    release.send(()).unwrap();
+    trial.join().unwrap();
+    assert_eq!(guard.breaker().state(), crate::State::Closed);
+    assert_eq!(shown_state(&recorder, "sber"), "closed");
+}

@@ -1,0 +1,152 @@
+//! Bounded stress on real threads: observers that panic and observers that are slow
+//! while many callers flap the breaker, and a saturated bulkhead. Nothing may leak a
+//! permit, wedge the breaker or starve a caller; each test ends well within its bound.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use resilience::{CallEvent, Guard, Observer, Settings, State, Transition};
+
+/// Panics on every third transition and every seventh call it is told of.
+#[derive(Default)]
+struct Panicky {
+    transitions: AtomicUsize,
+    calls: AtomicUsize,
+}
+
+impl Observer for Panicky {
+    fn on_transition(&self, t: &Transition<'_>) {
+        if self.transitions.fetch_add(1, Ordering::Relaxed) % 3 == 0 {
+            panic!("observer panics on {} → {}", t.from, t.to);
+        }
+    }
+
+    fn on_call(&self, _: &CallEvent<'_>) {
+        if self.calls.fetch_add(1, Ordering::Relaxed) % 7 == 0 {
+            panic!("observer panics on a call");
+        }
+    }
+}
+
+/// Takes its time over every transition and keeps the chain it was told.
+#[derive(Default)]
+struct Slow(Mutex<Vec<(State, State)>>);
+
+impl Observer for Slow {
+    fn on_transition(&self, t: &Transition<'_>) {
+        std::thread::sleep(Duration::from_micros(200));
+        self.0.lock().unwrap().push((t.from, t.to));
+    }
+
+    fn wants_calls(&self) -> bool {
+        false
+    }
+}
+
+fn guard(toml: &str, observers: Vec<Arc<dyn Observer>>) -> Guard {
+    let settings = Settings::parse(toml, "inline").unwrap();
+    Guard::with_observers(settings.system("sber").unwrap(), observers)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn panicking_and_slow_observers_neither_leak_nor_wedge() {
+    let slow = Arc::new(Slow::default());
+    let guard = guard(
+        "[systems.sber]\nread_timeout = 10\ntotal_timeout = 12\ncb_window_size = 4\ncb_min_calls = 2\ncb_failure_rate = 0.5\ncb_open_duration = 0.001\ncb_half_open_calls = 2\nmax_connections = 10\nbulkhead_wait = 5",
+        vec![Arc::new(Panicky::default()), slow.clone()],
+    );
+    let storm = async {
+        let tasks: Vec<_> = (0..16u64)
+            .map(|t| {
+                let guard = guard.clone();
+                tokio::spawn(async move {
+                    for i in 0..300u64 {
+                        let failed = (i * 7 + t) % 5 < 2;
+                        // The observers' panics are contained: no call panics.
+                        let _ = guard
+                            .call(async move {
+                                tokio::task::yield_now().await;
+                                if failed {
+                                    Err(())
+                                } else {
+                                    Ok(())
+                                }
+                            })
+                            .await;
+                    }
+                })
+            })
+            .collect();
+        for task in tasks {
+            task.await.expect("no caller panics");
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(60), storm)
+        .await
+        .expect("the storm ends in time");
+    assert_eq!(guard.in_flight(), 0, "every permit back");
+    // The breaker still works: successes close it (waiting out an open period first).
+    let recovered = async {
+        while guard.breaker().state() != State::Closed {
+            let _ = guard.call(async { Ok::<_, ()>(()) }).await;
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(10), recovered)
+        .await
+        .expect("the breaker closes again");
+    let chain = slow.0.lock().unwrap();
+    assert!(!chain.is_empty(), "the storm made transitions");
+    let mut at = State::Closed;
+    for &(from, to) in chain.iter() {
+        assert_eq!(from, at, "the slow observer saw every transition, in order");
+        at = to;
+    }
+    assert_eq!(at, guard.breaker().state());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_saturated_bulkhead_serves_every_caller_within_its_wait() {
+    // 32 callers, 3 permits, 5 s of patience: nobody is refused, never more than 3 in.
+    let guard = guard(
+        "[systems.sber]\nread_timeout = 10\ntotal_timeout = 12\nmax_connections = 4\nbulkhead_wait = 5",
+        Vec::new(),
+    );
+    assert_eq!(guard.bulkhead_permits(), 3);
+    let (now, max) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let saturation = async {
+        let tasks: Vec<_> = (0..32)
+            .map(|_| {
+                let (guard, now, max) = (guard.clone(), now.clone(), max.clone());
+                tokio::spawn(async move {
+                    let mut refused = 0;
+                    for _ in 0..100 {
+                        let call = async {
+                            let inside = now.fetch_add(1, Ordering::SeqCst) + 1;
+                            max.fetch_max(inside, Ordering::SeqCst);
+                            tokio::task::yield_now().await;
+                            now.fetch_sub(1, Ordering::SeqCst);
+                            Ok::<_, ()>(())
+                        };
+                        if guard.call(call).await.is_err() {
+                            refused += 1;
+                        }
+                    }
+                    refused
+                })
+            })
+            .collect();
+        let mut refused = 0;
+        for task in tasks {
+            refused += task.await.unwrap();
+        }
+        refused
+    };
+    let refused = tokio::time::timeout(Duration::from_secs(60), saturation)
+        .await
+        .expect("the saturation ends in time");
+    assert_eq!(refused, 0, "first come, first served: nobody waits 5 s");
+    assert!((1..=3).contains(&max.load(Ordering::SeqCst)));
+    assert_eq!(guard.in_flight(), 0);
+}
