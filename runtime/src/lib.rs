@@ -49,6 +49,7 @@ mod log;
 pub mod metrics;
 mod observer;
 mod registry;
+mod saturation;
 mod sync;
 
 #[doc(hidden)]
