@@ -7,6 +7,10 @@
 //!
 //! The bulkhead is a `tokio::sync::Semaphore`, which tokio model-checks with loom itself;
 //! nothing of it is re-checked here.
+//!
+//! `saturation` is the runtime's `runtime/src/saturation.rs`: how many turned-away
+//! callers the slow calls filling a bulkhead may stand for; `saturation_tests.rs`
+//! checks its rule.
 // Items of state.rs that only the runtime's `Breaker` uses.
 #![allow(dead_code)]
 
@@ -19,5 +23,12 @@ mod sync {
 
 mod breaker;
 
+/// The runtime's count of permits held by slow calls (`runtime/src/saturation.rs`).
+#[path = "../../runtime/src/saturation.rs"]
+pub(crate) mod saturation;
+
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod saturation_tests;

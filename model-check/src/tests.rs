@@ -173,7 +173,16 @@ fn concurrent_failures_open_it_exactly_once_with(window: u32) {
         );
         assert_eq!(core.state(), State::Open);
         let reading = core.reading();
-        assert_eq!((reading.calls, reading.open_until_nanos), (0, Some(OPEN)));
+        assert_eq!(core.window_counts(), (0, 0));
+        // While open, readings show the figures that tripped it.
+        assert_eq!(reading.opened_by, Some(changes[0].reason));
+        assert_eq!(
+            (
+                Some((reading.failures, reading.calls)),
+                reading.open_until_nanos
+            ),
+            (changes[0].reason.figures(), Some(OPEN))
+        );
     });
 }
 
@@ -201,7 +210,9 @@ fn racing_trial_outcomes_make_one_transition() {
             assert_eq!(changes[0].to, expected);
             assert_eq!(core.state(), expected);
             let reading = core.reading();
-            assert_eq!((reading.calls, reading.trials_admitted), (0, 0));
+            assert_eq!(core.window_counts(), (0, 0));
+            let shown = changes[0].reason.figures().map_or(0, |(_, calls)| calls);
+            assert_eq!((reading.calls, reading.trials_admitted), (shown, 0));
         });
     }
 }
@@ -346,7 +357,14 @@ fn closed_outcomes_racing_an_opening_land_in_no_later_window() {
             assert_eq!(changes.len(), 1, "{changes:?}");
             assert_eq!(changes[0].to, State::Open);
             let reading = core.reading();
-            assert_eq!((reading.state, reading.calls), (State::Open, 0));
+            assert_eq!(reading.state, State::Open);
+            // No late outcome landed in the open state's window; readings show the
+            // figures of the opening, untouched by them.
+            assert_eq!(core.window_counts(), (0, 0));
+            assert_eq!(
+                Some((reading.failures, reading.calls)),
+                changes[0].reason.figures()
+            );
             // A reset starts a fresh closed window: still empty.
             core.manual(ManualAction::Reset, 0).unwrap();
             assert_eq!(core.reading().calls, 0);

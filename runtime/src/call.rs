@@ -128,6 +128,7 @@ impl<'g> CallPermit<'g> {
     #[cold]
     fn record_slow(&mut self, now: Instant) {
         if let Recording::Pending(breaker) = mem::replace(&mut self.breaker, Recording::Counted) {
+            self.slot.guard.slow_holders().counted_slow();
             breaker.record_at(true, now);
         }
     }
@@ -144,8 +145,10 @@ impl<'g> CallPermit<'g> {
     #[inline]
     fn report_end(&mut self, failed: bool, outcome: Outcome, elapsed: Duration, now: Instant) {
         let guard = self.slot.guard;
-        if let Recording::Pending(breaker) = mem::replace(&mut self.breaker, Recording::Reported) {
-            breaker.record_at(failed, now);
+        match mem::replace(&mut self.breaker, Recording::Reported) {
+            Recording::Pending(breaker) => breaker.record_at(failed, now),
+            Recording::Counted => guard.slow_holders().ended(),
+            Recording::Reported => {}
         }
         self.span.record(outcome.as_str());
         report(guard, outcome, Some(elapsed));
@@ -170,6 +173,10 @@ impl<'g> CallPermit<'g> {
 impl Drop for CallPermit<'_> {
     #[inline]
     fn drop(&mut self) {
+        // Before the bulkhead permit goes back (the fields drop after this).
+        if matches!(self.breaker, Recording::Counted) {
+            self.slot.guard.slow_holders().ended();
+        }
         if !matches!(self.breaker, Recording::Reported) {
             self.span.record(Outcome::Cancelled.as_str());
             report(self.slot.guard, Outcome::Cancelled, None);

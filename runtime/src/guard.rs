@@ -12,6 +12,7 @@ use crate::health::SystemHealth;
 #[cfg(any(feature = "metrics", test))]
 use crate::metrics::SystemMetrics;
 use crate::observer::Observer;
+use crate::saturation::SlowHolders;
 use resilience_settings::SystemSettings;
 
 /// One system's bulkhead, breaker and timeouts.
@@ -42,6 +43,8 @@ struct Inner {
     settings: SystemSettings,
     breaker: Breaker,
     bulkhead: Bulkhead,
+    /// Bulkhead permits held by calls already counted slow.
+    slow: SlowHolders,
     #[cfg(any(feature = "metrics", test))]
     metrics: Option<Arc<SystemMetrics>>,
 }
@@ -86,6 +89,7 @@ impl Guard {
                 settings: settings.clone(),
                 breaker: Breaker::with_observers(settings, observers),
                 bulkhead: Bulkhead::new(permits),
+                slow: SlowHolders::default(),
                 #[cfg(any(feature = "metrics", test))]
                 metrics,
             }),
@@ -126,9 +130,21 @@ impl Guard {
         self.inner.bulkhead.in_use()
     }
 
+    /// Bulkhead permits held right now by calls already past `cb_slow_threshold`.
+    /// When it equals [`bulkhead_permits`](Self::bulkhead_permits), the system is
+    /// hanging, not busy: see [`bulkhead`](Self::bulkhead).
+    pub fn slow_in_flight(&self) -> usize {
+        self.inner.slow.held()
+    }
+
     #[inline]
     pub(crate) fn bulkhead_ref(&self) -> &Bulkhead {
         &self.inner.bulkhead
+    }
+
+    #[inline]
+    pub(crate) fn slow_holders(&self) -> &SlowHolders {
+        &self.inner.slow
     }
 
     /// The system's breaker and bulkhead, read now: for a health endpoint.
@@ -137,7 +153,19 @@ impl Guard {
     }
 
     /// Step 1: a bulkhead permit (R-RES-BH-1), waiting at most `bulkhead_wait`.
-    /// A full bulkhead is not a failure of the system, so the breaker does not count it.
+    ///
+    /// When the bulkhead is full, an open breaker (not yet due for trials) or a forced
+    /// open one turns the caller away at once, before it waits: the guide's breaker
+    /// fails calls "immediately, without waiting". The guide's order stays for admitted
+    /// calls: a trial slot is only taken in [`breaker`](crate::BulkheadPermit::breaker),
+    /// once a permit is held.
+    ///
+    /// A full bulkhead is load, not the system's failure, and the breaker does not count
+    /// it — unless every permit is held by a call already past `cb_slow_threshold`: then
+    /// the system is hanging, and a caller whose wait ends without a permit counts as one
+    /// failure, while the breaker is closed and still in the state the wait began in
+    /// (half-open, the trials alone decide). Each call counted slow stands for at most
+    /// one such caller, so one saturation episode adds at most `permits` failures.
     #[inline]
     pub async fn bulkhead(&self) -> Result<BulkheadPermit<'_>, CircuitBreakerError> {
         match self.try_bulkhead() {
@@ -161,9 +189,18 @@ impl Guard {
     pub(crate) async fn wait_for_bulkhead(
         &self,
     ) -> Result<BulkheadPermit<'_>, CircuitBreakerError> {
+        let breaker = self.breaker();
+        if let Some(error) = breaker.refusal() {
+            report_rejection(self, error.cause());
+            return Err(error);
+        }
+        let generation = breaker.closed_generation();
         let wait = self.inner.settings.bulkhead_wait();
         if !wait.is_zero() && self.inner.bulkhead.acquire(wait).await {
             return Ok(BulkheadPermit::new(self));
+        }
+        if let Some(generation) = generation {
+            self.saturated(generation);
         }
         let cause = Cause::BulkheadFull {
             permits: self.bulkhead_permits(),
@@ -171,6 +208,24 @@ impl Guard {
         };
         report_rejection(self, &cause);
         Err(CircuitBreakerError::new(self.breaker().name_arc(), cause))
+    }
+
+    /// A caller's wait that began while closed in `generation` ended without a permit:
+    /// a failure for the breaker if every permit is held by a slow call and one of them
+    /// still vouches.
+    #[cold]
+    fn saturated(&self, generation: u64) {
+        let breaker = self.breaker();
+        if breaker.closed_generation() != Some(generation)
+            || !self.inner.slow.claim(self.bulkhead_permits())
+        {
+            return;
+        }
+        breaker.record_closed_failure(generation);
+        #[cfg(any(feature = "metrics", test))]
+        if let Some(metrics) = self.metrics() {
+            metrics.recorded(breaker.failure_rate());
+        }
     }
 
     /// Every step in one call, for code that does not use the attribute: the outer

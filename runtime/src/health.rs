@@ -11,7 +11,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use tokio::time::Instant;
 
-use crate::breaker::State;
+use crate::breaker::{Reason, State};
 
 /// How an open breaker counts towards the service's readiness.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -73,12 +73,15 @@ pub struct SystemHealth {
     pub status: Status,
     /// The breaker's state.
     pub state: State,
-    /// Failures in the window (closed); slow calls and timeouts count.
+    /// Failures in the window (closed); slow calls and timeouts count. While open: the
+    /// failures that tripped it.
     pub failures: u32,
-    /// Outcomes in the window (closed).
+    /// Outcomes in the window (closed). While open: those it was judged on.
     pub calls: u32,
-    /// `failures / calls`; 0 for an empty window.
+    /// `failures / calls`; 0 for an empty window. While open: the rate that tripped it.
     pub failure_rate: f64,
+    /// While open: why it opened (`failure_rate`, or `trial_failed` in half-open).
+    pub opened_by: Option<Reason>,
     /// The configured `cb_failure_rate` threshold.
     pub failure_rate_threshold: f64,
     /// When it entered this state (tokio's clock).
@@ -89,6 +92,9 @@ pub struct SystemHealth {
     pub retry_after: Option<Duration>,
     /// Bulkhead permits taken right now.
     pub in_flight: usize,
+    /// Of those, permits held by calls already past `cb_slow_threshold`: all of them
+    /// means the system hangs (and waiters turned away count against the breaker).
+    pub slow_in_flight: usize,
     /// The bulkhead's size.
     pub bulkhead_permits: usize,
 }
@@ -103,11 +109,13 @@ impl SystemHealth {
             failures: snapshot.failures,
             calls: snapshot.calls,
             failure_rate: snapshot.failure_rate,
+            opened_by: snapshot.opened_by,
             failure_rate_threshold: breaker.failure_rate_threshold(),
             since: snapshot.since,
             in_state_for: Instant::now().saturating_duration_since(snapshot.since),
             retry_after: snapshot.retry_after,
             in_flight: guard.in_flight(),
+            slow_in_flight: guard.slow_in_flight(),
             bulkhead_permits: guard.bulkhead_permits(),
             system: snapshot.system,
         }
@@ -183,14 +191,17 @@ impl Health {
     ///
     /// ```json
     /// {"status":"degraded","ready":true,"policy":"degrade_on_open","systems":{
-    ///   "sber":{"status":"down","state":"open","failures":0,"calls":0,"failure_rate":0,
-    ///           "failure_rate_threshold":0.3,"since":"2026-05-01T03:12:09.512Z",
-    ///           "for_seconds":12.5,"retry_after_seconds":17.5,"in_flight":0,"bulkhead_permits":8}}}
+    ///   "sber":{"status":"down","state":"open","failures":3,"calls":10,"failure_rate":0.3,
+    ///           "opened_by":"failure_rate","failure_rate_threshold":0.3,
+    ///           "since":"2026-05-01T03:12:09.512Z","for_seconds":12.5,"retry_after_seconds":17.5,
+    ///           "in_flight":0,"slow_in_flight":0,"bulkhead_permits":8}}}
     /// ```
     ///
     /// `since` is the wall-clock time (UTC, RFC 3339) the state was entered;
-    /// `retry_after_seconds` is `null` unless open. The window counts restart with
-    /// every state, so an open breaker shows an empty window.
+    /// `retry_after_seconds` is `null` unless open. The window restarts with every
+    /// state; while open, `failures`, `calls` and `failure_rate` are the figures that
+    /// tripped it and `opened_by` the reason (`null` in other states). A breaker whose
+    /// open duration has passed reads `half_open`, never `open` with nothing left.
     pub fn to_json(&self) -> String {
         let mut out = String::with_capacity(128 + 320 * self.systems.len());
         let policy = match self.policy {
@@ -210,12 +221,16 @@ impl Health {
             let since = self.at.checked_sub(s.in_state_for).unwrap_or(UNIX_EPOCH);
             let _ = write!(
                 out,
-                r#":{{"status":"{}","state":"{}","failures":{},"calls":{},"failure_rate":{},"failure_rate_threshold":{},"since":"{}","for_seconds":{},"retry_after_seconds":{},"in_flight":{},"bulkhead_permits":{}}}"#,
+                r#":{{"status":"{}","state":"{}","failures":{},"calls":{},"failure_rate":{},"opened_by":{},"failure_rate_threshold":{},"since":"{}","for_seconds":{},"retry_after_seconds":{},"in_flight":{},"slow_in_flight":{},"bulkhead_permits":{}}}"#,
                 s.status,
                 s.state,
                 s.failures,
                 s.calls,
                 JsonNumber(s.failure_rate),
+                match s.opened_by {
+                    Some(reason) => format!("\"{}\"", reason.as_str()),
+                    None => "null".to_owned(),
+                },
                 JsonNumber(s.failure_rate_threshold),
                 Rfc3339(since),
                 JsonNumber(s.in_state_for.as_secs_f64()),
@@ -224,6 +239,7 @@ impl Health {
                     None => "null".to_owned(),
                 },
                 s.in_flight,
+                s.slow_in_flight,
                 s.bulkhead_permits,
             );
         }

@@ -56,6 +56,7 @@ pub mod metrics;
 mod observer;
 mod options;
 mod registry;
+mod saturation;
 mod sync;
 #[cfg(feature = "test-support")]
 #[cfg_attr(docsrs, doc(cfg(feature = "test-support")))]

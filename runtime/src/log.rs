@@ -22,19 +22,6 @@ use crate::breaker::State;
 use crate::breaker::{ManualAction, Reason};
 use crate::observer::Transition;
 
-/// The short name of a transition's reason, for the `reason` field and metric labels:
-/// `failure_rate`, `open_elapsed`, `trials_succeeded`, `trial_failed` or `manual`.
-#[cfg(feature = "tracing")]
-fn reason_name(reason: &Reason) -> &'static str {
-    match reason {
-        Reason::FailureRate { .. } => "failure_rate",
-        Reason::OpenElapsed { .. } => "open_elapsed",
-        Reason::TrialsSucceeded { .. } => "trials_succeeded",
-        Reason::TrialFailed { .. } => "trial_failed",
-        Reason::Manual(_) => "manual",
-    }
-}
-
 /// The operator's action's name: `force_open`, `disable` or `reset`.
 #[cfg(feature = "tracing")]
 fn action_name(action: ManualAction) -> &'static str {
@@ -177,7 +164,7 @@ impl crate::observer::Observer for TracingObserver {
         let system = t.system;
         let from = t.from.as_str();
         let to = t.to.as_str();
-        let reason = reason_name(&t.reason);
+        let reason = t.reason.as_str();
         let action = match t.reason {
             Reason::Manual(action) => Some(action_name(action)),
             _ => None,

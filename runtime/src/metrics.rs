@@ -12,8 +12,8 @@
 //! |---|---|---|---|
 //! | `resilience_calls_total` | counter | `system`, `outcome` | Guarded calls by how they ended. `outcome`: `success`, `failure` (an error that counts, or a panic), `slow` (finished after `cb_slow_threshold`; counted as a breaker failure), `timeout` (cut off at `total_timeout`), `rejected` (the breaker or the bulkhead refused it; see `resilience_rejections_total`), `cancelled` (the caller dropped it; not counted by the breaker unless it had already run past `cb_slow_threshold`). |
 //! | `resilience_rejections_total` | counter | `system`, `reason` | Calls refused before they started. `reason`: `open`, `half_open_full`, `forced_open`, `bulkhead_full` ([`Cause::as_str`](crate::Cause::as_str)). |
-//! | `resilience_state` | gauge | `system`, `state` | 1 for the breaker's current state, 0 for the other four. `state`: `closed`, `open`, `half_open`, `forced_open`, `disabled`. Alert on `resilience_state{state=~"open\|forced_open"} == 1`. |
-//! | `resilience_failure_rate` | gauge | `system` | Failures / outcomes in the breaker's window, 0–1 (0 for an empty window; the window restarts with every state). |
+//! | `resilience_state` | gauge | `system`, `state` | 1 for the breaker's current state, 0 for the other four. `state`: `closed`, `open`, `half_open`, `forced_open`, `disabled`. Alert on `resilience_state{state=~"open\|forced_open"} == 1`. An open breaker moves to `half_open` when `cb_open_duration` has passed on the next call or reading ([`Guards::health`](crate::Guards::health), [`Guards::refresh`](crate::Guards::refresh)): call `refresh` in the `/metrics` handler and an idle system never looks stuck open. |
+//! | `resilience_failure_rate` | gauge | `system` | Failures / outcomes in the breaker's window, 0–1 (0 for an empty window; the window restarts with every state). While open: the rate that tripped it (the window's at the moment it opened, or the trials' when one failed), so a dashboard shows why. |
 //! | `resilience_call_duration_seconds` | histogram | `system` | How long calls ran, in seconds, for calls that started (success, failure, slow, timeout). |
 //! | `resilience_bulkhead_in_use` | gauge | `system` | Bulkhead permits taken right now. |
 //! | `resilience_bulkhead_permits` | gauge | `system` | The bulkhead's size (`max_connections × 0.8`); saturation is `in_use / permits`. |
@@ -277,8 +277,15 @@ impl Observer for SystemMetrics {
             )
             .increment(1);
         }
-        // Every state starts with an empty window.
-        self.failure_rate.set(0.0);
+        // Every state starts with an empty window; an open one shows the figures
+        // that tripped it.
+        let rate = match (t.to, t.reason.figures()) {
+            (State::Open, Some((failures, calls))) if calls > 0 => {
+                f64::from(failures) / f64::from(calls)
+            }
+            _ => 0.0,
+        };
+        self.failure_rate.set(rate);
         self.show(t.to);
     }
 

@@ -156,6 +156,17 @@ impl Guards {
         )
     }
 
+    /// Performs every due open → half-open transition, so that what is read next — the
+    /// `resilience_state` gauge above all — shows the truth for an idle system too.
+    /// Calls and readings ([`Guards::health`], [`Breaker::state`](crate::Breaker::state))
+    /// do this on their own; a `/metrics` handler that only renders the exporter's
+    /// gauges calls this first. No background task is involved.
+    pub fn refresh(&self) {
+        for guard in self.guards.values() {
+            guard.breaker().state();
+        }
+    }
+
     /// The policy [`Guards::health`] judges readiness by.
     pub fn readiness(&self) -> ReadinessPolicy {
         self.readiness

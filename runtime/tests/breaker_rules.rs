@@ -196,7 +196,7 @@ async fn min_calls_is_independent_of_the_window() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn open_for_30_s_then_half_open_on_the_next_call() {
+async fn open_for_30_s_then_half_open_when_due() {
     let log = Arc::new(Log::default());
     let s = system("");
     let breaker = Breaker::with_observers(&s, vec![log.clone()]);
@@ -221,9 +221,11 @@ async fn open_for_30_s_then_half_open_on_the_next_call() {
     assert_eq!(breaker.state(), State::Open);
 
     advance(Duration::from_millis(1)).await;
-    // Time alone does not change the state: the next call does.
-    assert_eq!(breaker.state(), State::Open);
-    assert_eq!(breaker.snapshot().retry_after, Some(Duration::ZERO));
+    // Due: a reading says what the next call will find (half-open, no trial admitted
+    // yet), never "open, retry in 0 s".
+    assert_eq!(breaker.state(), State::HalfOpen);
+    assert_eq!(breaker.snapshot().retry_after, None);
+    assert_eq!(breaker.snapshot().trials, (0, 0));
     let trial = breaker
         .try_acquire()
         .expect("the first call after 30 s is a trial");

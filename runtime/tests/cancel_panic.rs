@@ -276,7 +276,8 @@ async fn dropping_between_the_steps_gives_everything_back() {
     assert_eq!(guard.in_flight(), 1);
     drop(bulkhead);
     assert_eq!(guard.in_flight(), 0);
-    assert_eq!(guard.breaker().state(), State::Open);
+    let snap = guard.breaker().snapshot();
+    assert_eq!((snap.state, snap.trials), (State::HalfOpen, (0, 0)));
 
     // A trial taken and dropped before the call ran.
     let permit = guard.bulkhead().await.unwrap().breaker().unwrap();

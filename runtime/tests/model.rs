@@ -76,6 +76,8 @@ struct Model {
     last: Vec<bool>,
     now: u64,
     transitions: Vec<(State, State)>,
+    /// While open: `(failures, outcomes)` that tripped it, which readings show.
+    tripped: Option<(u32, u32)>,
 }
 
 impl Model {
@@ -87,6 +89,7 @@ impl Model {
             last: Vec::new(),
             now: 0,
             transitions: Vec::new(),
+            tripped: None,
         }
     }
 
@@ -105,6 +108,7 @@ impl Model {
         self.state = to;
         self.epoch += 1;
         self.last.clear();
+        self.tripped = None;
         self.transitions.push((from, self.kind()));
     }
 
@@ -162,6 +166,7 @@ impl Model {
                     self.enter(MState::Open {
                         until: self.now + OPEN_NANOS,
                     });
+                    self.tripped = Some((failures as u32, calls as u32));
                 }
             }
             MState::HalfOpen {
@@ -172,6 +177,7 @@ impl Model {
                     self.enter(MState::Open {
                         until: self.now + OPEN_NANOS,
                     });
+                    self.tripped = Some((1, succeeded + 1));
                 } else if succeeded + 1 == self.cfg.trials {
                     self.enter(MState::Closed);
                 } else {
@@ -196,6 +202,18 @@ impl Model {
                     admitted: admitted - 1,
                     succeeded,
                 };
+            }
+        }
+    }
+
+    /// A reading of an open breaker that is due: half-open, no trial admitted yet.
+    fn settle(&mut self) {
+        if let MState::Open { until } = self.state {
+            if self.now >= until {
+                self.enter(MState::HalfOpen {
+                    admitted: 0,
+                    succeeded: 0,
+                });
             }
         }
     }
@@ -226,22 +244,27 @@ impl Observer for Recorder {
     }
 }
 
-fn check(breaker: &Breaker, model: &Model, recorder: &Recorder, step: usize, op: &Op) {
+fn check(breaker: &Breaker, model: &mut Model, recorder: &Recorder, step: usize, op: &Op) {
     let snap = breaker.snapshot();
+    model.settle();
+    let model = &*model;
     let ctx = || format!("after step {step} ({op:?}); model {:?}", model.state);
     assert_eq!(snap.state, model.kind(), "state {}", ctx());
     assert_eq!(breaker.state(), model.kind(), "state() {}", ctx());
-    let failures = model.last.iter().filter(|f| **f).count() as u32;
+    let (failures, calls) = model.tripped.unwrap_or((
+        model.last.iter().filter(|f| **f).count() as u32,
+        model.last.len() as u32,
+    ));
     assert_eq!(
         (snap.failures, snap.calls),
-        (failures, model.last.len() as u32),
+        (failures, calls),
         "window {}",
         ctx()
     );
-    let expected_rate = if model.last.is_empty() {
+    let expected_rate = if calls == 0 {
         0.0
     } else {
-        failures as f64 / model.last.len() as f64
+        failures as f64 / calls as f64
     };
     assert_eq!(snap.failure_rate, expected_rate, "rate {}", ctx());
     let trials = match model.state {
@@ -347,7 +370,7 @@ fn run(cfg: Config, ops: Vec<Op>) {
         let breaker = Breaker::with_observers(system, vec![recorder.clone()]);
         let mut model = Model::new(cfg);
         let mut held: Vec<(BreakerPermit<'_>, MTicket)> = Vec::new();
-        check(&breaker, &model, &recorder, 0, &Op::Reset);
+        check(&breaker, &mut model, &recorder, 0, &Op::Reset);
 
         for (step, op) in ops.iter().enumerate() {
             match *op {
@@ -421,13 +444,19 @@ fn run(cfg: Config, ops: Vec<Op>) {
                 }
                 Op::Concurrent(n) => held.extend(admit_concurrently(&breaker, &mut model, n)),
             }
-            check(&breaker, &model, &recorder, step + 1, op);
+            check(&breaker, &mut model, &recorder, step + 1, op);
         }
         // Whatever is still held is dropped unrecorded: no change but returned trial slots.
         for (permit, ticket) in held.drain(..) {
             drop(permit);
             model.cancel(ticket);
-            check(&breaker, &model, &recorder, ops.len() + 1, &Op::Cancel(0));
+            check(
+                &breaker,
+                &mut model,
+                &recorder,
+                ops.len() + 1,
+                &Op::Cancel(0),
+            );
         }
     });
 }

@@ -765,9 +765,12 @@ async fn the_health_json_says_what_the_snapshot_says() {
     let s = &json["systems"]["sber"];
     assert_eq!(s["status"], "down");
     assert_eq!(s["state"], "open");
-    assert_eq!(s["failures"], 0);
-    assert_eq!(s["calls"], 0);
-    assert_eq!(s["failure_rate"], 0.0);
+    // While open: the figures that tripped it, and why.
+    assert_eq!(s["failures"], 3);
+    assert_eq!(s["calls"], 10);
+    assert_eq!(s["failure_rate"], 0.3);
+    assert_eq!(s["opened_by"], "failure_rate");
+    assert_eq!(s["slow_in_flight"], 0);
     assert_eq!(s["failure_rate_threshold"], 0.3);
     assert_eq!(s["for_seconds"], 12.5);
     assert_eq!(s["retry_after_seconds"], 17.5);
@@ -783,6 +786,7 @@ async fn the_health_json_says_what_the_snapshot_says() {
     assert_eq!(c["status"], "up");
     assert_eq!(c["state"], "closed");
     assert_eq!(c["retry_after_seconds"], serde_json::Value::Null);
+    assert_eq!(c["opened_by"], serde_json::Value::Null);
     assert_eq!(c["failure_rate_threshold"], 0.5);
     assert_eq!(json["systems"].as_object().unwrap().len(), 2);
 }

@@ -180,6 +180,8 @@ async fn manual<P: PaymentPort, C: CustomerPort>(
 }
 
 async fn metrics<P: PaymentPort, C: CustomerPort>(State(state): State<AppState<P, C>>) -> Response {
+    // A breaker whose open duration has passed shows half-open, even with no traffic.
+    state.guards.refresh();
     match &state.metrics {
         Some(handle) => (
             [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],

@@ -2,9 +2,14 @@
 //! time. Order workers create orders (Sber `register`) and confirm some of them (Sber
 //! `confirm`, and `register` again for orders created but not paid); customer workers
 //! read customers.
+//!
+//! Arrivals are open-loop, as users arrive: each worker starts a step every `pace`
+//! whether or not its earlier steps have been answered, so a service that hangs piles
+//! up requests in flight instead of slowing the load down. Every request is counted in
+//! the scenario phase it started in.
 
 use std::collections::{BTreeMap, VecDeque};
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -32,11 +37,48 @@ pub struct LoadConfig {
 /// What the load generator saw.
 #[derive(Debug, Default)]
 pub struct LoadStats {
-    latencies_us: Mutex<Vec<u64>>,
+    /// Latencies not yet taken by [`tick`](Self::tick), with the phase each request
+    /// started in.
+    latencies_us: Mutex<Vec<(usize, u64)>>,
     statuses: Mutex<BTreeMap<String, u64>>,
     in_flight: AtomicI64,
     sent: AtomicU64,
     unpaid: Mutex<VecDeque<u64>>,
+    /// The scenario phase requests starting now belong to.
+    phase: AtomicUsize,
+    /// Per phase (requests started in it): every latency, the most in flight.
+    phases: Mutex<BTreeMap<usize, PhaseLoad>>,
+}
+
+/// The requests that started in one phase.
+#[derive(Debug, Default, Clone)]
+pub struct PhaseLoad {
+    /// Their latencies, in microseconds, in the order they were answered.
+    pub latencies_us: Vec<u64>,
+    /// The most requests in flight at once while the phase ran.
+    pub max_in_flight: i64,
+}
+
+impl PhaseLoad {
+    /// The `q` quantile of the latencies (0 to 1).
+    pub fn quantile(&self, q: f64) -> Duration {
+        quantile(&mut self.latencies_us.clone(), q)
+    }
+
+    /// How many were answered within `limit`.
+    pub fn within(&self, limit: Duration) -> usize {
+        let limit = u64::try_from(limit.as_micros()).unwrap_or(u64::MAX);
+        self.latencies_us.iter().filter(|&&us| us <= limit).count()
+    }
+}
+
+fn quantile(all: &mut [u64], q: f64) -> Duration {
+    if all.is_empty() {
+        return Duration::ZERO;
+    }
+    all.sort_unstable();
+    let i = ((all.len() - 1) as f64 * q).round() as usize;
+    Duration::from_micros(all[i])
 }
 
 /// One second's latencies.
@@ -51,23 +93,59 @@ pub struct Tick {
 }
 
 impl LoadStats {
-    /// Takes the latencies recorded since the last call.
-    pub fn tick(&self) -> Tick {
-        let mut all =
-            std::mem::take(&mut *self.latencies_us.lock().unwrap_or_else(|e| e.into_inner()));
-        if all.is_empty() {
-            return Tick::default();
+    /// Takes the latencies recorded since the last call, by the phase their requests
+    /// started in.
+    pub fn tick(&self) -> BTreeMap<usize, Tick> {
+        let all = std::mem::take(&mut *self.latencies_us.lock().unwrap_or_else(|e| e.into_inner()));
+        let mut by_phase: BTreeMap<usize, Vec<u64>> = BTreeMap::new();
+        for (phase, us) in all {
+            by_phase.entry(phase).or_default().push(us);
         }
-        all.sort_unstable();
-        let at = |q: f64| {
-            let i = ((all.len() - 1) as f64 * q).round() as usize;
-            Duration::from_micros(all[i])
-        };
-        Tick {
-            requests: all.len(),
-            p50: at(0.50),
-            p99: at(0.99),
-        }
+        by_phase
+            .into_iter()
+            .map(|(phase, mut us)| {
+                let tick = Tick {
+                    requests: us.len(),
+                    p50: quantile(&mut us, 0.50),
+                    p99: quantile(&mut us, 0.99),
+                };
+                (phase, tick)
+            })
+            .collect()
+    }
+
+    /// Requests starting from now on belong to `phase`.
+    pub fn set_phase(&self, phase: usize) {
+        self.phase.store(phase, Ordering::Relaxed);
+    }
+
+    /// Every phase's requests so far, by the phase they started in.
+    pub fn phases(&self) -> BTreeMap<usize, PhaseLoad> {
+        self.phases
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Every request so far, whatever its phase.
+    pub fn whole_run(&self) -> PhaseLoad {
+        self.phases()
+            .into_values()
+            .fold(PhaseLoad::default(), |mut all, phase| {
+                all.latencies_us.extend(phase.latencies_us);
+                all.max_in_flight = all.max_in_flight.max(phase.max_in_flight);
+                all
+            })
+    }
+
+    /// A request starts: one more in flight. Returns its phase.
+    fn started(&self) -> usize {
+        let now = self.in_flight.fetch_add(1, Ordering::Relaxed) + 1;
+        let phase = self.phase.load(Ordering::Relaxed);
+        let mut phases = self.phases.lock().unwrap_or_else(|e| e.into_inner());
+        let entry = phases.entry(phase).or_default();
+        entry.max_in_flight = entry.max_in_flight.max(now);
+        phase
     }
 
     /// Requests in flight right now.
@@ -88,11 +166,18 @@ impl LoadStats {
             .clone()
     }
 
-    fn record(&self, route: &str, status: Option<u16>, elapsed: Duration) {
+    fn record(&self, phase: usize, route: &str, status: Option<u16>, elapsed: Duration) {
         let micros = u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX);
         self.latencies_us
             .lock()
             .unwrap_or_else(|e| e.into_inner())
+            .push((phase, micros));
+        self.phases
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(phase)
+            .or_default()
+            .latencies_us
             .push(micros);
         let status = status.map_or_else(|| "error".to_owned(), |s| s.to_string());
         *self
@@ -132,10 +217,10 @@ impl Load {
             stop: Arc::clone(&stop),
         };
         for n in 0..config.order_workers {
-            workers.spawn(worker(Kind::Orders, n).run());
+            workers.spawn(Arc::new(worker(Kind::Orders, n)).run());
         }
         for n in 0..config.customer_workers {
-            workers.spawn(worker(Kind::Customers, n).run());
+            workers.spawn(Arc::new(worker(Kind::Customers, n)).run());
         }
         Load {
             stats,
@@ -179,25 +264,37 @@ impl Worker {
             && self.stats.sent.fetch_add(1, Ordering::Relaxed) < self.config.max_requests
     }
 
-    async fn run(self) {
+    /// Starts a step every `pace` (open loop: without waiting for earlier ones), then
+    /// waits for the steps still running.
+    async fn run(self: Arc<Self>) {
         let mut i: u64 = 0;
+        let mut steps = JoinSet::new();
         // Spread the workers' first requests over one pace.
         let offset = self.config.pace.mul_f64(self.n as f64 / 8.0);
         tokio::time::sleep(offset).await;
+        let mut next = Instant::now();
         while self.may_send() {
             i += 1;
-            match self.kind {
-                Kind::Orders => self.order_step(i).await,
-                Kind::Customers => {
-                    let id = format!("c-{}", (self.n as u64 * 1000 + i) % 50);
-                    self.send(
-                        "GET /customers/{id}",
-                        self.client.get(self.url(&format!("/customers/{id}"))),
-                    )
-                    .await;
-                }
+            let worker = Arc::clone(&self);
+            steps.spawn(async move { worker.step(i).await });
+            next += self.config.pace;
+            tokio::time::sleep_until(next).await;
+            while steps.try_join_next().is_some() {}
+        }
+        while steps.join_next().await.is_some() {}
+    }
+
+    async fn step(&self, i: u64) {
+        match self.kind {
+            Kind::Orders => self.order_step(i).await,
+            Kind::Customers => {
+                let id = format!("c-{}", (self.n as u64 * 1000 + i) % 50);
+                self.send(
+                    "GET /customers/{id}",
+                    self.client.get(self.url(&format!("/customers/{id}"))),
+                )
+                .await;
             }
-            tokio::time::sleep(self.config.pace).await;
         }
     }
 
@@ -265,7 +362,7 @@ impl Worker {
         route: &str,
         request: reqwest::RequestBuilder,
     ) -> (Option<u16>, Option<Value>) {
-        self.stats.in_flight.fetch_add(1, Ordering::Relaxed);
+        let phase = self.stats.started();
         let start = Instant::now();
         let result = request.send().await;
         let (status, body) = match result {
@@ -275,7 +372,7 @@ impl Worker {
             }
             Err(_) => (None, None),
         };
-        self.stats.record(route, status, start.elapsed());
+        self.stats.record(phase, route, status, start.elapsed());
         self.stats.in_flight.fetch_sub(1, Ordering::Relaxed);
         (status, body)
     }

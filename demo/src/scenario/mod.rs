@@ -5,8 +5,14 @@
 //! Phases: healthy → Sber fails half its calls (the breaker opens, callers get fast
 //! 503s and 409s) → half-open trials fail while Sber is still down → Sber heals and the
 //! trials close it → Sber turns slow, between `cb_slow_threshold` and the timeouts (the
-//! breaker opens on slow calls before any timeout) → Sber heals → closed again. The
-//! customer system stays healthy, and its breaker closed, throughout.
+//! breaker opens near the slow threshold, before any timeout) → Sber heals → Sber hangs
+//! (accepts, never answers: the breaker opens near the slow threshold again, while the
+//! hung calls are still running) → Sber heals → closed again. The customer system stays
+//! healthy, and its breaker closed, throughout.
+//!
+//! The same load and the same fault schedule drive, at the same time, a twin of the
+//! service whose adapters have no guard ([`unguarded`]), with fakes of its own: the
+//! summary sets the two side by side.
 //!
 //! Each phase ends on the transition it waits for (with a generous timeout), not on a
 //! fixed sleep, so a busy machine only makes the run a little longer.
@@ -15,6 +21,7 @@ pub mod env;
 pub mod load;
 pub mod recorder;
 mod report;
+pub mod unguarded;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -25,8 +32,8 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use crate::bootstrap::Container;
-use crate::fakes::FakeServer;
-use load::{Load, LoadConfig};
+use crate::fakes::{FakeServer, Faults};
+use load::{Load, LoadConfig, LoadStats};
 use recorder::{Recorded, Recorder};
 pub use report::{format_duration, Check};
 
@@ -73,6 +80,24 @@ fn listener(std: std::net::TcpListener) -> std::io::Result<TcpListener> {
     TcpListener::from_std(std)
 }
 
+/// The unguarded twin: the same service over adapters without a guard, with fakes of
+/// its own, under the same load and the same faults.
+struct Twin {
+    sber: FakeServer,
+    _customer: FakeServer,
+    url: String,
+}
+
+/// A phase as the summary reports it.
+#[derive(Debug, Clone, Copy)]
+struct PhaseEntry {
+    name: &'static str,
+    /// When it began, from the start.
+    at: Duration,
+    /// Requests that had reached the guarded service's Sber, and the twin's, by then.
+    sber_hits: (u64, u64),
+}
+
 /// The running pieces.
 struct World {
     recorder: Arc<Recorder>,
@@ -80,11 +105,34 @@ struct World {
     sber: FakeServer,
     customer: FakeServer,
     service_url: String,
+    twin: Twin,
+    /// The load on the guarded service, and on the twin.
+    loads: (Arc<LoadStats>, Arc<LoadStats>),
     admin_url: String,
     phase: std::sync::Mutex<(usize, &'static str)>,
-    phase_log: std::sync::Mutex<Vec<(&'static str, Duration)>>,
+    phase_log: std::sync::Mutex<Vec<PhaseEntry>>,
     deadline: Instant,
 }
+
+/// Sber's faults, set on the guarded service's Sber and the twin's alike.
+struct Schedule(Vec<Arc<Faults>>);
+
+impl Schedule {
+    fn set_fail_share(&self, share: f64) {
+        self.0.iter().for_each(|f| f.set_fail_share(share));
+    }
+
+    fn set_latency(&self, latency: Duration) {
+        self.0.iter().for_each(|f| f.set_latency(latency));
+    }
+
+    fn heal(&self) {
+        self.0.iter().for_each(|f| f.heal());
+    }
+}
+
+/// A Sber that hangs: answers after an hour, long after every timeout.
+pub const HANG: Duration = Duration::from_secs(3600);
 
 impl World {
     fn sber_settings(&self) -> &SystemSettings {
@@ -96,16 +144,30 @@ impl World {
         phase.0 += 1;
         phase.1 = name;
         self.recorder.set_phase(phase.0);
+        self.loads.0.set_phase(phase.0);
+        self.loads.1.set_phase(phase.0);
         let at = self.recorder.start().elapsed();
         self.phase_log
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .push((name, at));
+            .push(PhaseEntry {
+                name,
+                at,
+                sber_hits: (self.sber.faults().hits(), self.twin.sber.faults().hits()),
+            });
         println!("{:>6.2}s  ── {name}: {what}", at.as_secs_f64());
     }
 
     fn phase(&self) -> (usize, &'static str) {
         *self.phase.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The name of phase `n` (1 for the first entered; 0 before any).
+    fn phase_name(&self, n: usize) -> &'static str {
+        let log = self.phase_log.lock().unwrap_or_else(|e| e.into_inner());
+        n.checked_sub(1)
+            .and_then(|i| log.get(i))
+            .map_or("starting", |entry| entry.name)
     }
 
     /// Waits for `system` to go `from` → `to`, at most `timeout` (and never past the
@@ -204,34 +266,61 @@ pub async fn run(setup: Setup, serve: bool) -> std::io::Result<Outcome> {
         let _ = crate::bootstrap::serve(admin, admin_router).await;
     });
 
-    report::header(&setup.env, &container, &sber, &customer, &service_url);
+    // The unguarded twin, on ephemeral ports of 127.0.0.1 too.
+    let twin_sber = FakeServer::sber(FakeServer::bind().await?)?;
+    let twin_customer = FakeServer::customer(FakeServer::bind().await?)?;
+    let twin_listener = FakeServer::bind().await?;
+    let twin_url = format!("http://{}", twin_listener.local_addr()?);
+    let twin_router = unguarded::router(&setup.settings, twin_sber.url(), twin_customer.url());
+    let twin_task = tokio::spawn(async move {
+        let _ = crate::bootstrap::serve(twin_listener, twin_router).await;
+    });
 
+    report::header(
+        &setup.env,
+        &container,
+        &sber,
+        &customer,
+        &service_url,
+        &twin_url,
+    );
+
+    let deadline = recorder.start() + MAX_RUN;
+    let config = |base_url: &str| LoadConfig {
+        base_url: base_url.to_owned(),
+        order_workers: 6,
+        customer_workers: 2,
+        // Per service about 60 orders and 20 customer reads a second: light for a
+        // debug build on a busy two-core machine (twice over: the twin takes as much).
+        pace: Duration::from_millis(100),
+        deadline,
+        max_requests: 60_000,
+    };
+    let load = Load::start(config(&service_url));
+    let twin_load = Load::start(config(&twin_url));
     let world = Arc::new(World {
         recorder: Arc::clone(&recorder),
         container,
         sber,
         customer,
         service_url,
+        twin: Twin {
+            sber: twin_sber,
+            _customer: twin_customer,
+            url: twin_url,
+        },
+        loads: (Arc::clone(load.stats()), Arc::clone(twin_load.stats())),
         admin_url,
         phase: std::sync::Mutex::new((0, "starting")),
         phase_log: std::sync::Mutex::default(),
-        deadline: recorder.start() + MAX_RUN,
+        deadline,
     });
-
-    let load = Load::start(LoadConfig {
-        base_url: world.service_url.clone(),
-        order_workers: 6,
-        customer_workers: 2,
-        pace: Duration::from_millis(40),
-        deadline: world.deadline,
-        max_requests: 60_000,
-    });
-    let ticker = tokio::spawn(report::ticker(Arc::clone(&world), Arc::clone(load.stats())));
+    let ticker = tokio::spawn(report::ticker(Arc::clone(&world)));
 
     let mut checks = Vec::new();
     let _ = drive(&world, &mut checks).await;
 
-    let stats = load.stop().await;
+    let (stats, _) = tokio::join!(load.stop(), twin_load.stop());
     ticker.abort();
     let elapsed = recorder.start().elapsed();
     final_checks(&world, &stats, &mut checks);
@@ -242,11 +331,13 @@ pub async fn run(setup: Setup, serve: bool) -> std::io::Result<Outcome> {
 
     if serve {
         world.sber.faults().heal();
+        world.twin.sber.faults().heal();
         report::serving(&world);
         let _ = tokio::signal::ctrl_c().await;
         println!("stopping");
     }
     service_task.abort();
+    twin_task.abort();
     admin_task.abort();
     printer.abort();
     Ok(outcome)
@@ -259,7 +350,10 @@ async fn drive(world: &World, checks: &mut Vec<Check>) -> Result<(), ()> {
     let trip = Duration::from_secs(15);
     let reopen = open + Duration::from_secs(10);
     let trials = Duration::from_secs(10);
-    let faults = Arc::clone(world.sber.faults());
+    let faults = Schedule(vec![
+        Arc::clone(world.sber.faults()),
+        Arc::clone(world.twin.sber.faults()),
+    ]);
     let mut cursor = 0;
     let sber = "sber";
 
@@ -341,6 +435,7 @@ async fn drive(world: &World, checks: &mut Vec<Check>) -> Result<(), ()> {
     );
     let slow_phase = world.phase().0;
     let before = world.recorder.counts(sber);
+    let slow_from = Instant::now();
     faults.set_latency(latency);
     let opened = world
         .expect(
@@ -352,12 +447,27 @@ async fn drive(world: &World, checks: &mut Vec<Check>) -> Result<(), ()> {
         )
         .await?;
     let during = opened.counts.since(&before);
+    let bound = s.cb_slow_threshold() + s.bulkhead_wait() + Duration::from_secs(1);
+    let after = opened.at.saturating_duration_since(slow_from);
     checks.push(Check::new(
-        opened.phase == slow_phase && during.slow > 0 && during.failed == 0 && during.timeout == 0,
+        opened.phase == slow_phase && during.failed == 0 && during.timeout == 0,
         "sber opened on slow calls before any timeout",
         format!(
-            "in the slow phase before opening: {} slow, {} failed, {} timed out",
-            during.slow, during.failed, during.timeout
+            "{} after Sber turned slow (cb_slow_threshold {}); before opening: {} slow, {} failed, {} timed out",
+            format_duration(after),
+            format_duration(s.cb_slow_threshold()),
+            during.slow,
+            during.failed,
+            during.timeout
+        ),
+    ));
+    checks.push(Check::new(
+        after <= bound,
+        "sber opened near the slow threshold: within cb_slow_threshold + bulkhead_wait + 1s of Sber turning slow",
+        format!(
+            "{} after Sber turned slow; bound: cb_slow_threshold + bulkhead_wait + 1s = {}",
+            format_duration(after),
+            format_duration(bound)
         ),
     ));
 
@@ -388,7 +498,70 @@ async fn drive(world: &World, checks: &mut Vec<Check>) -> Result<(), ()> {
         .await?;
 
     world.enter("recovered", "Sber healthy, breaker closed");
-    world.hold(Duration::from_secs(3)).await;
+    world.hold(Duration::from_secs(2)).await;
+
+    world.enter(
+        "hang",
+        &format!(
+            "Sber accepts connections and never answers; each call is counted slow at {} while still running, and cut off by read_timeout {}",
+            format_duration(s.cb_slow_threshold()),
+            format_duration(s.read_timeout())
+        ),
+    );
+    let hang_phase = world.phase().0;
+    let hang_from = Instant::now();
+    faults.set_latency(HANG);
+    let opened = world
+        .expect(
+            checks,
+            &mut cursor,
+            "opened while Sber hung",
+            (sber, State::Closed, State::Open),
+            trip,
+        )
+        .await?;
+    let after = opened.at.saturating_duration_since(hang_from);
+    checks.push(Check::new(
+        opened.phase == hang_phase && after <= bound && after < s.read_timeout(),
+        "sber opened near the slow threshold while Sber hung, with the hung calls still running",
+        format!(
+            "{} after Sber began to hang; bound: cb_slow_threshold + bulkhead_wait + 1s = {}",
+            format_duration(after),
+            format_duration(bound)
+        ),
+    ));
+
+    world.enter(
+        "hang, open",
+        "Sber still hangs; callers get fast 503 / 409, while the unguarded twin's requests pile up",
+    );
+    world.hold(open.mul_f64(2.0 / 3.0)).await;
+    world.enter(
+        "healing",
+        "Sber answers again; the breaker lets trial calls through after cb_open_duration",
+    );
+    faults.heal();
+    world
+        .expect(
+            checks,
+            &mut cursor,
+            "half-open after the hang",
+            (sber, State::Open, State::HalfOpen),
+            reopen,
+        )
+        .await?;
+    world
+        .expect(
+            checks,
+            &mut cursor,
+            "closed: Sber answers again",
+            (sber, State::HalfOpen, State::Closed),
+            trials,
+        )
+        .await?;
+
+    world.enter("recovered", "Sber healthy, breaker closed");
+    world.hold(Duration::from_secs(2)).await;
     Ok(())
 }
 

@@ -1,5 +1,6 @@
-//! The scenario's observer: counts every guarded call by outcome, keeps every
-//! transition with its reason, and prints each transition as it happens.
+//! The scenario's observer: counts every guarded call by outcome (in all, and by the
+//! scenario phase the call started in), keeps every transition with its reason, and
+//! prints each transition as it happens.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -61,6 +62,17 @@ impl Counts {
     pub fn total(&self) -> u64 {
         self.ok + self.bad() + self.rejected
     }
+
+    /// `self + other`, field by field.
+    pub fn plus(&self, other: &Counts) -> Counts {
+        Counts {
+            ok: self.ok + other.ok,
+            failed: self.failed + other.failed,
+            slow: self.slow + other.slow,
+            timeout: self.timeout + other.timeout,
+            rejected: self.rejected + other.rejected,
+        }
+    }
 }
 
 impl Counters {
@@ -105,6 +117,10 @@ pub struct Recorder {
     transitions: Mutex<Vec<Recorded>>,
     timeouts_seen: AtomicU64,
     phase: AtomicUsize,
+    /// When each phase began, in order.
+    phase_starts: Mutex<Vec<(usize, Instant)>>,
+    /// Per system and phase a call started in: its counts.
+    by_phase: Mutex<BTreeMap<(String, usize), Counts>>,
     lines: Option<UnboundedSender<String>>,
 }
 
@@ -123,6 +139,8 @@ impl Recorder {
             transitions: Mutex::default(),
             timeouts_seen: AtomicU64::new(0),
             phase: AtomicUsize::new(0),
+            phase_starts: Mutex::default(),
+            by_phase: Mutex::default(),
             lines,
         }
     }
@@ -132,9 +150,36 @@ impl Recorder {
         self.start
     }
 
-    /// Sets the phase that later transitions are attributed to.
+    /// Sets the phase that later transitions, and calls starting from now on, are
+    /// attributed to.
     pub fn set_phase(&self, phase: usize) {
         self.phase.store(phase, Ordering::Relaxed);
+        self.phase_starts
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((phase, Instant::now()));
+    }
+
+    /// The phase that was running at `at`.
+    fn phase_at(&self, at: Instant) -> usize {
+        let starts = self.phase_starts.lock().unwrap_or_else(|e| e.into_inner());
+        starts
+            .iter()
+            .rev()
+            .find(|(_, start)| *start <= at)
+            .map_or(0, |(phase, _)| *phase)
+    }
+
+    /// One system's counts by the phase each call started in (a refused call started
+    /// when it was refused).
+    pub fn counts_by_phase(&self, system: &str) -> BTreeMap<usize, Counts> {
+        self.by_phase
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .filter(|((s, _), _)| s == system)
+            .map(|((_, phase), counts)| (*phase, *counts))
+            .collect()
     }
 
     /// One system's counts.
@@ -227,5 +272,19 @@ impl Observer for Recorder {
             _ => return,
         };
         counter.fetch_add(1, Ordering::Relaxed);
+        let started = Instant::now()
+            .checked_sub(call.elapsed.unwrap_or_default())
+            .unwrap_or(self.start);
+        let phase = self.phase_at(started);
+        let mut by_phase = self.by_phase.lock().unwrap_or_else(|e| e.into_inner());
+        let counts = by_phase.entry((call.system.to_owned(), phase)).or_default();
+        let field = match call.outcome {
+            Outcome::Success => &mut counts.ok,
+            Outcome::Failure => &mut counts.failed,
+            Outcome::Slow => &mut counts.slow,
+            Outcome::Timeout => &mut counts.timeout,
+            _ => &mut counts.rejected,
+        };
+        *field += 1;
     }
 }

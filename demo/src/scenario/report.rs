@@ -1,12 +1,14 @@
 //! What the scenario prints: the header, one line per second, the summary.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 use resilience::Guard;
 
 use super::env::{EnvSetting, Source};
-use super::load::LoadStats;
+use super::load::{LoadStats, PhaseLoad, Tick};
+use super::recorder::Counts;
 use super::World;
 use crate::bootstrap::Container;
 use crate::fakes::FakeServer;
@@ -86,6 +88,7 @@ pub(super) fn header(
     sber: &FakeServer,
     customer: &FakeServer,
     service: &str,
+    twin: &str,
 ) {
     println!("payments-demo: a payments service whose Sber and customer adapters are guarded by #[circuit_breaker]");
     println!();
@@ -112,60 +115,232 @@ pub(super) fn header(
         sber.url(),
         customer.url()
     );
+    println!(
+        "unguarded twin {twin}: the same service and HTTP clients, adapters without #[circuit_breaker], its own fakes, the same load and the same Sber faults at the same moments"
+    );
     println!();
-    println!("each second: phase │ per system: breaker state, guarded calls ok / failed (slow) / rejected, calls in flight │ the service's HTTP answers and their latency");
+    println!("each second: phase │ per system: breaker state, guarded calls ok / failed (slow) / rejected, calls in flight │ the service's HTTP answers and their latency │ the twin's");
+    println!("  calls and requests are counted in the phase they started in: a second where a phase ends has one line per phase");
     println!("each transition as it happens: ▶ from → to: the runtime's log line");
     println!();
 }
 
-fn system_column(world: &World, guard: &Guard, last: &mut super::recorder::Counts) -> String {
-    let now = world.recorder.counts(guard.system());
-    let d = now.since(last);
-    *last = now;
-    let slow = if d.slow > 0 {
-        format!(" ({} slow)", d.slow)
+/// One system's column: its calls that started in the phase and ended this second, and,
+/// on the current phase's line, its breaker state and calls in flight.
+fn system_column(guard: &Guard, calls: Counts, now: bool) -> String {
+    let slow = if calls.slow > 0 {
+        format!(" ({} slow)", calls.slow)
     } else {
         String::new()
     };
+    let (state, in_flight) = if now {
+        (
+            guard.breaker().state().as_str().to_owned(),
+            guard.in_flight().to_string(),
+        )
+    } else {
+        ("·".to_owned(), "·".to_owned())
+    };
     format!(
-        "{} {:<9} ok {:>3}  failed {:>3}{slow}  rejected {:>3}  in flight {}",
+        "{} {state:<9} ok {:>3}  failed {:>3}{slow}  rejected {:>3}  in flight {in_flight}",
         guard.system(),
-        guard.breaker().state().as_str(),
-        d.ok,
-        d.bad(),
-        d.rejected,
-        guard.in_flight()
+        calls.ok,
+        calls.bad(),
+        calls.rejected,
     )
 }
 
-pub(super) async fn ticker(world: Arc<World>, stats: Arc<LoadStats>) {
+fn http_column(tick: Tick) -> String {
+    format!(
+        "{:>3} req/s  p50 {:>5}  p99 {:>5}",
+        tick.requests,
+        format_duration(tick.p50),
+        format_duration(tick.p99),
+    )
+}
+
+/// Per phase: the counts now minus `last`, which becomes now.
+fn deltas(
+    now: BTreeMap<usize, Counts>,
+    last: &mut BTreeMap<usize, Counts>,
+) -> BTreeMap<usize, Counts> {
+    let out = now
+        .iter()
+        .map(|(phase, counts)| {
+            let before = last.get(phase).copied().unwrap_or_default();
+            (*phase, counts.since(&before))
+        })
+        .filter(|(_, d)| d.total() > 0)
+        .collect();
+    *last = now;
+    out
+}
+
+pub(super) async fn ticker(world: Arc<World>) {
     let mut interval = tokio::time::interval(Duration::from_secs(1));
     interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     interval.tick().await;
-    let mut sber_last = Default::default();
-    let mut customer_last = Default::default();
+    let mut sber_last = BTreeMap::new();
+    let mut customer_last = BTreeMap::new();
+    let sber_guard = world.container.sber.system_guard();
+    let customer_guard = world.container.customers.system_guard();
     loop {
         interval.tick().await;
         let at = world.recorder.start().elapsed();
-        let tick = stats.tick();
-        let sber = system_column(&world, world.container.sber.system_guard(), &mut sber_last);
-        let customer = system_column(
-            &world,
-            world.container.customers.system_guard(),
+        let current = world.phase().0;
+        let http = world.loads.0.tick();
+        let twin = world.loads.1.tick();
+        let sber = deltas(world.recorder.counts_by_phase("sber"), &mut sber_last);
+        let customer = deltas(
+            world.recorder.counts_by_phase("customer"),
             &mut customer_last,
         );
-        println!(
-            "{:>6.2}s  {:<9} │ {sber} │ {customer} │ http {:>3} req/s  p50 {:>5}  p99 {:>5}",
-            at.as_secs_f64(),
-            world.phase().1,
-            tick.requests,
-            format_duration(tick.p50),
-            format_duration(tick.p99),
+        let mut phases: Vec<usize> = http
+            .keys()
+            .chain(twin.keys())
+            .chain(sber.keys())
+            .chain(customer.keys())
+            .copied()
+            .filter(|p| *p <= current)
+            .collect();
+        phases.push(current);
+        phases.sort_unstable();
+        phases.dedup();
+        for phase in phases {
+            let now = phase == current;
+            let get = |m: &BTreeMap<usize, Counts>| m.get(&phase).copied().unwrap_or_default();
+            println!(
+                "{:>6.2}s  {:<10} │ {} │ {} │ http {} │ twin {}, in flight {}",
+                at.as_secs_f64(),
+                world.phase_name(phase),
+                system_column(sber_guard, get(&sber), now),
+                system_column(customer_guard, get(&customer), now),
+                http_column(http.get(&phase).copied().unwrap_or_default()),
+                http_column(twin.get(&phase).copied().unwrap_or_default()),
+                if now {
+                    world.loads.1.in_flight().to_string()
+                } else {
+                    "·".to_owned()
+                },
+            );
+        }
+    }
+}
+
+/// What one HTTP answer means, for the summary.
+fn explain(route_status: &str) -> &'static str {
+    let (route, status) = route_status.rsplit_once(' ').unwrap_or((route_status, ""));
+    match (route, status) {
+        ("POST /orders", "201") => "created and paid: Sber registered the payment",
+        ("POST /orders", "409") => {
+            "created but not paid: Sber failed (500, or cut off by read_timeout) or its guard refused the call (breaker open, half-open trials taken, bulkhead full); confirming it later retries the payment"
+        }
+        ("POST /orders", "402") | ("POST /orders/{id}/confirm", "402") => {
+            "declined by Sber: a business answer, not an outage"
+        }
+        ("POST /orders/{id}/confirm", "200") => "paid: Sber confirmed (or first registered) the payment",
+        ("POST /orders/{id}/confirm", "502") => {
+            "Sber was called and failed — answered 500, or was cut off by read_timeout — while its breaker still let calls through (before it opened, or a failing half-open trial)"
+        }
+        ("POST /orders/{id}/confirm", "503") => {
+            "refused by Sber's guard without reaching Sber: breaker open (with Retry-After), half-open trials taken, or bulkhead full"
+        }
+        ("POST /orders/{id}/confirm", "404") | ("GET /customers/{id}", "404") => "no such order or customer",
+        ("GET /customers/{id}", "200") => "the customer system answered",
+        ("GET /customers/{id}", "502") => "the customer system was called and failed",
+        ("GET /customers/{id}", "503") => "refused by the customer system's guard",
+        (_, "error") => "no HTTP answer within the load generator's 10s",
+        _ => "",
+    }
+}
+
+fn percent(part: usize, all: usize) -> String {
+    if all == 0 {
+        "–".to_owned()
+    } else {
+        format!("{:.0}%", part as f64 * 100.0 / all as f64)
+    }
+}
+
+/// One row of the side-by-side table.
+fn side_by_side_row(name: &str, guarded: &PhaseLoad, twin: &PhaseLoad, hits: (u64, u64)) {
+    let second = Duration::from_secs(1);
+    println!(
+        "  {name:<11} {:>8} {:>9}   {:>8} {:>9}   {:>8} {:>9}   {:>8} {:>9}",
+        guarded.max_in_flight,
+        twin.max_in_flight,
+        format_duration(guarded.quantile(0.99)),
+        format_duration(twin.quantile(0.99)),
+        hits.0,
+        hits.1,
+        percent(guarded.within(second), guarded.latencies_us.len()),
+        percent(twin.within(second), twin.latencies_us.len()),
+    );
+}
+
+fn side_by_side(world: &World) {
+    let log = world
+        .phase_log
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone();
+    let end_hits = (world.sber.faults().hits(), world.twin.sber.faults().hits());
+    let guarded = world.loads.0.phases();
+    let twin = world.loads.1.phases();
+    println!(
+        "side by side — the same load and Sber faults against the service guarded by #[circuit_breaker] and against its unguarded twin:"
+    );
+    println!(
+        "  {:<11} {:>18}   {:>18}   {:>18}   {:>18}",
+        "", "requests in flight", "p99 latency", "calls reaching Sber", "answered within 1s"
+    );
+    println!(
+        "  {:<11} {:>8} {:>9}   {:>8} {:>9}   {:>8} {:>9}   {:>8} {:>9}",
+        "phase",
+        "guarded",
+        "unguarded",
+        "guarded",
+        "unguarded",
+        "guarded",
+        "unguarded",
+        "guarded",
+        "unguarded"
+    );
+    let empty = PhaseLoad::default();
+    for (i, entry) in log.iter().enumerate() {
+        let next = log.get(i + 1).map_or(end_hits, |e| e.sber_hits);
+        let hits = (
+            next.0.saturating_sub(entry.sber_hits.0),
+            next.1.saturating_sub(entry.sber_hits.1),
         );
+        let phase = i + 1;
+        side_by_side_row(
+            entry.name,
+            guarded.get(&phase).unwrap_or(&empty),
+            twin.get(&phase).unwrap_or(&empty),
+            hits,
+        );
+    }
+    side_by_side_row(
+        "whole run",
+        &world.loads.0.whole_run(),
+        &world.loads.1.whole_run(),
+        end_hits,
+    );
+    for line in [
+        "  requests in flight: the most the load generator had waiting on the service at once (requests arrive at a steady rate, answered or not);",
+        "  every figure counts a request in the phase it started in; calls reaching Sber are the fakes' own counts.",
+        "  reading it: while Sber hangs, the twin sends every call to Sber and each waits for read_timeout, so requests pile up and few",
+        "  are answered within a second; the guarded service lets only its bulkhead's calls reach the hung Sber, opens while they still",
+        "  run, and answers the rest at once (503, or 409 created-not-paid, with Retry-After). While Sber is merely slow, the twin's",
+        "  answers are slow but paid; the guard trades them for fast 409s — the guide's choice for a critical system (R-RES-CB-5).",
+    ] {
+        println!("{line}");
     }
 }
 
 pub(super) fn summary(world: &World, stats: &LoadStats, checks: &[Check], elapsed: Duration) {
+    let twin_statuses = world.loads.1.statuses();
     println!();
     println!("── summary: {:.1}s ──", elapsed.as_secs_f64());
     println!("phases:");
@@ -174,14 +349,14 @@ pub(super) fn summary(world: &World, stats: &LoadStats, checks: &[Check], elapse
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .clone();
-    for (i, (name, start)) in log.iter().enumerate() {
-        let end = log.get(i + 1).map_or(elapsed, |(_, next)| *next);
+    for (i, entry) in log.iter().enumerate() {
+        let end = log.get(i + 1).map_or(elapsed, |next| next.at);
         println!(
             "  {:<10} {:>6.2}s → {:>6.2}s  ({:.1}s)",
-            name,
-            start.as_secs_f64(),
+            entry.name,
+            entry.at.as_secs_f64(),
             end.as_secs_f64(),
-            end.saturating_sub(*start).as_secs_f64()
+            end.saturating_sub(entry.at).as_secs_f64()
         );
     }
     println!("guarded calls:");
@@ -198,13 +373,20 @@ pub(super) fn summary(world: &World, stats: &LoadStats, checks: &[Check], elapse
             guard.breaker().state()
         );
     }
+    let statuses = stats.statuses();
     println!(
-        "the service's answers ({} requests):",
-        stats.sent().min(stats.statuses().values().sum())
+        "the service's answers ({} requests; the unguarded twin's beside them):",
+        statuses.values().sum::<u64>()
     );
-    for (route, n) in stats.statuses() {
-        println!("  {route:<34} × {n}");
+    let mut keys: Vec<&String> = statuses.keys().chain(twin_statuses.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    for key in keys {
+        let n = statuses.get(key).copied().unwrap_or(0);
+        let twin = twin_statuses.get(key).copied().unwrap_or(0);
+        println!("  {key:<34} × {n:<6} twin × {twin:<6} {}", explain(key));
     }
+    side_by_side(world);
     println!("transitions:");
     let transitions = world.recorder.transitions();
     if transitions.is_empty() {
@@ -267,6 +449,11 @@ pub(super) fn serving(world: &World) {
     println!(
         "  the customer system's faults: {}/_faults",
         world.customer.url()
+    );
+    println!(
+        "the unguarded twin runs too, at {} (its Sber's faults: {}/_faults)",
+        world.twin.url,
+        world.twin.sber.url()
     );
     println!("Ctrl-C stops.");
 }

@@ -3,7 +3,13 @@
 //! up meanwhile, for our guard and for recloser 1.4, failsafe 1.3 and
 //! tower-resilience-circuitbreaker 0.14, under the same faults at the same steady traffic.
 //!
-//! `cargo run -p resilience-reliability --release --bin fast_fail` prints a markdown table.
+//! `cargo run -p resilience-reliability --release --bin fast_fail` prints a markdown table,
+//! then, per scenario where the upstream hangs or is slow, how ours with the bulkhead
+//! compares with ours without it (plus `bulkhead_wait`) and with every peer.
+//!
+//! The headline row of each scenario is ours as the guide builds it: the bulkhead of 8
+//! permits waiting at most `bulkhead_wait`, the breaker, the total timeout and the slow
+//! check, every setting in the guide's proportions.
 //!
 //! Settings: the guide's defaults scaled down — connect 100 ms, read 300 ms, total
 //! 350 ms, slow above 150 ms, window 50, at least 10 calls, 50% (30% for the critical
@@ -33,6 +39,8 @@ const WINDOW: usize = 50;
 const MIN_CALLS: usize = 10;
 const OPEN: Duration = Duration::from_secs(30);
 const TRIALS: usize = 3;
+/// How long a caller may wait for a bulkhead permit: the connect timeout, as by default.
+const BULKHEAD_WAIT: Duration = Duration::from_millis(100);
 /// failsafe's time window: 50 calls at one call every 5 ms.
 const FAILSAFE_WINDOW: Duration = Duration::from_millis(250);
 
@@ -41,6 +49,8 @@ struct Scenario {
     name: &'static str,
     mode: Mode,
     rate: f64,
+    /// The upstream hangs or is slow: ours must be the fastest to fail fast.
+    slow: bool,
 }
 
 fn scenarios() -> Vec<Scenario> {
@@ -49,11 +59,13 @@ fn scenarios() -> Vec<Scenario> {
             name: "(a) hanging upstream",
             mode: Mode::Always(Fault::Hang),
             rate: 0.5,
+            slow: true,
         },
         Scenario {
             name: "(b) every call fails (HTTP 500)",
             mode: Mode::Always(Fault::Status(500)),
             rate: 0.5,
+            slow: false,
         },
         Scenario {
             name: "(c) 35% fail, threshold 50%",
@@ -63,6 +75,7 @@ fn scenarios() -> Vec<Scenario> {
                 seed: 7,
             },
             rate: 0.5,
+            slow: false,
         },
         Scenario {
             name: "(c') 35% fail, critical threshold 30%",
@@ -72,11 +85,13 @@ fn scenarios() -> Vec<Scenario> {
                 seed: 7,
             },
             rate: 0.3,
+            slow: false,
         },
         Scenario {
             name: "(d) slow upstream: 200 ms answers",
             mode: Mode::Always(Fault::Delay(Duration::from_millis(200))),
             rate: 0.5,
+            slow: true,
         },
     ]
 }
@@ -118,10 +133,11 @@ fn ours(base: String, rate: f64, max_connections: u32) -> Subject {
         "[systems.upstream]\nconnect_timeout = 0.1\nread_timeout = 0.3\ntotal_timeout = {}\n\
          cb_slow_threshold = {}\ncb_window_size = {WINDOW}\ncb_min_calls = {MIN_CALLS}\n\
          cb_failure_rate = {rate}\ncb_open_duration = {}\ncb_half_open_calls = {TRIALS}\n\
-         max_connections = {max_connections}\n",
+         max_connections = {max_connections}\nbulkhead_wait = {}\n",
         TOTAL.as_secs_f64(),
         SLOW.as_secs_f64(),
         OPEN.as_secs_f64(),
+        BULKHEAD_WAIT.as_secs_f64(),
     );
     let settings = Settings::parse(&text, "fast_fail").expect("valid settings");
     let guards = Guards::builder(&settings).tracing(false).build();
@@ -290,9 +306,10 @@ async fn main() {
         RUN.as_secs()
     );
     println!("|---|---|---|---|---|---|---|");
+    let mut verdicts = Vec::new();
     for scenario in scenarios() {
         let names = [
-            "ours (guard: bulkhead 8 + breaker + slow check)",
+            "**ours, as the guide builds it** (bulkhead 8, wait 100 ms + breaker + slow check)",
             "ours, no bulkhead (max_connections 1000)",
             "recloser 1.4",
             "failsafe 1.3 (time window 250 ms)",
@@ -317,9 +334,11 @@ async fn main() {
             .zip(&servers)
             .map(|(subject, server)| tokio::spawn(run(subject, Arc::clone(server))))
             .collect();
+        let mut firsts = Vec::new();
         for (name, run) in names.iter().zip(runs) {
             let stats = run.await.expect("a run never panics");
             let first = *stats.first_rejection.lock().unwrap();
+            firsts.push(first.map(|(t, ..)| t));
             let (when, issued, hits, piled) = match first {
                 Some((t, issued, hits, piled)) => (
                     format!("{t:.3} s"),
@@ -346,5 +365,40 @@ async fn main() {
                 stats.bulkhead_full.load(Ordering::SeqCst),
             );
         }
+        if scenario.slow {
+            verdicts.push((scenario.name, firsts));
+        }
     }
+    println!();
+    for (name, firsts) in verdicts {
+        println!("{}", verdict(name, &firsts));
+    }
+}
+
+/// How ours with the bulkhead (`firsts[0]`) compares, in a scenario where the upstream
+/// hangs or is slow, with ours without it plus `bulkhead_wait` (`firsts[1]`) and with
+/// the fastest peer (`firsts[2..]`; never = infinitely slow).
+fn verdict(scenario: &str, firsts: &[Option<f64>]) -> String {
+    let never = f64::INFINITY;
+    let ours = firsts[0].unwrap_or(never);
+    let bare = firsts[1].unwrap_or(never) + BULKHEAD_WAIT.as_secs_f64();
+    let peer = firsts[2..]
+        .iter()
+        .map(|t| t.unwrap_or(never))
+        .fold(never, f64::min);
+    let ratio = |a: f64, b: f64| {
+        if b.is_finite() {
+            format!("{:.2}×", a / b)
+        } else {
+            "never for them".to_owned()
+        }
+    };
+    format!(
+        "{scenario}: ours with the bulkhead {ours:.3} s = {} ours without it + bulkhead_wait ({}), {} the fastest peer ({}); {}",
+        ratio(ours, bare),
+        if ours <= bare { "ok" } else { "SLOWER" },
+        ratio(ours, peer),
+        if ours < peer { "faster" } else { "NOT FASTER" },
+        if ours <= bare && ours < peer { "pass" } else { "FAIL" },
+    )
 }

@@ -51,7 +51,7 @@ impl std::fmt::Debug for Breaker {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Breaker")
             .field("name", &self.name)
-            .field("state", &self.state())
+            .field("state", &self.core.state())
             .finish_non_exhaustive()
     }
 }
@@ -64,11 +64,11 @@ pub struct Snapshot {
     pub system: Arc<str>,
     /// The state.
     pub state: State,
-    /// Failures in the window (closed) .
+    /// Failures in the window (closed); while open, the failures that tripped it.
     pub failures: u32,
-    /// Outcomes in the window (closed).
+    /// Outcomes in the window (closed); while open, the outcomes it was judged on.
     pub calls: u32,
-    /// `failures / calls`, 0 for an empty window.
+    /// `failures / calls`, 0 for an empty window; while open, the rate that tripped it.
     pub failure_rate: f64,
     /// When it entered this state.
     pub since: Instant,
@@ -76,6 +76,9 @@ pub struct Snapshot {
     pub retry_after: Option<Duration>,
     /// While half-open: trials admitted and succeeded so far.
     pub trials: (u32, u32),
+    /// While open: why it opened ([`Reason::FailureRate`] or [`Reason::TrialFailed`],
+    /// with the figures shown in `failures` and `calls`).
+    pub opened_by: Option<Reason>,
 }
 
 impl Breaker {
@@ -151,13 +154,20 @@ impl Breaker {
         }
     }
 
-    /// The current state, without locking.
+    /// The current state. An open breaker whose `cb_open_duration` has passed is
+    /// half-open: reading it performs that transition (dated when it fell due, reported
+    /// to the observers as usual), so an idle breaker never looks stuck open. Lock-free
+    /// unless that transition is due.
     pub fn state(&self) -> State {
+        self.settle();
         self.core.state()
     }
 
-    /// State, counts and timing, read together.
+    /// State, counts and timing, read together. As with [`state`](Self::state), a due
+    /// open → half-open transition happens first. While open, `failures`, `calls` and
+    /// `failure_rate` are the figures that tripped it, and `opened_by` the reason.
     pub fn snapshot(&self) -> Snapshot {
+        self.settle();
         let reading = self.core.reading();
         let now = self.nanos(Instant::now());
         Snapshot {
@@ -171,10 +181,44 @@ impl Breaker {
                 .open_until_nanos
                 .map(|until| Duration::from_nanos(until.saturating_sub(now))),
             trials: (reading.trials_admitted, reading.trials_succeeded),
+            opened_by: reading.opened_by,
         }
     }
 
-    /// Failures / outcomes in the window now, 0 for an empty window. Takes no lock.
+    /// Performs a due open → half-open transition: no background task is needed for
+    /// the readings (health, metrics, [`state`](Self::state)) of an idle breaker to
+    /// move on when `cb_open_duration` has passed.
+    fn settle(&self) {
+        let change = self.core.settle(|| self.nanos(Instant::now()));
+        self.report(change);
+    }
+
+    /// The rejection a caller would get now, if the breaker refuses calls without
+    /// needing anything from it (open and not yet due, or forced open). Takes nothing,
+    /// no lock: for turning callers away before they wait for a bulkhead permit.
+    #[inline]
+    pub(crate) fn refusal(&self) -> Option<CircuitBreakerError> {
+        let denied = self.core.refusal(|| self.nanos(Instant::now()))?;
+        Some(CircuitBreakerError::new(&self.name, self.cause(denied)))
+    }
+
+    /// The generation of the current state, if closed.
+    #[inline]
+    pub(crate) fn closed_generation(&self) -> Option<u64> {
+        self.core.closed_generation()
+    }
+
+    /// Counts a failure that no admitted call carries, only while the breaker is still
+    /// closed in `generation`.
+    pub(crate) fn record_closed_failure(&self, generation: u64) {
+        let change = self
+            .core
+            .record_closed_failure(generation, || self.nanos(Instant::now()));
+        self.report(change);
+    }
+
+    /// Failures / outcomes in the window now, 0 for an empty window; while open, the
+    /// rate that tripped it. Takes no lock unless open.
     pub fn failure_rate(&self) -> f64 {
         self.core.failure_rate()
     }

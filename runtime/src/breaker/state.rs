@@ -126,6 +126,33 @@ pub enum Reason {
     Manual(ManualAction),
 }
 
+impl Reason {
+    /// The reason's short name, for logs, metric labels and health: `failure_rate`,
+    /// `open_elapsed`, `trials_succeeded`, `trial_failed` or `manual`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Reason::FailureRate { .. } => "failure_rate",
+            Reason::OpenElapsed { .. } => "open_elapsed",
+            Reason::TrialsSucceeded { .. } => "trials_succeeded",
+            Reason::TrialFailed { .. } => "trial_failed",
+            Reason::Manual(_) => "manual",
+        }
+    }
+
+    /// The figures behind an opening: `(failures, outcomes)` of the window that reached
+    /// the threshold, or of the trials when one failed (`1` of those recorded). `None`
+    /// for the other reasons.
+    pub fn figures(&self) -> Option<(u32, u32)> {
+        match *self {
+            Reason::FailureRate {
+                failures, calls, ..
+            } => Some((failures, calls)),
+            Reason::TrialFailed { succeeded, .. } => Some((1, succeeded.saturating_add(1))),
+            _ => None,
+        }
+    }
+}
+
 /// A transition as the core reports it; the breaker adds its name and a clock reading.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Change {
@@ -171,6 +198,8 @@ pub(crate) struct Reading {
     pub trials_admitted: u32,
     pub trials_succeeded: u32,
     pub open_until_nanos: Option<u64>,
+    /// While open: why it opened.
+    pub opened_by: Option<Reason>,
 }
 
 const KIND_BITS: u32 = 3;
@@ -191,6 +220,9 @@ struct Inner {
     trials_admitted: u32,
     trials_succeeded: u32,
     since_nanos: u64,
+    /// While open: the reason it opened, with the figures that tripped it, so that
+    /// readings keep showing them after the window restarted.
+    opened_by: Option<Reason>,
     /// Transitions not yet handed to the observers, oldest first.
     changes: VecDeque<Change>,
 }
@@ -256,6 +288,7 @@ impl Core {
                 trials_admitted: 0,
                 trials_succeeded: 0,
                 since_nanos: 0,
+                opened_by: None,
                 changes: VecDeque::new(),
             }),
         }
@@ -461,10 +494,23 @@ impl Core {
         self.open(inner, reason, now)
     }
 
-    /// The window's failure rate, without the lock.
+    /// The window's failure rate, without the lock. While open: the rate that tripped
+    /// it (read under the lock).
     pub(crate) fn failure_rate(&self) -> f64 {
+        if self.state() == State::Open {
+            return self.reading().failure_rate;
+        }
         let (failures, calls) = unpack(self.summary.load(Ordering::Acquire));
         rate(failures, calls)
+    }
+
+    /// The closed window's failures and outcomes as they are, in any state: empty
+    /// from every transition on (readings show the figures that tripped an open one
+    /// instead). For the model checks.
+    #[allow(dead_code)] // read by the `model-check` crate
+    pub(crate) fn window_counts(&self) -> (u32, u32) {
+        let inner = self.lock();
+        (inner.window.failures() as u32, inner.window.len() as u32)
     }
 
     /// The oldest transition not yet handed to the observers, taken off the queue.
@@ -524,7 +570,13 @@ impl Core {
     pub(crate) fn reading(&self) -> Reading {
         let inner = self.lock();
         let state = State::from_code(self.state.load(Ordering::Relaxed));
-        let (failures, calls) = (inner.window.failures() as u32, inner.window.len() as u32);
+        let opened_by = inner.opened_by.filter(|_| state == State::Open);
+        // While open the window is empty (it restarts with every state): show the
+        // figures that tripped it instead.
+        let (failures, calls) = match opened_by.and_then(|reason| reason.figures()) {
+            Some(figures) => figures,
+            None => (inner.window.failures() as u32, inner.window.len() as u32),
+        };
         Reading {
             state,
             failures,
@@ -535,7 +587,81 @@ impl Core {
             trials_succeeded: inner.trials_succeeded,
             open_until_nanos: (state == State::Open)
                 .then(|| self.open_until.load(Ordering::Relaxed)),
+            opened_by,
         }
+    }
+
+    /// Performs the open → half-open transition if it is due at `now`: so that a
+    /// reading of an idle breaker says what the next call would find. The transition is
+    /// dated when it fell due (`open_until`), not when somebody looked; no trial is
+    /// admitted by it. Lock-free unless open and due.
+    pub(crate) fn settle(&self, now: impl FnOnce() -> u64) -> Option<Change> {
+        if self.state() != State::Open {
+            return None;
+        }
+        let now = now();
+        if now < self.open_until.load(Ordering::Acquire) {
+            return None;
+        }
+        let mut inner = self.lock();
+        if State::from_code(self.state.load(Ordering::Relaxed)) != State::Open {
+            return None; // a caller or an operator moved it first
+        }
+        let due = self.open_until.load(Ordering::Relaxed);
+        if now < due {
+            return None;
+        }
+        let reason = Reason::OpenElapsed {
+            after_nanos: due.saturating_sub(inner.since_nanos),
+        };
+        Some(self.transition(&mut inner, State::HalfOpen, reason, due))
+    }
+
+    /// Whether a call would be refused now without taking anything: open and not yet
+    /// due for trials, or forced open. Lock-free; for turning callers away before they
+    /// queue for a bulkhead permit. An open breaker that is due is not refused here: its
+    /// trials are admitted by [`admit`](Self::admit), once a caller holds a permit.
+    #[inline]
+    pub(crate) fn refusal(&self, now: impl FnOnce() -> u64) -> Option<Denied> {
+        match self.state() {
+            State::ForcedOpen => Some(Denied::ForcedOpen),
+            State::Open => {
+                let until = self.open_until.load(Ordering::Acquire);
+                let now = now();
+                (now < until).then(|| Denied::Open {
+                    remaining_nanos: until - now,
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// The generation of the current state if it is closed: outcomes inferred later by
+    /// [`record_closed_failure`](Self::record_closed_failure) carry it.
+    #[inline]
+    pub(crate) fn closed_generation(&self) -> Option<u64> {
+        let word = self.state.load(Ordering::Acquire);
+        (State::from_code(word) == State::Closed).then(|| generation_of(word))
+    }
+
+    /// Records a failure that no admitted call carries (a caller turned away by a
+    /// bulkhead full of slow calls): only while closed, and only in `generation`, the
+    /// closed state it was observed in. Half-open (the trials decide), open, forced
+    /// open, disabled, or a later generation: ignored.
+    pub(crate) fn record_closed_failure(
+        &self,
+        generation: u64,
+        now: impl FnOnce() -> u64,
+    ) -> Option<Change> {
+        // A non-trial ticket is counted by the closed window alone.
+        self.record(
+            Ticket {
+                generation,
+                trial: false,
+            },
+            true,
+            now,
+        )
     }
 
     fn open(&self, inner: &mut Inner, reason: Reason, now: u64) -> Change {
@@ -543,7 +669,9 @@ impl Core {
             now.saturating_add(self.config.open_nanos),
             Ordering::Relaxed,
         );
-        self.transition(inner, State::Open, reason, now)
+        let change = self.transition(inner, State::Open, reason, now);
+        inner.opened_by = Some(reason);
+        change
     }
 
     /// Moves to `to` with a new generation; every state starts with fresh counts.
@@ -557,6 +685,7 @@ impl Core {
         inner.trials_admitted = 0;
         inner.trials_succeeded = 0;
         inner.since_nanos = now;
+        inner.opened_by = None;
         // Release: a thread that sees the new state also sees `open_until` and the
         // emptied summary.
         self.state.store(pack(generation, to), Ordering::Release);

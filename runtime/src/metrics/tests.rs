@@ -282,7 +282,11 @@ async fn transitions_state_and_rejections_follow_the_breaker() {
     fail(&sber).await;
     assert_eq!(transitions(&r, "sber", "closed", "open"), Some(1));
     assert_eq!(shown_state(&r, "sber"), "open");
-    assert_eq!(gauge(&r, "resilience_failure_rate", "sber"), Some(0.0));
+    // While open: the rate that tripped it, not an empty window's 0.
+    assert!(approx(
+        gauge(&r, "resilience_failure_rate", "sber").unwrap(),
+        0.3
+    ));
 
     // Rejected while open.
     let err = sber.call(async { Ok::<_, ()>(()) }).await.unwrap_err();
@@ -290,11 +294,16 @@ async fn transitions_state_and_rejections_follow_the_breaker() {
     assert_eq!(calls(&r, "sber", "rejected"), Some(1));
     assert_eq!(rejections(&r, "sber", "open"), Some(1));
 
-    // 30 s later: half-open; three trials succeed; closed.
+    // 30 s later, idle: a refresh (the `/metrics` handler's) shows it half-open, not
+    // stuck open; then three trials succeed; closed.
     tokio::time::advance(Duration::from_secs(30)).await;
-    ok(&sber).await;
+    assert_eq!(shown_state(&r, "sber"), "open", "nothing read it yet");
+    guards.refresh();
     assert_eq!(transitions(&r, "sber", "open", "half_open"), Some(1));
     assert_eq!(shown_state(&r, "sber"), "half_open");
+    assert_eq!(gauge(&r, "resilience_failure_rate", "sber"), Some(0.0));
+    ok(&sber).await;
+    assert_eq!(transitions(&r, "sber", "open", "half_open"), Some(1));
     ok(&sber).await;
     ok(&sber).await;
     assert_eq!(transitions(&r, "sber", "half_open", "closed"), Some(1));
