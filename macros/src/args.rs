@@ -6,20 +6,34 @@ use quote::{quote, ToTokens};
 use syn::parse::Parser;
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
-use syn::{Expr, ExprLit, ExprPath, Lit, LitStr, Meta, Path, Token};
+use syn::{Expr, ExprLit, Lit, LitStr, Meta, Path, Token};
 
 /// The arguments the attribute accepts, in the order the error lists them.
 pub(crate) const ACCEPTED: &str =
     "`system = \"…\"`, `error_map = path`, `failure_if = path`, `slow_as_error`, `crate = path`";
 
+/// The arguments as written, each optional: a method under `#[adapter]` gives only
+/// what it changes.
+#[derive(Default)]
+struct Given {
+    system: Option<LitStr>,
+    /// Set when `system` is given in a wrong form, which is reported as that alone.
+    system_given: bool,
+    error_map: Option<Expr>,
+    failure_if: Option<Expr>,
+    slow_as_error: Option<()>,
+    krate: Option<TokenStream>,
+}
+
 /// The attribute's arguments, checked for shape (not yet against the settings file).
+#[derive(Clone)]
 pub(crate) struct Args {
     /// The `system = "sber"` literal, kept for its span.
     pub system: LitStr,
-    /// `fn(CircuitBreakerError) -> PortError`.
-    pub error_map: ExprPath,
-    /// `fn(&PortError) -> bool`: which errors count as failures.
-    pub failure_if: Option<ExprPath>,
+    /// `fn(CircuitBreakerError) -> PortError`: a path or a closure.
+    pub error_map: Expr,
+    /// `fn(&PortError) -> bool`: which errors count as failures; a path or a closure.
+    pub failure_if: Option<Expr>,
     /// Slow calls come back as `Cause::Slow` instead of their value.
     pub slow_as_error: bool,
     /// The runtime crate's path, `::resilience` unless renamed.
@@ -27,43 +41,103 @@ pub(crate) struct Args {
 }
 
 impl Args {
+    /// The arguments of a method-level `#[circuit_breaker]` or of `#[adapter]`: every
+    /// required one given.
     pub(crate) fn parse(tokens: TokenStream) -> syn::Result<Args> {
-        let metas = Punctuated::<Meta, Token![,]>::parse_terminated.parse2(tokens)?;
         let mut errors = Errors::default();
-        let mut system: Option<LitStr> = None;
-        // Set when `system` is given in a wrong form, which is reported as that alone.
-        let mut system_given = false;
-        let mut error_map = None;
-        let mut failure_if = None;
-        let mut slow_as_error = None;
-        let mut krate = None;
+        let given = Given::parse(tokens, &mut errors)?;
+        if given.system.is_none() && !given.system_given {
+            errors.push(syn::Error::new(
+                Span::call_site(),
+                "missing `system = \"…\"`: name the external system this method calls, as its table in resilience.toml is named (`system = \"sber\"` for `[systems.sber]`)",
+            ));
+        }
+        if given.error_map.is_none() {
+            errors.push(syn::Error::new(
+                Span::call_site(),
+                "missing `error_map = …`: the breaker's error must not leave the adapter (R-RES-CB-6); name a function `fn(resilience::CircuitBreakerError) -> YourPortError`, such as `error_map = PaymentPortError::system_unavailable`",
+            ));
+        }
+        errors.finish()?;
+        Ok(Args {
+            system: given.system.expect("checked above"),
+            error_map: given.error_map.expect("checked above"),
+            failure_if: given.failure_if,
+            slow_as_error: given.slow_as_error.is_some(),
+            krate: given.krate.unwrap_or_else(|| quote!(::resilience)),
+        })
+    }
 
+    /// A method's `#[circuit_breaker(…)]` inside an `#[adapter]` block: what it gives
+    /// replaces the block's (`slow_as_error` is added); the system stays the block's.
+    pub(crate) fn refine(&self, tokens: TokenStream) -> syn::Result<Args> {
+        let mut errors = Errors::default();
+        let given = Given::parse(tokens, &mut errors)?;
+        if let Some(system) = &given.system {
+            if system.value() != self.system.value() {
+                errors.push(syn::Error::new(
+                    system.span(),
+                    format!(
+                        "this method is in an `#[adapter(system = \"{}\")]` block: every method of an adapter calls the block's system (R-RES-ISO-1); move it to an adapter of its own, or drop `system` here",
+                        self.system.value()
+                    ),
+                ));
+            }
+        }
+        if let Some(krate) = &given.krate {
+            errors.push(syn::Error::new_spanned(
+                krate,
+                "`crate` is set once, on the `#[adapter]` block",
+            ));
+        }
+        errors.finish()?;
+        Ok(Args {
+            system: self.system.clone(),
+            error_map: given.error_map.unwrap_or_else(|| self.error_map.clone()),
+            failure_if: given.failure_if.or_else(|| self.failure_if.clone()),
+            slow_as_error: self.slow_as_error || given.slow_as_error.is_some(),
+            krate: self.krate.clone(),
+        })
+    }
+}
+
+impl Given {
+    /// Every argument, each mistake recorded in `errors`.
+    fn parse(tokens: TokenStream, errors: &mut Errors) -> syn::Result<Given> {
+        let metas = Punctuated::<Meta, Token![,]>::parse_terminated.parse2(tokens)?;
+        let mut given = Given::default();
         for meta in metas {
             let name = meta.path().to_token_stream().to_string().replace(' ', "");
             match (name.as_str(), &meta) {
                 ("system", Meta::NameValue(nv)) => match &nv.value {
                     Expr::Lit(ExprLit {
                         lit: Lit::Str(lit), ..
-                    }) => set(&mut system, lit.clone(), &meta, &mut errors),
+                    }) => set(&mut given.system, lit.clone(), &meta, errors),
                     other => {
-                        system_given = true;
+                        given.system_given = true;
                         errors.push(syn::Error::new_spanned(
                         other,
                         "`system` takes a string literal naming a table of resilience.toml, such as `system = \"sber\"`: it is checked at compile time, so it cannot be a constant or an expression",
                     ));
                     }
                 },
-                ("error_map", Meta::NameValue(nv)) => match path_value(&nv.value, "error_map") {
-                    Ok(path) => set(&mut error_map, path, &meta, &mut errors),
-                    Err(e) => errors.push(e),
-                },
-                ("failure_if", Meta::NameValue(nv)) => match path_value(&nv.value, "failure_if") {
-                    Ok(path) => set(&mut failure_if, path, &meta, &mut errors),
-                    Err(e) => errors.push(e),
-                },
-                ("slow_as_error", Meta::Path(_)) => set(&mut slow_as_error, (), &meta, &mut errors),
+                ("error_map", Meta::NameValue(nv)) => {
+                    match function_value(&nv.value, "error_map") {
+                        Ok(path) => set(&mut given.error_map, path, &meta, errors),
+                        Err(e) => errors.push(e),
+                    }
+                }
+                ("failure_if", Meta::NameValue(nv)) => {
+                    match function_value(&nv.value, "failure_if") {
+                        Ok(path) => set(&mut given.failure_if, path, &meta, errors),
+                        Err(e) => errors.push(e),
+                    }
+                }
+                ("slow_as_error", Meta::Path(_)) => {
+                    set(&mut given.slow_as_error, (), &meta, errors)
+                }
                 ("crate", Meta::NameValue(nv)) => match crate_value(&nv.value) {
-                    Ok(path) => set(&mut krate, path, &meta, &mut errors),
+                    Ok(path) => set(&mut given.krate, path, &meta, errors),
                     Err(e) => errors.push(e),
                 },
                 ("system" | "error_map" | "failure_if" | "crate", _) => errors.push(
@@ -79,20 +153,7 @@ impl Args {
                 )),
             }
         }
-
-        if system.is_none() && !system_given {
-            errors.push(syn::Error::new(
-                Span::call_site(),
-                "missing `system = \"…\"`: name the external system this method calls, as its table in resilience.toml is named (`system = \"sber\"` for `[systems.sber]`)",
-            ));
-        }
-        if error_map.is_none() {
-            errors.push(syn::Error::new(
-                Span::call_site(),
-                "missing `error_map = …`: the breaker's error must not leave the adapter (R-RES-CB-6); name a function `fn(resilience::CircuitBreakerError) -> YourPortError`, such as `error_map = PaymentPortError::system_unavailable`",
-            ));
-        }
-        if let Some(system) = &system {
+        if let Some(system) = &given.system {
             if system.value() == resilience_settings::FORBIDDEN_SYSTEM {
                 errors.push(syn::Error::new(
                     system.span(),
@@ -100,14 +161,7 @@ impl Args {
                 ));
             }
         }
-        errors.finish()?;
-        Ok(Args {
-            system: system.expect("checked above"),
-            error_map: error_map.expect("checked above"),
-            failure_if,
-            slow_as_error: slow_as_error.is_some(),
-            krate: krate.unwrap_or_else(|| quote!(::resilience)),
-        })
+        Ok(given)
     }
 }
 
@@ -124,12 +178,14 @@ fn set<T>(slot: &mut Option<T>, value: T, meta: &Meta, errors: &mut Errors) {
     }
 }
 
-fn path_value(value: &Expr, name: &str) -> syn::Result<ExprPath> {
+/// A function's path, or a closure (which must not capture anything: it becomes a
+/// function pointer).
+fn function_value(value: &Expr, name: &str) -> syn::Result<Expr> {
     match value {
-        Expr::Path(path) => Ok(path.clone()),
+        Expr::Path(_) | Expr::Closure(_) => Ok(value.clone()),
         other => Err(syn::Error::new_spanned(
             other,
-            format!("`{name}` takes the path of a function, such as `{name} = PaymentPortError::system_unavailable`"),
+            format!("`{name}` takes a function's path or a closure, such as `{name} = PaymentPortError::system_unavailable`"),
         )),
     }
 }

@@ -1,7 +1,7 @@
 //! `#[derive(Guarded)]`: the field of type `Guard` (or the one marked `#[guard]`) is the
-//! adapter's guard.
+//! adapter's guard; `#[guarded(system = "sber")]` declares the adapter's system.
 //!
-//! Input: `#[derive(Guarded)] struct SberAdapter { guard: Guard, http: Client }`.
+//! Input: `#[derive(Guarded)] #[guarded(system = "sber")] struct SberAdapter { guard: Guard, http: Client }`.
 //! Output:
 //!
 //! ```ignore
@@ -10,23 +10,58 @@
 //!         &self.guard
 //!     }
 //! }
+//! impl ::resilience::SystemAdapter for SberAdapter {
+//!     const SYSTEM: &'static str = "sber";
+//! }
 //! ```
+//!
+//! On a mistake the error comes with an `impl Guarded` whose body never runs, so the
+//! adapter's methods add no second error ("`Guarded` is not implemented").
 
 use proc_macro2::TokenStream;
 use quote::{quote, ToTokens};
 use syn::spanned::Spanned;
-use syn::{Data, DeriveInput, Fields, Index, Member, Type};
+use syn::{Data, DeriveInput, Fields, GenericArgument, Index, LitStr, Member, PathArguments, Type};
 
-pub(crate) fn guarded(item: TokenStream) -> TokenStream {
-    match expand(item) {
+use crate::expand::{settings, Settings};
+use crate::lookup::Lookup;
+
+pub(crate) fn guarded(item: TokenStream, lookup: &dyn Lookup) -> TokenStream {
+    let input: DeriveInput = match syn::parse2(item) {
+        Ok(input) => input,
+        Err(error) => return error.to_compile_error(),
+    };
+    match expand(&input, lookup) {
         Ok(tokens) => tokens,
-        Err(error) => error.to_compile_error(),
+        Err(error) => {
+            let error = error.to_compile_error();
+            let fallback = fallback(&input);
+            quote!(#error #fallback)
+        }
     }
 }
 
-fn expand(item: TokenStream) -> syn::Result<TokenStream> {
-    let input: DeriveInput = syn::parse2(item)?;
-    let krate = crate_path(&input)?;
+/// `impl Guarded` for an adapter whose derive failed: its body never runs (the crate
+/// does not compile), and it keeps the methods from reporting the missing impl again.
+fn fallback(input: &DeriveInput) -> TokenStream {
+    if !matches!(input.data, Data::Struct(_)) {
+        return TokenStream::new();
+    }
+    let krate = crate_path(input).unwrap_or_else(|_| quote!(::resilience));
+    let ident = &input.ident;
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    quote! {
+        impl #impl_generics #krate::Guarded for #ident #ty_generics #where_clause {
+            fn guard(&self) -> &#krate::Guard {
+                ::core::unreachable!()
+            }
+        }
+    }
+}
+
+fn expand(input: &DeriveInput, lookup: &dyn Lookup) -> syn::Result<TokenStream> {
+    let krate = crate_path(input)?;
+    let system = system(input)?;
     let Data::Struct(data) = &input.data else {
         return Err(syn::Error::new(
             input.ident.span(),
@@ -62,6 +97,12 @@ fn expand(item: TokenStream) -> syn::Result<TokenStream> {
         }
         ([], [(member, _)]) => member,
         ([], []) => {
+            if let Some((_, field)) = fields.iter().find(|(_, f)| shared_guard(&f.ty)) {
+                return Err(syn::Error::new(
+                    field.ty.span(),
+                    "hold the `resilience::Guard` itself, not in an `Arc`: a `Guard` is already a shared handle (cloning it is one reference count), and `#[derive(Guarded)]` reaches the field directly",
+                ));
+            }
             return Err(syn::Error::new(
                 input.ident.span(),
                 format!(
@@ -79,13 +120,76 @@ fn expand(item: TokenStream) -> syn::Result<TokenStream> {
     };
     let ident = &input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    // An unknown system is reported, and the impls are still emitted: the adapter's
+    // users get no second error about them.
+    let (declared, error) = match &system {
+        Some(system) => {
+            let error = match settings(system, lookup) {
+                Ok(Settings::Checked(_) | Settings::AlreadyReported) => None,
+                Err(e) => Some(e.to_compile_error()),
+            };
+            let declared = lookup
+                .declare(&ident.to_string(), &system.value(), "derive")
+                .then(|| {
+                    quote! {
+                        impl #impl_generics #krate::SystemAdapter for #ident #ty_generics #where_clause {
+                            const SYSTEM: &'static str = #system;
+                        }
+                    }
+                });
+            (declared, error)
+        }
+        None => (None, None),
+    };
     Ok(quote! {
+        #error
         impl #impl_generics #krate::Guarded for #ident #ty_generics #where_clause {
             fn guard(&self) -> &#krate::Guard {
                 &self.#member
             }
         }
+        #declared
     })
+}
+
+/// `Arc<Guard>` (or `Rc<Guard>`, `Box<Guard>`): a guard behind a pointer of its own.
+fn shared_guard(ty: &Type) -> bool {
+    let Type::Path(path) = ty else { return false };
+    let Some(last) = path.path.segments.last() else {
+        return false;
+    };
+    if !["Arc", "Rc", "Box"].iter().any(|p| last.ident == p) {
+        return false;
+    }
+    let PathArguments::AngleBracketed(args) = &last.arguments else {
+        return false;
+    };
+    args.args
+        .iter()
+        .any(|a| matches!(a, GenericArgument::Type(t) if is_guard(t)))
+}
+
+/// `#[guarded(system = "sber")]`: the adapter's system, if declared.
+fn system(input: &DeriveInput) -> syn::Result<Option<LitStr>> {
+    let mut system = None;
+    for attr in input.attrs.iter().filter(|a| a.path().is_ident("guarded")) {
+        attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("system") {
+                let lit: LitStr = meta.value()?.parse()?;
+                if lit.value() == resilience_settings::FORBIDDEN_SYSTEM {
+                    return Err(syn::Error::new(
+                        lit.span(),
+                        "`default` is not a system: give each external system its own breaker, named after it, such as `system = \"sber\"` (R-RES-CB-X3)",
+                    ));
+                }
+                system = Some(lit);
+                Ok(())
+            } else {
+                Err(meta.error("unknown argument; `#[guarded]` takes `system = \"…\"`"))
+            }
+        })?;
+    }
+    Ok(system)
 }
 
 /// `Guard`, `resilience::Guard`, `::resilience::Guard`.
@@ -129,7 +233,13 @@ fn crate_path(input: &DeriveInput) -> syn::Result<TokenStream> {
 mod tests {
     use quote::quote;
 
-    use super::guarded;
+    use crate::lookup::inline::Inline;
+
+    const SETTINGS: Inline = Inline("[systems.sber]\n");
+
+    fn guarded(item: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+        super::guarded(item, &SETTINGS)
+    }
 
     #[test]
     fn a_generic_adapter_with_a_renamed_runtime() {
@@ -162,6 +272,48 @@ mod tests {
         ))
         .to_string();
         assert!(out.contains("& self . 1"), "{out}");
+    }
+
+    #[test]
+    fn a_declared_system_implements_system_adapter() {
+        let out = guarded(quote! {
+            #[guarded(system = "sber")]
+            struct Adapter { guard: Guard }
+        })
+        .to_string();
+        assert!(
+            out.contains(
+                &quote!(impl ::resilience::SystemAdapter for Adapter {
+                    const SYSTEM: &'static str = "sber";
+                })
+                .to_string()
+            ),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn an_unknown_declared_system_is_one_error_and_the_impls_stay() {
+        let out = guarded(quote! {
+            #[guarded(system = "sbr")]
+            struct Adapter { guard: Guard }
+        })
+        .to_string();
+        assert_eq!(out.matches("compile_error").count(), 1, "{out}");
+        assert!(out.contains("did you mean `sber`?"), "{out}");
+        assert!(out.contains("Guarded for Adapter"), "{out}");
+        assert!(out.contains("SystemAdapter for Adapter"), "{out}");
+    }
+
+    #[test]
+    fn a_guard_in_an_arc_is_one_error_with_a_fallback_impl() {
+        let out = guarded(quote! {
+            struct Adapter { guard: std::sync::Arc<resilience::Guard> }
+        })
+        .to_string();
+        assert_eq!(out.matches("compile_error").count(), 1, "{out}");
+        assert!(out.contains("not in an `Arc`"), "{out}");
+        assert!(out.contains("unreachable"), "{out}");
     }
 
     #[test]

@@ -14,9 +14,13 @@
 //! ```ignore
 //! async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> {
 //!     const _: &[u8] = ::core::include_bytes!("/path/to/resilience.toml");
+//!     let __cb_map = ::resilience::__private::error_map::<
+//!         Result<PaymentRef, PaymentPortError>,
+//!     >(PaymentPortError::system_unavailable);
 //!     let __cb_guard = ::resilience::__private::guard(self, "sber");
-//!     let __cb_permit = __cb_guard.bulkhead().await.map_err(PaymentPortError::system_unavailable)?;
-//!     let __cb_call = __cb_permit.breaker().map_err(PaymentPortError::system_unavailable)?;
+//!     let __cb_permit = __cb_guard.bulkhead().await.map_err(__cb_map)?;
+//!     let __cb_call = __cb_permit.breaker().map_err(__cb_map)?;
+//!     #[allow(unknown_lints, unused_braces)]
 //!     let __cb_finished = __cb_call
 //!         .timeout(async move {
 //!             if let ::core::option::Option::Some(__cb_ret) =
@@ -27,23 +31,30 @@
 //!             { body }
 //!         })
 //!         .await;
-//!     __cb_finished.elapsed_check().map_err(PaymentPortError::system_unavailable)?
+//!     __cb_finished.elapsed_check().map_err(__cb_map)?
 //! }
 //! ```
 //!
-//! The body is quoted once, in its own block. The `if let … None` line never runs: it
-//! gives the inner `async` block the method's return type, so `?` and `return` in the
-//! body behave as without the attribute. `include_bytes!` makes cargo rebuild the crate
-//! when the settings file changes; the value is unused and never reaches the binary.
-//! One annotated method per crate carries it (the first one expanded), so the others
-//! read without the file's bytes in `cargo expand`.
+//! The body is quoted once, in its own block (kept even when it is one expression,
+//! hence the `allow`). The `if let … None` line never runs: it gives the inner `async`
+//! block the method's return type, so `?` and `return` in the body behave as without
+//! the attribute. `error_map::<Ret>` turns the user's `error_map` into a
+//! `fn(CircuitBreakerError) -> E` with `E` the method's own error type, so a wrong one
+//! is one type error on the user's path naming the signature needed, and `?` converts
+//! nothing. The steps sit in the method's own future, with no extra layer: an annotated
+//! method costs what `Guard::call` costs.
+//!
+//! The first annotated method of a crate also carries the `include_bytes!` of the
+//! settings file, which makes cargo rebuild the crate when the file changes (the value
+//! is unused and never reaches the binary); the other methods read without it. An
+//! `#[adapter]` block carries it beside the block instead.
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 
 use crate::args::{Args, Errors};
-use crate::lookup::{check_system, Lookup};
+use crate::lookup::{check_system, LoadError, Lookup};
 use crate::validate::{self, Body, Method, Receiver};
 
 /// The attribute: the guarded method, or the errors next to the untouched method so
@@ -65,31 +76,51 @@ pub(crate) fn circuit_breaker(
 fn expand(args: TokenStream, item: TokenStream, lookup: &dyn Lookup) -> syn::Result<TokenStream> {
     let mut errors = Errors::default();
     let args = Args::parse(args).map_err(|e| errors.push(e)).ok();
-    let method = validate::method(item).map_err(|e| errors.push(e)).ok();
-    let path = match &args {
-        Some(args) => match lookup.load() {
-            Ok(loaded) => match check_system(&args.system, &loaded) {
-                Ok(()) => Some(lookup.track(&loaded.path).then(|| loaded.path.clone())),
-                Err(e) => {
-                    errors.push(e);
-                    None
-                }
-            },
-            Err(message) => {
-                errors.push(syn::Error::new(args.system.span(), message));
-                None
-            }
-        },
+    let method = validate::method(item.clone())
+        .map_err(|e| errors.push(e))
+        .ok();
+    let settings = match &args {
+        Some(args) => settings(&args.system, lookup)
+            .map_err(|e| errors.push(e))
+            .ok(),
         None => None,
     };
     errors.finish()?;
-    match (args, method, path) {
-        (Some(args), Some(method), Some(path)) => Ok(generate(&args, &method, path.as_deref())),
+    match (args, method, settings) {
+        (Some(args), Some(method), Some(Settings::Checked(path))) => {
+            Ok(generate(&args, &method, path.as_deref()))
+        }
+        // The settings file's error is reported once per crate, on the first method.
+        (_, _, Some(Settings::AlreadyReported)) => Ok(item),
         _ => unreachable!("every failure above was recorded as an error"),
     }
 }
 
-fn generate(args: &Args, method: &Method, settings_path: Option<&str>) -> TokenStream {
+/// What the settings file says about a system.
+pub(crate) enum Settings {
+    /// The system is there; the file's path if this expansion is the one that makes
+    /// cargo track the file.
+    Checked(Option<String>),
+    /// The file has an error already reported in this crate.
+    AlreadyReported,
+}
+
+/// Checks `system` against the settings file: an error on the literal if the file is
+/// missing or wrong, or has no such system.
+pub(crate) fn settings(system: &syn::LitStr, lookup: &dyn Lookup) -> syn::Result<Settings> {
+    match lookup.load() {
+        Ok(loaded) => {
+            check_system(system, &loaded)?;
+            Ok(Settings::Checked(
+                lookup.track(&loaded.path).then(|| loaded.path.clone()),
+            ))
+        }
+        Err(LoadError::Report(message)) => Err(syn::Error::new(system.span(), message)),
+        Err(LoadError::Reported) => Ok(Settings::AlreadyReported),
+    }
+}
+
+pub(crate) fn generate(args: &Args, method: &Method, settings_path: Option<&str>) -> TokenStream {
     let Args {
         system,
         error_map,
@@ -115,15 +146,17 @@ fn generate(args: &Args, method: &Method, settings_path: Option<&str>) -> TokenS
             quote_spanned!(receiver=> ::core::clone::Clone::clone(#krate::__private::guard(&self, #system)))
         }
     };
-    // Spanned on the user's path: a wrong signature is reported there.
-    let map = quote_spanned!(error_map.span()=> .map_err(#error_map)?);
     let mut judge = TokenStream::new();
     if let Some(failure_if) = failure_if {
+        // Spanned on the user's path: a wrong signature is reported there.
         judge.extend(quote_spanned!(failure_if.span()=> .failure_if(#failure_if)));
     }
     if *slow_as_error {
         judge.extend(quote!(.slow_as_error()));
     }
+    // Spanned on the user's path: a wrong signature, or a function returning another
+    // error type, is one type error there that names the signature needed.
+    let map = quote_spanned!(error_map.span()=> #krate::__private::error_map::<#ret>(#error_map));
     let block = match &method.body {
         Body::Native(block) | Body::AsyncTrait(block) | Body::ImplFuture(block) => block,
     };
@@ -132,17 +165,20 @@ fn generate(args: &Args, method: &Method, settings_path: Option<&str>) -> TokenS
             return __cb_ret;
         }
     };
-    let steps = quote! {
+    // A body of one expression keeps its braces: it stays a block of its own.
+    let call = quote! {
+        let __cb_map = #map;
         let __cb_guard = #guard;
-        let __cb_permit = __cb_guard.bulkhead().await #map;
-        let __cb_call = __cb_permit.breaker() #map;
+        let __cb_permit = __cb_guard.bulkhead().await.map_err(__cb_map)?;
+        let __cb_call = __cb_permit.breaker().map_err(__cb_map)?;
+        #[allow(unknown_lints, unused_braces)]
         let __cb_finished = __cb_call
             .timeout(async move {
                 #pin_return
                 #block
             })
             .await;
-        __cb_finished #judge .elapsed_check() #map
+        __cb_finished #judge .elapsed_check().map_err(__cb_map)?
     };
     let track = settings_path.map(|path| {
         quote!(
@@ -150,14 +186,23 @@ fn generate(args: &Args, method: &Method, settings_path: Option<&str>) -> TokenS
         )
     });
     let body = match &method.body {
-        Body::Native(_) => quote!(#track #steps),
+        Body::Native(_) => quote! {
+            #track
+            #call
+        },
         Body::ImplFuture(_) => quote! {
             #track
-            async move { #steps }
+            async move {
+                #pin_return
+                #call
+            }
         },
         Body::AsyncTrait(_) => quote! {
             #track
-            ::std::boxed::Box::pin(async move { #steps })
+            ::std::boxed::Box::pin(async move {
+                #pin_return
+                #call
+            })
         },
     };
     let mut out = TokenStream::new();

@@ -4,8 +4,10 @@
 //!
 //! The attribute runs in stages, each in its own module: `args` parses the attribute,
 //! `lookup` finds and checks the system's entry in `resilience.toml`, `validate`
-//! checks the method, `expand` writes the guarded method.
+//! checks the method, `expand` writes the guarded method. `adapter` applies the same
+//! stages to every method of an `impl` block.
 
+mod adapter;
 mod args;
 mod derive;
 mod expand;
@@ -54,9 +56,69 @@ pub fn circuit_breaker(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::circuit_breaker(args.into(), item.into(), &lookup::ManifestDir).into()
 }
 
+/// Guards every async method of an out-adapter's `impl` block (a trait impl or an
+/// inherent one) with its system's bulkhead, breaker, total timeout and slow-call check,
+/// as `#[circuit_breaker]` on each method would (R-RES-CB-1).
+///
+/// ```ignore
+/// #[resilience::adapter(
+///     system = "sber",
+///     error_map = PaymentPortError::system_unavailable,
+///     failure_if = PaymentPortError::is_outage,
+/// )]
+/// impl PaymentPort for SberAdapter {
+///     async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> { /* … */ }
+///
+///     // Refines the block's arguments for this method.
+///     #[circuit_breaker(slow_as_error)]
+///     async fn confirm(&self, payment: &PaymentRef) -> Result<(), PaymentPortError> { /* … */ }
+///
+///     // Opts out, with a reason a reviewer can check.
+///     #[unguarded(reason = "reads the adapter's own cache, no I/O")]
+///     fn last_payment(&self) -> Option<PaymentRef> { /* … */ }
+/// }
+/// ```
+///
+/// The arguments are those of `#[circuit_breaker]`. A method's own
+/// `#[circuit_breaker(…)]` may give `error_map`, `failure_if` or `slow_as_error` to
+/// change them for that method. Every `async fn` of the block is guarded (also a `fn`
+/// returning `impl Future` from one `async move` block, and a method `#[async_trait]`
+/// has rewritten, whichever of the two attributes comes first). A method of a trait
+/// impl, or a `pub` method of an inherent block, that is neither guarded nor marked
+/// `#[unguarded(reason = "…")]` is a compile error: a method added later cannot skip the
+/// breaker unnoticed.
+///
+/// The block also declares the type's system (`resilience::SystemAdapter`), so an
+/// adapter built with another system's guard is refused where it is built
+/// (`Guards::adapter`, `SystemAdapter::wired`). A type with several blocks (one per
+/// port), or with a block and `#[guarded(system = "…")]` on its derive, declares it
+/// once.
+#[proc_macro_attribute]
+pub fn adapter(args: TokenStream, item: TokenStream) -> TokenStream {
+    adapter::adapter(args.into(), item.into(), &lookup::ManifestDir).into()
+}
+
+/// Marks a method of an `#[resilience::adapter]` block that does not go through the
+/// guard, with the reason: `#[unguarded(reason = "local cache, no I/O")]`. Only
+/// meaningful inside such a block, which removes it.
+#[proc_macro_attribute]
+pub fn unguarded(_args: TokenStream, item: TokenStream) -> TokenStream {
+    let item = proc_macro2::TokenStream::from(item);
+    let error = syn::Error::new(
+        proc_macro2::Span::call_site(),
+        "`#[unguarded]` marks a method of an `#[resilience::adapter]` impl block that skips the guard; outside such a block there is nothing to opt out of: remove it",
+    )
+    .to_compile_error();
+    quote::quote!(#error #item).into()
+}
+
 /// Implements `resilience::Guarded` for an adapter: the field of type
 /// `resilience::Guard` (or the one marked `#[guard]`) is its guard. Generic adapters
 /// and tuple structs work; `#[resilience(crate = path)]` names a renamed runtime.
+/// `#[guarded(system = "sber")]` declares the adapter's system (checked against
+/// `resilience.toml`, and implementing `resilience::SystemAdapter`), for adapters whose
+/// methods carry `#[circuit_breaker]` one by one; an `#[adapter]` block declares it
+/// itself.
 ///
 /// ```ignore
 /// #[derive(resilience::Guarded)]
@@ -65,7 +127,16 @@ pub fn circuit_breaker(args: TokenStream, item: TokenStream) -> TokenStream {
 ///     http: reqwest::Client,
 /// }
 /// ```
-#[proc_macro_derive(Guarded, attributes(guard, resilience))]
+#[proc_macro_derive(Guarded, attributes(guard, guarded, resilience))]
 pub fn derive_guarded(item: TokenStream) -> TokenStream {
-    derive::guarded(item.into()).into()
+    derive::guarded(item.into(), &lookup::ManifestDir).into()
+}
+
+/// The settings file `#[circuit_breaker]` checks against, for `resilience::settings!`:
+/// `(::core::include_str!("/abs/path/resilience.toml"), "/abs/path/resilience.toml")`,
+/// found by the same rule; a compile error naming the files tried if there is none.
+#[doc(hidden)]
+#[proc_macro]
+pub fn __settings_file(_: TokenStream) -> TokenStream {
+    lookup::settings_file().into()
 }

@@ -1,39 +1,64 @@
 //! Finding the service's `resilience.toml` and checking the annotated system against it.
 //!
-//! The rule a user's crate and the ui-tests share: the file is `resilience.toml` next to
-//! the `Cargo.toml` of the crate being compiled (`CARGO_MANIFEST_DIR`). Parsed files are
-//! cached per path and invalidated when the file's modification time or size changes,
-//! so a long-lived proc-macro server (rust-analyzer) never checks against a stale copy.
+//! The rule is the settings crate's `candidate_files`, shared with `settings!` and the
+//! runtime's messages: the file named by the crate's `[package.metadata.resilience]
+//! settings = "…"` alone if it names one; otherwise `resilience.toml` next to the
+//! crate's `Cargo.toml`, then the workspace root's.
+//!
+//! Files are named relative to the crate in every message (as rustc names source
+//! files), so the messages read the same on every machine and under any target
+//! directory. Parsed files are cached per path and invalidated when the file's
+//! modification time or size changes, so a long-lived proc-macro server
+//! (rust-analyzer) never checks against a stale copy.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
-use resilience_settings::{Settings, FILE_NAME};
+use resilience_settings::{candidate_files, tried, workspace_root, Candidate, Settings, FILE_NAME};
 use syn::LitStr;
 
 /// A settings file, read and validated.
 pub(crate) struct Loaded {
-    /// The file's absolute path, for messages and for `include_bytes!` (which makes
-    /// cargo rebuild the crate when the file changes).
+    /// The file's absolute path, for the `include_bytes!` that makes cargo rebuild the
+    /// crate when the file changes.
     pub path: String,
+    /// The file's path relative to the crate, for messages.
+    pub shown: String,
     pub settings: Settings,
+}
+
+/// Why there are no settings to check against.
+pub(crate) enum LoadError {
+    /// Report this message.
+    Report(String),
+    /// The same failure was already reported in this crate: say nothing more, so one
+    /// bad key is one error, not one per annotated method.
+    Reported,
 }
 
 /// Where the attribute gets its settings from.
 pub(crate) trait Lookup {
-    /// The settings file, or an error message saying what is wrong and how to fix it.
-    fn load(&self) -> Result<Arc<Loaded>, String>;
+    /// The settings file, or why there is none.
+    fn load(&self) -> Result<Arc<Loaded>, LoadError>;
 
     /// Whether this expansion should carry the `include_bytes!` that makes cargo
     /// rebuild the crate when the file changes. Once per file per compiler process is
     /// enough (every expansion re-runs on every build), and keeps the other methods'
     /// `cargo expand` free of the file's bytes.
     fn track(&self, path: &str) -> bool;
+
+    /// Whether the declaration of `adapter`'s system made by `site` (an `#[adapter]`
+    /// block, named by the trait it implements or `inherent`; or `derive`) is the one
+    /// that implements `SystemAdapter`: the first site seen for that type and system in
+    /// this crate, each time it is expanded again (rust-analyzer re-expands a block on
+    /// every edit). A type with several `#[adapter]` blocks (one per port), or a block
+    /// and a derive naming the system, so gets one impl.
+    fn declare(&self, adapter: &str, system: &str, site: &str) -> bool;
 }
 
-/// The real rule: `$CARGO_MANIFEST_DIR/resilience.toml`.
+/// The real rule, from `CARGO_MANIFEST_DIR`.
 pub(crate) struct ManifestDir;
 
 type Stamp = (Option<SystemTime>, u64);
@@ -42,13 +67,18 @@ type Cached = (Stamp, Result<Arc<Loaded>, String>);
 static CACHE: Mutex<Option<HashMap<PathBuf, Cached>>> = Mutex::new(None);
 
 impl Lookup for ManifestDir {
-    fn load(&self) -> Result<Arc<Loaded>, String> {
+    fn load(&self) -> Result<Arc<Loaded>, LoadError> {
         let Some(dir) = std::env::var_os("CARGO_MANIFEST_DIR") else {
-            return Err(format!(
-                "CARGO_MANIFEST_DIR is not set: `#[circuit_breaker]` reads {FILE_NAME} next to the crate's Cargo.toml, so build with cargo"
-            ));
+            return Err(LoadError::Report(format!(
+                "CARGO_MANIFEST_DIR is not set: `#[circuit_breaker]` looks for {FILE_NAME} from the crate's Cargo.toml, so build with cargo"
+            )));
         };
-        load_cached(&Path::new(&dir).join(FILE_NAME))
+        let dir = PathBuf::from(dir);
+        let result = match find(&dir) {
+            Ok(found) => load_cached(&found.path, &found.shown),
+            Err(message) => Err(message),
+        };
+        result.map_err(|message| once(&dir, message))
     }
 
     fn track(&self, path: &str) -> bool {
@@ -61,10 +91,72 @@ impl Lookup for ManifestDir {
             true
         }
     }
+
+    fn declare(&self, adapter: &str, system: &str, site: &str) -> bool {
+        let dir = std::env::var_os("CARGO_MANIFEST_DIR").map_or_else(PathBuf::new, PathBuf::from);
+        let mut declared = DECLARED.lock().unwrap_or_else(|p| p.into_inner());
+        let first = declared
+            .get_or_insert_with(HashMap::new)
+            .entry((dir, adapter.to_owned(), system.to_owned()))
+            .or_insert_with(|| site.to_owned());
+        first == site
+    }
+}
+
+/// An adapter type in a crate, with its system: (crate, type, system).
+type Declaration = (PathBuf, String, String);
+
+/// Declarations of adapters' systems: each one's first site.
+static DECLARED: Mutex<Option<HashMap<Declaration, String>>> = Mutex::new(None);
+
+/// The first report of `message` for the crate in `dir` in this process; `Reported`
+/// after that.
+fn once(dir: &Path, message: String) -> LoadError {
+    static REPORTED: Mutex<Option<HashSet<(PathBuf, String)>>> = Mutex::new(None);
+    let mut reported = REPORTED.lock().unwrap_or_else(|p| p.into_inner());
+    if reported
+        .get_or_insert_with(HashSet::new)
+        .insert((dir.to_path_buf(), message.clone()))
+    {
+        LoadError::Report(message)
+    } else {
+        LoadError::Reported
+    }
+}
+
+/// `(include_str!(path), path)` of the crate's settings file, for `settings!`: the
+/// file the attribute checks against, and tracked by cargo the same way.
+pub(crate) fn settings_file() -> proc_macro2::TokenStream {
+    let found = match std::env::var_os("CARGO_MANIFEST_DIR") {
+        Some(dir) => find(Path::new(&dir)).map(|c| c.path),
+        None => Err("CARGO_MANIFEST_DIR is not set: `settings!` looks for the crate's settings file from its Cargo.toml, so build with cargo".to_owned()),
+    };
+    match found {
+        Ok(path) => {
+            let path = path.display().to_string();
+            quote::quote!((::core::include_str!(#path), #path))
+        }
+        Err(message) => syn::Error::new(proc_macro2::Span::call_site(), message).to_compile_error(),
+    }
+}
+
+/// The crate's settings file: the first candidate that exists, or an error listing
+/// every file tried, named relative to the crate.
+fn find(dir: &Path) -> Result<Candidate, String> {
+    let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap_or_default();
+    let candidates = candidate_files(dir, &manifest, workspace_root(dir).as_deref())
+        .map_err(|e| e.to_string())?;
+    if let Some(found) = candidates.iter().find(|c| c.path.is_file()) {
+        return Ok(found.clone());
+    }
+    Err(format!(
+        "cannot find the settings file: tried {}; `#[circuit_breaker]` checks each system against it; create it with one `[systems.NAME]` table per external system",
+        tried(&candidates)
+    ))
 }
 
 /// Reads `path` unless the cache holds it with the same modification time and size.
-fn load_cached(path: &Path) -> Result<Arc<Loaded>, String> {
+fn load_cached(path: &Path, shown: &str) -> Result<Arc<Loaded>, String> {
     let stamp = stamp(path);
     let mut cache = CACHE.lock().unwrap_or_else(|p| p.into_inner());
     let cache = cache.get_or_insert_with(HashMap::new);
@@ -73,7 +165,7 @@ fn load_cached(path: &Path) -> Result<Arc<Loaded>, String> {
             return loaded.clone();
         }
     }
-    let loaded = read(path);
+    let loaded = read(path, shown);
     cache.insert(path.to_path_buf(), (stamp, loaded.clone()));
     loaded
 }
@@ -85,20 +177,13 @@ fn stamp(path: &Path) -> Stamp {
     }
 }
 
-fn read(path: &Path) -> Result<Arc<Loaded>, String> {
-    let shown = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        if e.kind() == std::io::ErrorKind::NotFound {
-            format!(
-                "cannot find the settings file `{shown}`: `#[circuit_breaker]` checks each system against {FILE_NAME} next to this crate's Cargo.toml; create it with one `[systems.NAME]` table per external system"
-            )
-        } else {
-            format!("cannot read the settings file `{shown}`: {e}")
-        }
-    })?;
-    let settings = Settings::parse(&text, &shown).map_err(|e| e.to_string())?;
+fn read(path: &Path, shown: &str) -> Result<Arc<Loaded>, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read the settings file `{shown}`: {e}"))?;
+    let settings = Settings::parse(&text, shown).map_err(|e| e.to_string())?;
     Ok(Arc::new(Loaded {
-        path: shown,
+        path: path.display().to_string(),
+        shown: shown.to_owned(),
         settings,
     }))
 }
@@ -118,7 +203,7 @@ pub(crate) fn check_system(system: &LitStr, loaded: &Loaded) -> syn::Result<()> 
         system.span(),
         format!(
             "no system `{name}` in {}; {hint}known systems: {known}. Add a `[systems.{name}]` table to the file, or fix the name",
-            loaded.path
+            loaded.shown
         ),
     ))
 }
@@ -131,13 +216,22 @@ pub(crate) mod inline {
     pub(crate) struct Inline(pub &'static str);
 
     impl Lookup for Inline {
-        fn load(&self) -> Result<Arc<Loaded>, String> {
-            let path = "/service/resilience.toml".to_owned();
-            let settings = Settings::parse(self.0, &path).map_err(|e| e.to_string())?;
-            Ok(Arc::new(Loaded { path, settings }))
+        fn load(&self) -> Result<Arc<Loaded>, LoadError> {
+            let shown = FILE_NAME.to_owned();
+            let settings =
+                Settings::parse(self.0, &shown).map_err(|e| LoadError::Report(e.to_string()))?;
+            Ok(Arc::new(Loaded {
+                path: "/service/resilience.toml".to_owned(),
+                shown,
+                settings,
+            }))
         }
 
         fn track(&self, _: &str) -> bool {
+            true
+        }
+
+        fn declare(&self, _: &str, _: &str, _: &str) -> bool {
             true
         }
     }
@@ -150,31 +244,18 @@ mod tests {
     fn temp_dir(name: &str) -> PathBuf {
         let dir =
             std::env::temp_dir().join(format!("resilience-lookup-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         dir
     }
 
     #[test]
-    fn a_missing_file_names_the_path_and_the_fix() {
-        let path = temp_dir("missing").join(FILE_NAME);
-        let _ = std::fs::remove_file(&path);
-        let message = read(&path).err().unwrap();
-        assert!(message.contains(&path.display().to_string()), "{message}");
-        assert!(
-            message.contains("create it with one `[systems.NAME]` table"),
-            "{message}"
-        );
-    }
-
-    #[test]
-    fn an_invalid_entry_names_the_file_and_the_key() {
-        let path = temp_dir("invalid").join(FILE_NAME);
+    fn an_invalid_entry_names_the_file_relative_to_the_crate_and_the_key() {
+        let dir = temp_dir("invalid");
+        let path = dir.join(FILE_NAME);
         std::fs::write(&path, "[systems.sber]\ncb_failure_rate = 1.5\n").unwrap();
-        let message = read(&path).err().unwrap();
-        assert!(
-            message.starts_with(&path.display().to_string()),
-            "{message}"
-        );
+        let message = read(&path, FILE_NAME).err().unwrap();
+        assert!(message.starts_with("resilience.toml"), "{message}");
         assert!(
             message.contains("[systems.sber] `cb_failure_rate`"),
             "{message}"
@@ -184,9 +265,10 @@ mod tests {
 
     #[test]
     fn unparsable_toml_is_reported() {
-        let path = temp_dir("syntax").join(FILE_NAME);
+        let dir = temp_dir("syntax");
+        let path = dir.join(FILE_NAME);
         std::fs::write(&path, "[systems.sber\n").unwrap();
-        let message = read(&path).err().unwrap();
+        let message = read(&path, FILE_NAME).err().unwrap();
         assert!(message.contains("not valid TOML"), "{message}");
     }
 
@@ -195,9 +277,71 @@ mod tests {
         let dir = temp_dir("edited");
         let path = dir.join(FILE_NAME);
         std::fs::write(&path, "[systems.sber]\n").unwrap();
-        let load = || load_cached(&path);
+        let load = || load_cached(&path, FILE_NAME);
         assert!(load().unwrap().settings.system("customer").is_none());
         std::fs::write(&path, "[systems.sber]\n[systems.customer]\n").unwrap();
         assert!(load().unwrap().settings.system("customer").is_some());
+    }
+
+    /// A workspace with a member crate, no settings anywhere yet.
+    fn workspace(name: &str) -> (PathBuf, PathBuf) {
+        let root = temp_dir(name);
+        std::fs::write(
+            root.join("Cargo.toml"),
+            "[workspace]\nmembers = [\"svc\"]\n",
+        )
+        .unwrap();
+        let member = root.join("svc");
+        std::fs::create_dir_all(&member).unwrap();
+        std::fs::write(member.join("Cargo.toml"), "[package]\nname = \"svc\"\n").unwrap();
+        (root, member)
+    }
+
+    #[test]
+    fn the_crate_file_comes_first_then_the_workspace_root() {
+        let (root, member) = workspace("order");
+        std::fs::write(root.join(FILE_NAME), "").unwrap();
+        assert_eq!(find(&member).unwrap().path, root.join(FILE_NAME));
+        assert_eq!(find(&member).unwrap().shown, "../resilience.toml");
+        std::fs::write(member.join(FILE_NAME), "").unwrap();
+        assert_eq!(find(&member).unwrap().path, member.join(FILE_NAME));
+    }
+
+    #[test]
+    fn a_file_named_in_the_metadata_is_the_only_candidate() {
+        let (root, member) = workspace("metadata");
+        std::fs::write(root.join(FILE_NAME), "").unwrap();
+        std::fs::write(
+            member.join("Cargo.toml"),
+            "[package]\nname = \"svc\"\n[package.metadata.resilience]\nsettings = \"config/cb.toml\"\n",
+        )
+        .unwrap();
+        let message = find(&member).unwrap_err();
+        assert!(message.contains("`config/cb.toml`"), "{message}");
+        std::fs::create_dir_all(member.join("config")).unwrap();
+        std::fs::write(member.join("config/cb.toml"), "").unwrap();
+        assert_eq!(find(&member).unwrap().path, member.join("config/cb.toml"));
+    }
+
+    #[test]
+    fn no_file_names_every_file_tried_relative_to_the_crate() {
+        let (_, member) = workspace("none");
+        let message = find(&member).unwrap_err();
+        assert!(
+            message.contains("`resilience.toml`") && message.contains("`../resilience.toml`"),
+            "{message}"
+        );
+        assert!(
+            !message.contains(&*std::env::temp_dir().to_string_lossy()),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn a_failure_is_reported_once_per_crate() {
+        let dir = temp_dir("once");
+        assert!(matches!(once(&dir, "bad".into()), LoadError::Report(_)));
+        assert!(matches!(once(&dir, "bad".into()), LoadError::Reported));
+        assert!(matches!(once(&dir, "worse".into()), LoadError::Report(_)));
     }
 }

@@ -57,7 +57,33 @@ pub(crate) fn method(item: TokenStream) -> syn::Result<Method> {
     }
 
     let future = future_shape(&item);
-    if sig.asyncness.is_none() && future.is_none() {
+    // `fn … -> impl Future<Output = R>` whose body is not one `async` block: one error
+    // on the body, and `R` stands as the return type so nothing else cascades.
+    let returned_future = match (&future, &sig.output) {
+        (None, ReturnType::Type(_, ty)) if sig.asyncness.is_none() => match &**ty {
+            Type::ImplTrait(returned) => future_output(&returned.bounds),
+            _ => None,
+        },
+        _ => None,
+    };
+    if let Some(output) = &returned_future {
+        let span = item
+            .block
+            .stmts
+            .iter()
+            .find(|s| !matches!(s, Stmt::Expr(Expr::Async(_), None)))
+            .map_or_else(|| item.block.span(), Spanned::span);
+        errors.push(syn::Error::new(
+            span,
+            "the body of a `fn` returning `impl Future` must be one `async move { … }` block for `#[circuit_breaker]` to guard: move this statement inside the `async move` block",
+        ));
+        if !is_result(output) {
+            errors.push(syn::Error::new(
+                output.span(),
+                "`#[circuit_breaker]` needs the future's `Output` to be `Result<_, YourPortError>`: the breaker's rejections become the port's error through `error_map`",
+            ));
+        }
+    } else if sig.asyncness.is_none() && future.is_none() {
         errors.push(syn::Error::new(
             sig.fn_token.span(),
             "`#[circuit_breaker]` needs an `async fn` (or a `fn` returning `impl Future<Output = Result<…>>` whose body is one `async move` block): the guard awaits a bulkhead permit and a timeout around the call; write `async fn`",
@@ -84,6 +110,7 @@ pub(crate) fn method(item: TokenStream) -> syn::Result<Method> {
 
     let ret = match (&future, &sig.output) {
         (Some((output, _)), _) => Some(output.clone()),
+        (None, _) if returned_future.is_some() => None,
         (None, ReturnType::Type(_, ty)) if is_result(ty) => Some((**ty).clone()),
         (None, ReturnType::Type(_, ty)) => {
             errors.push(syn::Error::new(

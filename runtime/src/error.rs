@@ -109,6 +109,31 @@ impl CircuitBreakerError {
         }
     }
 
+    /// An error of `system` with `cause`, as the guard would return it: for tests of an
+    /// `error_map` and of the handlers that answer it (a 503 with `Retry-After`).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use resilience::{Cause, CircuitBreakerError};
+    ///
+    /// let open = CircuitBreakerError::from_cause("sber", Cause::Open {
+    ///     retry_after: Duration::from_secs(12),
+    /// });
+    /// assert_eq!(open.retry_after(), Some(Duration::from_secs(12)));
+    /// assert!(open.is_rejection());
+    /// let timeout = CircuitBreakerError::from_cause("sber", Cause::Timeout {
+    ///     timeout: Duration::from_secs(3),
+    /// });
+    /// assert!(!timeout.is_rejection());
+    /// assert_eq!(timeout.to_string(), "sber: total timeout of 3.000s elapsed");
+    /// ```
+    pub fn from_cause(system: &str, cause: Cause) -> Self {
+        CircuitBreakerError {
+            system: Arc::from(system),
+            cause,
+        }
+    }
+
     /// The system whose guard refused the call: `sber`.
     pub fn system(&self) -> &str {
         &self.system

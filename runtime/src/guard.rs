@@ -176,7 +176,7 @@ impl Guard {
 
     /// A bulkhead permit if one is free now: the uncontended path, one compare-and-swap.
     #[inline]
-    fn try_bulkhead(&self) -> Option<BulkheadPermit<'_>> {
+    pub(crate) fn try_bulkhead(&self) -> Option<BulkheadPermit<'_>> {
         if self.inner.bulkhead.try_acquire() {
             Some(BulkheadPermit::new(self))
         } else {
@@ -186,7 +186,9 @@ impl Guard {
 
     /// The bulkhead was full: waits at most `bulkhead_wait` for a permit, or rejects.
     #[cold]
-    async fn wait_for_bulkhead(&self) -> Result<BulkheadPermit<'_>, CircuitBreakerError> {
+    pub(crate) async fn wait_for_bulkhead(
+        &self,
+    ) -> Result<BulkheadPermit<'_>, CircuitBreakerError> {
         let breaker = self.breaker();
         if let Some(error) = breaker.refusal() {
             report_rejection(self, error.cause());

@@ -1,9 +1,10 @@
 //! Circuit breaker, bulkhead and timeouts for the out-adapters of async services, as
-//! the Resilience Style Guide writes them, from one attribute:
+//! the Resilience Style Guide writes them, from one attribute on the adapter's impl
+//! block ([`adapter`]; [`circuit_breaker`] does the same for one method):
 //!
 //! ```ignore
+//! #[resilience::adapter(system = "sber", error_map = PaymentPortError::system_unavailable)]
 //! impl PaymentPort for SberAdapter {
-//!     #[resilience::circuit_breaker(system = "sber", error_map = PaymentPortError::system_unavailable)]
 //!     async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> {
 //!         /* … */
 //!     }
@@ -12,7 +13,10 @@
 //!
 //! Each system has a table in the service's `resilience.toml` ([`Settings`]), one
 //! [`Guard`] built from it at startup ([`Guards`]), and adapters that hold their
-//! system's guard (`#[derive(Guarded)]`). A guarded call takes, in order, a bulkhead
+//! system's guard (`#[derive(Guarded)]`) and know their system at compile time
+//! ([`SystemAdapter`], so [`Guards::adapter`] refuses a wrong guard where the adapter
+//! is built). Code without the attribute calls [`Guard::call_with`] with
+//! [`CallOptions`]; tests build errors with [`CircuitBreakerError::from_cause`]. A guarded call takes, in order, a bulkhead
 //! permit, the breaker's permission, the total timeout, the call, and an elapsed check
 //! that counts slow calls as failures; see [`Guard`].
 //!
@@ -25,7 +29,9 @@
 //!
 //! Features: `tracing` (default) logs and spans through `tracing`; `metrics` records
 //! through the `metrics` facade; `reqwest` builds each system's HTTP client from its
-//! settings (the `http` module).
+//! settings (the `http` module); `tower` guards any `tower::Service` (the `tower`
+//! module); `test-support` puts a guard into a given state in users' tests (the
+//! `testing` module).
 //!
 //! Which settings are enforced where: the guard enforces `total_timeout`, every `cb_*`
 //! key and the bulkhead (`max_connections × 0.8` permits, `bulkhead_wait`); the HTTP
@@ -48,9 +54,17 @@ mod log;
 #[cfg_attr(docsrs, doc(cfg(feature = "metrics")))]
 pub mod metrics;
 mod observer;
+mod options;
 mod registry;
 mod saturation;
 mod sync;
+#[cfg(feature = "test-support")]
+#[cfg_attr(docsrs, doc(cfg(feature = "test-support")))]
+pub mod testing;
+#[cfg(feature = "tower")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tower")))]
+pub mod tower;
+mod wiring;
 
 #[doc(hidden)]
 #[path = "private.rs"]
@@ -66,10 +80,12 @@ pub use health::{Health, ReadinessPolicy, Status, SystemHealth};
 pub use log::TracingObserver;
 pub use log::UnknownAction;
 pub use observer::{CallEvent, Observer, Outcome, Transition};
+pub use options::CallOptions;
 pub use registry::{Guards, GuardsBuilder, UnknownSystem};
 #[doc(inline)]
-pub use resilience_macros::{circuit_breaker, Guarded};
+pub use resilience_macros::{adapter, circuit_breaker, unguarded, Guarded};
 pub use resilience_settings::{Settings, SettingsError, SystemSettings};
+pub use wiring::{SystemAdapter, WiringError, WrongGuard};
 
 /// The settings module: schema, defaults, keys and errors.
 pub mod settings {
@@ -95,9 +111,11 @@ pub trait Guarded {
     fn guard(&self) -> &Guard;
 }
 
-/// Loads the calling crate's own `resilience.toml` (next to its `Cargo.toml`, compiled
-/// in: the same file `#[circuit_breaker]` checks) and applies the process environment's
-/// `CLIENT_…__…` overrides. Evaluates to `Result<Settings, SettingsError>`.
+/// Loads the calling crate's settings file (compiled in: the same file `#[circuit_breaker]`
+/// checks, found by the same rule — `resilience.toml` next to its `Cargo.toml`, else the
+/// file named by `[package.metadata.resilience] settings = "…"`, else the workspace
+/// root's `resilience.toml`) and applies the process environment's `CLIENT_…__…`
+/// overrides. Evaluates to `Result<Settings, SettingsError>`.
 ///
 /// `settings!(env = vars)` takes the environment from an iterator of name/value pairs
 /// instead, for tests.
@@ -109,13 +127,8 @@ macro_rules! settings {
     (env = $vars:expr) => {
         $crate::settings!(@file |text, origin| $crate::Settings::load_with_env(text, origin, $vars))
     };
-    (@file $load:expr) => {
-        ($load)(
-            ::core::include_str!(::core::concat!(
-                ::core::env!("CARGO_MANIFEST_DIR"),
-                "/resilience.toml"
-            )),
-            ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), "/resilience.toml"),
-        )
-    };
+    (@file $load:expr) => {{
+        let (text, origin): (&str, &str) = $crate::__private::settings_file!();
+        ($load)(text, origin)
+    }};
 }

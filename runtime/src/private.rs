@@ -1,20 +1,25 @@
-//! What `#[circuit_breaker]` expands to calls. Not a public API: its names may change in
-//! any release.
+//! What `#[circuit_breaker]` and `#[resilience::adapter]` expand to call. Not a public
+//! API: its names may change in any release.
 
 pub use crate::Guarded;
+pub use resilience_macros::__settings_file as settings_file;
 
-use crate::Guard;
+use crate::{CircuitBreakerError, Guard};
 
-/// The adapter's guard, checked to be the guard of `system`.
+/// The adapter's guard.
+///
+/// Wiring is checked where the adapter is built ([`Guards::adapter`](crate::Guards::adapter),
+/// [`SystemAdapter::wired`](crate::SystemAdapter::wired)), not on every call. Debug
+/// builds still check each call, for adapters built some other way.
 ///
 /// # Panics
 ///
-/// If the adapter holds another system's guard: a wiring mistake that would count this
-/// system's calls against that system's breaker. It shows on the first call.
+/// In debug builds, if the adapter holds another system's guard: a wiring mistake that
+/// would count this system's calls against that system's breaker.
 #[inline]
 pub fn guard<'a, A: Guarded + ?Sized>(adapter: &'a A, system: &str) -> &'a Guard {
     let guard = adapter.guard();
-    if guard.system() != system {
+    if cfg!(debug_assertions) && guard.system() != system {
         misrouted(guard.system(), system);
     }
     guard
@@ -26,4 +31,26 @@ fn misrouted(held: &str, wanted: &str) -> ! {
     panic!(
         "a `{wanted}` method was called through the `{held}` guard: build this adapter with `guards.get(\"{wanted}\")`, so that `{wanted}` calls never count against the `{held}` breaker"
     )
+}
+
+/// The error type of a method's declared `Result` (also through an alias such as
+/// `io::Result<T>`).
+pub trait ResultType {
+    /// `E` of `Result<T, E>`.
+    type Error;
+}
+
+impl<T, E> ResultType for Result<T, E> {
+    type Error = E;
+}
+
+/// The method's `error_map`, as a function pointer to the method's own error type `R`'s
+/// `E`: a wrong signature, or a function returning another port's error, is one type
+/// error on the user's path naming the signature needed
+/// (`fn(CircuitBreakerError) -> E`), not a suggestion to add a `From` impl.
+#[inline]
+pub fn error_map<R: ResultType>(
+    error_map: fn(CircuitBreakerError) -> R::Error,
+) -> fn(CircuitBreakerError) -> R::Error {
+    error_map
 }

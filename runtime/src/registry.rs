@@ -90,6 +90,43 @@ impl Guards {
         self.find(system).cloned()
     }
 
+    /// Builds an adapter with the guard of its own system (known at compile time, see
+    /// [`SystemAdapter`](crate::SystemAdapter)) and checks that the adapter holds it:
+    /// a wrong wiring is an error here, where the adapter is built, not a surprise on
+    /// its first call.
+    ///
+    /// ```
+    /// use resilience::{Guard, Guarded, Guards, Settings, SystemAdapter};
+    ///
+    /// #[derive(Guarded)]
+    /// struct SberAdapter {
+    ///     guard: Guard,
+    /// }
+    ///
+    /// // What `#[guarded(system = "sber")]` or an `#[adapter(system = "sber")]` block writes.
+    /// impl SystemAdapter for SberAdapter {
+    ///     const SYSTEM: &'static str = "sber";
+    /// }
+    ///
+    /// let settings = Settings::parse("[systems.sber]\n[systems.customer]", "inline").unwrap();
+    /// let guards = Guards::new(&settings);
+    /// let sber = guards.adapter(|guard| SberAdapter { guard }).unwrap();
+    /// assert_eq!(sber.guard().system(), "sber");
+    /// // A builder that picks another guard itself is caught too.
+    /// let customer = guards.get("customer").unwrap();
+    /// let err = guards.adapter(|_| SberAdapter { guard: customer }).err().unwrap();
+    /// assert!(err.to_string().contains("built with the `customer` guard"));
+    /// ```
+    pub fn adapter<A, F>(&self, build: F) -> Result<A, crate::WiringError>
+    where
+        A: crate::SystemAdapter + crate::Guarded,
+        F: FnOnce(Guard) -> A,
+    {
+        let adapter = build(self.get(A::SYSTEM)?);
+        crate::wiring::check::<A>(adapter.guard())?;
+        Ok(adapter)
+    }
+
     fn find(&self, system: &str) -> Result<&Guard, UnknownSystem> {
         self.guards.get(system).ok_or_else(|| {
             let hint = resilience_settings::suggest(system, self.guards.keys().map(String::as_str))

@@ -5,6 +5,7 @@
 //! workspace is.
 
 use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
 
 /// The cargo target directory the calling test binary was built in: `CARGO_TARGET_DIR`
 /// if set, otherwise the nearest ancestor of the binary that holds cargo's
@@ -26,4 +27,43 @@ pub fn workspace() -> PathBuf {
         .parent()
         .expect("ui-tests sits in the workspace")
         .to_path_buf()
+}
+
+/// A crate of its own under the target directory (`tests/<name>/service`), depending on
+/// the workspace's runtime, with `lib_rs` as its library. Returns its directory and the
+/// target directory to build it in.
+pub fn scratch_crate(name: &str, lib_rs: &str) -> (PathBuf, PathBuf) {
+    let root = target_dir().join("tests").join(name);
+    let project = root.join("service");
+    std::fs::create_dir_all(project.join("src")).expect("create the crate's directory");
+    let runtime = workspace().join("runtime");
+    std::fs::write(
+        project.join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"{name}-check\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
+             [dependencies]\nresilience = {{ path = {:?} }}\n\n[workspace]\n",
+            runtime.display().to_string()
+        ),
+    )
+    .expect("write Cargo.toml");
+    // The workspace's lock file, so the offline build uses the versions already fetched.
+    std::fs::copy(workspace().join("Cargo.lock"), project.join("Cargo.lock"))
+        .expect("copy Cargo.lock");
+    std::fs::write(project.join("src/lib.rs"), lib_rs).expect("write lib.rs");
+    (project, root.join("target"))
+}
+
+/// `cargo build` of the crate at `project`, offline, in `target`.
+pub fn cargo_build(project: &Path, target: &Path) -> Output {
+    Command::new(env!("CARGO"))
+        .arg("build")
+        .arg("--offline")
+        .arg("--quiet")
+        .arg("--manifest-path")
+        .arg(project.join("Cargo.toml"))
+        .env("CARGO_TARGET_DIR", target)
+        .env_remove("CARGO_MANIFEST_DIR")
+        .env_remove("RUSTFLAGS")
+        .output()
+        .expect("run cargo")
 }

@@ -67,13 +67,48 @@ impl SberAdapter {
     }
 }
 
+trait CustomerPort {
+    async fn name(&self, id: u64) -> Result<u64, PortError>;
+    fn cached(&self) -> u64;
+}
+
+#[derive(Debug, Guarded)]
+struct CustomerAdapter {
+    guard: resilience::Guard,
+}
+
+#[resilience::adapter(system = "customer", error_map = PortError::unavailable)]
+impl CustomerPort for CustomerAdapter {
+    async fn name(&self, id: u64) -> Result<u64, PortError> {
+        Ok(id)
+    }
+
+    #[unguarded(reason = "a constant, no I/O")]
+    fn cached(&self) -> u64 {
+        7
+    }
+}
+
+#[resilience::adapter(
+    system = "customer",
+    error_map = |_| PortError::Declined,
+    failure_if = PortError::is_outage
+)]
+impl CustomerAdapter {
+    #[circuit_breaker(slow_as_error)]
+    async fn by_value(self) -> Result<u64, PortError> {
+        Ok(1)
+    }
+}
+
 fn assert_send<T: Send>(t: T) -> T {
     t
 }
 
 #[tokio::test]
 async fn annotated_methods_run() {
-    let settings = resilience::Settings::parse("[systems.sber]", "inline").unwrap();
+    let settings =
+        resilience::Settings::parse("[systems.sber]\n[systems.customer]", "inline").unwrap();
     let mut adapter = SberAdapter {
         guard: resilience::Guard::new(settings.system("sber").unwrap()),
         fee: 1,
@@ -83,4 +118,11 @@ async fn annotated_methods_run() {
     assert_eq!(adapter.register(0).await, Err(PortError::Declined));
     assert_eq!(adapter.refund(5).await, Ok(5));
     assert_eq!(adapter.fee, 2);
+
+    let customer = CustomerAdapter {
+        guard: resilience::Guard::new(settings.system("customer").unwrap()),
+    };
+    assert_eq!(assert_send(customer.name(4)).await, Ok(4));
+    assert_eq!(customer.cached(), 7);
+    assert_eq!(customer.by_value().await, Ok(1));
 }

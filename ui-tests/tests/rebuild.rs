@@ -3,10 +3,7 @@
 //! as written, after its settings lose the annotated system (the build must now fail,
 //! naming it), and after the file is restored (green again).
 
-use std::path::Path;
-use std::process::{Command, Output};
-
-use resilience_ui_tests::{target_dir, workspace};
+use resilience_ui_tests::{cargo_build as build, scratch_crate};
 
 const LIB: &str = r#"
 use resilience::CircuitBreakerError;
@@ -32,39 +29,9 @@ impl Adapter {
 }
 "#;
 
-fn build(project: &Path, target: &Path) -> Output {
-    Command::new(env!("CARGO"))
-        .arg("build")
-        .arg("--offline")
-        .arg("--quiet")
-        .arg("--manifest-path")
-        .arg(project.join("Cargo.toml"))
-        .env("CARGO_TARGET_DIR", target)
-        .env_remove("CARGO_MANIFEST_DIR")
-        .env_remove("RUSTFLAGS")
-        .output()
-        .expect("run cargo")
-}
-
 #[test]
 fn editing_the_settings_file_rebuilds_the_crate() {
-    let root = target_dir().join("tests/rebuild");
-    let project = root.join("service");
-    let target = root.join("target");
-    std::fs::create_dir_all(project.join("src")).unwrap();
-    let runtime = workspace().join("runtime");
-    std::fs::write(
-        project.join("Cargo.toml"),
-        format!(
-            "[package]\nname = \"rebuild-check\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
-             [dependencies]\nresilience = {{ path = {:?} }}\n\n[workspace]\n",
-            runtime.display().to_string()
-        ),
-    )
-    .unwrap();
-    // The workspace's lock file, so the offline build uses the versions already fetched.
-    std::fs::copy(workspace().join("Cargo.lock"), project.join("Cargo.lock")).unwrap();
-    std::fs::write(project.join("src/lib.rs"), LIB).unwrap();
+    let (project, target) = scratch_crate("rebuild", LIB);
     let settings = project.join("resilience.toml");
 
     std::fs::write(&settings, "[systems.sber]\n").unwrap();

@@ -1,7 +1,11 @@
-//! A `sber` method must never count against another system's breaker: an adapter built
-//! with the wrong guard is caught on its first call, before anything is recorded.
+//! A `sber` method must never count against another system's breaker. An adapter that
+//! knows its system (an `#[adapter]` block, or `#[guarded(system = …)]`) is refused
+//! where it is built with the wrong guard; one built some other way is still caught on
+//! its first call in a debug build, before anything is recorded.
 
-use resilience::{CircuitBreakerError, Guarded, Guards, Settings, State};
+use resilience::{
+    CircuitBreakerError, Guarded, Guards, Settings, State, SystemAdapter, WiringError,
+};
 
 #[derive(Debug)]
 struct PortError;
@@ -24,6 +28,24 @@ impl SberAdapter {
     }
 }
 
+#[derive(Guarded)]
+struct CustomerAdapter {
+    guard: resilience::Guard,
+}
+
+#[resilience::adapter(system = "customer", error_map = PortError::unavailable)]
+impl CustomerAdapter {
+    async fn name(&self) -> Result<(), PortError> {
+        Ok(())
+    }
+}
+
+#[derive(Guarded)]
+#[guarded(system = "sber")]
+struct DeclaredAdapter {
+    guard: resilience::Guard,
+}
+
 fn guards() -> Guards {
     let settings = Settings::parse(
         "[systems.sber]\n[systems.customer]\ncb_min_calls = 1\ncb_window_size = 1",
@@ -33,6 +55,7 @@ fn guards() -> Guards {
     Guards::new(&settings)
 }
 
+#[cfg(debug_assertions)]
 #[tokio::test]
 async fn the_wrong_guard_panics_naming_both_systems_and_counts_nothing() {
     let guards = guards();
@@ -69,4 +92,58 @@ async fn the_right_guard_counts_against_its_own_system_only() {
         guards.get("customer").unwrap().breaker().snapshot().calls,
         0
     );
+}
+
+#[test]
+fn the_wrong_guard_is_refused_where_the_adapter_is_built() {
+    let guards = guards();
+    let sber = guards.get("sber").unwrap();
+    let err = guards
+        .adapter(|_| CustomerAdapter {
+            guard: sber.clone(),
+        })
+        .err()
+        .expect("a customer adapter built with the sber guard");
+    let WiringError::WrongGuard(wrong) = &err else {
+        panic!("{err}");
+    };
+    assert_eq!((wrong.wanted(), wrong.held()), ("customer", "sber"));
+    let message = err.to_string();
+    assert!(
+        message.contains("calls `customer` but was built with the `sber` guard")
+            && message.contains("guards.get(\"customer\")"),
+        "{message}"
+    );
+    let err = DeclaredAdapter {
+        guard: guards.get("customer").unwrap(),
+    }
+    .wired()
+    .err()
+    .expect("a sber adapter built with the customer guard");
+    assert_eq!((err.wanted(), err.held()), ("sber", "customer"));
+}
+
+#[tokio::test]
+async fn the_right_guard_is_handed_over_by_the_guards() {
+    let guards = guards();
+    let adapter = guards
+        .adapter(|guard| CustomerAdapter { guard })
+        .expect("the customer guard");
+    assert!(adapter.name().await.is_ok());
+    assert_eq!(
+        guards.get("customer").unwrap().breaker().snapshot().calls,
+        1
+    );
+    assert!(guards.adapter(|guard| DeclaredAdapter { guard }).is_ok());
+    assert_eq!(<DeclaredAdapter as SystemAdapter>::SYSTEM, "sber");
+}
+
+#[test]
+fn a_system_the_settings_lack_is_an_error_too() {
+    let settings = Settings::parse("[systems.sber]", "inline").unwrap();
+    let err = Guards::new(&settings)
+        .adapter(|guard| CustomerAdapter { guard })
+        .err()
+        .expect("no customer system");
+    assert!(matches!(err, WiringError::UnknownSystem(_)), "{err}");
 }

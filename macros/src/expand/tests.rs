@@ -153,3 +153,163 @@ fn every_argument_error_at_once() {
         );
     }
 }
+
+/// Expands `#[adapter(args)]` on `block` and compares with the snapshot `name`.
+fn adapter_snapshot(name: &str, args: TokenStream, block: TokenStream) {
+    let expanded = crate::adapter::adapter(args, block, &SETTINGS);
+    let actual = pretty(expanded);
+    let path = format!("{}/tests/snapshots/{name}.rs", env!("CARGO_MANIFEST_DIR"));
+    if std::env::var_os("BLESS").is_some() {
+        std::fs::write(&path, &actual).expect("write snapshot");
+        return;
+    }
+    let expected = std::fs::read_to_string(&path)
+        .unwrap_or_else(|_| panic!("missing snapshot {path}; run with BLESS=1 to create it"));
+    assert_eq!(
+        actual, expected,
+        "expansion of `{name}` changed; run with BLESS=1 and read the diff"
+    );
+}
+
+#[test]
+fn adapter_trait_impl() {
+    adapter_snapshot(
+        "adapter_trait_impl",
+        quote!(
+            system = "sber",
+            error_map = PaymentPortError::system_unavailable,
+            failure_if = PaymentPortError::is_outage
+        ),
+        quote! {
+            impl PaymentPort for SberAdapter {
+                async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> {
+                    self.send(order).await
+                }
+
+                #[circuit_breaker(slow_as_error, error_map = |e| PaymentPortError::Slow(e))]
+                async fn confirm(&self, payment: &PaymentRef) -> Result<(), PaymentPortError> {
+                    self.confirm_at(payment).await
+                }
+
+                #[unguarded(reason = "reads the adapter's own cache, no I/O")]
+                fn last(&self) -> Option<PaymentRef> {
+                    self.cache.last()
+                }
+            }
+        },
+    );
+}
+
+#[test]
+fn adapter_inherent_generic() {
+    adapter_snapshot(
+        "adapter_inherent_generic",
+        quote!(
+            system = "customer",
+            error_map = CustomerPortError::system_unavailable
+        ),
+        quote! {
+            impl<T: Transport> CustomerAdapter<T> where T: Send {
+                pub async fn get(&mut self, id: u64) -> Result<Customer, CustomerPortError> {
+                    self.transport.get(id).await
+                }
+
+                fn url(&self) -> String {
+                    self.base.clone()
+                }
+            }
+        },
+    );
+}
+
+fn adapter_errors(block: TokenStream) -> String {
+    crate::adapter::adapter(
+        quote!(system = "sber", error_map = E::map),
+        block,
+        &SETTINGS,
+    )
+    .to_string()
+}
+
+#[test]
+fn an_unmarked_port_method_is_an_error_and_the_rest_still_expands() {
+    let out = adapter_errors(quote! {
+        impl Port for A {
+            fn cached(&self) -> u32 { 1 }
+            async fn call(&self) -> Result<(), E> { Ok(()) }
+        }
+    });
+    assert!(
+        out.contains("`cached` is neither guarded nor marked"),
+        "{out}"
+    );
+    assert!(out.contains("__cb_guard"), "{out}");
+}
+
+#[test]
+fn a_private_helper_of_an_inherent_block_may_stay_plain() {
+    let out = adapter_errors(quote! {
+        impl A {
+            fn url(&self) -> u32 { 1 }
+            pub fn new() -> Self { A }
+        }
+    });
+    assert!(!out.contains("`url` is neither"), "{out}");
+    assert!(out.contains("`new` is neither guarded nor marked"), "{out}");
+}
+
+#[test]
+fn unguarded_needs_a_reason() {
+    for marker in [
+        quote!(#[unguarded]),
+        quote!(#[unguarded(reason = "  ")]),
+        quote!(#[resilience::unguarded()]),
+    ] {
+        let out = adapter_errors(quote! {
+            impl Port for A {
+                #marker
+                fn cached(&self) -> u32 { 1 }
+            }
+        });
+        assert!(out.contains("`#[unguarded]` needs a reason"), "{out}");
+        assert!(!out.contains("neither guarded"), "{out}");
+    }
+}
+
+#[test]
+fn a_refinement_cannot_change_the_system() {
+    let out = adapter_errors(quote! {
+        impl Port for A {
+            #[circuit_breaker(system = "customer")]
+            async fn call(&self) -> Result<(), E> { Ok(()) }
+        }
+    });
+    assert!(
+        out.contains("in an `#[adapter(system = \\\"sber\\\")]` block"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_wrong_block_argument_keeps_the_block_without_markers() {
+    let out = crate::adapter::adapter(
+        quote!(system = "sbr", error_map = E::map),
+        quote! {
+            impl Port for A {
+                #[unguarded(reason = "cache")]
+                fn cached(&self) -> u32 { 1 }
+                async fn call(&self) -> Result<(), E> { Ok(()) }
+            }
+        },
+        &SETTINGS,
+    )
+    .to_string();
+    assert!(out.contains("did you mean `sber`?"), "{out}");
+    assert!(!out.contains("unguarded"), "{out}");
+    assert!(!out.contains("__cb_guard"), "{out}");
+    assert!(
+        out.contains("SystemAdapter"),
+        "no second error at its users: {out}"
+    );
+    assert_eq!(out.matches("compile_error").count(), 1, "{out}");
+}

@@ -15,14 +15,18 @@ impl SberAdapter {
     {
         const _: &[u8] = ::core::include_bytes!("/service/resilience.toml");
         ::std::boxed::Box::pin(async move {
+            if let ::core::option::Option::Some(__cb_ret) = ::core::option::Option::None::<
+                Result<Customer, CustomerPortError>,
+            > {
+                return __cb_ret;
+            }
+            let __cb_map = ::resilience::__private::error_map::<
+                Result<Customer, CustomerPortError>,
+            >(CustomerPortError::system_unavailable);
             let __cb_guard = ::resilience::__private::guard(self, "customer");
-            let __cb_permit = __cb_guard
-                .bulkhead()
-                .await
-                .map_err(CustomerPortError::system_unavailable)?;
-            let __cb_call = __cb_permit
-                .breaker()
-                .map_err(CustomerPortError::system_unavailable)?;
+            let __cb_permit = __cb_guard.bulkhead().await.map_err(__cb_map)?;
+            let __cb_call = __cb_permit.breaker().map_err(__cb_map)?;
+            #[allow(unknown_lints, unused_braces)]
             let __cb_finished = __cb_call
                 .timeout(async move {
                     if let ::core::option::Option::Some(__cb_ret) = ::core::option::Option::None::<
@@ -39,7 +43,7 @@ impl SberAdapter {
                     }
                 })
                 .await;
-            __cb_finished.elapsed_check().map_err(CustomerPortError::system_unavailable)?
+            __cb_finished.elapsed_check().map_err(__cb_map)?
         })
     }
 }

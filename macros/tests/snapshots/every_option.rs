@@ -1,16 +1,15 @@
 impl SberAdapter {
     async fn refund(&mut self, id: u64) -> Result<(), PaymentPortError> {
         const _: &[u8] = ::core::include_bytes!("/service/resilience.toml");
+        let __cb_map = ::my_resilience::__private::error_map::<
+            Result<(), PaymentPortError>,
+        >(PaymentPortError::system_unavailable);
         let __cb_guard = ::core::clone::Clone::clone(
             ::my_resilience::__private::guard(&*self, "sber"),
         );
-        let __cb_permit = __cb_guard
-            .bulkhead()
-            .await
-            .map_err(PaymentPortError::system_unavailable)?;
-        let __cb_call = __cb_permit
-            .breaker()
-            .map_err(PaymentPortError::system_unavailable)?;
+        let __cb_permit = __cb_guard.bulkhead().await.map_err(__cb_map)?;
+        let __cb_call = __cb_permit.breaker().map_err(__cb_map)?;
+        #[allow(unknown_lints, unused_braces)]
         let __cb_finished = __cb_call
             .timeout(async move {
                 if let ::core::option::Option::Some(__cb_ret) = ::core::option::Option::None::<
@@ -28,6 +27,6 @@ impl SberAdapter {
             .failure_if(PaymentPortError::is_outage)
             .slow_as_error()
             .elapsed_check()
-            .map_err(PaymentPortError::system_unavailable)?
+            .map_err(__cb_map)?
     }
 }

@@ -7,14 +7,18 @@ impl SberAdapter {
     > + Send {
         const _: &[u8] = ::core::include_bytes!("/service/resilience.toml");
         async move {
+            if let ::core::option::Option::Some(__cb_ret) = ::core::option::Option::None::<
+                Result<PaymentRef, PaymentPortError>,
+            > {
+                return __cb_ret;
+            }
+            let __cb_map = ::resilience::__private::error_map::<
+                Result<PaymentRef, PaymentPortError>,
+            >(PaymentPortError::system_unavailable);
             let __cb_guard = ::resilience::__private::guard(self, "sber");
-            let __cb_permit = __cb_guard
-                .bulkhead()
-                .await
-                .map_err(PaymentPortError::system_unavailable)?;
-            let __cb_call = __cb_permit
-                .breaker()
-                .map_err(PaymentPortError::system_unavailable)?;
+            let __cb_permit = __cb_guard.bulkhead().await.map_err(__cb_map)?;
+            let __cb_call = __cb_permit.breaker().map_err(__cb_map)?;
+            #[allow(unknown_lints, unused_braces)]
             let __cb_finished = __cb_call
                 .timeout(async move {
                     if let ::core::option::Option::Some(__cb_ret) = ::core::option::Option::None::<
@@ -25,7 +29,7 @@ impl SberAdapter {
                     { self.send(order).await }
                 })
                 .await;
-            __cb_finished.elapsed_check().map_err(PaymentPortError::system_unavailable)?
+            __cb_finished.elapsed_check().map_err(__cb_map)?
         }
     }
 }

@@ -1,14 +1,13 @@
 impl SberAdapter {
     pub async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> {
         const _: &[u8] = ::core::include_bytes!("/service/resilience.toml");
+        let __cb_map = ::resilience::__private::error_map::<
+            Result<PaymentRef, PaymentPortError>,
+        >(PaymentPortError::system_unavailable);
         let __cb_guard = ::resilience::__private::guard(self, "sber");
-        let __cb_permit = __cb_guard
-            .bulkhead()
-            .await
-            .map_err(PaymentPortError::system_unavailable)?;
-        let __cb_call = __cb_permit
-            .breaker()
-            .map_err(PaymentPortError::system_unavailable)?;
+        let __cb_permit = __cb_guard.bulkhead().await.map_err(__cb_map)?;
+        let __cb_call = __cb_permit.breaker().map_err(__cb_map)?;
+        #[allow(unknown_lints, unused_braces)]
         let __cb_finished = __cb_call
             .timeout(async move {
                 if let ::core::option::Option::Some(__cb_ret) = ::core::option::Option::None::<
@@ -22,6 +21,6 @@ impl SberAdapter {
                 }
             })
             .await;
-        __cb_finished.elapsed_check().map_err(PaymentPortError::system_unavailable)?
+        __cb_finished.elapsed_check().map_err(__cb_map)?
     }
 }

@@ -1,7 +1,7 @@
 //! The customer out-adapter: implements [`CustomerPort`] over the customer system's
 //! HTTP API.
 
-use resilience::Guard;
+use resilience::{Guard, SystemAdapter};
 
 use super::{http_client, BuildError};
 use crate::core::domain::{Customer, CustomerId};
@@ -17,14 +17,16 @@ pub struct CustomerAdapter {
 }
 
 impl CustomerAdapter {
-    /// The adapter for the `customer` guard, with an HTTP client built from its settings.
+    /// The adapter for the `customer` guard, with an HTTP client built from its
+    /// settings. Another system's guard is refused here, not on the first lookup.
     pub fn new(guard: Guard) -> Result<Self, BuildError> {
         let (http, base_url) = http_client(guard.settings())?;
         Ok(CustomerAdapter {
             guard,
             http,
             base_url,
-        })
+        }
+        .wired()?)
     }
 
     /// The adapter's guard, for health and state readings.
@@ -33,12 +35,12 @@ impl CustomerAdapter {
     }
 }
 
+#[resilience::adapter(
+    system = "customer",
+    error_map = CustomerPortError::system_unavailable,
+    failure_if = CustomerPortError::is_outage
+)]
 impl CustomerPort for CustomerAdapter {
-    #[resilience::circuit_breaker(
-        system = "customer",
-        error_map = CustomerPortError::system_unavailable,
-        failure_if = CustomerPortError::is_outage
-    )]
     async fn get(&self, id: &CustomerId) -> Result<Customer, CustomerPortError> {
         let url = format!("{}/customers/{}", self.base_url, id.0);
         let response = self.http.get(url).send().await.map_err(transport)?;

@@ -1,6 +1,6 @@
 //! The out-adapters: one per external system, each holding its own guard (breaker,
-//! bulkhead, timeouts) and its own HTTP client (R-RES-ISO-1), every outbound method
-//! annotated with `#[circuit_breaker]` (R-RES-CB-1). The order store is local and has
+//! bulkhead, timeouts) and its own HTTP client (R-RES-ISO-1), every method of its port
+//! guarded by `#[resilience::adapter]` on the impl block (R-RES-CB-1). The order store is local and has
 //! no breaker (R-RES-CB-X1).
 
 pub mod customer;
@@ -28,6 +28,9 @@ pub enum BuildError {
         /// reqwest's error.
         source: reqwest::Error,
     },
+    /// The adapter was given another system's guard.
+    #[error(transparent)]
+    WrongGuard(#[from] resilience::WrongGuard),
 }
 
 /// The system's own HTTP client (R-RES-ISO-1), from `resilience::http::client_builder`:

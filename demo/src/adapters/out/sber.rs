@@ -1,14 +1,15 @@
 //! The Sber out-adapter: implements [`PaymentPort`] over Sber's HTTP API.
 
-use resilience::Guard;
+use resilience::{Guard, SystemAdapter};
 use serde::{Deserialize, Serialize};
 
 use super::{http_client, BuildError};
 use crate::core::domain::{Order, PaymentRef};
 use crate::core::ports::{PaymentPort, PaymentPortError};
 
-/// Talks to Sber. Holds the `sber` guard: every call below goes through its bulkhead,
-/// breaker, total timeout and slow-call check.
+/// Talks to Sber. Holds the `sber` guard: every method of its [`PaymentPort`] impl goes
+/// through the guard's bulkhead, breaker, total timeout and slow-call check, and a
+/// method added there later cannot skip it (`#[resilience::adapter]`).
 #[derive(resilience::Guarded)]
 pub struct SberAdapter {
     guard: resilience::Guard,
@@ -34,13 +35,15 @@ struct DeclineResponse {
 
 impl SberAdapter {
     /// The adapter for the `sber` guard, with an HTTP client built from its settings.
+    /// Another system's guard is refused here, not on the first payment.
     pub fn new(guard: Guard) -> Result<Self, BuildError> {
         let (http, base_url) = http_client(guard.settings())?;
         Ok(SberAdapter {
             guard,
             http,
             base_url,
-        })
+        }
+        .wired()?)
     }
 
     /// The adapter's guard, for health and state readings.
@@ -53,12 +56,12 @@ impl SberAdapter {
     }
 }
 
+#[resilience::adapter(
+    system = "sber",
+    error_map = PaymentPortError::system_unavailable,
+    failure_if = PaymentPortError::is_outage
+)]
 impl PaymentPort for SberAdapter {
-    #[resilience::circuit_breaker(
-        system = "sber",
-        error_map = PaymentPortError::system_unavailable,
-        failure_if = PaymentPortError::is_outage
-    )]
     async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> {
         let request = RegisterRequest {
             order_id: order.id.0,
@@ -85,11 +88,6 @@ impl PaymentPort for SberAdapter {
         })
     }
 
-    #[resilience::circuit_breaker(
-        system = "sber",
-        error_map = PaymentPortError::system_unavailable,
-        failure_if = PaymentPortError::is_outage
-    )]
     async fn confirm(&self, payment: &PaymentRef) -> Result<(), PaymentPortError> {
         let url = self.url(&format!("/payments/{}/confirm", payment.0));
         let response = self.http.post(url).send().await.map_err(transport)?;

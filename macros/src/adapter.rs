@@ -1,0 +1,263 @@
+//! `#[resilience::adapter(…)]` on an `impl` block: every async method of the block is
+//! guarded with the block's arguments, as if each carried `#[circuit_breaker(…)]`.
+//!
+//! Input:
+//!
+//! ```ignore
+//! #[resilience::adapter(system = "sber", error_map = PaymentPortError::system_unavailable)]
+//! impl PaymentPort for SberAdapter {
+//!     async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> { /* … */ }
+//!     #[circuit_breaker(slow_as_error)]
+//!     async fn confirm(&self, payment: &PaymentRef) -> Result<(), PaymentPortError> { /* … */ }
+//!     #[unguarded(reason = "reads a local cache, no I/O")]
+//!     fn cached(&self) -> Option<PaymentRef> { /* … */ }
+//! }
+//! ```
+//!
+//! Output: the block, each guarded method expanded as `#[circuit_breaker]` expands it
+//! (`confirm` with `slow_as_error` added), the markers removed, and the type's system
+//! declared so that wiring is checked where the adapter is built:
+//!
+//! ```ignore
+//! impl ::resilience::SystemAdapter for SberAdapter {
+//!     const SYSTEM: &'static str = "sber";
+//! }
+//! impl PaymentPort for SberAdapter { /* the guarded methods */ }
+//! ```
+//!
+//! A method of a trait impl, or a `pub` method of an inherent block, that is neither
+//! guarded nor marked `#[unguarded(reason = "…")]` is an error (R-RES-CB-1): a method
+//! added later cannot silently skip the breaker.
+
+use proc_macro2::TokenStream;
+use quote::{quote, ToTokens};
+use syn::{Attribute, ImplItem, ImplItemFn, ItemImpl, LitStr, Meta, ReturnType, Type, Visibility};
+
+use crate::args::{Args, Errors};
+use crate::expand::{generate, settings, Settings};
+use crate::lookup::Lookup;
+use crate::validate;
+
+/// The attribute: the block with every method guarded, or the errors next to the block
+/// with the markers removed (so that one mistake does not cascade).
+pub(crate) fn adapter(args: TokenStream, item: TokenStream, lookup: &dyn Lookup) -> TokenStream {
+    let mut block: ItemImpl = match syn::parse2(item.clone()) {
+        Ok(block) => block,
+        Err(_) => {
+            let error = syn::Error::new(
+                item.clone()
+                    .into_iter()
+                    .next()
+                    .map_or_else(proc_macro2::Span::call_site, |t| t.span()),
+                "`#[resilience::adapter]` goes on the `impl` block of an out-adapter, such as `impl PaymentPort for SberAdapter { … }`; on a single method, use `#[circuit_breaker]`",
+            )
+            .to_compile_error();
+            return quote!(#error #item);
+        }
+    };
+    let mut errors = Errors::default();
+    let args = Args::parse(args).map_err(|e| errors.push(e)).ok();
+    let settings = match &args {
+        Some(args) => settings(&args.system, lookup)
+            .map_err(|e| errors.push(e))
+            .ok(),
+        None => None,
+    };
+    let guarding = match (&args, &settings) {
+        (Some(args), Some(Settings::Checked(_))) => Some(args),
+        _ => None,
+    };
+    let is_trait_impl = block.trait_.is_some();
+    for item in &mut block.items {
+        let ImplItem::Fn(method) = item else { continue };
+        match rewrite(method, guarding, is_trait_impl) {
+            Ok(Some(tokens)) => *item = ImplItem::Verbatim(tokens),
+            Ok(None) => {}
+            Err(e) => errors.push(e),
+        }
+    }
+    let errors = errors
+        .finish()
+        .err()
+        .map(|e| e.to_compile_error())
+        .unwrap_or_default();
+    // The type's system is declared whenever the arguments parse, even if the settings
+    // check failed: its users then get no second error about a missing impl.
+    let Some(args) = &args else {
+        return quote!(#errors #block);
+    };
+    let krate = &args.krate;
+    let system = &args.system;
+    let path = match &settings {
+        Some(Settings::Checked(path)) => path.as_ref(),
+        _ => None,
+    };
+    let track = path.map(|path| {
+        quote!(
+            const _: &[u8] = ::core::include_bytes!(#path);
+        )
+    });
+    let (impl_generics, _, where_clause) = block.generics.split_for_impl();
+    let self_ty = &block.self_ty;
+    let site = block.trait_.as_ref().map_or_else(
+        || "inherent".to_owned(),
+        |(_, path, _)| path.to_token_stream().to_string(),
+    );
+    let declare = lookup
+        .declare(&type_name(self_ty), &system.value(), &site)
+        .then(|| {
+            quote! {
+                impl #impl_generics #krate::SystemAdapter for #self_ty #where_clause {
+                    const SYSTEM: &'static str = #system;
+                }
+            }
+        });
+    quote! {
+        #errors
+        #track
+        #declare
+        #block
+    }
+}
+
+/// One method of the block: its guarded expansion, `None` to keep it as it is (markers
+/// removed), or the error that it is neither guarded nor marked. With `args` `None` (the
+/// block's own arguments are wrong), markers are only removed.
+fn rewrite(
+    method: &mut ImplItemFn,
+    args: Option<&Args>,
+    is_trait_impl: bool,
+) -> syn::Result<Option<TokenStream>> {
+    let refinements = take(&mut method.attrs, "circuit_breaker");
+    let unguarded = take(&mut method.attrs, "unguarded");
+    let mut errors = Errors::default();
+    if let [_, second, ..] = refinements.as_slice() {
+        errors.push(syn::Error::new_spanned(
+            second,
+            "`#[circuit_breaker]` is given twice on this method: merge the arguments into one",
+        ));
+    }
+    if let [_, second, ..] = unguarded.as_slice() {
+        errors.push(syn::Error::new_spanned(
+            second,
+            "`#[unguarded]` is given twice on this method: keep one",
+        ));
+    }
+    if let (Some(marker), [_, ..]) = (unguarded.first(), refinements.as_slice()) {
+        errors.push(syn::Error::new_spanned(
+            marker,
+            "a method is either guarded (`#[circuit_breaker(…)]`) or `#[unguarded]`, not both: remove one",
+        ));
+    }
+    if let Some(marker) = unguarded.first() {
+        if let Err(e) = reason(marker) {
+            errors.push(e);
+        }
+        errors.finish()?;
+        return Ok(None);
+    }
+    let asked = !refinements.is_empty();
+    if !asked && !looks_async(method) {
+        let public = matches!(method.vis, Visibility::Public(_));
+        if is_trait_impl || public {
+            errors.push(syn::Error::new(
+                method.sig.ident.span(),
+                format!(
+                    "`{}` is neither guarded nor marked: every {} of an `#[resilience::adapter]` block goes through its system's guard (R-RES-CB-1); make it an `async fn` returning `Result`, or mark it `#[unguarded(reason = \"…\")]` if it does no I/O",
+                    method.sig.ident,
+                    if is_trait_impl { "method of the port" } else { "public method" }
+                ),
+            ));
+        }
+        errors.finish()?;
+        return Ok(None);
+    }
+    errors.finish()?;
+    let Some(base) = args else {
+        return Ok(None);
+    };
+    let args = match refinements.first() {
+        Some(attr) => base.refine(arguments(attr)?)?,
+        None => base.clone(),
+    };
+    let checked = validate::method(method.to_token_stream())?;
+    Ok(Some(generate(&args, &checked, None)))
+}
+
+/// The type's name without its path or generics: `SberAdapter` for
+/// `crate::out::SberAdapter<T>`, as its derive knows it.
+fn type_name(ty: &Type) -> String {
+    match ty {
+        Type::Path(path) => path
+            .path
+            .segments
+            .last()
+            .map_or_else(String::new, |s| s.ident.to_string()),
+        other => other.to_token_stream().to_string(),
+    }
+}
+
+/// Removes the attributes named `name` (as `name`, `resilience::name` or any path
+/// ending in it) from `attrs` and returns them.
+fn take(attrs: &mut Vec<Attribute>, name: &str) -> Vec<Attribute> {
+    let (taken, kept) = std::mem::take(attrs)
+        .into_iter()
+        .partition(|a| a.path().segments.last().is_some_and(|s| s.ident == name));
+    *attrs = kept;
+    taken
+}
+
+/// The tokens inside `#[circuit_breaker(…)]`; none for a bare `#[circuit_breaker]`.
+fn arguments(attr: &Attribute) -> syn::Result<TokenStream> {
+    match &attr.meta {
+        Meta::Path(_) => Ok(TokenStream::new()),
+        Meta::List(list) => Ok(list.tokens.clone()),
+        Meta::NameValue(nv) => Err(syn::Error::new_spanned(
+            nv,
+            "write the arguments in parentheses: `#[circuit_breaker(slow_as_error)]`",
+        )),
+    }
+}
+
+/// `#[unguarded(reason = "…")]` with a reason that says something.
+fn reason(attr: &Attribute) -> syn::Result<()> {
+    let missing = || {
+        syn::Error::new_spanned(
+            attr,
+            "`#[unguarded]` needs a reason, so a reviewer sees why this method may skip the breaker: `#[unguarded(reason = \"local cache, no I/O\")]`",
+        )
+    };
+    let Meta::List(list) = &attr.meta else {
+        return Err(missing());
+    };
+    let mut found = None;
+    list.parse_nested_meta(|meta| {
+        if meta.path.is_ident("reason") {
+            let text: LitStr = meta.value()?.parse()?;
+            found = Some(text);
+            Ok(())
+        } else {
+            Err(meta.error("unknown argument; `#[unguarded]` takes `reason = \"…\"`"))
+        }
+    })?;
+    match found {
+        Some(text) if !text.value().trim().is_empty() => Ok(()),
+        _ => Err(missing()),
+    }
+}
+
+/// An `async fn`, or a `fn` returning a future (`impl Future`, or `Pin<Box<dyn Future>>`
+/// as `#[async_trait]` leaves it): a method the block guards.
+fn looks_async(method: &ImplItemFn) -> bool {
+    if method.sig.asyncness.is_some() {
+        return true;
+    }
+    let ReturnType::Type(_, ty) = &method.sig.output else {
+        return false;
+    };
+    let text = match &**ty {
+        Type::ImplTrait(_) | Type::Path(_) => ty.to_token_stream().to_string(),
+        _ => return false,
+    };
+    text.contains("Future")
+}

@@ -1,0 +1,37 @@
+const _: &[u8] = ::core::include_bytes!("/service/resilience.toml");
+impl<T: Transport> ::resilience::SystemAdapter for CustomerAdapter<T>
+where
+    T: Send,
+{
+    const SYSTEM: &'static str = "customer";
+}
+impl<T: Transport> CustomerAdapter<T>
+where
+    T: Send,
+{
+    pub async fn get(&mut self, id: u64) -> Result<Customer, CustomerPortError> {
+        let __cb_map = ::resilience::__private::error_map::<
+            Result<Customer, CustomerPortError>,
+        >(CustomerPortError::system_unavailable);
+        let __cb_guard = ::core::clone::Clone::clone(
+            ::resilience::__private::guard(&*self, "customer"),
+        );
+        let __cb_permit = __cb_guard.bulkhead().await.map_err(__cb_map)?;
+        let __cb_call = __cb_permit.breaker().map_err(__cb_map)?;
+        #[allow(unknown_lints, unused_braces)]
+        let __cb_finished = __cb_call
+            .timeout(async move {
+                if let ::core::option::Option::Some(__cb_ret) = ::core::option::Option::None::<
+                    Result<Customer, CustomerPortError>,
+                > {
+                    return __cb_ret;
+                }
+                { self.transport.get(id).await }
+            })
+            .await;
+        __cb_finished.elapsed_check().map_err(__cb_map)?
+    }
+    fn url(&self) -> String {
+        self.base.clone()
+    }
+}

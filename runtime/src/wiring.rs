@@ -1,0 +1,89 @@
+//! Adapters that know their system at compile time, and the check that they hold its
+//! guard, made where an adapter is built rather than on its first call.
+
+use crate::{Guard, Guarded};
+
+/// An adapter whose system is known at compile time: declared by its
+/// `#[resilience::adapter(system = "…")]` block, or by
+/// `#[derive(Guarded)] #[guarded(system = "…")]`. Build it through
+/// [`Guards::adapter`](crate::Guards::adapter), or check it with
+/// [`wired`](Self::wired), and a guard of another system is refused there.
+pub trait SystemAdapter {
+    /// The system's name, as in `resilience.toml`: `sber`.
+    const SYSTEM: &'static str;
+
+    /// The adapter, if it holds its own system's guard; otherwise an error naming both
+    /// systems.
+    ///
+    /// ```
+    /// use resilience::{Guard, Guarded, Settings, SystemAdapter};
+    ///
+    /// #[derive(Guarded)]
+    /// struct SberAdapter {
+    ///     guard: Guard,
+    /// }
+    ///
+    /// // What `#[guarded(system = "sber")]` or an `#[adapter(system = "sber")]` block writes.
+    /// impl SystemAdapter for SberAdapter {
+    ///     const SYSTEM: &'static str = "sber";
+    /// }
+    ///
+    /// let settings = Settings::parse("[systems.sber]\n[systems.customer]", "inline").unwrap();
+    /// let customer = Guard::new(settings.system("customer").unwrap());
+    /// let err = SberAdapter { guard: customer }.wired().err().unwrap();
+    /// assert!(err.to_string().contains("built with the `customer` guard"));
+    /// ```
+    fn wired(self) -> Result<Self, WrongGuard>
+    where
+        Self: Guarded + Sized,
+    {
+        check::<Self>(self.guard())?;
+        Ok(self)
+    }
+}
+
+/// `guard` is the guard of `A`'s system; otherwise an error naming both systems.
+pub(crate) fn check<A: SystemAdapter + ?Sized>(guard: &Guard) -> Result<(), WrongGuard> {
+    if guard.system() == A::SYSTEM {
+        Ok(())
+    } else {
+        Err(WrongGuard {
+            adapter: std::any::type_name::<A>(),
+            wanted: A::SYSTEM,
+            held: guard.system().to_owned(),
+        })
+    }
+}
+
+/// An adapter was built with another system's guard: its calls would count against
+/// that system's breaker.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{adapter}` calls `{wanted}` but was built with the `{held}` guard: build it with `guards.get(\"{wanted}\")` (or `guards.adapter(…)`), so that `{wanted}` calls never count against the `{held}` breaker")]
+pub struct WrongGuard {
+    adapter: &'static str,
+    wanted: &'static str,
+    held: String,
+}
+
+impl WrongGuard {
+    /// The system the adapter calls.
+    pub fn wanted(&self) -> &str {
+        self.wanted
+    }
+
+    /// The system of the guard it was given.
+    pub fn held(&self) -> &str {
+        &self.held
+    }
+}
+
+/// Why [`Guards::adapter`](crate::Guards::adapter) could not build an adapter.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WiringError {
+    /// The settings have no table for the adapter's system.
+    #[error(transparent)]
+    UnknownSystem(#[from] crate::UnknownSystem),
+    /// The adapter was built with another system's guard.
+    #[error(transparent)]
+    WrongGuard(#[from] WrongGuard),
+}

@@ -1,0 +1,73 @@
+//! `Guard::call_with`: the attribute's options for code without the attribute, judged
+//! as the attribute judges, on paused time.
+
+use std::time::Duration;
+
+use resilience::{CallOptions, Cause, Guard, Settings};
+
+#[derive(Debug, PartialEq)]
+enum PortError {
+    Declined,
+    Outage,
+}
+
+fn guard() -> Guard {
+    let settings = Settings::parse(
+        "[systems.sber]\ncb_slow_threshold = 1\ncb_min_calls = 5\ncb_window_size = 5",
+        "inline",
+    )
+    .unwrap();
+    Guard::new(settings.system("sber").unwrap())
+}
+
+async fn slow_ok() -> Result<u32, PortError> {
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    Ok(7)
+}
+
+#[tokio::test(start_paused = true)]
+async fn slow_as_error_returns_the_slow_cause_instead_of_the_value() {
+    let guard = guard();
+    let err = guard
+        .call_with(CallOptions::new().slow_as_error(), slow_ok())
+        .await
+        .unwrap_err();
+    assert!(matches!(err.cause(), Cause::Slow { .. }), "{err}");
+    // Without it the value comes back, and the slowness still counts.
+    assert_eq!(
+        guard.call_with(CallOptions::new(), slow_ok()).await,
+        Ok(Ok(7))
+    );
+    assert_eq!(guard.breaker().snapshot().failures, 2);
+}
+
+#[tokio::test(start_paused = true)]
+async fn failure_if_decides_which_errors_count() {
+    let guard = guard();
+    let options = CallOptions::new().failure_if(|e: &PortError| *e == PortError::Outage);
+    let declined = guard
+        .call_with(options, async { Err::<(), _>(PortError::Declined) })
+        .await;
+    assert_eq!(declined, Ok(Err(PortError::Declined)));
+    assert_eq!(guard.breaker().snapshot().failures, 0);
+    let outage = guard
+        .call_with(options, async { Err::<(), _>(PortError::Outage) })
+        .await;
+    assert_eq!(outage, Ok(Err(PortError::Outage)));
+    assert_eq!(guard.breaker().snapshot().failures, 1);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_slow_declined_call_is_not_turned_into_the_slow_cause() {
+    let guard = guard();
+    let options = CallOptions::new()
+        .failure_if(|e: &PortError| *e == PortError::Outage)
+        .slow_as_error();
+    let answer = guard
+        .call_with(options, async {
+            tokio::time::sleep(Duration::from_secs(2)).await;
+            Err::<(), _>(PortError::Declined)
+        })
+        .await;
+    assert_eq!(answer, Ok(Err(PortError::Declined)));
+}

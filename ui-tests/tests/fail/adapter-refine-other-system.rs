@@ -1,0 +1,24 @@
+use resilience::{CircuitBreakerError, Guarded};
+
+pub struct PortError;
+
+impl PortError {
+    fn unavailable(_: CircuitBreakerError) -> Self {
+        PortError
+    }
+}
+
+#[derive(Guarded)]
+pub struct Adapter {
+    guard: resilience::Guard,
+}
+
+#[resilience::adapter(system = "sber", error_map = PortError::unavailable)]
+impl Adapter {
+    #[circuit_breaker(system = "customer")]
+    pub async fn call(&self) -> Result<(), PortError> {
+        Ok(())
+    }
+}
+
+fn main() {}

@@ -1,0 +1,23 @@
+use resilience::{CircuitBreakerError, Guarded};
+
+pub struct PortError;
+
+impl PortError {
+    fn unavailable(_: CircuitBreakerError) -> Self {
+        PortError
+    }
+}
+
+#[derive(Guarded)]
+pub struct Adapter {
+    guard: resilience::Guard,
+}
+
+impl Adapter {
+    #[resilience::circuit_breaker(system = "sber", error_map = |e: &str| PortError)]
+    pub async fn call(&self) -> Result<(), PortError> {
+        Ok(())
+    }
+}
+
+fn main() {}

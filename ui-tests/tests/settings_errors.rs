@@ -1,0 +1,72 @@
+//! A mistake in `resilience.toml` is one error per crate, however many methods and
+//! blocks check against the file, and it names the file relative to the crate.
+
+use resilience_ui_tests::{cargo_build, scratch_crate};
+
+const LIB: &str = r#"
+use resilience::CircuitBreakerError;
+
+pub struct PortError;
+
+impl PortError {
+    fn unavailable(_: CircuitBreakerError) -> Self {
+        PortError
+    }
+}
+
+#[derive(resilience::Guarded)]
+pub struct Adapter {
+    guard: resilience::Guard,
+}
+
+impl Adapter {
+    #[resilience::circuit_breaker(system = "sber", error_map = PortError::unavailable)]
+    pub async fn one(&self) -> Result<(), PortError> {
+        Ok(())
+    }
+
+    #[resilience::circuit_breaker(system = "sber", error_map = PortError::unavailable)]
+    pub async fn two(&self) -> Result<(), PortError> {
+        Ok(())
+    }
+}
+
+#[derive(resilience::Guarded)]
+pub struct Other {
+    guard: resilience::Guard,
+}
+
+#[resilience::adapter(system = "sber", error_map = PortError::unavailable)]
+impl Other {
+    pub async fn three(&self) -> Result<(), PortError> {
+        Ok(())
+    }
+}
+"#;
+
+#[test]
+fn a_bad_key_is_reported_once_per_crate() {
+    let (project, target) = scratch_crate("settings-errors", LIB);
+    std::fs::write(
+        project.join("resilience.toml"),
+        "[systems.sber]\ncb_failure_rat = 0.5\n",
+    )
+    .unwrap();
+    let build = cargo_build(&project, &target);
+    let stderr = String::from_utf8_lossy(&build.stderr);
+    assert!(!build.status.success(), "a bad key passed:\n{stderr}");
+    let errors = stderr
+        .lines()
+        .filter(|l| l.starts_with("error") && !l.contains("could not compile"))
+        .count();
+    assert_eq!(errors, 1, "one error expected, got:\n{stderr}");
+    assert!(
+        stderr.contains("did you mean `cb_failure_rate`?"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("resilience.toml"), "{stderr}");
+    assert!(
+        !stderr.contains(&*project.to_string_lossy()),
+        "the file is named relative to the crate:\n{stderr}"
+    );
+}
