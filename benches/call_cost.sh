@@ -8,7 +8,7 @@
 set -eu
 N1=${N1:-1000}
 N2=${N2:-21000}
-cargo build --release --quiet -p resilience-benches --example call_cost --example call_cost_more
+cargo build --release --quiet -p outbound-guard-benches --example call_cost --example call_cost_more
 dir=${CARGO_TARGET_DIR:-target}/release/examples
 total() { # example subject calls
     valgrind --tool=callgrind --callgrind-out-file=/dev/null "$dir/$1" "$2" "$3" 2>&1 |

@@ -6,7 +6,7 @@
 # methods, all driven from one public function (so every future's body is compiled):
 #   plain   no attribute
 #   method  `#[circuit_breaker(...)]` on each method
-#   block   one `#[resilience::adapter(...)]` on the impl block
+#   block   one `#[outbound_guard::adapter(...)]` on the impl block
 # Dependencies are built once first; each measurement then rebuilds the generated crate
 # alone (its `lib.rs` touched), RUNS times, and keeps the least CPU time (user + system,
 # from /usr/bin/time: steadier than wall time on a shared machine).
@@ -31,7 +31,7 @@ edition = "2021"
 publish = false
 
 [dependencies]
-resilience = { path = "$root/runtime", default-features = false }
+outbound-guard = { path = "$root/runtime", default-features = false }
 
 [workspace]
 TOML
@@ -39,7 +39,7 @@ TOML
     printf '[systems.sber]\n' > "$dir/resilience.toml"
     {
         cat <<'RS'
-use resilience::CircuitBreakerError;
+use outbound_guard::CircuitBreakerError;
 
 pub struct PortError;
 
@@ -52,16 +52,16 @@ impl PortError {
     }
 }
 
-#[derive(resilience::Guarded)]
+#[derive(outbound_guard::Guarded)]
 pub struct Adapter {
-    guard: resilience::Guard,
+    guard: outbound_guard::Guard,
 }
 RS
-        [ "$1" = block ] && echo '#[resilience::adapter(system = "sber", error_map = PortError::unavailable, failure_if = PortError::is_outage)]'
+        [ "$1" = block ] && echo '#[outbound_guard::adapter(system = "sber", error_map = PortError::unavailable, failure_if = PortError::is_outage)]'
         echo 'impl Adapter {'
         i=0
         while [ $i -lt "$METHODS" ]; do
-            [ "$1" = method ] && echo '    #[resilience::circuit_breaker(system = "sber", error_map = PortError::unavailable, failure_if = PortError::is_outage)]'
+            [ "$1" = method ] && echo '    #[outbound_guard::circuit_breaker(system = "sber", error_map = PortError::unavailable, failure_if = PortError::is_outage)]'
             echo "    pub async fn m$i(&self, x: u64) -> Result<u64, PortError> {"
             echo "        if x == $i { return Err(PortError); }"
             echo "        Ok(x + $i)"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Turns the output of `cargo bench -p resilience-benches` into the ratio tables of
+"""Turns the output of `cargo bench -p outbound-guard-benches` into the ratio tables of
 RESULTS.md: ns per call (criterion's point estimate and its confidence interval), the
 ratio to the bare call of the same kind (sync subjects to `bare_sync`, async ones to
 `bare_async`), and the ratio to recloser's synchronous `call`.

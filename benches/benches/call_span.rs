@@ -3,14 +3,14 @@
 //! takes it (the cheapest possible: it records nothing). Issue 5 asks for the span to
 //! cost next to nothing when no subscriber wants it.
 //!
-//! `cargo bench -p resilience-benches --bench call_span`
+//! `cargo bench -p outbound-guard-benches --bench call_span`
 
 use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use resilience::Guard;
-use resilience_benches::{op_async, runtime, settings, Mix};
+use outbound_guard::Guard;
+use outbound_guard_benches::{op_async, runtime, settings, Mix};
 use tracing::span::{Attributes, Id, Record};
 use tracing::subscriber::Interest;
 use tracing::{Event, Level, Metadata, Subscriber};

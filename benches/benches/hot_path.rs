@@ -7,7 +7,7 @@
 //! threads that is the wall time of the run divided by all calls made by both.
 //!
 //! Run alone, so no other member's dev-dependency features (tokio's `test-util`) leak
-//! in: `cargo bench -p resilience-benches`.
+//! in: `cargo bench -p outbound-guard-benches`.
 
 use std::hint::black_box;
 use std::sync::Barrier;
@@ -15,12 +15,12 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion};
 use failsafe::CircuitBreaker as _;
-use recloser::AsyncRecloser;
-use resilience::{Breaker, Guard};
-use resilience_benches::{
+use outbound_guard::{Breaker, Guard};
+use outbound_guard_benches::{
     failsafe, op, op_async, recloser, run_on_threads, settings, timed, timed_async, tower_breaker,
     Mix,
 };
+use recloser::AsyncRecloser;
 use tower::{Service, ServiceExt};
 
 type Group<'a> = BenchmarkGroup<'a, criterion::measurement::WallTime>;

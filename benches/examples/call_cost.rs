@@ -1,6 +1,6 @@
 //! Runs `n` calls of one subject, for counting instructions per call with
 //! `benches/call_cost.sh` (valgrind's callgrind): `cargo run --release -p
-//! resilience-benches --example call_cost -- <subject> <n>`.
+//! outbound-guard-benches --example call_cost -- <subject> <n>`.
 //!
 //! Subjects, each running the same body (an `async` block awaiting the call and
 //! converting its error with `?`, as an adapter method does): `guard_call`
@@ -11,8 +11,8 @@
 
 use std::hint::black_box;
 
-use resilience::{CircuitBreakerError, Guard, Guarded};
-use resilience_benches::{op_async, runtime, settings, Boom, Mix};
+use outbound_guard::{CircuitBreakerError, Guard, Guarded};
+use outbound_guard_benches::{op_async, runtime, settings, Boom, Mix};
 
 #[derive(Debug)]
 enum PortError {
@@ -42,7 +42,7 @@ struct Adapter {
 }
 
 impl Adapter {
-    #[resilience::circuit_breaker(
+    #[outbound_guard::circuit_breaker(
         system = "bench",
         error_map = PortError::unavailable,
         failure_if = PortError::is_outage

@@ -4,8 +4,8 @@
 
 use std::hint::black_box;
 
-use resilience::{CallOptions, CircuitBreakerError, Guard, Guarded};
-use resilience_benches::{op_async, runtime, settings, Boom, Mix};
+use outbound_guard::{CallOptions, CircuitBreakerError, Guard, Guarded};
+use outbound_guard_benches::{op_async, runtime, settings, Boom, Mix};
 
 #[derive(Debug)]
 enum PortError {
@@ -34,7 +34,7 @@ struct Block {
     guard: Guard,
 }
 
-#[resilience::adapter(system = "bench", error_map = PortError::unavailable, failure_if = PortError::is_outage)]
+#[outbound_guard::adapter(system = "bench", error_map = PortError::unavailable, failure_if = PortError::is_outage)]
 impl Block {
     async fn call(&self, i: u64) -> Result<u64, PortError> {
         Ok(op_async(Mix::AllOk, i).await?)

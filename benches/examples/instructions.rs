@@ -2,7 +2,7 @@
 //! comparison (the benchmark VM is shared and noisy; instruction counts are not):
 //!
 //! ```text
-//! cargo build --release -p resilience-benches --example instructions
+//! cargo build --release -p outbound-guard-benches --example instructions
 //! valgrind --tool=callgrind --callgrind-out-file=/dev/null \
 //!     target/release/examples/instructions guard err10 20000
 //! ```
@@ -13,8 +13,8 @@
 
 use std::hint::black_box;
 
-use resilience::{Breaker, Guard};
-use resilience_benches::{op, op_async, recloser, runtime, settings, Mix};
+use outbound_guard::{Breaker, Guard};
+use outbound_guard_benches::{op, op_async, recloser, runtime, settings, Mix};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();

@@ -14,7 +14,7 @@ use std::ops::Range;
 use std::sync::Barrier;
 use std::time::{Duration, Instant};
 
-use resilience::{Settings, SystemSettings};
+use outbound_guard::{Settings, SystemSettings};
 use tower::Service;
 
 /// `cb_window_size`: the breaker's window, in calls.

@@ -10,7 +10,7 @@
 //! poll, so the runtime itself neither parks nor reads the clock in between.
 //!
 //! Run it twice: as is, and with the runtime's `metrics` feature
-//! (`cargo test -p resilience-benches --features metrics --test hot_path`), where the
+//! (`cargo test -p outbound-guard-benches --features metrics --test hot_path`), where the
 //! guards are built by `Guards` with metrics on (no recorder installed: the facade's
 //! no-op handles), so the metrics hooks of every call are inside the budget too.
 
@@ -18,8 +18,8 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::hint::black_box;
 
-use resilience::{Breaker, Guard};
-use resilience_benches::{op, op_async, runtime, settings, Mix};
+use outbound_guard::{Breaker, Guard};
+use outbound_guard_benches::{op, op_async, runtime, settings, Mix};
 
 /// Calls made before counting, so lazily built state (thread-locals, the runtime's
 /// context, first-use initialisation) is not charged to the steady state.
@@ -126,7 +126,7 @@ fn counted(f: impl FnOnce()) -> Counts {
 fn guard() -> Guard {
     #[cfg(feature = "metrics")]
     {
-        let guards = resilience::Guards::builder(&resilience_benches::settings_file())
+        let guards = outbound_guard::Guards::builder(&outbound_guard_benches::settings_file())
             .metrics(true)
             .build();
         guards.get("bench").expect("system `bench` is declared")
@@ -197,7 +197,7 @@ fn breaker_counts(mix: Mix) -> Counts {
     };
     (0..WARM_UP).for_each(one);
     let counts = counted(|| (WARM_UP..WARM_UP + CALLS).for_each(|i| one(black_box(i))));
-    assert_eq!(breaker.state(), resilience::State::Closed);
+    assert_eq!(breaker.state(), outbound_guard::State::Closed);
     counts
 }
 
@@ -286,9 +286,10 @@ mod clock_reads {
 #[test]
 fn the_by_value_steps_stay_small() {
     use std::mem::size_of;
-    let permit = size_of::<resilience::CallPermit<'static>>();
-    let finished = size_of::<resilience::Finished<'static, u64, resilience_benches::Boom>>();
-    let bulkhead = size_of::<resilience::BulkheadPermit<'static>>();
+    let permit = size_of::<outbound_guard::CallPermit<'static>>();
+    let finished =
+        size_of::<outbound_guard::Finished<'static, u64, outbound_guard_benches::Boom>>();
+    let bulkhead = size_of::<outbound_guard::BulkheadPermit<'static>>();
     println!(
         "BulkheadPermit {bulkhead} B, CallPermit {permit} B, Finished<u64, Boom> {finished} B"
     );

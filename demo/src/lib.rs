@@ -1,4 +1,4 @@
-//! The demo payments service of `resilience`: a small order service laid out like the
+//! The demo payments service of `outbound-guard`: a small order service laid out like the
 //! Resilience Style Guide's hexagonal examples, whose two out-adapters (Sber payments
 //! and the customer directory) are guarded by `#[circuit_breaker]`.
 //!

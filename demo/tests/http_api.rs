@@ -6,10 +6,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use outbound_guard::State;
 use payments_demo::bootstrap::{load_settings_with, Container};
 use payments_demo::fakes::FakeServer;
 use payments_demo::scenario::recorder::Recorder;
-use resilience::State;
 use serde_json::{json, Value};
 
 struct Harness {

@@ -6,7 +6,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use resilience_settings::Settings;
+use outbound_guard_settings::Settings;
 
 fuzz_target!(|data: &[u8]| {
     let input = String::from_utf8_lossy(data);

@@ -1,10 +1,10 @@
-//! `#[resilience::adapter(…)]` on an `impl` block: every async method of the block is
+//! `#[outbound_guard::adapter(…)]` on an `impl` block: every async method of the block is
 //! guarded with the block's arguments, as if each carried `#[circuit_breaker(…)]`.
 //!
 //! Input:
 //!
 //! ```ignore
-//! #[resilience::adapter(system = "sber", error_map = PaymentPortError::system_unavailable)]
+//! #[outbound_guard::adapter(system = "sber", error_map = PaymentPortError::system_unavailable)]
 //! impl PaymentPort for SberAdapter {
 //!     async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> { /* … */ }
 //!     #[circuit_breaker(slow_as_error)]
@@ -19,7 +19,7 @@
 //! declared so that wiring is checked where the adapter is built:
 //!
 //! ```ignore
-//! impl ::resilience::SystemAdapter for SberAdapter {
+//! impl ::outbound_guard::SystemAdapter for SberAdapter {
 //!     const SYSTEM: &'static str = "sber";
 //! }
 //! impl PaymentPort for SberAdapter { /* the guarded methods */ }
@@ -49,7 +49,7 @@ pub(crate) fn adapter(args: TokenStream, item: TokenStream, lookup: &dyn Lookup)
                     .into_iter()
                     .next()
                     .map_or_else(proc_macro2::Span::call_site, |t| t.span()),
-                "`#[resilience::adapter]` goes on the `impl` block of an out-adapter, such as `impl PaymentPort for SberAdapter { … }`; on a single method, use `#[circuit_breaker]`",
+                "`#[outbound_guard::adapter]` goes on the `impl` block of an out-adapter, such as `impl PaymentPort for SberAdapter { … }`; on a single method, use `#[circuit_breaker]`",
             )
             .to_compile_error();
             return quote!(#error #item);
@@ -163,7 +163,7 @@ fn rewrite(
             errors.push(syn::Error::new(
                 method.sig.ident.span(),
                 format!(
-                    "`{}` is neither guarded nor marked: every {} of an `#[resilience::adapter]` block goes through its system's guard (R-RES-CB-1); make it an `async fn` returning `Result`, or mark it `#[unguarded(reason = \"…\")]` if it does no I/O",
+                    "`{}` is neither guarded nor marked: every {} of an `#[outbound_guard::adapter]` block goes through its system's guard (R-RES-CB-1); make it an `async fn` returning `Result`, or mark it `#[unguarded(reason = \"…\")]` if it does no I/O",
                     method.sig.ident,
                     if is_trait_impl { "method of the port" } else { "public method" }
                 ),
@@ -197,7 +197,7 @@ fn type_name(ty: &Type) -> String {
     }
 }
 
-/// Removes the attributes named `name` (as `name`, `resilience::name` or any path
+/// Removes the attributes named `name` (as `name`, `outbound_guard::name` or any path
 /// ending in it) from `attrs` and returns them.
 fn take(attrs: &mut Vec<Attribute>, name: &str) -> Vec<Attribute> {
     let (taken, kept) = std::mem::take(attrs)

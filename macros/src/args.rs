@@ -36,7 +36,7 @@ pub(crate) struct Args {
     pub failure_if: Option<Expr>,
     /// Slow calls come back as `Cause::Slow` instead of their value.
     pub slow_as_error: bool,
-    /// The runtime crate's path, `::resilience` unless renamed.
+    /// The runtime crate's path, `::outbound_guard` unless renamed.
     pub krate: TokenStream,
 }
 
@@ -55,7 +55,7 @@ impl Args {
         if given.error_map.is_none() {
             errors.push(syn::Error::new(
                 Span::call_site(),
-                "missing `error_map = …`: the breaker's error must not leave the adapter (R-RES-CB-6); name a function `fn(resilience::CircuitBreakerError) -> YourPortError`, such as `error_map = PaymentPortError::system_unavailable`",
+                "missing `error_map = …`: the breaker's error must not leave the adapter (R-RES-CB-6); name a function `fn(outbound_guard::CircuitBreakerError) -> YourPortError`, such as `error_map = PaymentPortError::system_unavailable`",
             ));
         }
         errors.finish()?;
@@ -64,7 +64,7 @@ impl Args {
             error_map: given.error_map.expect("checked above"),
             failure_if: given.failure_if,
             slow_as_error: given.slow_as_error.is_some(),
-            krate: given.krate.unwrap_or_else(|| quote!(::resilience)),
+            krate: given.krate.unwrap_or_else(|| quote!(::outbound_guard)),
         })
     }
 
@@ -154,7 +154,7 @@ impl Given {
             }
         }
         if let Some(system) = &given.system {
-            if system.value() == resilience_settings::FORBIDDEN_SYSTEM {
+            if system.value() == outbound_guard_settings::FORBIDDEN_SYSTEM {
                 errors.push(syn::Error::new(
                     system.span(),
                     "`default` is not a system: give each external system its own breaker, named after it, such as `system = \"sber\"` (R-RES-CB-X3)",

@@ -5,12 +5,12 @@
 //! Output:
 //!
 //! ```ignore
-//! impl ::resilience::Guarded for SberAdapter {
-//!     fn guard(&self) -> &::resilience::Guard {
+//! impl ::outbound_guard::Guarded for SberAdapter {
+//!     fn guard(&self) -> &::outbound_guard::Guard {
 //!         &self.guard
 //!     }
 //! }
-//! impl ::resilience::SystemAdapter for SberAdapter {
+//! impl ::outbound_guard::SystemAdapter for SberAdapter {
 //!     const SYSTEM: &'static str = "sber";
 //! }
 //! ```
@@ -47,7 +47,7 @@ fn fallback(input: &DeriveInput) -> TokenStream {
     if !matches!(input.data, Data::Struct(_)) {
         return TokenStream::new();
     }
-    let krate = crate_path(input).unwrap_or_else(|_| quote!(::resilience));
+    let krate = crate_path(input).unwrap_or_else(|_| quote!(::outbound_guard));
     let ident = &input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
     quote! {
@@ -65,7 +65,7 @@ fn expand(input: &DeriveInput, lookup: &dyn Lookup) -> syn::Result<TokenStream> 
     let Data::Struct(data) = &input.data else {
         return Err(syn::Error::new(
             input.ident.span(),
-            "`#[derive(Guarded)]` goes on the adapter struct that holds its system's `resilience::Guard`",
+            "`#[derive(Guarded)]` goes on the adapter struct that holds its system's `outbound_guard::Guard`",
         ));
     };
     let fields: Vec<(Member, &syn::Field)> = match &data.fields {
@@ -100,13 +100,13 @@ fn expand(input: &DeriveInput, lookup: &dyn Lookup) -> syn::Result<TokenStream> 
             if let Some((_, field)) = fields.iter().find(|(_, f)| shared_guard(&f.ty)) {
                 return Err(syn::Error::new(
                     field.ty.span(),
-                    "hold the `resilience::Guard` itself, not in an `Arc`: a `Guard` is already a shared handle (cloning it is one reference count), and `#[derive(Guarded)]` reaches the field directly",
+                    "hold the `outbound_guard::Guard` itself, not in an `Arc`: a `Guard` is already a shared handle (cloning it is one reference count), and `#[derive(Guarded)]` reaches the field directly",
                 ));
             }
             return Err(syn::Error::new(
                 input.ident.span(),
                 format!(
-                    "`{}` has no field of type `resilience::Guard`: add one (built with `guards.get(\"system\")`), or mark the field that holds it with `#[guard]`",
+                    "`{}` has no field of type `outbound_guard::Guard`: add one (built with `guards.get(\"system\")`), or mark the field that holds it with `#[guard]`",
                     input.ident
                 ),
             ))
@@ -176,7 +176,7 @@ fn system(input: &DeriveInput) -> syn::Result<Option<LitStr>> {
         attr.parse_nested_meta(|meta| {
             if meta.path.is_ident("system") {
                 let lit: LitStr = meta.value()?.parse()?;
-                if lit.value() == resilience_settings::FORBIDDEN_SYSTEM {
+                if lit.value() == outbound_guard_settings::FORBIDDEN_SYSTEM {
                     return Err(syn::Error::new(
                         lit.span(),
                         "`default` is not a system: give each external system its own breaker, named after it, such as `system = \"sber\"` (R-RES-CB-X3)",
@@ -192,7 +192,7 @@ fn system(input: &DeriveInput) -> syn::Result<Option<LitStr>> {
     Ok(system)
 }
 
-/// `Guard`, `resilience::Guard`, `::resilience::Guard`.
+/// `Guard`, `outbound_guard::Guard`, `::outbound_guard::Guard`.
 fn is_guard(ty: &Type) -> bool {
     match ty {
         Type::Path(path) => {
@@ -208,13 +208,13 @@ fn is_guard(ty: &Type) -> bool {
     }
 }
 
-/// `#[resilience(crate = path)]` for a renamed dependency; `::resilience` otherwise.
+/// `#[outbound_guard(crate = path)]` for a renamed dependency; `::outbound_guard` otherwise.
 fn crate_path(input: &DeriveInput) -> syn::Result<TokenStream> {
-    let mut krate = quote!(::resilience);
+    let mut krate = quote!(::outbound_guard);
     for attr in input
         .attrs
         .iter()
-        .filter(|a| a.path().is_ident("resilience"))
+        .filter(|a| a.path().is_ident("outbound_guard"))
     {
         attr.parse_nested_meta(|meta| {
             if meta.path.is_ident("crate") {
@@ -244,7 +244,7 @@ mod tests {
     #[test]
     fn a_generic_adapter_with_a_renamed_runtime() {
         let out = guarded(quote! {
-            #[resilience(crate = ::payments_resilience)]
+            #[outbound_guard(crate = ::payments_resilience)]
             struct Adapter<T: Transport> where T: Send {
                 http: T,
                 #[guard]
@@ -268,7 +268,7 @@ mod tests {
     #[test]
     fn a_tuple_adapter_found_by_type() {
         let out = guarded(quote!(
-            struct Adapter(String, resilience::Guard);
+            struct Adapter(String, outbound_guard::Guard);
         ))
         .to_string();
         assert!(out.contains("& self . 1"), "{out}");
@@ -283,7 +283,7 @@ mod tests {
         .to_string();
         assert!(
             out.contains(
-                &quote!(impl ::resilience::SystemAdapter for Adapter {
+                &quote!(impl ::outbound_guard::SystemAdapter for Adapter {
                     const SYSTEM: &'static str = "sber";
                 })
                 .to_string()
@@ -308,7 +308,7 @@ mod tests {
     #[test]
     fn a_guard_in_an_arc_is_one_error_with_a_fallback_impl() {
         let out = guarded(quote! {
-            struct Adapter { guard: std::sync::Arc<resilience::Guard> }
+            struct Adapter { guard: std::sync::Arc<outbound_guard::Guard> }
         })
         .to_string();
         assert_eq!(out.matches("compile_error").count(), 1, "{out}");
@@ -319,7 +319,7 @@ mod tests {
     #[test]
     fn an_unknown_container_argument_is_an_error() {
         let out = guarded(quote! {
-            #[resilience(krate = ::x)]
+            #[outbound_guard(krate = ::x)]
             struct Adapter { guard: Guard }
         })
         .to_string();

@@ -1,5 +1,5 @@
 //! The `#[circuit_breaker]` attribute and `#[derive(Guarded)]` of
-//! [`resilience`](https://docs.rs/resilience). Use them through that crate, which
+//! [`outbound-guard`](https://docs.rs/outbound-guard). Use them through that crate, which
 //! re-exports both and provides the runtime they expand against.
 //!
 //! The attribute runs in stages, each in its own module: `args` parses the attribute,
@@ -20,11 +20,11 @@ use proc_macro::TokenStream;
 /// timeout and slow-call check (R-RES-CB-1…6).
 ///
 /// ```ignore
-/// #[derive(resilience::Guarded)]
-/// pub struct SberAdapter { guard: resilience::Guard, http: reqwest::Client }
+/// #[derive(outbound_guard::Guarded)]
+/// pub struct SberAdapter { guard: outbound_guard::Guard, http: reqwest::Client }
 ///
 /// impl PaymentPort for SberAdapter {
-///     #[resilience::circuit_breaker(system = "sber", error_map = PaymentPortError::system_unavailable)]
+///     #[outbound_guard::circuit_breaker(system = "sber", error_map = PaymentPortError::system_unavailable)]
 ///     async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> {
 ///         /* the call, with `?` and `return` as usual */
 ///     }
@@ -37,7 +37,7 @@ use proc_macro::TokenStream;
 ///   the `resilience.toml` next to this crate's `Cargo.toml`, checked at compile time
 ///   (with a "did you mean" and the known systems when it is not there). `"default"` is
 ///   refused (R-RES-CB-X3).
-/// - `error_map = path` (required): `fn(resilience::CircuitBreakerError) -> PortError`;
+/// - `error_map = path` (required): `fn(outbound_guard::CircuitBreakerError) -> PortError`;
 ///   the guard's refusals, timeouts and (with `slow_as_error`) slow calls come back
 ///   through it, so no raw breaker error leaves the adapter (R-RES-CB-6).
 /// - `failure_if = path`: `fn(&PortError) -> bool`, which errors count against the
@@ -61,7 +61,7 @@ pub fn circuit_breaker(args: TokenStream, item: TokenStream) -> TokenStream {
 /// as `#[circuit_breaker]` on each method would (R-RES-CB-1).
 ///
 /// ```ignore
-/// #[resilience::adapter(
+/// #[outbound_guard::adapter(
 ///     system = "sber",
 ///     error_map = PaymentPortError::system_unavailable,
 ///     failure_if = PaymentPortError::is_outage,
@@ -88,7 +88,7 @@ pub fn circuit_breaker(args: TokenStream, item: TokenStream) -> TokenStream {
 /// `#[unguarded(reason = "…")]` is a compile error: a method added later cannot skip the
 /// breaker unnoticed.
 ///
-/// The block also declares the type's system (`resilience::SystemAdapter`), so an
+/// The block also declares the type's system (`outbound_guard::SystemAdapter`), so an
 /// adapter built with another system's guard is refused where it is built
 /// (`Guards::adapter`, `SystemAdapter::wired`). A type with several blocks (one per
 /// port), or with a block and `#[guarded(system = "…")]` on its derive, declares it
@@ -98,7 +98,7 @@ pub fn adapter(args: TokenStream, item: TokenStream) -> TokenStream {
     adapter::adapter(args.into(), item.into(), &lookup::ManifestDir).into()
 }
 
-/// Marks a method of an `#[resilience::adapter]` block that does not go through the
+/// Marks a method of an `#[outbound_guard::adapter]` block that does not go through the
 /// guard, with the reason: `#[unguarded(reason = "local cache, no I/O")]`. Only
 /// meaningful inside such a block, which removes it.
 #[proc_macro_attribute]
@@ -106,33 +106,33 @@ pub fn unguarded(_args: TokenStream, item: TokenStream) -> TokenStream {
     let item = proc_macro2::TokenStream::from(item);
     let error = syn::Error::new(
         proc_macro2::Span::call_site(),
-        "`#[unguarded]` marks a method of an `#[resilience::adapter]` impl block that skips the guard; outside such a block there is nothing to opt out of: remove it",
+        "`#[unguarded]` marks a method of an `#[outbound_guard::adapter]` impl block that skips the guard; outside such a block there is nothing to opt out of: remove it",
     )
     .to_compile_error();
     quote::quote!(#error #item).into()
 }
 
-/// Implements `resilience::Guarded` for an adapter: the field of type
-/// `resilience::Guard` (or the one marked `#[guard]`) is its guard. Generic adapters
-/// and tuple structs work; `#[resilience(crate = path)]` names a renamed runtime.
+/// Implements `outbound_guard::Guarded` for an adapter: the field of type
+/// `outbound_guard::Guard` (or the one marked `#[guard]`) is its guard. Generic adapters
+/// and tuple structs work; `#[outbound_guard(crate = path)]` names a renamed runtime.
 /// `#[guarded(system = "sber")]` declares the adapter's system (checked against
-/// `resilience.toml`, and implementing `resilience::SystemAdapter`), for adapters whose
+/// `resilience.toml`, and implementing `outbound_guard::SystemAdapter`), for adapters whose
 /// methods carry `#[circuit_breaker]` one by one; an `#[adapter]` block declares it
 /// itself.
 ///
 /// ```ignore
-/// #[derive(resilience::Guarded)]
+/// #[derive(outbound_guard::Guarded)]
 /// pub struct SberAdapter {
-///     guard: resilience::Guard,
+///     guard: outbound_guard::Guard,
 ///     http: reqwest::Client,
 /// }
 /// ```
-#[proc_macro_derive(Guarded, attributes(guard, guarded, resilience))]
+#[proc_macro_derive(Guarded, attributes(guard, guarded, outbound_guard))]
 pub fn derive_guarded(item: TokenStream) -> TokenStream {
     derive::guarded(item.into(), &lookup::ManifestDir).into()
 }
 
-/// The settings file `#[circuit_breaker]` checks against, for `resilience::settings!`:
+/// The settings file `#[circuit_breaker]` checks against, for `outbound_guard::settings!`:
 /// `(::core::include_str!("/abs/path/resilience.toml"), "/abs/path/resilience.toml")`,
 /// found by the same rule; a compile error naming the files tried if there is none.
 #[doc(hidden)]

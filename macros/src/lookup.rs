@@ -1,7 +1,7 @@
 //! Finding the service's `resilience.toml` and checking the annotated system against it.
 //!
 //! The rule is the settings crate's `candidate_files`, shared with `settings!` and the
-//! runtime's messages: the file named by the crate's `[package.metadata.resilience]
+//! runtime's messages: the file named by the crate's `[package.metadata.outbound-guard]
 //! settings = "…"` alone if it names one; otherwise `resilience.toml` next to the
 //! crate's `Cargo.toml`, then the workspace root's.
 //!
@@ -16,7 +16,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
-use resilience_settings::{candidate_files, tried, workspace_root, Candidate, Settings, FILE_NAME};
+use outbound_guard_settings::{
+    candidate_files, tried, workspace_root, Candidate, Settings, FILE_NAME,
+};
 use syn::LitStr;
 
 /// A settings file, read and validated.
@@ -195,10 +197,10 @@ pub(crate) fn check_system(system: &LitStr, loaded: &Loaded) -> syn::Result<()> 
     if loaded.settings.system(&name).is_some() {
         return Ok(());
     }
-    let hint = resilience_settings::suggest(&name, loaded.settings.names())
+    let hint = outbound_guard_settings::suggest(&name, loaded.settings.names())
         .map(|s| format!("did you mean `{s}`? "))
         .unwrap_or_default();
-    let known = resilience_settings::quoted_list(loaded.settings.names());
+    let known = outbound_guard_settings::quoted_list(loaded.settings.names());
     Err(syn::Error::new(
         system.span(),
         format!(
@@ -313,7 +315,7 @@ mod tests {
         std::fs::write(root.join(FILE_NAME), "").unwrap();
         std::fs::write(
             member.join("Cargo.toml"),
-            "[package]\nname = \"svc\"\n[package.metadata.resilience]\nsettings = \"config/cb.toml\"\n",
+            "[package]\nname = \"svc\"\n[package.metadata.outbound-guard]\nsettings = \"config/cb.toml\"\n",
         )
         .unwrap();
         let message = find(&member).unwrap_err();

@@ -1,8 +1,8 @@
-//! Out-adapters annotated with `#[resilience::circuit_breaker]`, as a service writes
+//! Out-adapters annotated with `#[outbound_guard::circuit_breaker]`, as a service writes
 //! them: one per system, each holding its system's guard and its own HTTP client
 //! (R-RES-ISO-1), the guard's rejection mapped to the port's error (R-RES-CB-6).
 
-use resilience::{Cause, CircuitBreakerError, Guard, SystemSettings};
+use outbound_guard::{Cause, CircuitBreakerError, Guard, SystemSettings};
 
 /// The port's error: what callers of an adapter see. The raw guard error never leaves
 /// the adapter; it arrives wrapped in [`PortError::Unavailable`].
@@ -83,7 +83,7 @@ async fn fetch(http: &reqwest::Client, url: String) -> Result<String, PortError>
 }
 
 /// The Sber adapter: a critical payments system.
-#[derive(resilience::Guarded, Debug, Clone)]
+#[derive(outbound_guard::Guarded, Debug, Clone)]
 pub struct SberAdapter {
     guard: Guard,
     http: reqwest::Client,
@@ -108,7 +108,7 @@ impl SberAdapter {
 
     /// Registers a payment. A declined request (4xx) does not count against the breaker;
     /// a slow call's answer is returned and its slowness counted.
-    #[resilience::circuit_breaker(
+    #[outbound_guard::circuit_breaker(
         system = "sber",
         error_map = PortError::unavailable,
         failure_if = PortError::is_outage
@@ -119,7 +119,7 @@ impl SberAdapter {
 
     /// Like [`register`](Self::register), but a slow call is an error
     /// ([`Cause::Slow`]) instead of its answer: the guide's literal behaviour.
-    #[resilience::circuit_breaker(
+    #[outbound_guard::circuit_breaker(
         system = "sber",
         error_map = PortError::unavailable,
         failure_if = PortError::is_outage,
@@ -131,7 +131,7 @@ impl SberAdapter {
 }
 
 /// The customer adapter: a second, independent system.
-#[derive(resilience::Guarded, Debug, Clone)]
+#[derive(outbound_guard::Guarded, Debug, Clone)]
 pub struct CustomerAdapter {
     guard: Guard,
     http: reqwest::Client,
@@ -155,7 +155,7 @@ impl CustomerAdapter {
     }
 
     /// Looks a customer up.
-    #[resilience::circuit_breaker(system = "customer", error_map = PortError::unavailable)]
+    #[outbound_guard::circuit_breaker(system = "customer", error_map = PortError::unavailable)]
     pub async fn get(&self, id: u64) -> Result<String, PortError> {
         fetch(&self.http, format!("{}/customers/{id}", self.base)).await
     }
@@ -163,7 +163,7 @@ impl CustomerAdapter {
 
 /// The adapter of the time-to-fast-fail comparison: one GET to its upstream, every
 /// error an outage.
-#[derive(resilience::Guarded, Debug, Clone)]
+#[derive(outbound_guard::Guarded, Debug, Clone)]
 pub struct UpstreamAdapter {
     guard: Guard,
     http: reqwest::Client,
@@ -181,7 +181,7 @@ impl UpstreamAdapter {
     }
 
     /// One call.
-    #[resilience::circuit_breaker(system = "upstream", error_map = PortError::unavailable)]
+    #[outbound_guard::circuit_breaker(system = "upstream", error_map = PortError::unavailable)]
     pub async fn call(&self) -> Result<String, PortError> {
         upstream_call(&self.http, &self.base).await
     }

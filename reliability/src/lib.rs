@@ -5,9 +5,9 @@
 //!   trickles forever), flapping health, a reset mid-body, a refused connection, and a
 //!   server shut down under its clients. They count hits and the high-water mark of
 //!   concurrent requests.
-//! - [`adapters`]: out-adapters annotated with `#[resilience::circuit_breaker]`, each
+//! - [`adapters`]: out-adapters annotated with `#[outbound_guard::circuit_breaker]`, each
 //!   with its own `reqwest` client built from its system's settings.
-//! - [`record`]: an [`Observer`](resilience::Observer) that records every call's outcome
+//! - [`record`]: an [`Observer`](outbound_guard::Observer) that records every call's outcome
 //!   and every transition, for exact assertions.
 //!
 //! The tests in `tests/` drive them; `src/bin/fast_fail.rs` compares how fast callers
@@ -18,7 +18,7 @@ pub mod adapters;
 pub mod record;
 pub mod upstream;
 
-use resilience::{Settings, SystemSettings};
+use outbound_guard::{Settings, SystemSettings};
 
 /// Parses inline settings text (the tests' scaled-down timings) and returns them.
 ///

@@ -2,7 +2,7 @@
 
 use std::sync::{Mutex, MutexGuard};
 
-use resilience::{CallEvent, Cause, Observer, Outcome, State, Transition};
+use outbound_guard::{CallEvent, Cause, Observer, Outcome, State, Transition};
 
 /// How many calls ended each way.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -8,8 +8,8 @@
 //! Each error is checked to be of the right kind, to say where the problem is (the file,
 //! or the environment variable), and to say what is allowed.
 
-use resilience::settings::ErrorKind;
-use resilience::{Settings, SettingsError};
+use outbound_guard::settings::ErrorKind;
+use outbound_guard::{Settings, SettingsError};
 
 const ORIGIN: &str = "service/resilience.toml";
 

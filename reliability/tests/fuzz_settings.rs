@@ -7,9 +7,9 @@
 //! whatever is accepted must satisfy every validation rule. The cargo-fuzz target in
 //! `fuzz/` (`cargo +nightly fuzz run settings`) runs the same check for longer.
 
+use outbound_guard::settings::KEYS;
+use outbound_guard::{Settings, SettingsError};
 use proptest::prelude::*;
-use resilience::settings::KEYS;
-use resilience::{Settings, SettingsError};
 
 const ORIGIN: &str = "fuzz.toml";
 

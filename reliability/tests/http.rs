@@ -1,6 +1,6 @@
 //! Issue 3: annotated adapters against a real HTTP server on 127.0.0.1 through reqwest,
 //! with the settings a service uses: this crate's own `resilience.toml` (the file the
-//! attribute checked at compile time), loaded with `resilience::settings!` and scaled
+//! attribute checked at compile time), loaded with `outbound_guard::settings!` and scaled
 //! down through environment overrides. The breaker opens on 5xx at the file's rate, the
 //! caller gets the mapped port error, slow responses trip it before the timeout,
 //! half-open trials recover it, and the second system's adapter is untouched throughout.
@@ -8,10 +8,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use resilience::{Cause, Guards, State};
-use resilience_reliability::adapters::{CustomerAdapter, PortError, SberAdapter};
-use resilience_reliability::record::Recorder;
-use resilience_reliability::upstream::{FakeUpstream, Fault};
+use outbound_guard::{Cause, Guards, State};
+use outbound_guard_reliability::adapters::{CustomerAdapter, PortError, SberAdapter};
+use outbound_guard_reliability::record::Recorder;
+use outbound_guard_reliability::upstream::{FakeUpstream, Fault};
 
 /// The file's settings (sber: the guide's window 50, at least 10 calls, 30% for a
 /// critical system, 3 trials) with its timings scaled down by environment variables, as
@@ -29,7 +29,7 @@ fn guards(extra: &[(&str, &str)]) -> (Guards, Arc<Recorder>) {
         ("CLIENT_CUSTOMER__CB_SLOW_THRESHOLD", "0.05"),
     ];
     env.extend_from_slice(extra);
-    let settings = resilience::settings!(env = env).expect("the crate's settings are valid");
+    let settings = outbound_guard::settings!(env = env).expect("the crate's settings are valid");
     let sber = settings.system("sber").unwrap();
     assert_eq!(sber.cb_failure_rate(), 0.30, "from the file");
     assert_eq!(

@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicIsize, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use resilience::{
+use outbound_guard::{
     CallEvent, Cause, CircuitBreakerError, Guard, Guards, Observer, Outcome, Settings, State,
     Transition,
 };
@@ -97,13 +97,13 @@ enum SoakError {
     Failed,
 }
 
-#[derive(resilience::Guarded, Clone)]
+#[derive(outbound_guard::Guarded, Clone)]
 struct SoakAdapter {
     guard: Guard,
 }
 
 impl SoakAdapter {
-    #[resilience::circuit_breaker(system = "soak", error_map = SoakError::Guard, slow_as_error)]
+    #[outbound_guard::circuit_breaker(system = "soak", error_map = SoakError::Guard, slow_as_error)]
     async fn op(&self, plan: Plan) -> Result<u64, SoakError> {
         match plan {
             Plan::Ok => Ok(1),

@@ -101,7 +101,7 @@ impl<'g> CallPermit<'g> {
     /// read here serves both the deadline and the elapsed check.
     ///
     /// The call runs inside a `guarded_call` span (feature `tracing`, INFO, target
-    /// `resilience`) with the fields `system` and, once it ends, `outcome`.
+    /// `outbound_guard`) with the fields `system` and, once it ends, `outcome`.
     #[inline]
     pub fn timeout<F>(mut self, call: F) -> Timeout<'g, F> {
         let guard = self.slot.guard;

@@ -114,7 +114,7 @@ impl CircuitBreakerError {
     ///
     /// ```
     /// use std::time::Duration;
-    /// use resilience::{Cause, CircuitBreakerError};
+    /// use outbound_guard::{Cause, CircuitBreakerError};
     ///
     /// let open = CircuitBreakerError::from_cause("sber", Cause::Open {
     ///     retry_after: Duration::from_secs(12),

@@ -13,7 +13,7 @@ use crate::health::SystemHealth;
 use crate::metrics::SystemMetrics;
 use crate::observer::Observer;
 use crate::saturation::SlowHolders;
-use resilience_settings::SystemSettings;
+use outbound_guard_settings::SystemSettings;
 
 /// One system's bulkhead, breaker and timeouts.
 ///
@@ -25,7 +25,7 @@ use resilience_settings::SystemSettings;
 ///
 /// ```
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
-/// use resilience::{Guard, Settings};
+/// use outbound_guard::{Guard, Settings};
 ///
 /// let settings = Settings::parse("[systems.sber]", "inline").unwrap();
 /// let guard = Guard::new(settings.system("sber").unwrap());

@@ -127,7 +127,7 @@ impl SystemHealth {
 ///
 /// ```
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
-/// use resilience::{Guards, Settings, Status};
+/// use outbound_guard::{Guards, Settings, Status};
 ///
 /// let settings = Settings::parse("[systems.sber]\n[systems.customer]", "inline").unwrap();
 /// let guards = Guards::new(&settings);

@@ -17,15 +17,15 @@
 //! defaults to it.
 //!
 //! ```no_run
-//! # fn build(settings: &resilience::Settings) -> Result<(), reqwest::Error> {
+//! # fn build(settings: &outbound_guard::Settings) -> Result<(), reqwest::Error> {
 //! let sber = settings.system("sber").expect("compiled against `sber`");
-//! let client = resilience::http::client_builder(sber)
+//! let client = outbound_guard::http::client_builder(sber)
 //!     .user_agent("payments/1.0") // anything else the service wants
 //!     .build()?;
 //! # Ok(()) }
 //! ```
 
-use resilience_settings::SystemSettings;
+use outbound_guard_settings::SystemSettings;
 
 /// A `reqwest::ClientBuilder` for one system, with its settings applied:
 ///

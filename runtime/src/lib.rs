@@ -3,7 +3,7 @@
 //! block ([`adapter`]; [`circuit_breaker`] does the same for one method):
 //!
 //! ```ignore
-//! #[resilience::adapter(system = "sber", error_map = PaymentPortError::system_unavailable)]
+//! #[outbound_guard::adapter(system = "sber", error_map = PaymentPortError::system_unavailable)]
 //! impl PaymentPort for SberAdapter {
 //!     async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> {
 //!         /* … */
@@ -81,30 +81,30 @@ pub use log::TracingObserver;
 pub use log::UnknownAction;
 pub use observer::{CallEvent, Observer, Outcome, Transition};
 pub use options::CallOptions;
-pub use registry::{Guards, GuardsBuilder, UnknownSystem};
 #[doc(inline)]
-pub use resilience_macros::{adapter, circuit_breaker, unguarded, Guarded};
-pub use resilience_settings::{Settings, SettingsError, SystemSettings};
+pub use outbound_guard_macros::{adapter, circuit_breaker, unguarded, Guarded};
+pub use outbound_guard_settings::{Settings, SettingsError, SystemSettings};
+pub use registry::{Guards, GuardsBuilder, UnknownSystem};
 pub use wiring::{SystemAdapter, WiringError, WrongGuard};
 
 /// The settings module: schema, defaults, keys and errors.
 pub mod settings {
-    pub use resilience_settings::*;
+    pub use outbound_guard_settings::*;
 }
 
 /// An adapter that holds its system's [`Guard`]. Derive it:
 ///
 /// ```ignore
-/// #[derive(resilience::Guarded)]
+/// #[derive(outbound_guard::Guarded)]
 /// struct SberAdapter {
-///     guard: resilience::Guard,
+///     guard: outbound_guard::Guard,
 ///     http: reqwest::Client,
 /// }
 /// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` does not say which field holds its circuit-breaker guard",
-    label = "`#[circuit_breaker]` needs this adapter's `resilience::Guard`",
-    note = "add `#[derive(resilience::Guarded)]` to `{Self}`, which keeps its system's `resilience::Guard` in a field"
+    label = "`#[circuit_breaker]` needs this adapter's `outbound_guard::Guard`",
+    note = "add `#[derive(outbound_guard::Guarded)]` to `{Self}`, which keeps its system's `outbound_guard::Guard` in a field"
 )]
 pub trait Guarded {
     /// The adapter's guard.
@@ -113,7 +113,7 @@ pub trait Guarded {
 
 /// Loads the calling crate's settings file (compiled in: the same file `#[circuit_breaker]`
 /// checks, found by the same rule — `resilience.toml` next to its `Cargo.toml`, else the
-/// file named by `[package.metadata.resilience] settings = "…"`, else the workspace
+/// file named by `[package.metadata.outbound-guard] settings = "…"`, else the workspace
 /// root's `resilience.toml`) and applies the process environment's `CLIENT_…__…`
 /// overrides. Evaluates to `Result<Settings, SettingsError>`.
 ///

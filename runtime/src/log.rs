@@ -140,7 +140,7 @@ impl FromStr for ManualAction {
 #[error("unknown breaker action `{0}`; expected `force_open`, `disable` (forced closed: every call admitted, nothing counted) or `reset` (back to closed)")]
 pub struct UnknownAction(String);
 
-/// Logs every transition as a `tracing` event, target `resilience`, with the fields
+/// Logs every transition as a `tracing` event, target `outbound_guard`, with the fields
 /// `system`, `from`, `to`, `reason` (`failure_rate`, `open_elapsed`,
 /// `trials_succeeded`, `trial_failed`, `manual`) and, for operators' actions, `action`;
 /// the message is the [`Transition`]'s display: `sber opened: 16 of 50 calls failed
@@ -171,7 +171,7 @@ impl crate::observer::Observer for TracingObserver {
         };
         match t.to {
             State::Open | State::ForcedOpen | State::Disabled => tracing::warn!(
-                target: "resilience",
+                target: "outbound_guard",
                 system,
                 from,
                 to,
@@ -180,7 +180,7 @@ impl crate::observer::Observer for TracingObserver {
                 "{t}"
             ),
             State::HalfOpen | State::Closed => tracing::info!(
-                target: "resilience",
+                target: "outbound_guard",
                 system,
                 from,
                 to,
@@ -193,7 +193,7 @@ impl crate::observer::Observer for TracingObserver {
 }
 
 /// The span around one guarded call: `guarded_call{system, outcome}`, at INFO, target
-/// `resilience`. Disabled (no allocation, no subscriber call) when nobody wants it.
+/// `outbound_guard`. Disabled (no allocation, no subscriber call) when nobody wants it.
 ///
 /// One pointer, null while disabled: a `tracing::Span` is 40 bytes, and this value
 /// moves with the call's permit through every step, so the span is only boxed (one
@@ -215,7 +215,7 @@ impl CallSpan {
         // The callsite's interest is cached: with no subscriber interested this is a
         // load and a compare, and nothing is built.
         let span = tracing::info_span!(
-            target: "resilience",
+            target: "outbound_guard",
             "guarded_call",
             system,
             outcome = tracing::field::Empty
@@ -280,7 +280,7 @@ impl CallSpan {
 pub(crate) fn rejected(system: &str, cause: &crate::error::Cause) {
     #[cfg(feature = "tracing")]
     tracing::debug!(
-        target: "resilience",
+        target: "outbound_guard",
         system,
         outcome = "rejected",
         reason = cause.as_str(),
@@ -296,7 +296,7 @@ pub(crate) fn rejected(system: &str, cause: &crate::error::Cause) {
 pub(crate) fn observer_panicked(system: &str, hook: &'static str) {
     #[cfg(feature = "tracing")]
     tracing::error!(
-        target: "resilience",
+        target: "outbound_guard",
         system,
         hook,
         "an observer of {system} panicked in {hook}; the panic was contained and the breaker goes on"

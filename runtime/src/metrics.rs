@@ -36,7 +36,7 @@
 use std::sync::atomic::{AtomicU8, Ordering};
 
 use ::metrics::{Counter, Gauge, Histogram, Unit};
-use resilience_settings::SystemSettings;
+use outbound_guard_settings::SystemSettings;
 
 use crate::breaker::State;
 use crate::error::Cause;

@@ -11,7 +11,7 @@ use crate::guard::Guard;
 ///
 /// ```
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
-/// use resilience::{CallOptions, Guard, Settings};
+/// use outbound_guard::{CallOptions, Guard, Settings};
 ///
 /// #[derive(Debug, PartialEq)]
 /// enum PortError { Declined, Outage }

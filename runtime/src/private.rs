@@ -1,8 +1,8 @@
-//! What `#[circuit_breaker]` and `#[resilience::adapter]` expand to call. Not a public
+//! What `#[circuit_breaker]` and `#[outbound_guard::adapter]` expand to call. Not a public
 //! API: its names may change in any release.
 
 pub use crate::Guarded;
-pub use resilience_macros::__settings_file as settings_file;
+pub use outbound_guard_macros::__settings_file as settings_file;
 
 use crate::{CircuitBreakerError, Guard};
 

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use resilience_settings::Settings;
+use outbound_guard_settings::Settings;
 
 use crate::breaker::ManualAction;
 use crate::guard::Guard;
@@ -20,7 +20,7 @@ use crate::observer::Observer;
 /// with [`Guards::manual`].
 ///
 /// ```
-/// use resilience::{Guards, Settings};
+/// use outbound_guard::{Guards, Settings};
 ///
 /// let settings = Settings::parse("[systems.sber]\n[systems.customer]", "inline").unwrap();
 /// let guards = Guards::new(&settings);
@@ -64,7 +64,7 @@ impl Guards {
     /// Guards with chosen observers, logging, metrics and readiness policy.
     ///
     /// ```
-    /// use resilience::{Guards, ReadinessPolicy, Settings};
+    /// use outbound_guard::{Guards, ReadinessPolicy, Settings};
     ///
     /// let settings = Settings::parse("[systems.sber]", "inline").unwrap();
     /// let guards = Guards::builder(&settings)
@@ -96,7 +96,7 @@ impl Guards {
     /// its first call.
     ///
     /// ```
-    /// use resilience::{Guard, Guarded, Guards, Settings, SystemAdapter};
+    /// use outbound_guard::{Guard, Guarded, Guards, Settings, SystemAdapter};
     ///
     /// #[derive(Guarded)]
     /// struct SberAdapter {
@@ -129,14 +129,15 @@ impl Guards {
 
     fn find(&self, system: &str) -> Result<&Guard, UnknownSystem> {
         self.guards.get(system).ok_or_else(|| {
-            let hint = resilience_settings::suggest(system, self.guards.keys().map(String::as_str))
-                .map(|s| format!("did you mean `{s}`? "))
-                .unwrap_or_default();
+            let hint =
+                outbound_guard_settings::suggest(system, self.guards.keys().map(String::as_str))
+                    .map(|s| format!("did you mean `{s}`? "))
+                    .unwrap_or_default();
             UnknownSystem {
                 system: system.to_owned(),
                 origin: self.origin.clone(),
                 hint,
-                known: resilience_settings::quoted_list(self.guards.keys().map(String::as_str)),
+                known: outbound_guard_settings::quoted_list(self.guards.keys().map(String::as_str)),
             }
         })
     }

@@ -4,7 +4,7 @@
 //!
 //! ```
 //! # #[tokio::main(flavor = "current_thread", start_paused = true)] async fn main() {
-//! use resilience::{testing, Cause, Guard, Settings, State};
+//! use outbound_guard::{testing, Cause, Guard, Settings, State};
 //!
 //! let settings = Settings::parse("[systems.sber]\ncb_open_duration = 30", "inline").unwrap();
 //! let guard = Guard::new(settings.system("sber").unwrap());

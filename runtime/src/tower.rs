@@ -9,8 +9,8 @@
 //!
 //! ```
 //! # #[tokio::main(flavor = "current_thread")] async fn main() {
-//! use resilience::tower::{GuardLayer, GuardedError};
-//! use resilience::{Guard, Settings};
+//! use outbound_guard::tower::{GuardLayer, GuardedError};
+//! use outbound_guard::{Guard, Settings};
 //! use tower::{service_fn, Layer, Service, ServiceExt};
 //!
 //! let settings = Settings::parse("[systems.sber]", "inline").unwrap();

@@ -4,7 +4,7 @@
 use crate::{Guard, Guarded};
 
 /// An adapter whose system is known at compile time: declared by its
-/// `#[resilience::adapter(system = "…")]` block, or by
+/// `#[outbound_guard::adapter(system = "…")]` block, or by
 /// `#[derive(Guarded)] #[guarded(system = "…")]`. Build it through
 /// [`Guards::adapter`](crate::Guards::adapter), or check it with
 /// [`wired`](Self::wired), and a guard of another system is refused there.
@@ -16,7 +16,7 @@ pub trait SystemAdapter {
     /// systems.
     ///
     /// ```
-    /// use resilience::{Guard, Guarded, Settings, SystemAdapter};
+    /// use outbound_guard::{Guard, Guarded, Settings, SystemAdapter};
     ///
     /// #[derive(Guarded)]
     /// struct SberAdapter {

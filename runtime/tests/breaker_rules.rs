@@ -5,7 +5,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use resilience::{
+use outbound_guard::{
     Breaker, Cause, CircuitBreakerError, Guard, Observer, Reason, Settings, State, SystemSettings,
     Transition,
 };

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use resilience::{Cause, Guard, Settings};
+use outbound_guard::{Cause, Guard, Settings};
 use tokio::time::{sleep, Instant};
 
 const S: Duration = Duration::from_secs(1);

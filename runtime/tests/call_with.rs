@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use resilience::{CallOptions, Cause, Guard, Settings};
+use outbound_guard::{CallOptions, Cause, Guard, Settings};
 
 #[derive(Debug, PartialEq)]
 enum PortError {

@@ -8,7 +8,7 @@ use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use resilience::{CallEvent, Cause, Guard, Observer, Outcome, Settings, State, SystemSettings};
+use outbound_guard::{CallEvent, Cause, Guard, Observer, Outcome, Settings, State, SystemSettings};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use tokio::time::{advance, sleep, timeout, Instant};
@@ -68,7 +68,7 @@ impl Gate {
     }
 }
 
-type Answer = Result<Result<(), ()>, resilience::CircuitBreakerError>;
+type Answer = Result<Result<(), ()>, outbound_guard::CircuitBreakerError>;
 
 /// A guarded call on its own task, held until `gate` opens.
 fn held_call(guard: &Guard, gate: &Gate) -> JoinHandle<Answer> {
@@ -503,7 +503,7 @@ impl<F: Future<Output = ()>> ThenOk for F {}
 struct PanicsOnHalfOpen;
 
 impl Observer for PanicsOnHalfOpen {
-    fn on_transition(&self, transition: &resilience::Transition<'_>) {
+    fn on_transition(&self, transition: &outbound_guard::Transition<'_>) {
         if transition.to == State::HalfOpen {
             panic!("observer panics on {:?}", transition.to);
         }

@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use resilience::{Cause, Guard, Observer, Reason, Settings, State, Status, Transition};
+use outbound_guard::{Cause, Guard, Observer, Reason, Settings, State, Status, Transition};
 use tokio::time::{sleep, Instant};
 
 const S: Duration = Duration::from_secs(1);

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use resilience::SystemSettings;
+use outbound_guard::SystemSettings;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
@@ -76,7 +76,7 @@ fn settings(read: Duration, keepalive: u32) -> SystemSettings {
 async fn the_read_timeout_fires_on_a_server_that_never_answers() {
     let (url, _) = server(Answer::Never).await;
     let read = Duration::from_millis(1500);
-    let client = resilience::http::client_builder(&settings(read, 12))
+    let client = outbound_guard::http::client_builder(&settings(read, 12))
         .no_proxy()
         .build()
         .unwrap();
@@ -93,10 +93,11 @@ async fn the_read_timeout_fires_on_a_server_that_never_answers() {
 
 async fn connections_for_three_calls(keepalive: u32) -> usize {
     let (url, accepted) = server(Answer::Ok).await;
-    let client = resilience::http::client_builder(&settings(Duration::from_secs(10), keepalive))
-        .no_proxy()
-        .build()
-        .unwrap();
+    let client =
+        outbound_guard::http::client_builder(&settings(Duration::from_secs(10), keepalive))
+            .no_proxy()
+            .build()
+            .unwrap();
     for _ in 0..3 {
         let response = client.get(&url).send().await.unwrap();
         assert_eq!(response.text().await.unwrap(), "ok");
@@ -116,5 +117,7 @@ async fn the_keepalive_pool_reuses_connections_up_to_max_keepalive() {
 fn the_builder_takes_the_guides_defaults() {
     let defaults = SystemSettings::builder("sber").build().unwrap();
     // The builder accepts them: a client builds from the guide's defaults.
-    resilience::http::client_builder(&defaults).build().unwrap();
+    outbound_guard::http::client_builder(&defaults)
+        .build()
+        .unwrap();
 }

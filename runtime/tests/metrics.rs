@@ -3,12 +3,12 @@
 //!
 //! The detailed metric tests are the library's unit tests (`src/metrics/tests.rs`), which
 //! run under a plain `cargo test` whether or not the feature is on; this file only runs
-//! when it is (e.g. `cargo test -p resilience --features metrics`, or a workspace build
-//! where another crate enables `resilience/metrics`).
+//! when it is (e.g. `cargo test -p outbound-guard --features metrics`, or a workspace build
+//! where another crate enables `outbound-guard/metrics`).
 #![cfg(feature = "metrics")]
 
-use resilience::metrics::{BULKHEAD_PERMITS, CALLS_TOTAL, STATE};
-use resilience::{Guards, ManualAction, Settings};
+use outbound_guard::metrics::{BULKHEAD_PERMITS, CALLS_TOTAL, STATE};
+use outbound_guard::{Guards, ManualAction, Settings};
 
 #[path = "../src/metrics/test_recorder.rs"]
 #[allow(dead_code)]

@@ -6,8 +6,8 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use outbound_guard::{Breaker, BreakerPermit, Cause, Observer, Settings, State, Transition};
 use proptest::prelude::*;
-use resilience::{Breaker, BreakerPermit, Cause, Observer, Settings, State, Transition};
 
 const OPEN_SECS: u64 = 10;
 const OPEN_NANOS: u64 = OPEN_SECS * 1_000_000_000;

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use resilience::{
+use outbound_guard::{
     Guard, Guards, ManualAction, ReadinessPolicy, Reason, Settings, State, Status, Transition,
 };
 
@@ -66,7 +66,7 @@ fn transition(reason: Reason, from: State, to: State) -> String {
 
 #[test]
 fn every_reason_reads_as_a_sentence() {
-    use resilience::ManualAction::*;
+    use outbound_guard::ManualAction::*;
     use State::*;
     let cases = [
         (
@@ -304,11 +304,11 @@ mod logs {
             self.recorded.lock().unwrap().events.clone()
         }
 
-        /// The events of target `resilience` at INFO or above, as `LEVEL message`.
+        /// The events of target `outbound_guard` at INFO or above, as `LEVEL message`.
         pub fn lines(&self) -> Vec<String> {
             self.events()
                 .into_iter()
-                .filter(|e| e.target == "resilience" && e.level <= Level::INFO)
+                .filter(|e| e.target == "outbound_guard" && e.level <= Level::INFO)
                 .map(|e| format!("{} {}", e.level, e.message))
                 .collect()
         }
@@ -542,7 +542,7 @@ mod logs {
         let settings = settings();
         let guard = Guard::with_observers(
             settings.system("sber").unwrap(),
-            vec![std::sync::Arc::new(resilience::TracingObserver)],
+            vec![std::sync::Arc::new(outbound_guard::TracingObserver)],
         );
         guard.breaker().force_open();
         assert_eq!(capture.lines(), ["WARN sber forced open by an operator"]);
@@ -602,7 +602,10 @@ mod logs {
             .closed_spans()
             .into_iter()
             .map(|s| {
-                assert_eq!((s.level, s.target.as_str()), (Level::INFO, "resilience"));
+                assert_eq!(
+                    (s.level, s.target.as_str()),
+                    (Level::INFO, "outbound_guard")
+                );
                 (
                     s.name,
                     s.fields["system"].clone(),
@@ -650,8 +653,9 @@ mod logs {
 
     #[tokio::test(start_paused = true)]
     async fn a_subscriber_that_does_not_want_the_span_gets_none() {
-        let capture =
-            Capture::wanting(|meta| meta.target() != "resilience" || meta.level() <= &Level::WARN);
+        let capture = Capture::wanting(|meta| {
+            meta.target() != "outbound_guard" || meta.level() <= &Level::WARN
+        });
         let _installed = capture.install();
         let guards = Guards::new(&settings());
         let sber = guards.get("sber").unwrap();

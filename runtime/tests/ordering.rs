@@ -5,7 +5,7 @@
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::thread;
 
-use resilience::{Breaker, Observer, Settings, State, Transition};
+use outbound_guard::{Breaker, Observer, Settings, State, Transition};
 
 /// Every transition an observer was told, in the order it was told.
 #[derive(Default)]

@@ -5,7 +5,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use resilience::{CallEvent, Guard, Observer, Outcome, Settings, State};
+use outbound_guard::{CallEvent, Guard, Observer, Outcome, Settings, State};
 use tokio::sync::oneshot;
 use tokio::time::{sleep, Instant};
 

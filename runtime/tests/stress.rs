@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use resilience::{CallEvent, Guard, Observer, Settings, State, Transition};
+use outbound_guard::{CallEvent, Guard, Observer, Settings, State, Transition};
 
 /// Panics on every third transition and every seventh call it is told of.
 #[derive(Default)]

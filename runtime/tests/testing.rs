@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use resilience::{testing, Cause, CircuitBreakerError, Guard, Settings, State};
+use outbound_guard::{testing, Cause, CircuitBreakerError, Guard, Settings, State};
 
 fn guard(extra: &str) -> Guard {
     let settings = Settings::parse(&format!("[systems.sber]\n{extra}"), "inline").unwrap();

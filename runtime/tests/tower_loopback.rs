@@ -11,8 +11,8 @@ use axum::Router;
 use http_body_util::Empty;
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
-use resilience::tower::{GuardLayer, GuardedError};
-use resilience::{Cause, Guard, Settings, State};
+use outbound_guard::tower::{GuardLayer, GuardedError};
+use outbound_guard::{Cause, Guard, Settings, State};
 use tower::{Layer, Service, ServiceExt};
 
 type Body = Empty<bytes::Bytes>;

@@ -15,7 +15,7 @@ pub(crate) const ORIGIN: &str = "settings built in code";
 ///
 /// ```
 /// use std::time::Duration;
-/// use resilience_settings::{Settings, SystemSettings};
+/// use outbound_guard_settings::{Settings, SystemSettings};
 ///
 /// let sber = SystemSettings::builder("sber")
 ///     .base_url("http://127.0.0.1:8081")
@@ -29,7 +29,7 @@ pub(crate) const ORIGIN: &str = "settings built in code";
 /// // The rules hold for code too.
 /// let err = SystemSettings::builder("sber").cb_failure_rate(1.5).build().unwrap_err();
 /// assert!(err.to_string().contains("at most 1"));
-/// # Ok::<(), resilience_settings::SettingsError>(())
+/// # Ok::<(), outbound_guard_settings::SettingsError>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct SystemSettingsBuilder {

@@ -1,4 +1,4 @@
-//! The settings schema of [`resilience`](https://docs.rs/resilience): one table per
+//! The settings schema of [`outbound-guard`](https://docs.rs/outbound-guard): one table per
 //! external system in `resilience.toml`, the guide's defaults, the derived values, the
 //! validation rules and the environment overrides.
 //!
@@ -7,7 +7,7 @@
 //! as `CLIENT_SBER__CB_FAILURE_RATE=0.5` have been applied.
 //!
 //! ```
-//! use resilience_settings::Settings;
+//! use outbound_guard_settings::Settings;
 //!
 //! let toml = r#"
 //!     [defaults]                 # a template copied into every system
@@ -133,11 +133,11 @@ impl Settings {
     /// `path` is written.
     ///
     /// ```no_run
-    /// let settings = resilience_settings::Settings::from_path(
+    /// let settings = outbound_guard_settings::Settings::from_path(
     ///     "/etc/payments/resilience.toml",
     ///     &["sber", "customer"],
     /// )?;
-    /// # Ok::<(), resilience_settings::SettingsError>(())
+    /// # Ok::<(), outbound_guard_settings::SettingsError>(())
     /// ```
     pub fn from_path(path: impl AsRef<Path>, systems: &[&str]) -> Result<Self, SettingsError> {
         Loader::new().require_systems(systems).read(path)

@@ -9,7 +9,7 @@ use crate::{env, raw, Settings, ENV_PREFIX, PATH_VARIABLE};
 /// itself, and the systems that must be present.
 ///
 /// ```
-/// use resilience_settings::Loader;
+/// use outbound_guard_settings::Loader;
 ///
 /// let settings = Loader::new()
 ///     .prefix("PAYMENTS_")

@@ -9,7 +9,7 @@ use crate::FILE_NAME;
 /// Why a file is a candidate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CandidateKind {
-    /// `[package.metadata.resilience] settings = "…"` in the crate's `Cargo.toml`.
+    /// `[package.metadata.outbound-guard] settings = "…"` in the crate's `Cargo.toml`.
     Metadata,
     /// `resilience.toml` next to the crate's `Cargo.toml`.
     ManifestDir,
@@ -34,7 +34,7 @@ pub struct Candidate {
 /// exists is the crate's settings file.
 ///
 /// - When the crate's `Cargo.toml` (`manifest`, its text) says
-///   `[package.metadata.resilience] settings = "path"`, that file alone (relative to
+///   `[package.metadata.outbound-guard] settings = "path"`, that file alone (relative to
 ///   `manifest_dir`): a crate that names its file never silently falls back to another.
 /// - Otherwise `resilience.toml` next to the crate's `Cargo.toml`, then the workspace
 ///   root's `resilience.toml` (when `workspace_root` is given and is another
@@ -44,14 +44,14 @@ pub struct Candidate {
 ///
 /// ```
 /// use std::path::Path;
-/// use resilience_settings::{candidate_files, CandidateKind};
+/// use outbound_guard_settings::{candidate_files, CandidateKind};
 ///
 /// let manifest = "[package]\nname = \"adapters\"\n";
 /// let found = candidate_files(Path::new("/svc/adapters"), manifest, Some(Path::new("/svc"))).unwrap();
 /// let shown: Vec<&str> = found.iter().map(|c| c.shown.as_str()).collect();
 /// assert_eq!(shown, ["resilience.toml", "../resilience.toml"]);
 ///
-/// let manifest = "[package.metadata.resilience]\nsettings = \"../service/resilience.toml\"\n";
+/// let manifest = "[package.metadata.outbound-guard]\nsettings = \"../service/resilience.toml\"\n";
 /// let found = candidate_files(Path::new("/svc/adapters"), manifest, Some(Path::new("/svc"))).unwrap();
 /// assert_eq!(found.len(), 1);
 /// assert_eq!(found[0].kind, CandidateKind::Metadata);
@@ -93,7 +93,7 @@ pub fn tried(candidates: &[Candidate]) -> String {
         .iter()
         .map(|c| {
             let why = match c.kind {
-                CandidateKind::Metadata => "named by `[package.metadata.resilience] settings`",
+                CandidateKind::Metadata => "named by `[package.metadata.outbound-guard] settings`",
                 CandidateKind::ManifestDir => "next to this crate's Cargo.toml",
                 CandidateKind::WorkspaceRoot => "the workspace root's",
             };
@@ -113,7 +113,7 @@ pub fn workspace_root(manifest_dir: &Path) -> Option<PathBuf> {
     })
 }
 
-/// `[package.metadata.resilience] settings`, if the manifest sets it.
+/// `[package.metadata.outbound-guard] settings`, if the manifest sets it.
 fn metadata_settings(manifest: &str) -> Result<Option<String>, SettingsError> {
     let error = |message: String| SettingsError::new(ErrorKind::Syntax, "Cargo.toml", message);
     let table: toml::Table = toml::from_str(manifest)
@@ -121,25 +121,25 @@ fn metadata_settings(manifest: &str) -> Result<Option<String>, SettingsError> {
     let Some(ours) = table
         .get("package")
         .and_then(|p| p.get("metadata"))
-        .and_then(|m| m.get("resilience"))
+        .and_then(|m| m.get("outbound-guard"))
     else {
         return Ok(None);
     };
     let Some(ours) = ours.as_table() else {
         return Err(error(
-            "`package.metadata.resilience` must be a table, written `[package.metadata.resilience]`".into(),
+            "`package.metadata.outbound-guard` must be a table, written `[package.metadata.outbound-guard]`".into(),
         ));
     };
     if let Some(other) = ours.keys().find(|k| *k != "settings") {
         return Err(error(format!(
-            "unknown key `{other}` in `[package.metadata.resilience]`; the only key is `settings`, the path of the service's {FILE_NAME} relative to this Cargo.toml"
+            "unknown key `{other}` in `[package.metadata.outbound-guard]`; the only key is `settings`, the path of the service's {FILE_NAME} relative to this Cargo.toml"
         )));
     }
     match ours.get("settings") {
         None => Ok(None),
         Some(toml::Value::String(path)) if !path.trim().is_empty() => Ok(Some(path.clone())),
         Some(_) => Err(error(format!(
-            "`[package.metadata.resilience] settings` must be a path string relative to this Cargo.toml, such as \"../{FILE_NAME}\""
+            "`[package.metadata.outbound-guard] settings` must be a path string relative to this Cargo.toml, such as \"../{FILE_NAME}\""
         ))),
     }
 }

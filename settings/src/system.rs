@@ -107,7 +107,7 @@ impl SystemSettings {
     }
 
     /// TCP connect timeout. Enforced by the HTTP client built from these settings
-    /// (`resilience::http::client_builder`, or by hand), not by the guard.
+    /// (`outbound_guard::http::client_builder`, or by hand), not by the guard.
     #[inline]
     pub fn connect_timeout(&self) -> Duration {
         self.connect_timeout

@@ -2,12 +2,12 @@
 //! `CLIENT_<SYSTEM>__`) is one of our keys or a near miss of one; then its system must
 //! exist. Everything else under the prefix belongs to the application.
 
-use resilience_settings::{ErrorKind, Loader, Settings};
+use outbound_guard_settings::{ErrorKind, Loader, Settings};
 
 const FILE: &str = "[systems.sber]\n[systems.customer]\n";
 const ORIGIN: &str = "resilience.toml";
 
-fn load(vars: &[(&str, &str)]) -> Result<Settings, resilience_settings::SettingsError> {
+fn load(vars: &[(&str, &str)]) -> Result<Settings, outbound_guard_settings::SettingsError> {
     Settings::load_with_env(FILE, ORIGIN, vars.iter().copied())
 }
 

@@ -3,12 +3,12 @@
 //! system always stops startup naming the variable; a key of ours for a system the file
 //! lacks always does too.
 
+use outbound_guard_settings::{ErrorKind, Key, Settings, KEYS};
 use proptest::prelude::*;
-use resilience_settings::{ErrorKind, Key, Settings, KEYS};
 
 const FILE: &str = "[systems.sber]\ncb_failure_rate = 0.3\n[systems.customer]\n";
 
-fn load(vars: &[(String, String)]) -> Result<Settings, resilience_settings::SettingsError> {
+fn load(vars: &[(String, String)]) -> Result<Settings, outbound_guard_settings::SettingsError> {
     Settings::load_with_env(FILE, "resilience.toml", vars.iter().cloned())
 }
 

@@ -5,7 +5,7 @@
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 
-use resilience_settings::{ErrorKind, Settings};
+use outbound_guard_settings::{ErrorKind, Settings};
 
 #[test]
 fn the_process_environment_is_read_and_only_our_variables_must_be_unicode() {

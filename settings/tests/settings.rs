@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use resilience_settings::{
+use outbound_guard_settings::{
     env_var, suggest, ErrorKind, Key, Settings, SettingsError, SystemSettings, DEFAULTS,
     ENV_PREFIX, FILE_NAME, FORBIDDEN_SYSTEM, KEYS,
 };

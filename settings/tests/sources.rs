@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use resilience_settings::{
+use outbound_guard_settings::{
     candidate_files, tried, workspace_root, CandidateKind, ErrorKind, Loader, Settings,
     SettingsError, SystemSettings, PATH_VARIABLE,
 };
@@ -12,8 +12,10 @@ use resilience_settings::{
 const ORIGIN: &str = "resilience.toml";
 
 fn temp_dir(name: &str) -> std::path::PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("resilience-settings-{name}-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!(
+        "outbound-guard-settings-{name}-{}",
+        std::process::id()
+    ));
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
@@ -354,13 +356,13 @@ fn candidate_files_show_paths_as_the_user_writes_them() {
 
     let bad: Result<_, SettingsError> = candidate_files(
         &member,
-        "[package.metadata.resilience]\nsettings = 3\n",
+        "[package.metadata.outbound-guard]\nsettings = 3\n",
         None,
     );
     assert!(bad.unwrap_err().message().contains("path string"));
     let bad = candidate_files(
         &member,
-        "[package.metadata.resilience]\nsetting = \"x\"\n",
+        "[package.metadata.outbound-guard]\nsetting = \"x\"\n",
         None,
     );
     assert!(bad.unwrap_err().message().contains("unknown key `setting`"));

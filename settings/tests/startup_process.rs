@@ -8,7 +8,7 @@ use std::error::Error;
 use std::os::unix::ffi::OsStrExt;
 use std::process::{Command, Output};
 
-use resilience_settings::{Loader, PATH_VARIABLE};
+use outbound_guard_settings::{Loader, PATH_VARIABLE};
 
 /// The compiled-in file.
 const COMPILED: &str = "[systems.sber]\ncb_failure_rate = 0.30\n[systems.customer]\n";

@@ -41,7 +41,7 @@ pub fn scratch_crate(name: &str, lib_rs: &str) -> (PathBuf, PathBuf) {
         project.join("Cargo.toml"),
         format!(
             "[package]\nname = \"{name}-check\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
-             [dependencies]\nresilience = {{ path = {:?} }}\n\n[workspace]\n",
+             [dependencies]\noutbound-guard = {{ path = {:?} }}\n\n[workspace]\n",
             runtime.display().to_string()
         ),
     )

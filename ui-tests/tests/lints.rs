@@ -15,7 +15,7 @@
 )]
 #![allow(clippy::unused_async)]
 
-use resilience::{CircuitBreakerError, Guarded};
+use outbound_guard::{CircuitBreakerError, Guarded};
 
 /// A port's error.
 #[derive(Debug, PartialEq, Eq)]
@@ -40,12 +40,12 @@ trait PaymentPort {
 
 #[derive(Debug, Guarded)]
 struct SberAdapter {
-    guard: resilience::Guard,
+    guard: outbound_guard::Guard,
     fee: u64,
 }
 
 impl PaymentPort for SberAdapter {
-    #[resilience::circuit_breaker(system = "sber", error_map = PortError::unavailable)]
+    #[outbound_guard::circuit_breaker(system = "sber", error_map = PortError::unavailable)]
     async fn register(&self, amount: u64) -> Result<u64, PortError> {
         if amount == 0 {
             return Err(PortError::Declined);
@@ -55,7 +55,7 @@ impl PaymentPort for SberAdapter {
 }
 
 impl SberAdapter {
-    #[resilience::circuit_breaker(
+    #[outbound_guard::circuit_breaker(
         system = "sber",
         error_map = PortError::unavailable,
         failure_if = PortError::is_outage,
@@ -74,10 +74,10 @@ trait CustomerPort {
 
 #[derive(Debug, Guarded)]
 struct CustomerAdapter {
-    guard: resilience::Guard,
+    guard: outbound_guard::Guard,
 }
 
-#[resilience::adapter(system = "customer", error_map = PortError::unavailable)]
+#[outbound_guard::adapter(system = "customer", error_map = PortError::unavailable)]
 impl CustomerPort for CustomerAdapter {
     async fn name(&self, id: u64) -> Result<u64, PortError> {
         Ok(id)
@@ -89,7 +89,7 @@ impl CustomerPort for CustomerAdapter {
     }
 }
 
-#[resilience::adapter(
+#[outbound_guard::adapter(
     system = "customer",
     error_map = |_| PortError::Declined,
     failure_if = PortError::is_outage
@@ -108,9 +108,9 @@ fn assert_send<T: Send>(t: T) -> T {
 #[tokio::test]
 async fn annotated_methods_run() {
     let settings =
-        resilience::Settings::parse("[systems.sber]\n[systems.customer]", "inline").unwrap();
+        outbound_guard::Settings::parse("[systems.sber]\n[systems.customer]", "inline").unwrap();
     let mut adapter = SberAdapter {
-        guard: resilience::Guard::new(settings.system("sber").unwrap()),
+        guard: outbound_guard::Guard::new(settings.system("sber").unwrap()),
         fee: 1,
     };
     // The guarded future stays `Send` (axum handlers, `tokio::spawn`).
@@ -120,7 +120,7 @@ async fn annotated_methods_run() {
     assert_eq!(adapter.fee, 2);
 
     let customer = CustomerAdapter {
-        guard: resilience::Guard::new(settings.system("customer").unwrap()),
+        guard: outbound_guard::Guard::new(settings.system("customer").unwrap()),
     };
     assert_eq!(assert_send(customer.name(4)).await, Ok(4));
     assert_eq!(customer.cached(), 7);

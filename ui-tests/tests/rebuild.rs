@@ -3,10 +3,10 @@
 //! as written, after its settings lose the annotated system (the build must now fail,
 //! naming it), and after the file is restored (green again).
 
-use resilience_ui_tests::{cargo_build as build, scratch_crate};
+use outbound_guard_ui_tests::{cargo_build as build, scratch_crate};
 
 const LIB: &str = r#"
-use resilience::CircuitBreakerError;
+use outbound_guard::CircuitBreakerError;
 
 pub struct PortError;
 
@@ -16,13 +16,13 @@ impl PortError {
     }
 }
 
-#[derive(resilience::Guarded)]
+#[derive(outbound_guard::Guarded)]
 pub struct Adapter {
-    guard: resilience::Guard,
+    guard: outbound_guard::Guard,
 }
 
 impl Adapter {
-    #[resilience::circuit_breaker(system = "sber", error_map = PortError::unavailable)]
+    #[outbound_guard::circuit_breaker(system = "sber", error_map = PortError::unavailable)]
     pub async fn register(&self) -> Result<(), PortError> {
         Ok(())
     }

@@ -1,10 +1,10 @@
 //! A mistake in `resilience.toml` is one error per crate, however many methods and
 //! blocks check against the file, and it names the file relative to the crate.
 
-use resilience_ui_tests::{cargo_build, scratch_crate};
+use outbound_guard_ui_tests::{cargo_build, scratch_crate};
 
 const LIB: &str = r#"
-use resilience::CircuitBreakerError;
+use outbound_guard::CircuitBreakerError;
 
 pub struct PortError;
 
@@ -14,29 +14,29 @@ impl PortError {
     }
 }
 
-#[derive(resilience::Guarded)]
+#[derive(outbound_guard::Guarded)]
 pub struct Adapter {
-    guard: resilience::Guard,
+    guard: outbound_guard::Guard,
 }
 
 impl Adapter {
-    #[resilience::circuit_breaker(system = "sber", error_map = PortError::unavailable)]
+    #[outbound_guard::circuit_breaker(system = "sber", error_map = PortError::unavailable)]
     pub async fn one(&self) -> Result<(), PortError> {
         Ok(())
     }
 
-    #[resilience::circuit_breaker(system = "sber", error_map = PortError::unavailable)]
+    #[outbound_guard::circuit_breaker(system = "sber", error_map = PortError::unavailable)]
     pub async fn two(&self) -> Result<(), PortError> {
         Ok(())
     }
 }
 
-#[derive(resilience::Guarded)]
+#[derive(outbound_guard::Guarded)]
 pub struct Other {
-    guard: resilience::Guard,
+    guard: outbound_guard::Guard,
 }
 
-#[resilience::adapter(system = "sber", error_map = PortError::unavailable)]
+#[outbound_guard::adapter(system = "sber", error_map = PortError::unavailable)]
 impl Other {
     pub async fn three(&self) -> Result<(), PortError> {
         Ok(())

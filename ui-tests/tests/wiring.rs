@@ -3,7 +3,7 @@
 //! where it is built with the wrong guard; one built some other way is still caught on
 //! its first call in a debug build, before anything is recorded.
 
-use resilience::{
+use outbound_guard::{
     CircuitBreakerError, Guarded, Guards, Settings, State, SystemAdapter, WiringError,
 };
 
@@ -18,11 +18,11 @@ impl PortError {
 
 #[derive(Guarded)]
 struct SberAdapter {
-    guard: resilience::Guard,
+    guard: outbound_guard::Guard,
 }
 
 impl SberAdapter {
-    #[resilience::circuit_breaker(system = "sber", error_map = PortError::unavailable)]
+    #[outbound_guard::circuit_breaker(system = "sber", error_map = PortError::unavailable)]
     async fn register(&self) -> Result<(), PortError> {
         Err(PortError)
     }
@@ -30,10 +30,10 @@ impl SberAdapter {
 
 #[derive(Guarded)]
 struct CustomerAdapter {
-    guard: resilience::Guard,
+    guard: outbound_guard::Guard,
 }
 
-#[resilience::adapter(system = "customer", error_map = PortError::unavailable)]
+#[outbound_guard::adapter(system = "customer", error_map = PortError::unavailable)]
 impl CustomerAdapter {
     async fn name(&self) -> Result<(), PortError> {
         Ok(())
@@ -43,7 +43,7 @@ impl CustomerAdapter {
 #[derive(Guarded)]
 #[guarded(system = "sber")]
 struct DeclaredAdapter {
-    guard: resilience::Guard,
+    guard: outbound_guard::Guard,
 }
 
 fn guards() -> Guards {

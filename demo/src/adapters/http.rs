@@ -24,7 +24,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use metrics_exporter_prometheus::PrometheusHandle;
-use resilience::{Guards, ManualAction};
+use outbound_guard::{Guards, ManualAction};
 use serde::Deserialize;
 use serde_json::json;
 

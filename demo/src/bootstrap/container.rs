@@ -5,7 +5,7 @@
 use std::sync::{Arc, OnceLock};
 
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
-use resilience::{Guards, Observer, Settings, SettingsError, UnknownSystem};
+use outbound_guard::{Guards, Observer, Settings, SettingsError, UnknownSystem};
 
 use crate::adapters::http::{self, AppState};
 use crate::adapters::out::customer::CustomerAdapter;
@@ -18,7 +18,7 @@ use crate::core::orders::Orders;
 /// `#[circuit_breaker]` checks) with the process environment's `CLIENT_<SYSTEM>__<KEY>`
 /// overrides applied.
 pub fn load_settings() -> Result<Settings, SettingsError> {
-    resilience::settings!()
+    outbound_guard::settings!()
 }
 
 /// Like [`load_settings`], with the environment given as name/value pairs (tests).
@@ -28,7 +28,7 @@ where
     K: AsRef<str>,
     V: AsRef<str>,
 {
-    resilience::settings!(env = vars)
+    outbound_guard::settings!(env = vars)
 }
 
 /// Why the service could not start.
@@ -118,7 +118,7 @@ fn prometheus() -> Option<PrometheusHandle> {
             ];
             PrometheusBuilder::new()
                 .set_buckets_for_metric(
-                    Matcher::Full(resilience::metrics::CALL_DURATION_SECONDS.into()),
+                    Matcher::Full(outbound_guard::metrics::CALL_DURATION_SECONDS.into()),
                     &buckets,
                 )
                 .ok()?

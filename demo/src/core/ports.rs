@@ -8,7 +8,7 @@
 use std::future::Future;
 use std::time::Duration;
 
-use resilience::CircuitBreakerError;
+use outbound_guard::CircuitBreakerError;
 
 use super::domain::{Customer, CustomerId, Order, OrderId, PaymentRef};
 

@@ -3,7 +3,7 @@
 //! where the user has not set them — so the breaker's 30 s and timeouts shrink to
 //! demo size.
 
-use resilience::settings::{env_var, Key};
+use outbound_guard::settings::{env_var, Key};
 
 /// The demo's defaults, applied where the environment does not set them.
 pub const DEMO_DEFAULTS: &[(&str, Key, &str)] = &[
@@ -72,7 +72,7 @@ pub fn apply(fakes: &[(&str, String)]) -> Vec<EnvSetting> {
     }
     let mut user: Vec<EnvSetting> = std::env::vars()
         .filter(|(name, _)| {
-            name.starts_with(resilience::settings::ENV_PREFIX) && name.contains("__")
+            name.starts_with(outbound_guard::settings::ENV_PREFIX) && name.contains("__")
         })
         .filter(|(name, _)| !settings.iter().any(|s| &s.name == name))
         .map(|(name, value)| EnvSetting {

@@ -26,7 +26,7 @@ pub mod unguarded;
 use std::sync::Arc;
 use std::time::Duration;
 
-use resilience::{Settings, State, SystemSettings};
+use outbound_guard::{Settings, State, SystemSettings};
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 use tokio::time::Instant;

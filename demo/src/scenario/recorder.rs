@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use resilience::{CallEvent, Observer, Outcome, Reason, State, Transition};
+use outbound_guard::{CallEvent, Observer, Outcome, Reason, State, Transition};
 use tokio::sync::mpsc::UnboundedSender;
 use tokio::time::Instant;
 

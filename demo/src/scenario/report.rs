@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use resilience::Guard;
+use outbound_guard::Guard;
 
 use super::env::{EnvSetting, Source};
 use super::load::{LoadStats, PhaseLoad, Tick};

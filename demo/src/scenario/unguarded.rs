@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use resilience::{Guards, Settings, SystemSettings};
+use outbound_guard::{Guards, Settings, SystemSettings};
 use serde::{Deserialize, Serialize};
 
 use crate::adapters::http::{self, AppState};

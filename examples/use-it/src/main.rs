@@ -1,6 +1,6 @@
 use std::error::Error;
 
-use resilience::{CircuitBreakerError, Guard, Guards};
+use outbound_guard::{CircuitBreakerError, Guard, Guards};
 
 /// The payment port's error: the adapter's own, never a raw breaker error (R-RES-CB-6).
 #[derive(Debug)]
@@ -16,7 +16,7 @@ impl PaymentError {
 }
 
 /// One adapter per external system, holding that system's guard and HTTP client.
-#[derive(resilience::Guarded)]
+#[derive(outbound_guard::Guarded)]
 pub struct SberAdapter {
     guard: Guard,
     http: reqwest::Client,
@@ -27,7 +27,7 @@ impl SberAdapter {
     pub fn new(guard: Guard) -> Result<Self, Box<dyn Error>> {
         let settings = guard.settings();
         // connect_timeout, read_timeout and the keep-alive pool from the settings.
-        let http = resilience::http::client_builder(settings).build()?;
+        let http = outbound_guard::http::client_builder(settings).build()?;
         let base_url = settings
             .base_url()
             .ok_or("sber has no base_url")?
@@ -39,7 +39,7 @@ impl SberAdapter {
         })
     }
 
-    #[resilience::circuit_breaker(system = "sber", error_map = PaymentError::unavailable)]
+    #[outbound_guard::circuit_breaker(system = "sber", error_map = PaymentError::unavailable)]
     pub async fn register(&self, order_id: u64) -> Result<String, PaymentError> {
         let url = format!("{}/payments/{order_id}", self.base_url);
         let response = self
@@ -56,7 +56,7 @@ impl SberAdapter {
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn Error>> {
     // resilience.toml (compiled in, the file the attribute checked) + CLIENT_… overrides.
-    let settings = resilience::settings!()?;
+    let settings = outbound_guard::settings!()?;
     let guards = Guards::new(&settings);
     let sber = SberAdapter::new(guards.get("sber")?)?;
     match sber.register(42).await {

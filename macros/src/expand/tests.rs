@@ -263,7 +263,7 @@ fn unguarded_needs_a_reason() {
     for marker in [
         quote!(#[unguarded]),
         quote!(#[unguarded(reason = "  ")]),
-        quote!(#[resilience::unguarded()]),
+        quote!(#[outbound_guard::unguarded()]),
     ] {
         let out = adapter_errors(quote! {
             impl Port for A {

@@ -1,5 +1,5 @@
 const _: &[u8] = ::core::include_bytes!("/service/resilience.toml");
-impl<T: Transport> ::resilience::SystemAdapter for CustomerAdapter<T>
+impl<T: Transport> ::outbound_guard::SystemAdapter for CustomerAdapter<T>
 where
     T: Send,
 {
@@ -10,11 +10,11 @@ where
     T: Send,
 {
     pub async fn get(&mut self, id: u64) -> Result<Customer, CustomerPortError> {
-        let __cb_map = ::resilience::__private::error_map::<
+        let __cb_map = ::outbound_guard::__private::error_map::<
             Result<Customer, CustomerPortError>,
         >(CustomerPortError::system_unavailable);
         let __cb_guard = ::core::clone::Clone::clone(
-            ::resilience::__private::guard(&*self, "customer"),
+            ::outbound_guard::__private::guard(&*self, "customer"),
         );
         let __cb_permit = __cb_guard.bulkhead().await.map_err(__cb_map)?;
         let __cb_call = __cb_permit.breaker().map_err(__cb_map)?;

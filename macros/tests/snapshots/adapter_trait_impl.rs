@@ -1,13 +1,13 @@
 const _: &[u8] = ::core::include_bytes!("/service/resilience.toml");
-impl ::resilience::SystemAdapter for SberAdapter {
+impl ::outbound_guard::SystemAdapter for SberAdapter {
     const SYSTEM: &'static str = "sber";
 }
 impl PaymentPort for SberAdapter {
     async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> {
-        let __cb_map = ::resilience::__private::error_map::<
+        let __cb_map = ::outbound_guard::__private::error_map::<
             Result<PaymentRef, PaymentPortError>,
         >(PaymentPortError::system_unavailable);
-        let __cb_guard = ::resilience::__private::guard(self, "sber");
+        let __cb_guard = ::outbound_guard::__private::guard(self, "sber");
         let __cb_permit = __cb_guard.bulkhead().await.map_err(__cb_map)?;
         let __cb_call = __cb_permit.breaker().map_err(__cb_map)?;
         #[allow(unknown_lints, unused_braces)]
@@ -27,10 +27,10 @@ impl PaymentPort for SberAdapter {
             .map_err(__cb_map)?
     }
     async fn confirm(&self, payment: &PaymentRef) -> Result<(), PaymentPortError> {
-        let __cb_map = ::resilience::__private::error_map::<
+        let __cb_map = ::outbound_guard::__private::error_map::<
             Result<(), PaymentPortError>,
         >(|e| PaymentPortError::Slow(e));
-        let __cb_guard = ::resilience::__private::guard(self, "sber");
+        let __cb_guard = ::outbound_guard::__private::guard(self, "sber");
         let __cb_permit = __cb_guard.bulkhead().await.map_err(__cb_map)?;
         let __cb_call = __cb_permit.breaker().map_err(__cb_map)?;
         #[allow(unknown_lints, unused_braces)]

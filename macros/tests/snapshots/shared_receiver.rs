@@ -1,10 +1,10 @@
 impl SberAdapter {
     pub async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> {
         const _: &[u8] = ::core::include_bytes!("/service/resilience.toml");
-        let __cb_map = ::resilience::__private::error_map::<
+        let __cb_map = ::outbound_guard::__private::error_map::<
             Result<PaymentRef, PaymentPortError>,
         >(PaymentPortError::system_unavailable);
-        let __cb_guard = ::resilience::__private::guard(self, "sber");
+        let __cb_guard = ::outbound_guard::__private::guard(self, "sber");
         let __cb_permit = __cb_guard.bulkhead().await.map_err(__cb_map)?;
         let __cb_call = __cb_permit.breaker().map_err(__cb_map)?;
         #[allow(unknown_lints, unused_braces)]

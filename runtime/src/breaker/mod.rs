@@ -11,7 +11,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 use std::time::Duration;
 
-use resilience_settings::SystemSettings;
+use outbound_guard_settings::SystemSettings;
 use tokio::time::Instant;
 
 use delivery::Delivery;
@@ -26,7 +26,7 @@ use crate::observer::{Observer, Transition};
 ///
 /// ```
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
-/// use resilience::{Breaker, Settings, State};
+/// use outbound_guard::{Breaker, Settings, State};
 ///
 /// let settings = Settings::parse("[systems.sber]\ncb_min_calls = 2\ncb_window_size = 2", "inline").unwrap();
 /// let breaker = Breaker::new(settings.system("sber").unwrap());

@@ -1,4 +1,4 @@
-use resilience::{CircuitBreakerError, Guarded};
+use outbound_guard::{CircuitBreakerError, Guarded};
 
 pub struct PortError;
 
@@ -10,10 +10,10 @@ impl PortError {
 
 #[derive(Guarded)]
 pub struct Adapter {
-    guard: resilience::Guard,
+    guard: outbound_guard::Guard,
 }
 
-#[resilience::adapter(system = "sber", error_map = PortError::unavailable)]
+#[outbound_guard::adapter(system = "sber", error_map = PortError::unavailable)]
 impl Adapter {
     #[circuit_breaker(system = "customer")]
     pub async fn call(&self) -> Result<(), PortError> {

@@ -1,4 +1,4 @@
-use resilience::{CircuitBreakerError, Guarded};
+use outbound_guard::{CircuitBreakerError, Guarded};
 
 pub struct PortError;
 
@@ -10,7 +10,7 @@ impl PortError {
 
 #[derive(Guarded)]
 pub struct Adapter {
-    guard: resilience::Guard,
+    guard: outbound_guard::Guard,
 }
 
 #[allow(async_fn_in_trait)]
@@ -20,7 +20,7 @@ pub trait Port {
 }
 
 // A port method that is not async is neither guarded nor marked.
-#[resilience::adapter(system = "sber", error_map = PortError::unavailable)]
+#[outbound_guard::adapter(system = "sber", error_map = PortError::unavailable)]
 impl Port for Adapter {
     async fn call(&self) -> Result<(), PortError> {
         Ok(())

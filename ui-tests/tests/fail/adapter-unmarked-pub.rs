@@ -1,4 +1,4 @@
-use resilience::{CircuitBreakerError, Guarded};
+use outbound_guard::{CircuitBreakerError, Guarded};
 
 pub struct PortError;
 
@@ -10,11 +10,11 @@ impl PortError {
 
 #[derive(Guarded)]
 pub struct Adapter {
-    guard: resilience::Guard,
+    guard: outbound_guard::Guard,
 }
 
 // A public method of an inherent block that is neither guarded nor marked.
-#[resilience::adapter(system = "sber", error_map = PortError::unavailable)]
+#[outbound_guard::adapter(system = "sber", error_map = PortError::unavailable)]
 impl Adapter {
     pub async fn call(&self) -> Result<(), PortError> {
         Ok(())

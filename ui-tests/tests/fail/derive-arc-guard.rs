@@ -1,6 +1,6 @@
 use std::sync::Arc;
 
-use resilience::{CircuitBreakerError, Guarded};
+use outbound_guard::{CircuitBreakerError, Guarded};
 
 pub struct PortError;
 
@@ -12,11 +12,11 @@ impl PortError {
 
 #[derive(Guarded)]
 pub struct Adapter {
-    guard: Arc<resilience::Guard>,
+    guard: Arc<outbound_guard::Guard>,
 }
 
 impl Adapter {
-    #[resilience::circuit_breaker(system = "sber", error_map = PortError::unavailable)]
+    #[outbound_guard::circuit_breaker(system = "sber", error_map = PortError::unavailable)]
     pub async fn call(&self) -> Result<(), PortError> {
         Ok(())
     }

@@ -1,4 +1,4 @@
-#[derive(resilience::Guarded)]
+#[derive(outbound_guard::Guarded)]
 pub struct Adapter {
     http: String,
 }

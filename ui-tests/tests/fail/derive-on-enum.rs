@@ -1,6 +1,6 @@
-#[derive(resilience::Guarded)]
+#[derive(outbound_guard::Guarded)]
 pub enum Adapter {
-    Sber(resilience::Guard),
+    Sber(outbound_guard::Guard),
 }
 
 fn main() {}

@@ -1,7 +1,7 @@
-#[derive(resilience::Guarded)]
+#[derive(outbound_guard::Guarded)]
 pub struct Adapter {
-    sber: resilience::Guard,
-    customer: resilience::Guard,
+    sber: outbound_guard::Guard,
+    customer: outbound_guard::Guard,
 }
 
 fn main() {}

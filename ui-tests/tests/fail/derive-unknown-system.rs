@@ -1,9 +1,9 @@
-use resilience::Guarded;
+use outbound_guard::Guarded;
 
 #[derive(Guarded)]
 #[guarded(system = "sbr")]
 pub struct Adapter {
-    guard: resilience::Guard,
+    guard: outbound_guard::Guard,
 }
 
 fn main() {}

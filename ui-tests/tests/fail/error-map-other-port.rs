@@ -1,4 +1,4 @@
-use resilience::{CircuitBreakerError, Guarded};
+use outbound_guard::{CircuitBreakerError, Guarded};
 
 pub struct PortError;
 
@@ -10,7 +10,7 @@ impl PortError {
 
 #[derive(Guarded)]
 pub struct Adapter {
-    guard: resilience::Guard,
+    guard: outbound_guard::Guard,
 }
 
 pub struct OtherPortError;
@@ -22,7 +22,7 @@ impl OtherPortError {
 }
 
 impl Adapter {
-    #[resilience::circuit_breaker(system = "sber", error_map = OtherPortError::unavailable)]
+    #[outbound_guard::circuit_breaker(system = "sber", error_map = OtherPortError::unavailable)]
     pub async fn call(&self) -> Result<(), PortError> {
         Ok(())
     }

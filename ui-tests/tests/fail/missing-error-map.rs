@@ -1,4 +1,4 @@
-use resilience::{CircuitBreakerError, Guarded};
+use outbound_guard::{CircuitBreakerError, Guarded};
 
 pub struct PortError;
 
@@ -10,11 +10,11 @@ impl PortError {
 
 #[derive(Guarded)]
 pub struct Adapter {
-    guard: resilience::Guard,
+    guard: outbound_guard::Guard,
 }
 
 impl Adapter {
-    #[resilience::circuit_breaker(system = "sber")]
+    #[outbound_guard::circuit_breaker(system = "sber")]
     async fn register(&self) -> Result<(), PortError> {
         Ok(())
     }

@@ -1,4 +1,4 @@
-use resilience::CircuitBreakerError;
+use outbound_guard::CircuitBreakerError;
 
 pub struct PortError;
 
@@ -10,11 +10,11 @@ impl PortError {
 
 // No `#[derive(Guarded)]`: the attribute cannot reach the guard.
 pub struct Adapter {
-    guard: resilience::Guard,
+    guard: outbound_guard::Guard,
 }
 
 impl Adapter {
-    #[resilience::circuit_breaker(system = "sber", error_map = PortError::unavailable)]
+    #[outbound_guard::circuit_breaker(system = "sber", error_map = PortError::unavailable)]
     async fn register(&self) -> Result<(), PortError> {
         let _ = &self.guard;
         Ok(())

@@ -1,4 +1,4 @@
-use resilience::{CircuitBreakerError, Guarded};
+use outbound_guard::{CircuitBreakerError, Guarded};
 
 pub struct PortError;
 
@@ -10,11 +10,11 @@ impl PortError {
 
 #[derive(Guarded)]
 pub struct Adapter {
-    guard: resilience::Guard,
+    guard: outbound_guard::Guard,
 }
 
 impl Adapter {
-    #[resilience::circuit_breaker(system = "sber", error_map = PortError::unavailable)]
+    #[outbound_guard::circuit_breaker(system = "sber", error_map = PortError::unavailable)]
     async fn register(amount: u64) -> Result<u64, PortError> {
         Ok(amount)
     }

@@ -1,4 +1,4 @@
-use resilience::{CircuitBreakerError, Guarded};
+use outbound_guard::{CircuitBreakerError, Guarded};
 
 pub struct PortError;
 
@@ -10,11 +10,11 @@ impl PortError {
 
 #[derive(Guarded)]
 pub struct Adapter {
-    guard: resilience::Guard,
+    guard: outbound_guard::Guard,
 }
 
 impl Adapter {
-    #[resilience::unguarded(reason = "local cache, no I/O")]
+    #[outbound_guard::unguarded(reason = "local cache, no I/O")]
     pub fn cached(&self) -> u32 {
         1
     }

@@ -1,4 +1,4 @@
-use resilience::{CircuitBreakerError, Guarded};
+use outbound_guard::{CircuitBreakerError, Guarded};
 
 pub struct PortError;
 
@@ -10,7 +10,7 @@ impl PortError {
 
 #[derive(Guarded)]
 pub struct Adapter {
-    guard: resilience::Guard,
+    guard: outbound_guard::Guard,
 }
 
 fn takes_str(_: &str) -> PortError {
@@ -18,7 +18,7 @@ fn takes_str(_: &str) -> PortError {
 }
 
 impl Adapter {
-    #[resilience::circuit_breaker(system = "sber", error_map = takes_str)]
+    #[outbound_guard::circuit_breaker(system = "sber", error_map = takes_str)]
     async fn register(&self) -> Result<(), PortError> {
         Ok(())
     }

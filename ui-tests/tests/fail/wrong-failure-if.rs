@@ -1,4 +1,4 @@
-use resilience::{CircuitBreakerError, Guarded};
+use outbound_guard::{CircuitBreakerError, Guarded};
 
 pub struct PortError;
 
@@ -10,7 +10,7 @@ impl PortError {
 
 #[derive(Guarded)]
 pub struct Adapter {
-    guard: resilience::Guard,
+    guard: outbound_guard::Guard,
 }
 
 fn by_value(_: PortError) -> bool {
@@ -18,7 +18,7 @@ fn by_value(_: PortError) -> bool {
 }
 
 impl Adapter {
-    #[resilience::circuit_breaker(system = "sber", error_map = PortError::unavailable, failure_if = by_value)]
+    #[outbound_guard::circuit_breaker(system = "sber", error_map = PortError::unavailable, failure_if = by_value)]
     async fn register(&self) -> Result<(), PortError> {
         Ok(())
     }

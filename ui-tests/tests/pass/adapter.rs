@@ -1,9 +1,9 @@
-//! `#[resilience::adapter]` on a trait impl and on an inherent block: every async
+//! `#[outbound_guard::adapter]` on a trait impl and on an inherent block: every async
 //! method guarded, a refinement, an opt-out with a reason, a closure `error_map`, and
 //! the adapter built through `Guards::adapter`, which knows its system.
 use std::future::Future;
 
-use resilience::{CircuitBreakerError, Guarded, Guards, Settings, SystemAdapter};
+use outbound_guard::{CircuitBreakerError, Guarded, Guards, Settings, SystemAdapter};
 
 #[derive(Debug, PartialEq)]
 pub enum PortError {
@@ -30,11 +30,11 @@ pub trait PaymentPort {
 
 #[derive(Guarded)]
 pub struct SberAdapter {
-    guard: resilience::Guard,
+    guard: outbound_guard::Guard,
     fee: u64,
 }
 
-#[resilience::adapter(system = "sber", error_map = PortError::unavailable, failure_if = PortError::is_outage)]
+#[outbound_guard::adapter(system = "sber", error_map = PortError::unavailable, failure_if = PortError::is_outage)]
 impl PaymentPort for SberAdapter {
     async fn register(&self, amount: u64) -> Result<u64, PortError> {
         if amount == 0 {
@@ -56,11 +56,11 @@ impl PaymentPort for SberAdapter {
 
 #[derive(Guarded)]
 pub struct CustomerAdapter {
-    guard: resilience::Guard,
+    guard: outbound_guard::Guard,
     names: Vec<String>,
 }
 
-#[resilience::adapter(system = "customer", error_map = PortError::unavailable)]
+#[outbound_guard::adapter(system = "customer", error_map = PortError::unavailable)]
 impl CustomerAdapter {
     pub async fn name(&mut self, id: usize) -> Result<String, PortError> {
         self.names.get(id).cloned().ok_or(PortError::Declined)

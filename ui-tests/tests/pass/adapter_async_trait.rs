@@ -1,5 +1,5 @@
-//! `#[resilience::adapter]` and `#[async_trait]` in either order.
-use resilience::{CircuitBreakerError, Guarded, Guards, Settings};
+//! `#[outbound_guard::adapter]` and `#[async_trait]` in either order.
+use outbound_guard::{CircuitBreakerError, Guarded, Guards, Settings};
 
 #[derive(Debug, PartialEq)]
 pub struct PortError;
@@ -17,17 +17,17 @@ pub trait CustomerPort {
 
 #[derive(Guarded)]
 pub struct Before {
-    guard: resilience::Guard,
+    guard: outbound_guard::Guard,
 }
 
 #[derive(Guarded)]
 pub struct After {
-    guard: resilience::Guard,
+    guard: outbound_guard::Guard,
 }
 
 // `#[async_trait]` runs first: the adapter guards the rewritten methods.
 #[async_trait::async_trait]
-#[resilience::adapter(system = "customer", error_map = PortError::unavailable)]
+#[outbound_guard::adapter(system = "customer", error_map = PortError::unavailable)]
 impl CustomerPort for Before {
     async fn name(&self, id: u64) -> Result<String, PortError> {
         Ok(format!("before {id}"))
@@ -35,7 +35,7 @@ impl CustomerPort for Before {
 }
 
 // The adapter runs first: `#[async_trait]` rewrites the guarded methods.
-#[resilience::adapter(system = "customer", error_map = PortError::unavailable)]
+#[outbound_guard::adapter(system = "customer", error_map = PortError::unavailable)]
 #[async_trait::async_trait]
 impl CustomerPort for After {
     async fn name(&self, id: u64) -> Result<String, PortError> {

@@ -1,5 +1,5 @@
 //! Under `#[async_trait]`, which rewrites the method before this attribute sees it.
-use resilience::{CircuitBreakerError, Guarded};
+use outbound_guard::{CircuitBreakerError, Guarded};
 
 pub struct PortError;
 
@@ -16,12 +16,12 @@ pub trait CustomerPort {
 
 #[derive(Guarded)]
 pub struct CustomerAdapter {
-    guard: resilience::Guard,
+    guard: outbound_guard::Guard,
 }
 
 #[async_trait::async_trait]
 impl CustomerPort for CustomerAdapter {
-    #[resilience::circuit_breaker(system = "customer", error_map = PortError::unavailable)]
+    #[outbound_guard::circuit_breaker(system = "customer", error_map = PortError::unavailable)]
     async fn name(&self, id: u64) -> Result<String, PortError> {
         if id == 0 {
             return Err(PortError);
@@ -31,8 +31,8 @@ impl CustomerPort for CustomerAdapter {
 }
 
 fn main() {
-    let settings = resilience::Settings::parse("[systems.customer]", "inline").unwrap();
-    let adapter = CustomerAdapter { guard: resilience::Guard::new(settings.system("customer").unwrap()) };
+    let settings = outbound_guard::Settings::parse("[systems.customer]", "inline").unwrap();
+    let adapter = CustomerAdapter { guard: outbound_guard::Guard::new(settings.system("customer").unwrap()) };
     let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap();
     let name = runtime.block_on(adapter.name(7)).ok();
     assert_eq!(name.as_deref(), Some("customer 7"));

@@ -1,5 +1,5 @@
 //! A generic adapter, and the derive's `#[guard]` marker.
-use resilience::{CircuitBreakerError, Guarded};
+use outbound_guard::{CircuitBreakerError, Guarded};
 
 pub struct PortError;
 
@@ -16,12 +16,12 @@ pub trait Transport: Send + Sync {
 #[derive(Guarded)]
 pub struct Adapter<T: Transport> {
     #[guard]
-    sber: resilience::Guard,
+    sber: outbound_guard::Guard,
     transport: T,
 }
 
 impl<T: Transport> Adapter<T> {
-    #[resilience::circuit_breaker(system = "sber", error_map = PortError::unavailable)]
+    #[outbound_guard::circuit_breaker(system = "sber", error_map = PortError::unavailable)]
     pub async fn register<'a>(&'a self, note: &'a str) -> Result<(u64, &'a str), PortError> {
         Ok((self.transport.send(), note))
     }

@@ -2,7 +2,7 @@
 //! `fn … -> impl Future<Output = Result<…>> + Send { async move { … } }`.
 use std::future::Future;
 
-use resilience::{CircuitBreakerError, Guarded};
+use outbound_guard::{CircuitBreakerError, Guarded};
 
 #[derive(Debug, PartialEq)]
 pub struct PortError(String);
@@ -19,11 +19,11 @@ pub trait PaymentPort {
 
 #[derive(Guarded)]
 pub struct SberAdapter {
-    guard: resilience::Guard,
+    guard: outbound_guard::Guard,
 }
 
 impl PaymentPort for SberAdapter {
-    #[resilience::circuit_breaker(system = "sber", error_map = PortError::unavailable)]
+    #[outbound_guard::circuit_breaker(system = "sber", error_map = PortError::unavailable)]
     fn register(&self, amount: u64) -> impl Future<Output = Result<u64, PortError>> + Send {
         async move {
             if amount == 0 {
@@ -35,9 +35,9 @@ impl PaymentPort for SberAdapter {
 }
 
 fn main() {
-    let settings = resilience::Settings::parse("[systems.sber]", "inline").unwrap();
+    let settings = outbound_guard::Settings::parse("[systems.sber]", "inline").unwrap();
     let adapter = std::sync::Arc::new(SberAdapter {
-        guard: resilience::Guard::new(settings.system("sber").unwrap()),
+        guard: outbound_guard::Guard::new(settings.system("sber").unwrap()),
     });
     let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap();
     runtime.block_on(async {

@@ -1,4 +1,4 @@
-use resilience::{CircuitBreakerError, Guarded};
+use outbound_guard::{CircuitBreakerError, Guarded};
 
 #[derive(Debug)]
 pub struct PortError(String);
@@ -11,11 +11,11 @@ impl PortError {
 
 #[derive(Guarded)]
 pub struct SberAdapter {
-    guard: resilience::Guard,
+    guard: outbound_guard::Guard,
 }
 
 impl SberAdapter {
-    #[resilience::circuit_breaker(system = "sber", error_map = PortError::unavailable)]
+    #[outbound_guard::circuit_breaker(system = "sber", error_map = PortError::unavailable)]
     pub async fn register(&self, amount: u64) -> Result<u64, PortError> {
         if amount == 0 {
             return Err(PortError("zero".into()));

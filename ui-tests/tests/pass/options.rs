@@ -1,6 +1,6 @@
 //! `failure_if`, `slow_as_error` and `crate`: a declined payment is the system
 //! answering, not an outage.
-use resilience::{CircuitBreakerError, Guarded, Settings, State};
+use outbound_guard::{CircuitBreakerError, Guarded, Settings, State};
 
 #[derive(Debug, PartialEq)]
 pub enum PortError {
@@ -20,16 +20,16 @@ impl PortError {
 
 #[derive(Guarded)]
 pub struct Adapter {
-    guard: resilience::Guard,
+    guard: outbound_guard::Guard,
 }
 
 impl Adapter {
-    #[resilience::circuit_breaker(
+    #[outbound_guard::circuit_breaker(
         system = "sber",
         error_map = PortError::unavailable,
         failure_if = PortError::is_outage,
         slow_as_error,
-        crate = ::resilience,
+        crate = ::outbound_guard,
     )]
     pub async fn pay(&self) -> Result<(), PortError> {
         Err(PortError::Declined)
@@ -38,7 +38,7 @@ impl Adapter {
 
 fn main() {
     let settings = Settings::parse("[systems.sber]\ncb_min_calls = 1\ncb_window_size = 1", "inline").unwrap();
-    let adapter = Adapter { guard: resilience::Guard::new(settings.system("sber").unwrap()) };
+    let adapter = Adapter { guard: outbound_guard::Guard::new(settings.system("sber").unwrap()) };
     let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap();
     runtime.block_on(async {
         for _ in 0..3 {

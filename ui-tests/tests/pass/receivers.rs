@@ -2,7 +2,7 @@
 //! keeps its own access to `self`.
 use std::sync::Arc;
 
-use resilience::{CircuitBreakerError, Guarded};
+use outbound_guard::{CircuitBreakerError, Guarded};
 
 pub struct PortError;
 
@@ -14,23 +14,23 @@ impl PortError {
 
 #[derive(Guarded)]
 pub struct Adapter {
-    guard: resilience::Guard,
+    guard: outbound_guard::Guard,
     sent: u64,
 }
 
 impl Adapter {
-    #[resilience::circuit_breaker(system = "sber", error_map = PortError::unavailable)]
+    #[outbound_guard::circuit_breaker(system = "sber", error_map = PortError::unavailable)]
     pub async fn bump(&mut self) -> Result<u64, PortError> {
         self.sent += 1;
         Ok(self.sent)
     }
 
-    #[resilience::circuit_breaker(system = "sber", error_map = PortError::unavailable)]
+    #[outbound_guard::circuit_breaker(system = "sber", error_map = PortError::unavailable)]
     pub async fn into_sent(self) -> Result<u64, PortError> {
         Ok(self.sent)
     }
 
-    #[resilience::circuit_breaker(system = "sber", error_map = PortError::unavailable)]
+    #[outbound_guard::circuit_breaker(system = "sber", error_map = PortError::unavailable)]
     pub async fn shared(self: Arc<Self>) -> Result<u64, PortError> {
         Ok(self.sent)
     }

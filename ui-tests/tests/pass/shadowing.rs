@@ -7,7 +7,7 @@ struct Option;
 struct Clone;
 type Result<T> = std::result::Result<T, PortError>;
 
-use resilience::{CircuitBreakerError, Guarded};
+use outbound_guard::{CircuitBreakerError, Guarded};
 
 pub struct PortError;
 
@@ -19,16 +19,16 @@ impl PortError {
 
 #[derive(Guarded)]
 pub struct Adapter {
-    guard: resilience::Guard,
+    guard: outbound_guard::Guard,
 }
 
 impl Adapter {
-    #[resilience::circuit_breaker(system = "sber", error_map = PortError::unavailable)]
+    #[outbound_guard::circuit_breaker(system = "sber", error_map = PortError::unavailable)]
     pub async fn register(&self) -> Result<u64> {
         Ok(1)
     }
 
-    #[resilience::circuit_breaker(system = "sber", error_map = PortError::unavailable)]
+    #[outbound_guard::circuit_breaker(system = "sber", error_map = PortError::unavailable)]
     pub async fn bump(&mut self) -> Result<u64> {
         Ok(2)
     }

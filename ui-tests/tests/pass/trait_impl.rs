@@ -1,6 +1,6 @@
 //! Native async fn in a trait impl, with `?` and `return` behaving as without the
 //! attribute, and the call actually running through the guard.
-use resilience::{CircuitBreakerError, Guarded, Guards, Settings};
+use outbound_guard::{CircuitBreakerError, Guarded, Guards, Settings};
 
 #[derive(Debug, PartialEq)]
 pub enum PaymentPortError {
@@ -28,11 +28,11 @@ pub trait PaymentPort {
 
 #[derive(Guarded)]
 pub struct SberAdapter {
-    guard: resilience::Guard,
+    guard: outbound_guard::Guard,
 }
 
 impl PaymentPort for SberAdapter {
-    #[resilience::circuit_breaker(system = "sber", error_map = PaymentPortError::system_unavailable)]
+    #[outbound_guard::circuit_breaker(system = "sber", error_map = PaymentPortError::system_unavailable)]
     async fn register(&self, amount: &str) -> Result<u64, PaymentPortError> {
         let amount: u64 = amount.parse()?;
         if amount == 0 {

@@ -1,7 +1,7 @@
 //! The customer out-adapter: implements [`CustomerPort`] over the customer system's
 //! HTTP API.
 
-use resilience::{Guard, SystemAdapter};
+use outbound_guard::{Guard, SystemAdapter};
 
 use super::{http_client, BuildError};
 use crate::core::domain::{Customer, CustomerId};
@@ -9,9 +9,9 @@ use crate::core::ports::{CustomerPort, CustomerPortError};
 
 /// Talks to the customer system. Holds the `customer` guard: its own breaker,
 /// bulkhead and client, untouched by anything Sber does (R-RES-ISO-1).
-#[derive(resilience::Guarded)]
+#[derive(outbound_guard::Guarded)]
 pub struct CustomerAdapter {
-    guard: resilience::Guard,
+    guard: outbound_guard::Guard,
     http: reqwest::Client,
     base_url: String,
 }
@@ -35,7 +35,7 @@ impl CustomerAdapter {
     }
 }
 
-#[resilience::adapter(
+#[outbound_guard::adapter(
     system = "customer",
     error_map = CustomerPortError::system_unavailable,
     failure_if = CustomerPortError::is_outage

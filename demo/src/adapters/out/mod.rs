@@ -1,13 +1,13 @@
 //! The out-adapters: one per external system, each holding its own guard (breaker,
 //! bulkhead, timeouts) and its own HTTP client (R-RES-ISO-1), every method of its port
-//! guarded by `#[resilience::adapter]` on the impl block (R-RES-CB-1). The order store is local and has
+//! guarded by `#[outbound_guard::adapter]` on the impl block (R-RES-CB-1). The order store is local and has
 //! no breaker (R-RES-CB-X1).
 
 pub mod customer;
 pub mod memory;
 pub mod sber;
 
-use resilience::SystemSettings;
+use outbound_guard::SystemSettings;
 
 /// Why an adapter could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -30,10 +30,10 @@ pub enum BuildError {
     },
     /// The adapter was given another system's guard.
     #[error(transparent)]
-    WrongGuard(#[from] resilience::WrongGuard),
+    WrongGuard(#[from] outbound_guard::WrongGuard),
 }
 
-/// The system's own HTTP client (R-RES-ISO-1), from `resilience::http::client_builder`:
+/// The system's own HTTP client (R-RES-ISO-1), from `outbound_guard::http::client_builder`:
 /// its connect and read timeouts and an idle pool of `max_keepalive` connections
 /// (R-RES-ISO-2). The number of connections in use is bounded by the guard's bulkhead
 /// (`max_connections × 0.8`); the whole call by the guard's `total_timeout`.
@@ -43,10 +43,10 @@ pub fn http_client(settings: &SystemSettings) -> Result<(reqwest::Client, String
         .map(str::to_owned)
         .ok_or_else(|| BuildError::NoBaseUrl {
             system: settings.name().to_owned(),
-            variable: settings.env_var(resilience::settings::Key::BaseUrl),
+            variable: settings.env_var(outbound_guard::settings::Key::BaseUrl),
         })?;
     // The demo only ever calls its own fakes on 127.0.0.1: no proxy.
-    let client = resilience::http::client_builder(settings)
+    let client = outbound_guard::http::client_builder(settings)
         .no_proxy()
         .build()
         .map_err(|source| BuildError::Client {

@@ -1,6 +1,6 @@
 //! The Sber out-adapter: implements [`PaymentPort`] over Sber's HTTP API.
 
-use resilience::{Guard, SystemAdapter};
+use outbound_guard::{Guard, SystemAdapter};
 use serde::{Deserialize, Serialize};
 
 use super::{http_client, BuildError};
@@ -9,10 +9,10 @@ use crate::core::ports::{PaymentPort, PaymentPortError};
 
 /// Talks to Sber. Holds the `sber` guard: every method of its [`PaymentPort`] impl goes
 /// through the guard's bulkhead, breaker, total timeout and slow-call check, and a
-/// method added there later cannot skip it (`#[resilience::adapter]`).
-#[derive(resilience::Guarded)]
+/// method added there later cannot skip it (`#[outbound_guard::adapter]`).
+#[derive(outbound_guard::Guarded)]
 pub struct SberAdapter {
-    guard: resilience::Guard,
+    guard: outbound_guard::Guard,
     http: reqwest::Client,
     base_url: String,
 }
@@ -56,7 +56,7 @@ impl SberAdapter {
     }
 }
 
-#[resilience::adapter(
+#[outbound_guard::adapter(
     system = "sber",
     error_map = PaymentPortError::system_unavailable,
     failure_if = PaymentPortError::is_outage
