@@ -50,6 +50,7 @@
 //!   through the same validation.
 #![deny(missing_docs)]
 
+pub mod build;
 mod builder;
 mod de;
 mod env;
