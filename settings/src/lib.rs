@@ -65,10 +65,10 @@ use std::path::Path;
 
 pub use builder::SystemSettingsBuilder;
 pub use error::{ErrorKind, SettingsError};
-pub use keys::{env_var, env_var_with_prefix, quoted_list, Key, KEYS};
+pub use keys::{env_var, env_var_with_prefix, quoted_list, Key, SystemSettings, KEYS};
 pub use loader::Loader;
 pub use locate::{candidate_files, tried, workspace_root, Candidate, CandidateKind};
-pub use system::{suggest, Defaults, SystemSettings, DEFAULTS, UNITLESS_SECONDS_LIMIT};
+pub use system::{suggest, UNITLESS_SECONDS_LIMIT};
 
 /// The settings file's name, looked up next to the service crate's `Cargo.toml`.
 pub const FILE_NAME: &str = "resilience.toml";
