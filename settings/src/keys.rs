@@ -307,15 +307,5 @@ pub(crate) fn key_or_near_miss(name: &str) -> Option<Key> {
 }
 
 pub(crate) fn key_list() -> String {
-    quoted_list(KEYS.iter().map(|k| k.name()))
-}
-
-/// Names for an error message: `` `customer`, `sber` ``, or `none`.
-pub fn quoted_list<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
-    let quoted: Vec<String> = names.into_iter().map(|n| format!("`{n}`")).collect();
-    if quoted.is_empty() {
-        "none".to_owned()
-    } else {
-        quoted.join(", ")
-    }
+    crate::suggest::quoted_list(KEYS.iter().map(|k| k.name()))
 }

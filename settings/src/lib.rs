@@ -58,6 +58,7 @@ mod keys;
 mod loader;
 mod locate;
 mod raw;
+mod suggest;
 mod system;
 
 use std::collections::BTreeMap;
@@ -65,10 +66,17 @@ use std::path::Path;
 
 pub use builder::SystemSettingsBuilder;
 pub use error::{ErrorKind, SettingsError};
-pub use keys::{env_var, env_var_with_prefix, quoted_list, Key, SystemSettings, KEYS};
+pub use keys::{env_var, env_var_with_prefix, Key, SystemSettings, KEYS};
 pub use loader::Loader;
 pub use locate::{candidate_files, tried, workspace_root, Candidate, CandidateKind};
-pub use system::{suggest, UNITLESS_SECONDS_LIMIT};
+pub use suggest::{quoted_list, suggest};
+pub use system::UNITLESS_SECONDS_LIMIT;
+
+#[doc(hidden)]
+pub mod __private {
+    //! Shared with the `outbound-guard` crates, not public API: may change in any release.
+    pub use crate::suggest::{did_you_mean, did_you_mean_as};
+}
 
 /// The settings file's name, looked up next to the service crate's `Cargo.toml`.
 pub const FILE_NAME: &str = "resilience.toml";

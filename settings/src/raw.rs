@@ -4,7 +4,8 @@ use std::collections::BTreeMap;
 use std::num::{IntErrorKind, ParseIntError};
 
 use crate::error::{ErrorKind, SettingsError};
-use crate::keys::{key_list, Key, Kind};
+use crate::keys::{key_list, Key, Kind, KEYS};
+use crate::suggest::did_you_mean;
 
 /// A value as written in the file, an environment variable or code.
 #[derive(Debug, Clone, PartialEq)]
@@ -167,9 +168,7 @@ impl RawSystem {
         let mut entries = BTreeMap::new();
         for (name, value) in table {
             let Some(key) = Key::from_name(&name) else {
-                let hint = crate::system::suggest(&name, crate::KEYS.iter().map(|k| k.name()))
-                    .map(|s| format!("did you mean `{s}`? "))
-                    .unwrap_or_default();
+                let hint = did_you_mean(&name, KEYS.iter().map(|k| k.name()));
                 return Err(table_name.error(
                     ErrorKind::UnknownKey,
                     origin,

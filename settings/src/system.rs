@@ -224,13 +224,3 @@ impl RawSystem {
         Ok(v.into_settings(system))
     }
 }
-
-/// The closest candidate to `name`, if one is close enough to be a likely typo.
-pub fn suggest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    candidates
-        .into_iter()
-        .map(|c| (strsim::jaro_winkler(name, c), c))
-        .filter(|(score, _)| *score > 0.8)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, c)| c)
-}
