@@ -198,7 +198,7 @@ pub(crate) fn check_system(system: &LitStr, loaded: &Loaded) -> syn::Result<()> 
         return Ok(());
     }
     let hint = outbound_guard_settings::__private::did_you_mean(&name, loaded.settings.names());
-    let known = outbound_guard_settings::quoted_list(loaded.settings.names());
+    let known = outbound_guard_settings::__private::quoted_list(loaded.settings.names());
     Err(syn::Error::new(
         system.span(),
         format!(

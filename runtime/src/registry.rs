@@ -135,7 +135,9 @@ impl Guards {
                 system: system.to_owned(),
                 origin: self.origin.clone(),
                 hint,
-                known: outbound_guard_settings::quoted_list(self.guards.keys().map(String::as_str)),
+                known: outbound_guard_settings::__private::quoted_list(
+                    self.guards.keys().map(String::as_str),
+                ),
             }
         })
     }

@@ -116,7 +116,7 @@ where
                     ),
                 )
                 .system(&system)
-                .key(key.name()));
+                .at_key(key));
             }
             Some(Claim::Override {
                 system,
@@ -163,7 +163,7 @@ where
                 format!("got {text:?}, expected {expected}"),
             )
             .system(&system)
-            .key(key.name())
+            .at_key(key)
         })?;
         raw.entries.insert(
             key,

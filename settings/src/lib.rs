@@ -64,18 +64,19 @@ mod system;
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use suggest::quoted_list;
+
 pub use builder::SystemSettingsBuilder;
 pub use error::{ErrorKind, SettingsError};
 pub use keys::{env_var, env_var_with_prefix, Key, SystemSettings, KEYS};
 pub use loader::Loader;
 pub use locate::{candidate_files, tried, workspace_root, Candidate, CandidateKind};
-pub use suggest::{quoted_list, suggest};
 pub use system::UNITLESS_SECONDS_LIMIT;
 
 #[doc(hidden)]
 pub mod __private {
     //! Shared with the `outbound-guard` crates, not public API: may change in any release.
-    pub use crate::suggest::{did_you_mean, did_you_mean_as};
+    pub use crate::suggest::{did_you_mean, did_you_mean_as, quoted_list, suggest};
 }
 
 /// The settings file's name, looked up next to the service crate's `Cargo.toml`.

@@ -121,7 +121,7 @@ impl RawFile {
                                 origin,
                                 "`base_url` cannot be a default: each system lives at its own address; set it in its `[systems.NAME]` table",
                             )
-                            .key(Key::BaseUrl.name()));
+                            .at_key(Key::BaseUrl));
                     }
                 }
                 ("defaults", _) => {
@@ -178,7 +178,7 @@ impl RawSystem {
             let value = from_toml(key, value).map_err(|expected| {
                 table_name
                     .error(ErrorKind::Malformed, origin, expected)
-                    .key(key.name())
+                    .at_key(key)
             })?;
             entries.insert(
                 key,

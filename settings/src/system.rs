@@ -50,7 +50,7 @@ impl Reader<'_> {
         }
         SettingsError::new(kind, self.origin, message)
             .system(self.system)
-            .key(key.name())
+            .at_key(key)
             .variable(self.variable(key))
     }
 
@@ -61,7 +61,7 @@ impl Reader<'_> {
         let variable = self.variable(key).or_else(|| self.variable(other));
         SettingsError::new(ErrorKind::Order, self.origin, message)
             .system(self.system)
-            .key(key.name())
+            .at_key(key)
             .variable(variable)
     }
 

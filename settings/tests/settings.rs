@@ -5,8 +5,8 @@
 use std::time::Duration;
 
 use outbound_guard_settings::{
-    env_var, suggest, ErrorKind, Key, Settings, SettingsError, SystemSettings, ENV_PREFIX,
-    FILE_NAME, FORBIDDEN_SYSTEM, KEYS,
+    __private::suggest, env_var, ErrorKind, Key, Settings, SettingsError, SystemSettings,
+    ENV_PREFIX, FILE_NAME, FORBIDDEN_SYSTEM, KEYS,
 };
 
 const ORIGIN: &str = "services/pay/resilience.toml";
@@ -37,7 +37,7 @@ fn rejects(body: &str, kind: ErrorKind, key: Option<&str>, allowed: &str) -> Set
     let err = sber(body).expect_err(body);
     assert_eq!(err.kind(), kind, "{body}: {err}");
     assert_eq!(err.system_name(), Some("sber"), "{err}");
-    assert_eq!(err.key_name(), key, "{err}");
+    assert_eq!(err.key().map(|k| k.name()), key, "{err}");
     assert_eq!(err.origin(), ORIGIN);
     assert_eq!(err.variable_name(), None);
     let text = err.to_string();
@@ -617,7 +617,7 @@ fn a_system_named_default_is_rejected() {
     let err = Settings::parse("[systems.sber]\n[systems.default]\n", ORIGIN).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::SystemName);
     assert_eq!(err.system_name(), Some("default"));
-    assert_eq!(err.key_name(), None);
+    assert_eq!(err.key().map(|k| k.name()), None);
     let text = err.to_string();
     assert!(
         text.starts_with(&format!("{ORIGIN}: [systems.default]: ")),
@@ -948,7 +948,7 @@ fn env_out_of_range_values_name_the_variable() {
     ];
     for (var, value, key, kind) in cases {
         let err = env_rejects("", &[(var, value)], kind, var, key);
-        assert_eq!(err.key_name(), Some(key));
+        assert_eq!(err.key().map(|k| k.name()), Some(key));
         assert_eq!(err.system_name(), Some("sber"));
         assert!(
             err.to_string()

@@ -59,7 +59,7 @@ fn a_mounted_file_is_read_validated_and_checked_for_the_compiled_systems() {
     std::fs::write(&path, "[systems.sber]\ncb_failure_rate = 3\n").unwrap();
     let err = no_env().read(&path).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::OutOfRange);
-    assert_eq!(err.key_name(), Some("cb_failure_rate"));
+    assert_eq!(err.key().map(|k| k.name()), Some("cb_failure_rate"));
 
     // A missing file, named as given.
     let err = Settings::from_path("no/such/resilience.toml", &["sber"]).unwrap_err();
@@ -196,7 +196,7 @@ fn durations_are_seconds_or_strings_with_units() {
 fn a_duration_that_is_surely_milliseconds_is_rejected_with_the_unit_suggested() {
     let err = Settings::parse("[systems.sber]\ntotal_timeout = 35000\n", ORIGIN).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::OutOfRange);
-    assert_eq!(err.key_name(), Some("total_timeout"));
+    assert_eq!(err.key().map(|k| k.name()), Some("total_timeout"));
     assert!(err.message().contains("unit mistake"), "{err}");
     assert!(err.message().contains("\"35000ms\""), "{err}");
     let env = [("CLIENT_SBER__CB_OPEN_DURATION", "30000")];
