@@ -30,6 +30,7 @@ pub(crate) const ORIGIN: &str = "settings built in code";
 /// # Ok::<(), outbound_guard_settings::SettingsError>(())
 /// ```
 #[derive(Debug, Clone)]
+#[must_use = "a builder does nothing until `build` is called"]
 pub struct SystemSettingsBuilder {
     name: String,
     raw: RawSystem,
@@ -65,6 +66,10 @@ impl SystemSettingsBuilder {
     }
 
     /// Applies the guide's defaults and derived values, and every validation rule.
+    ///
+    /// # Errors
+    ///
+    /// When the name is not allowed or a value breaks a rule, as in a file.
     pub fn build(self) -> Result<SystemSettings, SettingsError> {
         check_system_name(&self.name, ORIGIN)?;
         self.raw.resolve(&self.name, ORIGIN)

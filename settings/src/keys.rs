@@ -21,7 +21,7 @@ const MAX_KEEPALIVE: i64 = MAX_CONNECTIONS * 6 / 5;
 
 /// `max_connections × 1.2`, rounded up so that a small pool still keeps one spare.
 fn keepalive_for(max_connections: u32) -> i64 {
-    (u64::from(max_connections) * 6).div_ceil(5) as i64
+    (i64::from(max_connections) * 6 + 4) / 5
 }
 
 /// What kind of value a key holds, which decides how a value is parsed and read.

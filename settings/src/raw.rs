@@ -204,6 +204,10 @@ pub(crate) fn expected(kind: Kind) -> &'static str {
     }
 }
 
+#[expect(
+    clippy::cast_precision_loss,
+    reason = "an integer past 2^52 seconds or as a share is out of range either way"
+)]
 fn from_toml(key: Key, value: toml::Value) -> Result<Value, String> {
     let kind = key.kind();
     let expected = || format!("expected {}", expected(kind));

@@ -161,14 +161,13 @@ impl Reader<'_> {
             Some(Value::Integer(i)) => *i,
             Some(_) => unreachable_kind(),
         };
-        if (min..=max).contains(&value) {
-            Ok(value as u32)
-        } else {
-            Err(self.fail(
+        match u32::try_from(value) {
+            Ok(count) if (min..=max).contains(&value) => Ok(count),
+            _ => Err(self.fail(
                 ErrorKind::OutOfRange,
                 key,
                 format!("got {value}, expected a whole number from {min} to {max}"),
-            ))
+            )),
         }
     }
 }

@@ -37,7 +37,7 @@ fn rejects(body: &str, kind: ErrorKind, key: Option<&str>, allowed: &str) -> Set
     let err = sber(body).expect_err(body);
     assert_eq!(err.kind(), kind, "{body}: {err}");
     assert_eq!(err.system_name(), Some("sber"), "{err}");
-    assert_eq!(err.key().map(|k| k.name()), key, "{err}");
+    assert_eq!(err.key().map(Key::name), key, "{err}");
     assert_eq!(err.origin(), ORIGIN);
     assert_eq!(err.variable_name(), None);
     let text = err.to_string();
@@ -150,7 +150,10 @@ fn files_with_no_systems_and_many_systems() {
         ["customer", "receipt_2", "sber"]
     );
     assert_eq!(
-        settings.systems().map(|s| s.name()).collect::<Vec<_>>(),
+        settings
+            .systems()
+            .map(SystemSettings::name)
+            .collect::<Vec<_>>(),
         ["customer", "receipt_2", "sber"]
     );
     assert_eq!(settings.system("sber").unwrap().cb_failure_rate(), 0.3);
@@ -617,7 +620,7 @@ fn a_system_named_default_is_rejected() {
     let err = Settings::parse("[systems.sber]\n[systems.default]\n", ORIGIN).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::SystemName);
     assert_eq!(err.system_name(), Some("default"));
-    assert_eq!(err.key().map(|k| k.name()), None);
+    assert_eq!(err.key().map(Key::name), None);
     let text = err.to_string();
     assert!(
         text.starts_with(&format!("{ORIGIN}: [systems.default]: ")),
@@ -948,7 +951,7 @@ fn env_out_of_range_values_name_the_variable() {
     ];
     for (var, value, key, kind) in cases {
         let err = env_rejects("", &[(var, value)], kind, var, key);
-        assert_eq!(err.key().map(|k| k.name()), Some(key));
+        assert_eq!(err.key().map(Key::name), Some(key));
         assert_eq!(err.system_name(), Some("sber"));
         assert!(
             err.to_string()
