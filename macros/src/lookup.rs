@@ -204,10 +204,8 @@ pub(crate) fn check_system(system: &LitStr, loaded: &Loaded) -> syn::Result<()> 
     if loaded.settings.system(&name).is_some() {
         return Ok(());
     }
-    let hint = outbound_guard_settings::suggest(&name, loaded.settings.names())
-        .map(|s| format!("did you mean `{s}`? "))
-        .unwrap_or_default();
-    let known = outbound_guard_settings::quoted_list(loaded.settings.names());
+    let hint = outbound_guard_settings::__private::did_you_mean(&name, loaded.settings.names());
+    let known = outbound_guard_settings::__private::quoted_list(loaded.settings.names());
     Err(syn::Error::new(
         system.span(),
         format!(
