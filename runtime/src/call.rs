@@ -9,7 +9,7 @@ use std::future::Future;
 use std::mem;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::pin::Pin;
-use std::task::{Context, Poll};
+use std::task::{ready, Context, Poll};
 use std::time::Duration;
 
 use tokio::time::{Instant, Sleep};
@@ -110,8 +110,10 @@ impl<'g> CallPermit<'g> {
         }
     }
 
-    /// Starts the clock of [`timeout`](Self::timeout): everything of it but the call.
-    #[inline]
+    /// Starts the clock of [`timeout`](Self::timeout): everything of it but the call
+    /// (inlined as the timer's halves are).
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn start_timer(mut self) -> Timer<'g> {
         let guard = self.slot.guard;
         self.span = CallSpan::new(guard.system());
@@ -253,34 +255,59 @@ where
     #[inline]
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
+        let mut call = this.call;
         let mut timer = this.timer;
-        let polled = {
-            let _entered = timer.enter();
-            let call = this.call;
-            catch_unwind(AssertUnwindSafe(|| call.poll(cx)))
-        };
-        let (result, end) = match polled {
-            Ok(Poll::Ready(result)) => (Some(result), Instant::now()),
-            Ok(Poll::Pending) => match timer.as_mut().poll_expired(cx) {
-                Poll::Ready(now) => (None, now),
-                Poll::Pending => return Poll::Pending,
-            },
-            Err(panic) => {
-                // Recorded now; the permits stay here and go back when this future is
-                // dropped, after the call's future.
-                timer.panicked();
-                resume_unwind(panic);
+        let mut result = None;
+        let end = ready!(timer.as_mut().poll_call(cx, &mut |cx| {
+            match call.as_mut().poll(cx) {
+                Poll::Ready(ended) => {
+                    result = Some(ended);
+                    true
+                }
+                Poll::Pending => false,
             }
-        };
+        }));
         Poll::Ready(Finished::new(timer.stop(end), result, end))
     }
 }
 
+// The non-generic halves below are inlined into the generic shells in optimised builds
+// (`inline(always)`: the hot path stays one function, as cheap as before they were split
+// out) and only hinted in debug builds, where forcing would copy them into every guarded
+// method's future again and cost compile time.
 impl<'g> Timer<'g> {
     /// Enters the call's span, if it has one, for one poll of the call.
-    #[inline]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn enter(&self) -> impl Sized + '_ {
         self.permit.as_ref().map(|permit| permit.span.enter())
+    }
+
+    /// Polls the call once through `poll` (which says whether it is ready) inside the
+    /// call's span. Ready with the instant it ended, or the total timeout elapsed; a
+    /// panic in the call is recorded as a failure and unwinds on. Behind `dyn`, so that
+    /// this is compiled once rather than once per guarded method.
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn poll_call(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        poll: &mut dyn FnMut(&mut Context<'_>) -> bool,
+    ) -> Poll<Instant> {
+        let polled = {
+            let _entered = self.enter();
+            catch_unwind(AssertUnwindSafe(|| poll(cx)))
+        };
+        match polled {
+            Ok(true) => Poll::Ready(Instant::now()),
+            Ok(false) => self.poll_expired(cx),
+            Err(panic) => {
+                // Recorded now; the permits stay here and go back when the `Timeout` is
+                // dropped, after the call's future.
+                self.panicked();
+                resume_unwind(panic);
+            }
+        }
     }
 
     /// Records a call that panicked as a failure, keeping the permits.
@@ -295,7 +322,8 @@ impl<'g> Timer<'g> {
 
     /// Ready with the instant the total timeout elapsed; on the way, records the call as
     /// slow when its threshold passes.
-    #[inline]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn poll_expired(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Instant> {
         let mut this = self.project();
         let deadline = *this.deadline;
@@ -327,7 +355,8 @@ impl<'g> Timer<'g> {
 
     /// Takes the call's permit out of the finished timer, with how long the call ran
     /// until `end`.
-    #[inline]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn stop(self: Pin<&mut Self>, end: Instant) -> (CallPermit<'g>, Duration) {
         let this = self.project();
         let permit = this
@@ -431,13 +460,17 @@ enum Ended {
     TimedOut,
     Ok,
     /// `Err`; `failed` when the classifier counts it against the breaker.
-    Err { failed: bool },
+    Err {
+        failed: bool,
+    },
 }
 
 impl CallPermit<'_> {
     /// The elapsed check of a call that ended so, and its outcome recorded: the part of
-    /// [`Finished::elapsed_check`] that does not depend on the call's types, compiled once.
-    #[inline]
+    /// [`Finished::elapsed_check`] that does not depend on the call's types, compiled once
+    /// (inlined as the timer's halves are).
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn judge(
         self,
         ended: Ended,
