@@ -148,8 +148,8 @@ impl Guards {
     }
 
     /// Every system's health and the readiness verdict under this set's
-    /// [`ReadinessPolicy`]: the body of a `/health/ready` answer is
-    /// [`Health::to_json`], its status [`Health::http_status`].
+    /// [`ReadinessPolicy`]: serialized (feature `serde`), the body of a
+    /// `/health/ready` answer; its status is [`Health::http_status`].
     pub fn health(&self) -> Health {
         Health::new(
             self.guards.values().map(Guard::health).collect(),
