@@ -22,6 +22,8 @@
 use std::collections::VecDeque;
 use std::fmt;
 
+use crossbeam_utils::CachePadded;
+
 use super::window::Window;
 use crate::sync::{AtomicU64, Mutex, MutexGuard, Ordering};
 
@@ -51,7 +53,7 @@ impl State {
     ];
 
     /// The state's position in [`State::ALL`].
-    #[allow(dead_code)] // used by the metrics, which builds without it may leave out
+    #[allow(dead_code)] // only the metrics read it: unused in a build without them
     pub(crate) fn index(self) -> usize {
         self as usize
     }
@@ -241,21 +243,8 @@ pub(crate) struct Core {
     /// The closed window's `failures << 32 | calls`, written under the lock whenever the
     /// window changes. On a cache line of its own, so recording does not evict the
     /// `state` every admission reads.
-    summary: Padded<AtomicU64>,
+    summary: CachePadded<AtomicU64>,
     inner: Mutex<Inner>,
-}
-
-/// Keeps a value on a cache line of its own.
-#[derive(Debug)]
-#[repr(align(128))]
-struct Padded<T>(T);
-
-impl<T> std::ops::Deref for Padded<T> {
-    type Target = T;
-
-    fn deref(&self) -> &T {
-        &self.0
-    }
 }
 
 impl Core {
@@ -282,7 +271,7 @@ impl Core {
             need,
             state: AtomicU64::new(pack(generation, State::Closed)),
             open_until: AtomicU64::new(0),
-            summary: Padded(AtomicU64::new(0)),
+            summary: CachePadded::new(AtomicU64::new(0)),
             inner: Mutex::new(Inner {
                 window: Window::new(config.window as usize),
                 trials_admitted: 0,
