@@ -8,7 +8,9 @@ use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use outbound_guard::{CallEvent, Cause, Guard, Observer, Outcome, Settings, State, SystemSettings};
+use outbound_guard::{
+    CallEvent, Cause, Guard, Observer, Outcome, Settings, State, SystemSettings, Trials,
+};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use tokio::time::{advance, sleep, timeout, Instant};
@@ -277,13 +279,34 @@ async fn dropping_between_the_steps_gives_everything_back() {
     drop(bulkhead);
     assert_eq!(guard.in_flight(), 0);
     let snap = guard.breaker().snapshot();
-    assert_eq!((snap.state, snap.trials), (State::HalfOpen, (0, 0)));
+    assert_eq!(
+        (snap.state, snap.trials),
+        (
+            State::HalfOpen,
+            Trials {
+                admitted: 0,
+                succeeded: 0
+            }
+        )
+    );
 
     // A trial taken and dropped before the call ran.
     let permit = guard.bulkhead().await.unwrap().breaker().unwrap();
-    assert_eq!(guard.breaker().snapshot().trials, (1, 0));
+    assert_eq!(
+        guard.breaker().snapshot().trials,
+        Trials {
+            admitted: 1,
+            succeeded: 0
+        }
+    );
     drop(permit);
-    assert_eq!(guard.breaker().snapshot().trials, (0, 0));
+    assert_eq!(
+        guard.breaker().snapshot().trials,
+        Trials {
+            admitted: 0,
+            succeeded: 0
+        }
+    );
     assert_eq!(guard.in_flight(), 0);
 
     // A trial whose call finished but was never judged by elapsed_check.
@@ -291,7 +314,16 @@ async fn dropping_between_the_steps_gives_everything_back() {
     let finished = permit.timeout(async { Err::<(), ()>(()) }).await;
     drop(finished);
     let snap = guard.breaker().snapshot();
-    assert_eq!((snap.state, snap.trials), (State::HalfOpen, (0, 0)));
+    assert_eq!(
+        (snap.state, snap.trials),
+        (
+            State::HalfOpen,
+            Trials {
+                admitted: 0,
+                succeeded: 0
+            }
+        )
+    );
     assert_eq!(guard.in_flight(), 0);
 
     // The trial slots are all still there.
@@ -309,17 +341,35 @@ async fn a_cancelled_trial_slot_is_reusable() {
     let gate = Gate::new();
     let trials: Vec<_> = (0..3).map(|_| held_call(&guard, &gate)).collect();
     settle().await;
-    assert_eq!(guard.breaker().snapshot().trials, (3, 0));
+    assert_eq!(
+        guard.breaker().snapshot().trials,
+        Trials {
+            admitted: 3,
+            succeeded: 0
+        }
+    );
     let err = guard.call(async { Ok::<_, ()>(()) }).await.unwrap_err();
     assert_eq!(*err.cause(), Cause::HalfOpenFull { trials: 3 });
 
     // Abort one trial mid-call: its slot comes back, and a new caller takes it.
     trials[0].abort();
     settle().await;
-    assert_eq!(guard.breaker().snapshot().trials, (2, 0));
+    assert_eq!(
+        guard.breaker().snapshot().trials,
+        Trials {
+            admitted: 2,
+            succeeded: 0
+        }
+    );
     assert_eq!(guard.in_flight(), 2);
     assert_eq!(guard.call(async { Ok::<_, ()>(()) }).await, Ok(Ok(())));
-    assert_eq!(guard.breaker().snapshot().trials, (3, 1));
+    assert_eq!(
+        guard.breaker().snapshot().trials,
+        Trials {
+            admitted: 3,
+            succeeded: 1
+        }
+    );
 
     // Abort the other two: not stuck half-open with no trial ever finishing.
     for t in &trials[1..] {
@@ -330,7 +380,16 @@ async fn a_cancelled_trial_slot_is_reusable() {
     }
     assert_eq!(guard.in_flight(), 0);
     let snap = guard.breaker().snapshot();
-    assert_eq!((snap.state, snap.trials), (State::HalfOpen, (1, 1)));
+    assert_eq!(
+        (snap.state, snap.trials),
+        (
+            State::HalfOpen,
+            Trials {
+                admitted: 1,
+                succeeded: 1
+            }
+        )
+    );
     for _ in 0..2 {
         assert_eq!(guard.call(async { Ok::<_, ()>(()) }).await, Ok(Ok(())));
     }
@@ -353,12 +412,27 @@ async fn every_trial_cancelled_by_its_caller_then_the_breaker_recovers() {
             })
             .collect();
         settle().await;
-        assert_eq!(guard.breaker().snapshot().trials, (3, 0));
+        assert_eq!(
+            guard.breaker().snapshot().trials,
+            Trials {
+                admitted: 3,
+                succeeded: 0
+            }
+        );
         for c in callers {
             assert!(c.await.unwrap().is_err());
         }
         let snap = guard.breaker().snapshot();
-        assert_eq!((snap.state, snap.trials), (State::HalfOpen, (0, 0)));
+        assert_eq!(
+            (snap.state, snap.trials),
+            (
+                State::HalfOpen,
+                Trials {
+                    admitted: 0,
+                    succeeded: 0
+                }
+            )
+        );
         assert_eq!(guard.in_flight(), 0);
     }
     for _ in 0..3 {

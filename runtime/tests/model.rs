@@ -6,7 +6,9 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use outbound_guard::{Breaker, BreakerPermit, Cause, Observer, Settings, State, Transition};
+use outbound_guard::{
+    Breaker, BreakerPermit, Cause, Observer, Settings, State, Transition, Trials,
+};
 use proptest::prelude::*;
 
 const OPEN_SECS: u64 = 10;
@@ -271,8 +273,11 @@ fn check(breaker: &Breaker, model: &mut Model, recorder: &Recorder, step: usize,
         MState::HalfOpen {
             admitted,
             succeeded,
-        } => (admitted, succeeded),
-        _ => (0, 0),
+        } => Trials {
+            admitted,
+            succeeded,
+        },
+        _ => Trials::default(),
     };
     assert_eq!(snap.trials, trials, "trials {}", ctx());
     let retry = match model.state {

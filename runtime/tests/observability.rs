@@ -91,7 +91,7 @@ fn every_reason_reads_as_a_sentence() {
         ),
         (
             Reason::OpenElapsed {
-                after_nanos: 30_000_000_000,
+                after: Duration::from_secs(30),
             },
             Open,
             HalfOpen,
@@ -99,7 +99,7 @@ fn every_reason_reads_as_a_sentence() {
         ),
         (
             Reason::OpenElapsed {
-                after_nanos: 95_400_000_000,
+                after: Duration::from_millis(95_400),
             },
             Open,
             HalfOpen,

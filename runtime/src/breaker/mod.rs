@@ -74,11 +74,20 @@ pub struct Snapshot {
     pub since: Instant,
     /// While open: time left until trial calls.
     pub retry_after: Option<Duration>,
-    /// While half-open: trials admitted and succeeded so far.
-    pub trials: (u32, u32),
+    /// While half-open: the trial calls so far (none in other states).
+    pub trials: Trials,
     /// While open: why it opened ([`Reason::FailureRate`] or [`Reason::TrialFailed`],
     /// with the figures shown in `failures` and `calls`).
     pub opened_by: Option<Reason>,
+}
+
+/// A half-open breaker's trial calls so far.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Trials {
+    /// Trial calls admitted, still running or already ended.
+    pub admitted: u32,
+    /// Trial calls that succeeded.
+    pub succeeded: u32,
 }
 
 impl Breaker {
@@ -180,7 +189,10 @@ impl Breaker {
             retry_after: reading
                 .open_until_nanos
                 .map(|until| Duration::from_nanos(until.saturating_sub(now))),
-            trials: (reading.trials_admitted, reading.trials_succeeded),
+            trials: Trials {
+                admitted: reading.trials_admitted,
+                succeeded: reading.trials_succeeded,
+            },
             opened_by: reading.opened_by,
         }
     }

@@ -21,6 +21,7 @@
 
 use std::collections::VecDeque;
 use std::fmt;
+use std::time::Duration;
 
 use crossbeam_utils::CachePadded;
 
@@ -109,8 +110,8 @@ pub enum Reason {
     },
     /// Open → half-open: the open duration has passed.
     OpenElapsed {
-        /// How long it was open, in nanoseconds.
-        after_nanos: u64,
+        /// How long it was open.
+        after: Duration,
     },
     /// Half-open → closed: every trial call succeeded.
     TrialsSucceeded {
@@ -364,7 +365,7 @@ impl Core {
                     &mut inner,
                     State::HalfOpen,
                     Reason::OpenElapsed {
-                        after_nanos: now.saturating_sub(opened_at),
+                        after: Duration::from_nanos(now.saturating_sub(opened_at)),
                     },
                     now,
                 );
@@ -601,7 +602,7 @@ impl Core {
             return None;
         }
         let reason = Reason::OpenElapsed {
-            after_nanos: due.saturating_sub(inner.since_nanos),
+            after: Duration::from_nanos(due.saturating_sub(inner.since_nanos)),
         };
         Some(self.transition(&mut inner, State::HalfOpen, reason, due))
     }
