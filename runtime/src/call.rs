@@ -20,7 +20,7 @@ use crate::guard::Guard;
 use crate::log::CallSpan;
 use crate::observer::{CallEvent, Outcome};
 
-/// Holds a bulkhead permit; next, ask the breaker with [`breaker`](Self::breaker).
+/// Holds a bulkhead permit; next, ask the breaker with [`ask_breaker`](Self::ask_breaker).
 #[derive(Debug)]
 #[must_use = "the bulkhead permit is released when this is dropped"]
 pub struct BulkheadPermit<'g> {
@@ -65,7 +65,7 @@ impl<'g> BulkheadPermit<'g> {
     /// Step 2: the breaker's permission. Rejected at once while open, and while
     /// half-open beyond the trial calls; the bulkhead permit is released then.
     #[inline]
-    pub fn breaker(self) -> Result<CallPermit<'g>, CircuitBreakerError> {
+    pub fn ask_breaker(self) -> Result<CallPermit<'g>, CircuitBreakerError> {
         let guard = self.slot.guard;
         match guard.breaker().try_acquire() {
             Ok(breaker) => Ok(CallPermit {
@@ -103,7 +103,7 @@ impl<'g> CallPermit<'g> {
     /// The call runs inside a `guarded_call` span (feature `tracing`, INFO, target
     /// `outbound_guard`) with the fields `system` and, once it ends, `outcome`.
     #[inline]
-    pub fn timeout<F>(mut self, call: F) -> Timeout<'g, F> {
+    pub fn timeout<F>(mut self, call: F) -> TimedCall<'g, F> {
         let guard = self.slot.guard;
         self.span = CallSpan::new(guard.system());
         let start = Instant::now();
@@ -112,7 +112,7 @@ impl<'g> CallPermit<'g> {
         // A call still running when this timer fires runs longer than the threshold:
         // one that ends exactly then is polled (and finished) before the timer is.
         let slow_at = start + settings.cb_slow_threshold();
-        Timeout {
+        TimedCall {
             permit: Some(self),
             call,
             sleep: None,
@@ -211,7 +211,7 @@ pin_project_lite::pin_project! {
     /// clean-up (closing its connection) is over before the next caller gets in.
     #[derive(Debug)]
     #[must_use = "futures do nothing unless awaited"]
-    pub struct Timeout<'g, F> {
+    pub struct TimedCall<'g, F> {
         // Field order is drop order: the call, its timer, and only then the permits.
         #[pin]
         call: F,
@@ -225,7 +225,7 @@ pin_project_lite::pin_project! {
     }
 }
 
-impl<'g, F, T, E> Future for Timeout<'g, F>
+impl<'g, F, T, E> Future for TimedCall<'g, F>
 where
     F: Future<Output = Result<T, E>>,
 {
@@ -286,7 +286,7 @@ where
     }
 }
 
-/// Takes the call's permit out of its finished [`Timeout`].
+/// Takes the call's permit out of its finished [`TimedCall`].
 #[inline]
 fn finished<'g, T, E>(
     permit: &mut Option<CallPermit<'g>>,
@@ -295,7 +295,9 @@ fn finished<'g, T, E>(
     end: Instant,
 ) -> Finished<'g, T, E> {
     Finished {
-        permit: permit.take().expect("`Timeout` polled after it completed"),
+        permit: permit
+            .take()
+            .expect("`TimedCall` polled after it completed"),
         result,
         elapsed: end.saturating_duration_since(start),
         end,

@@ -71,7 +71,7 @@ mod wiring;
 pub mod __private;
 
 pub use breaker::{Breaker, BreakerPermit, ManualAction, Reason, Snapshot, State, Trials};
-pub use call::{BulkheadPermit, CallPermit, Finished, Timeout};
+pub use call::{BulkheadPermit, CallPermit, Finished, TimedCall};
 pub use error::{Cause, CircuitBreakerError};
 pub use guard::Guard;
 pub use health::{Health, ReadinessPolicy, Status, SystemHealth};

@@ -104,7 +104,7 @@ impl Guard {
             Some(permit) => permit,
             None => self.wait_for_bulkhead().await?,
         };
-        let mut finished = permit.breaker()?.timeout(future).await;
+        let mut finished = permit.ask_breaker()?.timeout(future).await;
         if let Some(is_failure) = options.failure_if {
             finished = finished.failure_if(is_failure);
         }

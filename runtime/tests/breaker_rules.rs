@@ -499,7 +499,7 @@ async fn slow_calls_alone_open_the_breaker() {
 #[tokio::test(start_paused = true)]
 async fn slow_as_error_returns_cause_slow() {
     let guard = Guard::new(&system(""));
-    let permit = guard.bulkhead().await.unwrap().breaker().unwrap();
+    let permit = guard.enter_bulkhead().await.unwrap().ask_breaker().unwrap();
     let finished = permit
         .timeout(async {
             sleep(16 * S).await;
@@ -521,7 +521,7 @@ async fn slow_as_error_returns_cause_slow() {
     assert_eq!(guard.in_flight(), 0);
 
     // A fast call with slow_as_error is a plain success.
-    let permit = guard.bulkhead().await.unwrap().breaker().unwrap();
+    let permit = guard.enter_bulkhead().await.unwrap().ask_breaker().unwrap();
     let r = permit
         .timeout(async { Ok::<_, ()>(7) })
         .await
@@ -586,7 +586,7 @@ async fn the_failure_predicate_makes_a_business_error_a_success() {
     let run = |e: PayError| {
         let guard = guard.clone();
         async move {
-            let permit = guard.bulkhead().await.unwrap().breaker().unwrap();
+            let permit = guard.enter_bulkhead().await.unwrap().ask_breaker().unwrap();
             permit
                 .timeout(async { Err::<(), _>(e) })
                 .await
@@ -607,7 +607,7 @@ async fn the_failure_predicate_makes_a_business_error_a_success() {
     assert_eq!(counts(guard.breaker()), (State::Closed, 2, 22));
 
     // A business error that is also slow still counts as slow.
-    let permit = guard.bulkhead().await.unwrap().breaker().unwrap();
+    let permit = guard.enter_bulkhead().await.unwrap().ask_breaker().unwrap();
     let r = permit
         .timeout(async {
             sleep(16 * S).await;

@@ -274,7 +274,7 @@ async fn dropping_between_the_steps_gives_everything_back() {
     advance(30 * S).await;
 
     // A bulkhead permit dropped before asking the breaker: no trial taken.
-    let bulkhead = guard.bulkhead().await.unwrap();
+    let bulkhead = guard.enter_bulkhead().await.unwrap();
     assert_eq!(guard.in_flight(), 1);
     drop(bulkhead);
     assert_eq!(guard.in_flight(), 0);
@@ -291,7 +291,7 @@ async fn dropping_between_the_steps_gives_everything_back() {
     );
 
     // A trial taken and dropped before the call ran.
-    let permit = guard.bulkhead().await.unwrap().breaker().unwrap();
+    let permit = guard.enter_bulkhead().await.unwrap().ask_breaker().unwrap();
     assert_eq!(
         guard.breaker().snapshot().trials,
         Trials {
@@ -310,7 +310,7 @@ async fn dropping_between_the_steps_gives_everything_back() {
     assert_eq!(guard.in_flight(), 0);
 
     // A trial whose call finished but was never judged by elapsed_check.
-    let permit = guard.bulkhead().await.unwrap().breaker().unwrap();
+    let permit = guard.enter_bulkhead().await.unwrap().ask_breaker().unwrap();
     let finished = permit.timeout(async { Err::<(), ()>(()) }).await;
     drop(finished);
     let snap = guard.breaker().snapshot();
@@ -631,7 +631,7 @@ async fn a_panicking_classifier_is_a_failure_and_keeps_unwinding() {
     let (guard, calls) = guard_with("cb_window_size = 1\ncb_min_calls = 1");
     let g = guard.clone();
     let task = tokio::spawn(async move {
-        let permit = g.bulkhead().await.unwrap().breaker().unwrap();
+        let permit = g.enter_bulkhead().await.unwrap().ask_breaker().unwrap();
         let finished = permit.timeout(async { Err::<(), u32>(7) }).await;
         let _ = finished
             .failure_if(|code| panic!("classifier panics on {code}"))

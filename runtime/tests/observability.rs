@@ -724,7 +724,7 @@ async fn an_open_breaker_degrades_readiness_without_failing_it_by_default() {
 
     // Half-open is degraded too.
     tokio::time::advance(Duration::from_secs(20)).await;
-    let trial = sber.bulkhead().await.unwrap().breaker().unwrap();
+    let trial = sber.enter_bulkhead().await.unwrap().ask_breaker().unwrap();
     let h = guards.health();
     assert_eq!(h.system("sber").unwrap().status, Status::Degraded);
     assert_eq!(h.system("sber").unwrap().in_flight, 1);
