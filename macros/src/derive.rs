@@ -116,14 +116,13 @@ fn expand(input: &DeriveInput, lookup: &dyn Lookup) -> syn::Result<TokenStream> 
         .collect();
     let by_type: Vec<_> = fields.iter().filter(|(_, f)| is_guard(&f.ty)).collect();
     let member = match (marked.as_slice(), by_type.as_slice()) {
-        ([(member, _)], _) => member,
+        ([(member, _)], _) | ([], [(member, _)]) => member,
         ([_, second, ..], _) => {
             return Err(syn::Error::new(
                 second.1.span(),
                 "only one field may be marked `#[guard]`: an adapter calls one system (R-RES-ISO-1)",
             ))
         }
-        ([], [(member, _)]) => member,
         ([], []) => {
             if let Some((_, field)) = fields.iter().find(|(_, f)| shared_guard(&f.ty)) {
                 return Err(syn::Error::new(

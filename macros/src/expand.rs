@@ -67,8 +67,9 @@ pub(crate) fn circuit_breaker(
     match expand(args, item.clone(), lookup) {
         Ok(tokens) => tokens,
         Err(error) => {
-            let error = error.to_compile_error();
-            quote!(#error #item)
+            let mut tokens = error.to_compile_error();
+            tokens.extend(item);
+            tokens
         }
     }
 }
@@ -136,7 +137,7 @@ pub(crate) fn generate(args: &Args, method: &Method, settings_path: Option<&str>
     let receiver = sig
         .inputs
         .first()
-        .map_or_else(proc_macro2::Span::call_site, |r| r.span());
+        .map_or_else(proc_macro2::Span::call_site, syn::spanned::Spanned::span);
     let guard = match method.receiver {
         Receiver::Shared => quote_spanned!(receiver=> #krate::__private::guard(self, #system)),
         Receiver::Exclusive { by_deref: true } => {

@@ -269,18 +269,17 @@ where
                 Poll::Pending => return Poll::Pending,
                 // Counted when the timer really fired, which may be later than it was
                 // due (a busy runtime): the breaker then opens for its full duration.
-                Poll::Ready(()) => match this.slow_at.take() {
-                    Some(_) => {
+                Poll::Ready(()) => {
+                    if this.slow_at.take().is_some() {
                         if let Some(permit) = this.permit.as_mut() {
                             permit.record_slow(Instant::now());
                         }
                         sleep.as_mut().reset(deadline);
-                    }
-                    None => {
+                    } else {
                         let now = Instant::now();
                         return Poll::Ready(finished(this.permit, *this.start, None, now));
                     }
-                },
+                }
             }
         }
     }

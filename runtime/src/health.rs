@@ -247,6 +247,8 @@ impl Health {
 
 /// How the health snapshot's fields are written (feature `serde`).
 #[cfg(feature = "serde")]
+// serde's `serialize_with` hands each function a reference to the field as declared.
+#[allow(clippy::ref_option, clippy::trivially_copy_pass_by_ref)]
 mod json {
     use std::time::{Duration, SystemTime};
 

@@ -32,7 +32,7 @@ use crate::observer::Observer;
 #[derive(Debug, Clone)]
 pub struct Guards {
     origin: String,
-    guards: BTreeMap<String, Guard>,
+    by_name: BTreeMap<String, Guard>,
     readiness: ReadinessPolicy,
 }
 
@@ -128,23 +128,25 @@ impl Guards {
     }
 
     fn find(&self, system: &str) -> Result<&Guard, UnknownSystem> {
-        self.guards.get(system).ok_or_else(|| {
+        self.by_name.get(system).ok_or_else(|| {
             let hint =
-                outbound_guard_settings::suggest(system, self.guards.keys().map(String::as_str))
+                outbound_guard_settings::suggest(system, self.by_name.keys().map(String::as_str))
                     .map(|s| format!("did you mean `{s}`? "))
                     .unwrap_or_default();
             UnknownSystem {
                 system: system.to_owned(),
                 origin: self.origin.clone(),
                 hint,
-                known: outbound_guard_settings::quoted_list(self.guards.keys().map(String::as_str)),
+                known: outbound_guard_settings::quoted_list(
+                    self.by_name.keys().map(String::as_str),
+                ),
             }
         })
     }
 
     /// Every guard, in system-name order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = &Guard> {
-        self.guards.values()
+        self.by_name.values()
     }
 
     /// Every system's health and the readiness verdict under this set's
@@ -152,7 +154,7 @@ impl Guards {
     /// `/health/ready` answer; its status is [`Health::http_status`].
     pub fn health(&self) -> Health {
         Health::new(
-            self.guards.values().map(Guard::health).collect(),
+            self.by_name.values().map(Guard::health).collect(),
             self.readiness,
         )
     }
@@ -163,7 +165,7 @@ impl Guards {
     /// do this on their own; a `/metrics` handler that only renders the exporter's
     /// gauges calls this first. No background task is involved.
     pub fn refresh(&self) {
-        for guard in self.guards.values() {
+        for guard in self.by_name.values() {
             guard.breaker().state();
         }
     }
@@ -265,7 +267,7 @@ impl GuardsBuilder<'_> {
         if self.metrics {
             crate::metrics::describe();
         }
-        let guards = self
+        let by_name = self
             .settings
             .systems()
             .map(|system| {
@@ -285,7 +287,7 @@ impl GuardsBuilder<'_> {
             .collect();
         Guards {
             origin: self.settings.origin().to_owned(),
-            guards,
+            by_name,
             readiness: self.readiness,
         }
     }

@@ -355,13 +355,13 @@ async fn a_waiter_gets_a_permit_released_during_its_wait() {
             .ok()
             .and_then(Result::ok);
     }
-    let (got, waited) = waiter.await.unwrap();
+    let (got, waited_for) = waiter.await.unwrap();
     assert!(
         got,
-        "waited {waited:?} through {releases} releases, got nothing"
+        "waited {waited_for:?} through {releases} releases, got nothing"
     );
     assert_eq!(
-        waited,
+        waited_for,
         10 * MS,
         "got the first permit released, at 1 + 9 ms"
     );

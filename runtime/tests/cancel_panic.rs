@@ -38,7 +38,12 @@ impl Observer for Calls {
 
 impl Calls {
     fn names(&self) -> Vec<&'static str> {
-        self.0.lock().unwrap().iter().map(|o| o.as_str()).collect()
+        self.0
+            .lock()
+            .unwrap()
+            .iter()
+            .map(outbound_guard::Outcome::as_str)
+            .collect()
     }
 }
 
@@ -470,7 +475,7 @@ fn panic_message(err: tokio::task::JoinError) -> String {
     let payload = err.into_panic();
     payload
         .downcast_ref::<&str>()
-        .map(|s| s.to_string())
+        .map(std::string::ToString::to_string)
         .or_else(|| payload.downcast_ref::<String>().cloned())
         .unwrap()
 }
@@ -578,9 +583,11 @@ struct PanicsOnHalfOpen;
 
 impl Observer for PanicsOnHalfOpen {
     fn on_transition(&self, transition: &outbound_guard::Transition<'_>) {
-        if transition.to == State::HalfOpen {
-            panic!("observer panics on {:?}", transition.to);
-        }
+        assert!(
+            transition.to != State::HalfOpen,
+            "observer panics on {:?}",
+            transition.to
+        );
     }
 
     fn wants_calls(&self) -> bool {

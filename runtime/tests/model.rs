@@ -266,7 +266,7 @@ fn check(breaker: &Breaker, model: &mut Model, recorder: &Recorder, step: usize,
     let expected_rate = if calls == 0 {
         0.0
     } else {
-        failures as f64 / calls as f64
+        f64::from(failures) / f64::from(calls)
     };
     assert_eq!(snap.failure_rate, expected_rate, "rate {}", ctx());
     let trials = match model.state {

@@ -10,7 +10,7 @@ use outbound_guard::{
 
 /// `sber` is critical (30%), with the guide's other numbers and a short slow threshold;
 /// `customer` takes every default.
-const SETTINGS: &str = r#"
+const SETTINGS: &str = r"
 [systems.sber]
 read_timeout = 10.0
 total_timeout = 12.0
@@ -19,7 +19,7 @@ cb_failure_rate = 0.30
 max_connections = 10
 
 [systems.customer]
-"#;
+";
 
 /// Every test starts here, so the one global subscriber is in place before any
 /// callsite of this binary registers (see `logs::init`).

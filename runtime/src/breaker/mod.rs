@@ -147,13 +147,13 @@ impl Breaker {
                 breaker: self,
                 ticket: Some(ticket),
             }),
-            Err(denied) => Err(CircuitBreakerError::new(&self.name, self.cause(denied))),
+            Err(denied) => Err(CircuitBreakerError::new(&self.name, Self::cause(denied))),
         };
         self.report(change);
         answer
     }
 
-    fn cause(&self, denied: Denied) -> Cause {
+    fn cause(denied: Denied) -> Cause {
         match denied {
             Denied::Open { remaining_nanos } => Cause::Open {
                 retry_after: Duration::from_nanos(remaining_nanos),
@@ -211,7 +211,7 @@ impl Breaker {
     #[inline]
     pub(crate) fn refusal(&self) -> Option<CircuitBreakerError> {
         let denied = self.core.refusal(|| self.nanos(Instant::now()))?;
-        Some(CircuitBreakerError::new(&self.name, self.cause(denied)))
+        Some(CircuitBreakerError::new(&self.name, Self::cause(denied)))
     }
 
     /// The generation of the current state, if closed.

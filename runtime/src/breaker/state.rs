@@ -291,7 +291,9 @@ impl Core {
     fn lock(&self) -> MutexGuard<'_, Inner> {
         // A panic cannot happen while the lock is held (no user code runs under it), but
         // a poisoned lock must not take every later call down with it.
-        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+        self.inner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// The current state, without locking.

@@ -17,7 +17,7 @@ use test_recorder::TestRecorder;
 #[allow(dead_code)]
 mod test_recorder;
 
-const SETTINGS: &str = r#"
+const SETTINGS: &str = r"
 [systems.sber]
 read_timeout = 10.0
 total_timeout = 12.0
@@ -31,7 +31,7 @@ max_connections = 5
 bulkhead_wait = 0.0
 
 [systems.customer]
-"#;
+";
 
 fn settings() -> Settings {
     Settings::parse(SETTINGS, "resilience.toml").unwrap()
