@@ -64,6 +64,12 @@ impl<'g> BulkheadPermit<'g> {
 
     /// Step 2: the breaker's permission. Rejected at once while open, and while
     /// half-open beyond the trial calls; the bulkhead permit is released then.
+    ///
+    /// # Errors
+    ///
+    /// [`Cause::Open`](crate::Cause::Open) while open (with the time left),
+    /// [`Cause::HalfOpenFull`](crate::Cause::HalfOpenFull) while half-open with every trial
+    /// taken, [`Cause::ForcedOpen`](crate::Cause::ForcedOpen) while forced open.
     #[inline]
     pub fn ask_breaker(self) -> Result<CallPermit<'g>, CircuitBreakerError> {
         let guard = self.slot.guard;
@@ -343,6 +349,12 @@ impl<T, E> Finished<'_, T, E> {
     /// Step 4: the elapsed check, then the outcome recorded. A call slower than
     /// `cb_slow_threshold` counts as a failure; a timed-out call is a failure and returns
     /// [`Cause::Timeout`].
+    ///
+    /// # Errors
+    ///
+    /// [`Cause::Timeout`] when `total_timeout` cut the call off, and [`Cause::Slow`] for a
+    /// slow call under [`slow_as_error`](Self::slow_as_error). The call's own error is
+    /// the inner `Err`.
     #[inline]
     pub fn elapsed_check(self) -> Result<Result<T, E>, CircuitBreakerError> {
         let Finished {

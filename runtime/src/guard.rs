@@ -166,6 +166,12 @@ impl Guard {
     /// failure, while the breaker is closed and still in the state the wait began in
     /// (half-open, the trials alone decide). Each call counted slow stands for at most
     /// one such caller, so one saturation episode adds at most `permits` failures.
+    ///
+    /// # Errors
+    ///
+    /// [`Cause::BulkheadFull`] when no permit came within `bulkhead_wait`;
+    /// [`Cause::Open`] or [`Cause::ForcedOpen`] when the bulkhead is full and the breaker
+    /// refuses calls anyway.
     #[inline]
     pub async fn enter_bulkhead(&self) -> Result<BulkheadPermit<'_>, CircuitBreakerError> {
         match self.try_bulkhead() {
@@ -231,6 +237,13 @@ impl Guard {
     /// Every step in one call, for code that does not use the attribute: the outer
     /// `Err` is the guard's, the inner `Result` the call's own. Every `Err` of the call
     /// counts as a failure; a slow call's value is returned.
+    ///
+    /// # Errors
+    ///
+    /// The guard's refusals: those of [`enter_bulkhead`](Self::enter_bulkhead),
+    /// [`ask_breaker`](crate::BulkheadPermit::ask_breaker) and
+    /// [`elapsed_check`](crate::Finished::elapsed_check). The call's own error is the
+    /// inner `Err`.
     pub async fn call<T, E, F>(&self, future: F) -> Result<Result<T, E>, CircuitBreakerError>
     where
         F: Future<Output = Result<T, E>>,

@@ -4,24 +4,6 @@
 //! pull every replica out of the load balancer while the payment provider is down, and
 //! the service could no longer even answer "payment unavailable, try later".
 //! [`ReadinessPolicy::FailOnOpen`] makes an open breaker fail readiness instead.
-//!
-//! With the `serde` feature, [`Health`] serializes to the body of a `/health/ready`
-//! answer:
-//!
-//! ```json
-//! {"status":"degraded","ready":true,"policy":"degrade_on_open","systems":{
-//!   "sber":{"status":"down","state":"open","failures":3,"calls":10,"failure_rate":0.3,
-//!           "opened_by":"failure_rate","failure_rate_threshold":0.3,
-//!           "since":"2026-05-01T03:12:09.512Z","for_seconds":12.5,"retry_after_seconds":17.5,
-//!           "in_flight":0,"slow_in_flight":0,"bulkhead_permits":8}}}
-//! ```
-//!
-//! `since` is the wall-clock time (UTC, RFC 3339, to the millisecond) the state was
-//! entered; rates and seconds are rounded to the millisecond; `retry_after_seconds` is
-//! `null` unless open. The window restarts with every state; while open, `failures`,
-//! `calls` and `failure_rate` are the figures that tripped it and `opened_by` the reason
-//! (`null` in other states). A breaker whose open duration has passed reads
-//! `half_open`, never `open` with nothing left.
 
 use std::fmt;
 use std::sync::Arc;
@@ -90,7 +72,7 @@ impl fmt::Display for Status {
 /// One system's breaker and bulkhead, read at one moment.
 ///
 /// Serialized (feature `serde`) without its name, which keys it in [`Health`]'s
-/// `systems`; see the [module](self) for the fields' JSON names.
+/// `systems`; see [`Health`] for the fields' JSON names.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[non_exhaustive]
@@ -174,9 +156,25 @@ impl SystemHealth {
     }
 }
 
-/// Every system's health and the service's readiness verdict. Serialized (feature
-/// `serde`), it is the body of a `/health/ready` answer (see the [module](self));
-/// [`Health::http_status`] is its status code.
+/// Every system's health and the service's readiness verdict; [`Health::http_status`]
+/// is the status code of a `/health/ready` answer.
+///
+/// With the `serde` feature, it serializes to the body of a `/health/ready` answer:
+///
+/// ```json
+/// {"status":"degraded","ready":true,"policy":"degrade_on_open","systems":{
+///   "sber":{"status":"down","state":"open","failures":3,"calls":10,"failure_rate":0.3,
+///           "opened_by":"failure_rate","failure_rate_threshold":0.3,
+///           "since":"2026-05-01T03:12:09.512Z","for_seconds":12.5,"retry_after_seconds":17.5,
+///           "in_flight":0,"slow_in_flight":0,"bulkhead_permits":8}}}
+/// ```
+///
+/// `since` is the wall-clock time (UTC, RFC 3339, to the millisecond) the state was
+/// entered; rates and seconds are rounded to the millisecond; `retry_after_seconds` is
+/// `null` unless open. The window restarts with every state; while open, `failures`,
+/// `calls` and `failure_rate` are the figures that tripped it and `opened_by` the reason
+/// (`null` in other states). A breaker whose open duration has passed reads
+/// `half_open`, never `open` with nothing left.
 ///
 /// ```
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {

@@ -89,6 +89,13 @@ impl Guard {
     /// Every step in one call, judged by `options`: the outer `Err` is the guard's, the
     /// inner `Result` the call's own. [`Guard::call`] with the attribute's options, so
     /// nobody chains the four steps by hand.
+    ///
+    /// # Errors
+    ///
+    /// The guard's refusals: those of [`enter_bulkhead`](Guard::enter_bulkhead),
+    /// [`ask_breaker`](crate::BulkheadPermit::ask_breaker) and
+    /// [`elapsed_check`](crate::Finished::elapsed_check). The call's own error is the
+    /// inner `Err`.
     #[inline]
     pub async fn call_with<T, E, F>(
         &self,

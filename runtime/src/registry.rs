@@ -86,6 +86,10 @@ impl Guards {
     }
 
     /// The guard of `system`; an error naming the known systems if there is none.
+    ///
+    /// # Errors
+    ///
+    /// [`UnknownSystem`] when the settings have no table for `system`.
     pub fn get(&self, system: &str) -> Result<Guard, UnknownSystem> {
         self.find(system).cloned()
     }
@@ -117,6 +121,12 @@ impl Guards {
     /// let err = guards.adapter(|_| SberAdapter { guard: customer }).err().unwrap();
     /// assert!(err.to_string().contains("built with the `customer` guard"));
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`WiringError::UnknownSystem`](crate::WiringError::UnknownSystem) when the settings
+    /// have no table for `A::SYSTEM`, [`WiringError::WrongGuard`](crate::WiringError::WrongGuard)
+    /// when `build` used another system's guard.
     pub fn adapter<A, F>(&self, build: F) -> Result<A, crate::WiringError>
     where
         A: crate::SystemAdapter + crate::Guarded,
@@ -183,6 +193,10 @@ impl Guards {
     ///
     /// `ManualAction` parses from `force_open`, `disable` and `reset`, for an admin
     /// endpoint such as `POST /admin/breakers/{system}/{action}`.
+    ///
+    /// # Errors
+    ///
+    /// [`UnknownSystem`] when the settings have no table for `system`.
     pub fn manual(
         &self,
         system: &str,

@@ -136,6 +136,12 @@ impl Breaker {
 
     /// Asks to make a call: a permit to record its outcome on, or the reason it may not
     /// go ahead. Dropping the permit unrecorded returns it without counting anything.
+    ///
+    /// # Errors
+    ///
+    /// [`Cause::Open`](crate::Cause::Open) while open (with the time left),
+    /// [`Cause::HalfOpenFull`](crate::Cause::HalfOpenFull) while half-open with every trial
+    /// taken, [`Cause::ForcedOpen`](crate::Cause::ForcedOpen) while forced open.
     #[inline]
     pub fn try_acquire(&self) -> Result<BreakerPermit<'_>, CircuitBreakerError> {
         let (admission, change) = self.core.admit(|| self.nanos(Instant::now()));
