@@ -167,8 +167,8 @@ fn guard_call_counts(mix: Mix) -> Counts {
 fn guard_steps_counts(mix: Mix) -> Counts {
     let guard = guard();
     async fn step(guard: &Guard, mix: Mix, i: u64) -> bool {
-        let permit = guard.bulkhead().await.expect("bulkhead has room");
-        let call = permit.breaker().expect("breaker is closed");
+        let permit = guard.enter_bulkhead().await.expect("bulkhead has room");
+        let call = permit.ask_breaker().expect("breaker is closed");
         let answer = call.timeout(op_async(mix, i)).await.elapsed_check();
         matches!(answer, Ok(Ok(_)))
     }

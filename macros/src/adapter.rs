@@ -41,19 +41,17 @@ use crate::validate;
 /// The attribute: the block with every method guarded, or the errors next to the block
 /// with the markers removed (so that one mistake does not cascade).
 pub(crate) fn adapter(args: TokenStream, item: TokenStream, lookup: &dyn Lookup) -> TokenStream {
-    let mut block: ItemImpl = match syn::parse2(item.clone()) {
-        Ok(block) => block,
-        Err(_) => {
-            let error = syn::Error::new(
-                item.clone()
-                    .into_iter()
-                    .next()
-                    .map_or_else(proc_macro2::Span::call_site, |t| t.span()),
-                "`#[outbound_guard::adapter]` goes on the `impl` block of an out-adapter, such as `impl PaymentPort for SberAdapter { … }`; on a single method, use `#[circuit_breaker]`",
-            )
-            .to_compile_error();
-            return quote!(#error #item);
-        }
+    let Ok(mut block) = syn::parse2::<ItemImpl>(item.clone()) else {
+        let mut tokens = syn::Error::new(
+            item.clone()
+                .into_iter()
+                .next()
+                .map_or_else(proc_macro2::Span::call_site, |t| t.span()),
+            "`#[outbound_guard::adapter]` goes on the `impl` block of an out-adapter, such as `impl PaymentPort for SberAdapter { … }`; on a single method, use `#[circuit_breaker]`",
+        )
+        .to_compile_error();
+        tokens.extend(item);
+        return tokens;
     };
     let mut errors = Errors::default();
     let args = Args::parse(args).map_err(|e| errors.push(e)).ok();

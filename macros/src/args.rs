@@ -18,7 +18,7 @@ pub(crate) const ACCEPTED: &str =
 struct Given {
     system: Option<LitStr>,
     /// Set when `system` is given in a wrong form, which is reported as that alone.
-    system_given: bool,
+    system_malformed: bool,
     error_map: Option<Expr>,
     failure_if: Option<Expr>,
     slow_as_error: Option<()>,
@@ -46,7 +46,7 @@ impl Args {
     pub(crate) fn parse(tokens: TokenStream) -> syn::Result<Args> {
         let mut errors = Errors::default();
         let given = Given::parse(tokens, &mut errors)?;
-        if given.system.is_none() && !given.system_given {
+        if given.system.is_none() && !given.system_malformed {
             errors.push(syn::Error::new(
                 Span::call_site(),
                 "missing `system = \"…\"`: name the external system this method calls, as its table in resilience.toml is named (`system = \"sber\"` for `[systems.sber]`)",
@@ -114,7 +114,7 @@ impl Given {
                         lit: Lit::Str(lit), ..
                     }) => set(&mut given.system, lit.clone(), &meta, errors),
                     other => {
-                        given.system_given = true;
+                        given.system_malformed = true;
                         errors.push(syn::Error::new_spanned(
                         other,
                         "`system` takes a string literal naming a table of resilience.toml, such as `system = \"sber\"`: it is checked at compile time, so it cannot be a constant or an expression",
@@ -134,7 +134,7 @@ impl Given {
                     }
                 }
                 ("slow_as_error", Meta::Path(_)) => {
-                    set(&mut given.slow_as_error, (), &meta, errors)
+                    set(&mut given.slow_as_error, (), &meta, errors);
                 }
                 ("crate", Meta::NameValue(nv)) => match crate_value(&nv.value) {
                     Ok(path) => set(&mut given.krate, path, &meta, errors),

@@ -5,18 +5,22 @@
 //! Output:
 //!
 //! ```ignore
+//! #[automatically_derived]
 //! impl ::outbound_guard::Guarded for SberAdapter {
 //!     fn guard(&self) -> &::outbound_guard::Guard {
 //!         &self.guard
 //!     }
 //! }
+//! #[automatically_derived]
 //! impl ::outbound_guard::SystemAdapter for SberAdapter {
 //!     const SYSTEM: &'static str = "sber";
 //! }
 //! ```
 //!
-//! On a mistake the error comes with an `impl Guarded` whose body never runs, so the
-//! adapter's methods add no second error ("`Guarded` is not implemented").
+//! On a mistake the error comes with the impls all the same (as thiserror's fallback
+//! does): `impl Guarded` with a body that never runs and, if the input names a system,
+//! `impl SystemAdapter` for it, so the adapter's methods and the place it is built add
+//! no second error ("`Guarded` is not implemented").
 
 use proc_macro2::TokenStream;
 use quote::{quote, ToTokens};
@@ -35,28 +39,52 @@ pub(crate) fn guarded(item: TokenStream, lookup: &dyn Lookup) -> TokenStream {
         Ok(tokens) => tokens,
         Err(error) => {
             let error = error.to_compile_error();
-            let fallback = fallback(&input);
+            let fallback = fallback(&input, lookup);
             quote!(#error #fallback)
         }
     }
 }
 
-/// `impl Guarded` for an adapter whose derive failed: its body never runs (the crate
-/// does not compile), and it keeps the methods from reporting the missing impl again.
-fn fallback(input: &DeriveInput) -> TokenStream {
-    if !matches!(input.data, Data::Struct(_)) {
-        return TokenStream::new();
-    }
+/// The impls of an adapter whose derive failed: `impl Guarded` whose body never runs
+/// (the crate does not compile), and `impl SystemAdapter` if a system is named, so
+/// that the methods and the wiring do not report the missing impls again.
+fn fallback(input: &DeriveInput, lookup: &dyn Lookup) -> TokenStream {
     let krate = crate_path(input).unwrap_or_else(|_| quote!(::outbound_guard));
     let ident = &input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    let declared = named_system(input)
+        .filter(|system| lookup.declare(&ident.to_string(), &system.value(), "derive"))
+        .map(|system| {
+            quote! {
+                #[automatically_derived]
+                impl #impl_generics #krate::SystemAdapter for #ident #ty_generics #where_clause {
+                    const SYSTEM: &'static str = #system;
+                }
+            }
+        });
     quote! {
+        #[automatically_derived]
         impl #impl_generics #krate::Guarded for #ident #ty_generics #where_clause {
             fn guard(&self) -> &#krate::Guard {
                 ::core::unreachable!()
             }
         }
+        #declared
     }
+}
+
+/// The `system = "…"` literal of `#[guarded(…)]`, if one parses, whatever else is wrong.
+fn named_system(input: &DeriveInput) -> Option<LitStr> {
+    let mut found = None;
+    for attr in input.attrs.iter().filter(|a| a.path().is_ident("guarded")) {
+        let _ = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("system") {
+                found = Some(meta.value()?.parse::<LitStr>()?);
+            }
+            Ok(())
+        });
+    }
+    found
 }
 
 fn expand(input: &DeriveInput, lookup: &dyn Lookup) -> syn::Result<TokenStream> {
@@ -88,14 +116,13 @@ fn expand(input: &DeriveInput, lookup: &dyn Lookup) -> syn::Result<TokenStream> 
         .collect();
     let by_type: Vec<_> = fields.iter().filter(|(_, f)| is_guard(&f.ty)).collect();
     let member = match (marked.as_slice(), by_type.as_slice()) {
-        ([(member, _)], _) => member,
+        ([(member, _)], _) | ([], [(member, _)]) => member,
         ([_, second, ..], _) => {
             return Err(syn::Error::new(
                 second.1.span(),
                 "only one field may be marked `#[guard]`: an adapter calls one system (R-RES-ISO-1)",
             ))
         }
-        ([], [(member, _)]) => member,
         ([], []) => {
             if let Some((_, field)) = fields.iter().find(|(_, f)| shared_guard(&f.ty)) {
                 return Err(syn::Error::new(
@@ -132,6 +159,7 @@ fn expand(input: &DeriveInput, lookup: &dyn Lookup) -> syn::Result<TokenStream> 
                 .declare(&ident.to_string(), &system.value(), "derive")
                 .then(|| {
                     quote! {
+                        #[automatically_derived]
                         impl #impl_generics #krate::SystemAdapter for #ident #ty_generics #where_clause {
                             const SYSTEM: &'static str = #system;
                         }
@@ -143,6 +171,7 @@ fn expand(input: &DeriveInput, lookup: &dyn Lookup) -> syn::Result<TokenStream> 
     };
     Ok(quote! {
         #error
+        #[automatically_derived]
         impl #impl_generics #krate::Guarded for #ident #ty_generics #where_clause {
             fn guard(&self) -> &#krate::Guard {
                 &self.#member
@@ -255,6 +284,7 @@ mod tests {
         assert_eq!(
             out,
             quote! {
+                #[automatically_derived]
                 impl<T: Transport> ::payments_resilience::Guarded for Adapter<T> where T: Send {
                     fn guard(&self) -> &::payments_resilience::Guard {
                         &self.sber
@@ -314,6 +344,20 @@ mod tests {
         assert_eq!(out.matches("compile_error").count(), 1, "{out}");
         assert!(out.contains("not in an `Arc`"), "{out}");
         assert!(out.contains("unreachable"), "{out}");
+    }
+
+    #[test]
+    fn a_forbidden_system_is_one_error_with_both_fallback_impls() {
+        let out = guarded(quote! {
+            #[guarded(system = "default")]
+            enum Adapter { Sber(Guard) }
+        })
+        .to_string();
+        assert_eq!(out.matches("compile_error").count(), 1, "{out}");
+        assert!(out.contains("`default` is not a system"), "{out}");
+        assert!(out.contains("Guarded for Adapter"), "{out}");
+        assert!(out.contains("SystemAdapter for Adapter"), "{out}");
+        assert_eq!(out.matches("automatically_derived").count(), 2, "{out}");
     }
 
     #[test]

@@ -18,8 +18,8 @@
 //!         Result<PaymentRef, PaymentPortError>,
 //!     >(PaymentPortError::system_unavailable);
 //!     let __cb_guard = ::outbound_guard::__private::guard(self, "sber");
-//!     let __cb_permit = __cb_guard.bulkhead().await.map_err(__cb_map)?;
-//!     let __cb_call = __cb_permit.breaker().map_err(__cb_map)?;
+//!     let __cb_permit = __cb_guard.enter_bulkhead().await.map_err(__cb_map)?;
+//!     let __cb_call = __cb_permit.ask_breaker().map_err(__cb_map)?;
 //!     #[allow(unknown_lints, unused_braces)]
 //!     let __cb_finished = __cb_call
 //!         .timeout(async move {
@@ -69,8 +69,9 @@ pub(crate) fn circuit_breaker(
     match expand(args, item.clone(), lookup) {
         Ok(tokens) => tokens,
         Err(error) => {
-            let error = error.to_compile_error();
-            quote!(#error #item)
+            let mut tokens = error.to_compile_error();
+            tokens.extend(item);
+            tokens
         }
     }
 }
@@ -138,7 +139,7 @@ pub(crate) fn generate(args: &Args, method: &Method, settings_path: Option<&str>
     let receiver = sig
         .inputs
         .first()
-        .map_or_else(proc_macro2::Span::call_site, |r| r.span());
+        .map_or_else(proc_macro2::Span::call_site, syn::spanned::Spanned::span);
     let guard = match method.receiver {
         Receiver::Shared => quote_spanned!(receiver=> #krate::__private::guard(self, #system)),
         Receiver::Exclusive { by_deref: true } => {
@@ -171,8 +172,8 @@ pub(crate) fn generate(args: &Args, method: &Method, settings_path: Option<&str>
     let call = quote! {
         let __cb_map = #map;
         let __cb_guard = #guard;
-        let __cb_permit = __cb_guard.bulkhead().await.map_err(__cb_map)?;
-        let __cb_call = __cb_permit.breaker().map_err(__cb_map)?;
+        let __cb_permit = __cb_guard.enter_bulkhead().await.map_err(__cb_map)?;
+        let __cb_call = __cb_permit.ask_breaker().map_err(__cb_map)?;
         #[allow(unknown_lints, unused_braces)]
         let __cb_finished = __cb_call
             .timeout(async move {

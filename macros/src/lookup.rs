@@ -85,14 +85,16 @@ impl Lookup for ManifestDir {
     }
 
     fn track(&self, path: &str) -> bool {
+        static TRACKED: Mutex<Vec<String>> = Mutex::new(Vec::new());
         // The crate's build script tracks this very file (`build::track`): nothing to add.
         if std::env::var_os(outbound_guard_settings::build::TRACKED_ENV)
             .is_some_and(|tracked| Path::new(&tracked) == Path::new(path))
         {
             return false;
         }
-        static TRACKED: Mutex<Vec<String>> = Mutex::new(Vec::new());
-        let mut tracked = TRACKED.lock().unwrap_or_else(|p| p.into_inner());
+        let mut tracked = TRACKED
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         if tracked.iter().any(|p| p == path) {
             false
         } else {
@@ -103,7 +105,9 @@ impl Lookup for ManifestDir {
 
     fn declare(&self, adapter: &str, system: &str, site: &str) -> bool {
         let dir = std::env::var_os("CARGO_MANIFEST_DIR").map_or_else(PathBuf::new, PathBuf::from);
-        let mut declared = DECLARED.lock().unwrap_or_else(|p| p.into_inner());
+        let mut declared = DECLARED
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let first = declared
             .get_or_insert_with(HashMap::new)
             .entry((dir, adapter.to_owned(), system.to_owned()))
@@ -122,7 +126,9 @@ static DECLARED: Mutex<Option<HashMap<Declaration, String>>> = Mutex::new(None);
 /// after that.
 fn once(dir: &Path, message: String) -> LoadError {
     static REPORTED: Mutex<Option<HashSet<(PathBuf, String)>>> = Mutex::new(None);
-    let mut reported = REPORTED.lock().unwrap_or_else(|p| p.into_inner());
+    let mut reported = REPORTED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     if reported
         .get_or_insert_with(HashSet::new)
         .insert((dir.to_path_buf(), message.clone()))
@@ -167,7 +173,9 @@ fn find(dir: &Path) -> Result<Candidate, String> {
 /// Reads `path` unless the cache holds it with the same modification time and size.
 fn load_cached(path: &Path, shown: &str) -> Result<Arc<Loaded>, String> {
     let stamp = stamp(path);
-    let mut cache = CACHE.lock().unwrap_or_else(|p| p.into_inner());
+    let mut cache = CACHE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let cache = cache.get_or_insert_with(HashMap::new);
     if let Some((cached, loaded)) = cache.get(path) {
         if *cached == stamp {

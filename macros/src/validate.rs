@@ -90,22 +90,20 @@ pub(crate) fn method(item: TokenStream) -> syn::Result<Method> {
         ));
     }
 
-    let receiver = match sig.inputs.first() {
-        Some(FnArg::Receiver(r)) => Some(match &*r.ty {
+    let receiver = if let Some(FnArg::Receiver(r)) = sig.inputs.first() {
+        Some(match &*r.ty {
             Type::Reference(reference) if reference.mutability.is_none() => Receiver::Shared,
-            Type::Reference(_) => Receiver::Exclusive { by_deref: true },
             Type::Path(path) if path.path.is_ident("Self") => {
                 Receiver::Exclusive { by_deref: false }
             }
             _ => Receiver::Exclusive { by_deref: true },
-        }),
-        _ => {
-            errors.push(syn::Error::new(
-                sig.ident.span(),
-                "`#[circuit_breaker]` goes on a method of an out-adapter that implements a port (R-RES-CB-1): it needs a `self` receiver, such as `&self`, to reach the adapter's guard",
-            ));
-            None
-        }
+        })
+    } else {
+        errors.push(syn::Error::new(
+            sig.ident.span(),
+            "`#[circuit_breaker]` goes on a method of an out-adapter that implements a port (R-RES-CB-1): it needs a `self` receiver, such as `&self`, to reach the adapter's guard",
+        ));
+        None
     };
 
     let ret = match (&future, &sig.output) {

@@ -483,7 +483,7 @@ fn soak_every_permit_back_every_call_accounted_for_state_consistent() {
         State::HalfOpen => {
             // Nothing in flight: every admitted trial has succeeded (a failure would
             // have reopened it, a cancellation given its slot back).
-            let (admitted, succeeded) = snapshot.trials;
+            let (admitted, succeeded) = (snapshot.trials.admitted, snapshot.trials.succeeded);
             assert_eq!(admitted, succeeded, "{snapshot:?}");
             assert!(succeeded < settings.cb_half_open_calls());
         }

@@ -20,7 +20,7 @@ use crate::guard::Guard;
 use crate::log::CallSpan;
 use crate::observer::{CallEvent, Outcome};
 
-/// Holds a bulkhead permit; next, ask the breaker with [`breaker`](Self::breaker).
+/// Holds a bulkhead permit; next, ask the breaker with [`ask_breaker`](Self::ask_breaker).
 #[derive(Debug)]
 #[must_use = "the bulkhead permit is released when this is dropped"]
 pub struct BulkheadPermit<'g> {
@@ -64,8 +64,14 @@ impl<'g> BulkheadPermit<'g> {
 
     /// Step 2: the breaker's permission. Rejected at once while open, and while
     /// half-open beyond the trial calls; the bulkhead permit is released then.
+    ///
+    /// # Errors
+    ///
+    /// [`Cause::Open`](crate::Cause::Open) while open (with the time left),
+    /// [`Cause::HalfOpenFull`](crate::Cause::HalfOpenFull) while half-open with every trial
+    /// taken, [`Cause::ForcedOpen`](crate::Cause::ForcedOpen) while forced open.
     #[inline]
-    pub fn breaker(self) -> Result<CallPermit<'g>, CircuitBreakerError> {
+    pub fn ask_breaker(self) -> Result<CallPermit<'g>, CircuitBreakerError> {
         let guard = self.slot.guard;
         match guard.breaker().try_acquire() {
             Ok(breaker) => Ok(CallPermit {
@@ -103,8 +109,8 @@ impl<'g> CallPermit<'g> {
     /// The call runs inside a `guarded_call` span (feature `tracing`, INFO, target
     /// `outbound_guard`) with the fields `system` and, once it ends, `outcome`.
     #[inline]
-    pub fn timeout<F>(self, call: F) -> Timeout<'g, F> {
-        Timeout {
+    pub fn timeout<F>(self, call: F) -> TimedCall<'g, F> {
+        TimedCall {
             call,
             timer: self.start_timer(),
         }
@@ -221,7 +227,7 @@ pin_project_lite::pin_project! {
     /// clean-up (closing its connection) is over before the next caller gets in.
     #[derive(Debug)]
     #[must_use = "futures do nothing unless awaited"]
-    pub struct Timeout<'g, F> {
+    pub struct TimedCall<'g, F> {
         // Field order is drop order: the call, then its timer and the permits.
         #[pin]
         call: F,
@@ -231,7 +237,7 @@ pin_project_lite::pin_project! {
 }
 
 pin_project_lite::pin_project! {
-    /// Everything of a [`Timeout`] but the call: not generic, so compiled once rather
+    /// Everything of a [`TimedCall`] but the call: not generic, so compiled once rather
     /// than once per guarded method.
     #[derive(Debug)]
     struct Timer<'g> {
@@ -246,7 +252,7 @@ pin_project_lite::pin_project! {
     }
 }
 
-impl<'g, F, T, E> Future for Timeout<'g, F>
+impl<'g, F, T, E> Future for TimedCall<'g, F>
 where
     F: Future<Output = Result<T, E>>,
 {
@@ -302,7 +308,7 @@ impl<'g> Timer<'g> {
             Ok(true) => Poll::Ready(Instant::now()),
             Ok(false) => self.poll_expired(cx),
             Err(panic) => {
-                // Recorded now; the permits stay here and go back when the `Timeout` is
+                // Recorded now; the permits stay here and go back when the `TimedCall` is
                 // dropped, after the call's future.
                 self.panicked();
                 resume_unwind(panic);
@@ -340,15 +346,16 @@ impl<'g> Timer<'g> {
                 Poll::Pending => return Poll::Pending,
                 // Counted when the timer really fired, which may be later than it was
                 // due (a busy runtime): the breaker then opens for its full duration.
-                Poll::Ready(()) => match this.slow_at.take() {
-                    Some(_) => {
+                Poll::Ready(()) => {
+                    if this.slow_at.take().is_some() {
                         if let Some(permit) = this.permit.as_mut() {
                             permit.record_slow(Instant::now());
                         }
                         sleep.as_mut().reset(deadline);
+                    } else {
+                        return Poll::Ready(Instant::now());
                     }
-                    None => return Poll::Ready(Instant::now()),
-                },
+                }
             }
         }
     }
@@ -362,7 +369,7 @@ impl<'g> Timer<'g> {
         let permit = this
             .permit
             .take()
-            .expect("`Timeout` polled after it completed");
+            .expect("`TimedCall` polled after it completed");
         (permit, end.saturating_duration_since(*this.start))
     }
 }
@@ -423,6 +430,12 @@ impl<'g, T, E> Finished<'g, T, E> {
     /// Step 4: the elapsed check, then the outcome recorded. A call slower than
     /// `cb_slow_threshold` counts as a failure; a timed-out call is a failure and returns
     /// [`Cause::Timeout`].
+    ///
+    /// # Errors
+    ///
+    /// [`Cause::Timeout`] when `total_timeout` cut the call off, and [`Cause::Slow`] for a
+    /// slow call under [`slow_as_error`](Self::slow_as_error). The call's own error is
+    /// the inner `Err`.
     #[inline]
     pub fn elapsed_check(self) -> Result<Result<T, E>, CircuitBreakerError> {
         let Finished {

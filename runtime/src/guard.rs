@@ -19,8 +19,8 @@ use outbound_guard_settings::SystemSettings;
 ///
 /// Adapters keep their system's guard in a field and `#[derive(Guarded)]`; the
 /// `#[circuit_breaker]` attribute then runs each call through the guard's steps, in the
-/// guide's order: [`bulkhead`](Guard::bulkhead) →
-/// [`breaker`](crate::BulkheadPermit::breaker) → [`timeout`](crate::CallPermit::timeout)
+/// guide's order: [`enter_bulkhead`](Guard::enter_bulkhead) →
+/// [`ask_breaker`](crate::BulkheadPermit::ask_breaker) → [`timeout`](crate::CallPermit::timeout)
 /// → [`elapsed_check`](crate::Finished::elapsed_check).
 ///
 /// ```
@@ -132,7 +132,7 @@ impl Guard {
 
     /// Bulkhead permits held right now by calls already past `cb_slow_threshold`.
     /// When it equals [`bulkhead_permits`](Self::bulkhead_permits), the system is
-    /// hanging, not busy: see [`bulkhead`](Self::bulkhead).
+    /// hanging, not busy: see [`enter_bulkhead`](Self::enter_bulkhead).
     pub fn slow_in_flight(&self) -> usize {
         self.inner.slow.held()
     }
@@ -157,7 +157,7 @@ impl Guard {
     /// When the bulkhead is full, an open breaker (not yet due for trials) or a forced
     /// open one turns the caller away at once, before it waits: the guide's breaker
     /// fails calls "immediately, without waiting". The guide's order stays for admitted
-    /// calls: a trial slot is only taken in [`breaker`](crate::BulkheadPermit::breaker),
+    /// calls: a trial slot is only taken in [`ask_breaker`](crate::BulkheadPermit::ask_breaker),
     /// once a permit is held.
     ///
     /// A full bulkhead is load, not the system's failure, and the breaker does not count
@@ -166,8 +166,14 @@ impl Guard {
     /// failure, while the breaker is closed and still in the state the wait began in
     /// (half-open, the trials alone decide). Each call counted slow stands for at most
     /// one such caller, so one saturation episode adds at most `permits` failures.
+    ///
+    /// # Errors
+    ///
+    /// [`Cause::BulkheadFull`] when no permit came within `bulkhead_wait`;
+    /// [`Cause::Open`] or [`Cause::ForcedOpen`] when the bulkhead is full and the breaker
+    /// refuses calls anyway.
     #[inline]
-    pub async fn bulkhead(&self) -> Result<BulkheadPermit<'_>, CircuitBreakerError> {
+    pub async fn enter_bulkhead(&self) -> Result<BulkheadPermit<'_>, CircuitBreakerError> {
         match self.try_bulkhead() {
             Some(permit) => Ok(permit),
             None => self.wait_for_bulkhead().await,
@@ -231,6 +237,13 @@ impl Guard {
     /// Every step in one call, for code that does not use the attribute: the outer
     /// `Err` is the guard's, the inner `Result` the call's own. Every `Err` of the call
     /// counts as a failure; a slow call's value is returned.
+    ///
+    /// # Errors
+    ///
+    /// The guard's refusals: those of [`enter_bulkhead`](Self::enter_bulkhead),
+    /// [`ask_breaker`](crate::BulkheadPermit::ask_breaker) and
+    /// [`elapsed_check`](crate::Finished::elapsed_check). The call's own error is the
+    /// inner `Err`.
     pub async fn call<T, E, F>(&self, future: F) -> Result<Result<T, E>, CircuitBreakerError>
     where
         F: Future<Output = Result<T, E>>,
@@ -239,7 +252,7 @@ impl Guard {
             Some(permit) => permit,
             None => self.wait_for_bulkhead().await?,
         };
-        let call = permit.breaker()?;
+        let call = permit.ask_breaker()?;
         call.timeout(future).await.elapsed_check()
     }
 }

@@ -5,7 +5,7 @@
 //! the service could no longer even answer "payment unavailable, try later".
 //! [`ReadinessPolicy::FailOnOpen`] makes an open breaker fail readiness instead.
 
-use std::fmt::{self, Write as _};
+use std::fmt;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -13,8 +13,11 @@ use tokio::time::Instant;
 
 use crate::breaker::{Reason, State};
 
-/// How an open breaker counts towards the service's readiness.
+/// How an open breaker counts towards the service's readiness. Serialized as
+/// `degrade_on_open` or `fail_on_open`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 #[non_exhaustive]
 pub enum ReadinessPolicy {
     /// An open (or forced open) breaker makes the service `degraded`, still ready: the
@@ -25,8 +28,11 @@ pub enum ReadinessPolicy {
     FailOnOpen,
 }
 
-/// A verdict: of one system, or of the whole service.
+/// A verdict: of one system, or of the whole service. Serialized as its
+/// [`as_str`](Self::as_str).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum Status {
     /// Closed: calls flow.
     Up,
@@ -64,10 +70,15 @@ impl fmt::Display for Status {
 }
 
 /// One system's breaker and bulkhead, read at one moment.
+///
+/// Serialized (feature `serde`) without its name, which keys it in [`Health`]'s
+/// `systems`; see [`Health`] for the fields' JSON names.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[non_exhaustive]
 pub struct SystemHealth {
     /// The system: `sber`.
+    #[cfg_attr(feature = "serde", serde(skip))]
     pub system: Arc<str>,
     /// `up` (closed), `degraded` (half-open, disabled) or `down` (open, forced open).
     pub status: Status,
@@ -79,16 +90,35 @@ pub struct SystemHealth {
     /// Outcomes in the window (closed). While open: those it was judged on.
     pub calls: u32,
     /// `failures / calls`; 0 for an empty window. While open: the rate that tripped it.
+    #[cfg_attr(feature = "serde", serde(serialize_with = "json::to_the_milli"))]
     pub failure_rate: f64,
     /// While open: why it opened (`failure_rate`, or `trial_failed` in half-open).
+    #[cfg_attr(feature = "serde", serde(serialize_with = "json::reason_name"))]
     pub opened_by: Option<Reason>,
     /// The configured `cb_failure_rate` threshold.
+    #[cfg_attr(feature = "serde", serde(serialize_with = "json::to_the_milli"))]
     pub failure_rate_threshold: f64,
     /// When it entered this state (tokio's clock).
+    #[cfg_attr(feature = "serde", serde(skip))]
     pub since: Instant,
+    /// When it entered this state, by the wall clock: what a person reading the
+    /// health answer can compare with their own clock.
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "since", serialize_with = "json::rfc3339")
+    )]
+    pub entered_at: SystemTime,
     /// How long it has been in this state.
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "for_seconds", serialize_with = "json::seconds")
+    )]
     pub in_state_for: Duration,
     /// While open: time left until trial calls are let through.
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "retry_after_seconds", serialize_with = "json::some_seconds")
+    )]
     pub retry_after: Option<Duration>,
     /// Bulkhead permits taken right now.
     pub in_flight: usize,
@@ -103,6 +133,7 @@ impl SystemHealth {
     pub(crate) fn of(guard: &crate::Guard) -> SystemHealth {
         let breaker = guard.breaker();
         let snapshot = breaker.snapshot();
+        let in_state_for = Instant::now().saturating_duration_since(snapshot.since);
         SystemHealth {
             status: Status::of(snapshot.state),
             state: snapshot.state,
@@ -112,7 +143,10 @@ impl SystemHealth {
             opened_by: snapshot.opened_by,
             failure_rate_threshold: breaker.failure_rate_threshold(),
             since: snapshot.since,
-            in_state_for: Instant::now().saturating_duration_since(snapshot.since),
+            entered_at: SystemTime::now()
+                .checked_sub(in_state_for)
+                .unwrap_or(UNIX_EPOCH),
+            in_state_for,
             retry_after: snapshot.retry_after,
             in_flight: guard.in_flight(),
             slow_in_flight: guard.slow_in_flight(),
@@ -122,8 +156,25 @@ impl SystemHealth {
     }
 }
 
-/// Every system's health and the service's readiness verdict. [`Health::to_json`] gives
-/// the body of a `/health/ready` answer, [`Health::http_status`] its status code.
+/// Every system's health and the service's readiness verdict; [`Health::http_status`]
+/// is the status code of a `/health/ready` answer.
+///
+/// With the `serde` feature, it serializes to the body of a `/health/ready` answer:
+///
+/// ```json
+/// {"status":"degraded","ready":true,"policy":"degrade_on_open","systems":{
+///   "sber":{"status":"down","state":"open","failures":3,"calls":10,"failure_rate":0.3,
+///           "opened_by":"failure_rate","failure_rate_threshold":0.3,
+///           "since":"2026-05-01T03:12:09.512Z","for_seconds":12.5,"retry_after_seconds":17.5,
+///           "in_flight":0,"slow_in_flight":0,"bulkhead_permits":8}}}
+/// ```
+///
+/// `since` is the wall-clock time (UTC, RFC 3339, to the millisecond) the state was
+/// entered; rates and seconds are rounded to the millisecond; `retry_after_seconds` is
+/// `null` unless open. The window restarts with every state; while open, `failures`,
+/// `calls` and `failure_rate` are the figures that tripped it and `opened_by` the reason
+/// (`null` in other states). A breaker whose open duration has passed reads
+/// `half_open`, never `open` with nothing left.
 ///
 /// ```
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
@@ -138,10 +189,12 @@ impl SystemHealth {
 /// assert!(health.ready); // ...but does not fail readiness by default
 /// assert_eq!(health.http_status(), 200);
 /// assert_eq!(health.system("sber").unwrap().status, Status::Down);
-/// assert!(health.to_json().starts_with(r#"{"status":"degraded","ready":true,"policy":"degrade_on_open","systems":{"customer":{"status":"up","state":"closed","#));
+/// # #[cfg(feature = "serde")]
+/// assert!(serde_json::to_string(&health).unwrap().starts_with(r#"{"status":"degraded","ready":true,"policy":"degrade_on_open","systems":{"customer":{"status":"up","state":"closed","#));
 /// # }
 /// ```
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[non_exhaustive]
 pub struct Health {
     /// `up` when every system is up; `down` when readiness fails; otherwise `degraded`.
@@ -151,8 +204,10 @@ pub struct Health {
     /// The policy the verdict was reached under.
     pub policy: ReadinessPolicy,
     /// When the snapshot was taken (wall clock).
+    #[cfg_attr(feature = "serde", serde(skip))]
     pub at: SystemTime,
-    /// Every system, in name order.
+    /// Every system, in name order. Serialized as an object keyed by system name.
+    #[cfg_attr(feature = "serde", serde(serialize_with = "json::by_name"))]
     pub systems: Vec<SystemHealth>,
 }
 
@@ -186,162 +241,77 @@ impl Health {
             503
         }
     }
-
-    /// The snapshot as a JSON object, hand-written so that users need no serde:
-    ///
-    /// ```json
-    /// {"status":"degraded","ready":true,"policy":"degrade_on_open","systems":{
-    ///   "sber":{"status":"down","state":"open","failures":3,"calls":10,"failure_rate":0.3,
-    ///           "opened_by":"failure_rate","failure_rate_threshold":0.3,
-    ///           "since":"2026-05-01T03:12:09.512Z","for_seconds":12.5,"retry_after_seconds":17.5,
-    ///           "in_flight":0,"slow_in_flight":0,"bulkhead_permits":8}}}
-    /// ```
-    ///
-    /// `since` is the wall-clock time (UTC, RFC 3339) the state was entered;
-    /// `retry_after_seconds` is `null` unless open. The window restarts with every
-    /// state; while open, `failures`, `calls` and `failure_rate` are the figures that
-    /// tripped it and `opened_by` the reason (`null` in other states). A breaker whose
-    /// open duration has passed reads `half_open`, never `open` with nothing left.
-    pub fn to_json(&self) -> String {
-        let mut out = String::with_capacity(128 + 320 * self.systems.len());
-        let policy = match self.policy {
-            ReadinessPolicy::DegradeOnOpen => "degrade_on_open",
-            ReadinessPolicy::FailOnOpen => "fail_on_open",
-        };
-        let _ = write!(
-            out,
-            r#"{{"status":"{}","ready":{},"policy":"{policy}","systems":{{"#,
-            self.status, self.ready
-        );
-        for (i, s) in self.systems.iter().enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            json_string(&mut out, &s.system);
-            let since = self.at.checked_sub(s.in_state_for).unwrap_or(UNIX_EPOCH);
-            let _ = write!(
-                out,
-                r#":{{"status":"{}","state":"{}","failures":{},"calls":{},"failure_rate":{},"opened_by":{},"failure_rate_threshold":{},"since":"{}","for_seconds":{},"retry_after_seconds":{},"in_flight":{},"slow_in_flight":{},"bulkhead_permits":{}}}"#,
-                s.status,
-                s.state,
-                s.failures,
-                s.calls,
-                JsonNumber(s.failure_rate),
-                match s.opened_by {
-                    Some(reason) => format!("\"{}\"", reason.as_str()),
-                    None => "null".to_owned(),
-                },
-                JsonNumber(s.failure_rate_threshold),
-                Rfc3339(since),
-                JsonNumber(s.in_state_for.as_secs_f64()),
-                match s.retry_after {
-                    Some(d) => JsonNumber(d.as_secs_f64()).to_string(),
-                    None => "null".to_owned(),
-                },
-                s.in_flight,
-                s.slow_in_flight,
-                s.bulkhead_permits,
-            );
-        }
-        out.push_str("}}");
-        out
-    }
 }
 
-/// Writes `s` as a JSON string, escaped.
-fn json_string(out: &mut String, s: &str) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
+/// How the health snapshot's fields are written (feature `serde`).
+#[cfg(feature = "serde")]
+// serde's `serialize_with` hands each function a reference to the field as declared.
+#[allow(clippy::ref_option, clippy::trivially_copy_pass_by_ref)]
+mod json {
+    use std::time::{Duration, SystemTime};
+
+    use serde::Serializer;
+
+    use super::SystemHealth;
+    use crate::breaker::Reason;
+
+    /// A rate or a number of seconds, rounded to the millisecond.
+    fn rounded(value: f64) -> f64 {
+        let rounded = (value * 1000.0).round() / 1000.0;
+        // No `-0` in the answer.
+        if rounded == 0.0 {
+            0.0
+        } else {
+            rounded
         }
     }
-    out.push('"');
-}
 
-/// A finite number as JSON writes it (to the millisecond for durations and rates);
-/// `null` for NaN or infinity, which JSON cannot hold.
-struct JsonNumber(f64);
+    pub(super) fn to_the_milli<S: Serializer>(value: &f64, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_f64(rounded(*value))
+    }
 
-impl fmt::Display for JsonNumber {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if !self.0.is_finite() {
-            return f.write_str("null");
+    pub(super) fn seconds<S: Serializer>(value: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_f64(rounded(value.as_secs_f64()))
+    }
+
+    pub(super) fn some_seconds<S: Serializer>(
+        value: &Option<Duration>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match value {
+            Some(value) => seconds(value, s),
+            None => s.serialize_none(),
         }
-        let rounded = (self.0 * 1000.0).round() / 1000.0;
-        // `Display` for f64 never uses exponents and prints `-0` for negative zero.
-        write!(f, "{}", if rounded == 0.0 { 0.0 } else { rounded })
+    }
+
+    pub(super) fn reason_name<S: Serializer>(
+        value: &Option<Reason>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match value {
+            Some(reason) => s.serialize_str(reason.as_str()),
+            None => s.serialize_none(),
+        }
+    }
+
+    /// UTC, to the millisecond: `2026-05-01T03:12:09.512Z`.
+    pub(super) fn rfc3339<S: Serializer>(value: &SystemTime, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&humantime::format_rfc3339_millis(*value))
+    }
+
+    pub(super) fn by_name<S: Serializer>(
+        systems: &[SystemHealth],
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        s.collect_map(systems.iter().map(|system| (&*system.system, system)))
     }
 }
 
-/// A wall-clock time as RFC 3339 in UTC, to the millisecond: `2026-05-01T03:12:09.512Z`.
-struct Rfc3339(SystemTime);
-
-impl fmt::Display for Rfc3339 {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let since_epoch = self.0.duration_since(UNIX_EPOCH).unwrap_or_default();
-        let secs = since_epoch.as_secs();
-        let millis = since_epoch.subsec_millis();
-        let days = (secs / 86_400) as i64;
-        let rem = secs % 86_400;
-        let (year, month, day) = civil_from_days(days);
-        write!(
-            f,
-            "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{millis:03}Z",
-            rem / 3600,
-            rem % 3600 / 60,
-            rem % 60
-        )
-    }
-}
-
-/// Days since 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn dates_are_rfc3339() {
-        let at = |secs: u64, millis: u64| {
-            Rfc3339(UNIX_EPOCH + Duration::from_secs(secs) + Duration::from_millis(millis))
-                .to_string()
-        };
-        assert_eq!(at(0, 0), "1970-01-01T00:00:00.000Z");
-        assert_eq!(at(951_782_400, 5), "2000-02-29T00:00:00.005Z");
-        assert_eq!(at(1_700_000_000, 123), "2023-11-14T22:13:20.123Z");
-        assert_eq!(at(4_102_444_799, 999), "2099-12-31T23:59:59.999Z");
-    }
-
-    #[test]
-    fn json_numbers_and_strings_are_valid() {
-        assert_eq!(JsonNumber(0.32).to_string(), "0.32");
-        assert_eq!(JsonNumber(30.0).to_string(), "30");
-        assert_eq!(JsonNumber(1.0 / 3.0).to_string(), "0.333");
-        assert_eq!(JsonNumber(-0.0).to_string(), "0");
-        assert_eq!(JsonNumber(f64::NAN).to_string(), "null");
-        let mut out = String::new();
-        json_string(&mut out, "a\"b\\c\n\u{1}é");
-        assert_eq!(out, r#""a\"b\\c\n\u0001é""#);
+/// The state's [`as_str`](State::as_str).
+#[cfg(feature = "serde")]
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
+impl serde::Serialize for State {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
     }
 }

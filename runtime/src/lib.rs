@@ -70,8 +70,8 @@ mod wiring;
 #[path = "private.rs"]
 pub mod __private;
 
-pub use breaker::{Breaker, BreakerPermit, ManualAction, Reason, Snapshot, State};
-pub use call::{BulkheadPermit, CallPermit, Finished, Timeout};
+pub use breaker::{Breaker, BreakerPermit, ManualAction, Reason, Snapshot, State, Trials};
+pub use call::{BulkheadPermit, CallPermit, Finished, TimedCall};
 pub use error::{Cause, CircuitBreakerError};
 pub use guard::Guard;
 pub use health::{Health, ReadinessPolicy, Status, SystemHealth};

@@ -54,8 +54,8 @@ impl fmt::Display for Transition<'_> {
                     Percent(threshold)
                 )
             }
-            Reason::OpenElapsed { after_nanos } => {
-                write!(f, "{system} half-open after {}", Human(Duration::from_nanos(after_nanos)))
+            Reason::OpenElapsed { after } => {
+                write!(f, "{system} half-open after {}", Human(after))
             }
             Reason::TrialsSucceeded { trials } => {
                 write!(f, "{system} closed: {trials}/{trials} trials succeeded")

@@ -89,6 +89,13 @@ impl Guard {
     /// Every step in one call, judged by `options`: the outer `Err` is the guard's, the
     /// inner `Result` the call's own. [`Guard::call`] with the attribute's options, so
     /// nobody chains the four steps by hand.
+    ///
+    /// # Errors
+    ///
+    /// The guard's refusals: those of [`enter_bulkhead`](Guard::enter_bulkhead),
+    /// [`ask_breaker`](crate::BulkheadPermit::ask_breaker) and
+    /// [`elapsed_check`](crate::Finished::elapsed_check). The call's own error is the
+    /// inner `Err`.
     #[inline]
     pub async fn call_with<T, E, F>(
         &self,
@@ -104,7 +111,7 @@ impl Guard {
             Some(permit) => permit,
             None => self.wait_for_bulkhead().await?,
         };
-        let mut finished = permit.breaker()?.timeout(future).await;
+        let mut finished = permit.ask_breaker()?.timeout(future).await;
         if let Some(is_failure) = options.failure_if {
             finished = finished.failure_if(is_failure);
         }

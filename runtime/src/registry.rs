@@ -32,7 +32,7 @@ use crate::observer::Observer;
 #[derive(Debug, Clone)]
 pub struct Guards {
     origin: String,
-    guards: BTreeMap<String, Guard>,
+    by_name: BTreeMap<String, Guard>,
     readiness: ReadinessPolicy,
 }
 
@@ -86,6 +86,10 @@ impl Guards {
     }
 
     /// The guard of `system`; an error naming the known systems if there is none.
+    ///
+    /// # Errors
+    ///
+    /// [`UnknownSystem`] when the settings have no table for `system`.
     pub fn get(&self, system: &str) -> Result<Guard, UnknownSystem> {
         self.find(system).cloned()
     }
@@ -117,6 +121,12 @@ impl Guards {
     /// let err = guards.adapter(|_| SberAdapter { guard: customer }).err().unwrap();
     /// assert!(err.to_string().contains("built with the `customer` guard"));
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`WiringError::UnknownSystem`](crate::WiringError::UnknownSystem) when the settings
+    /// have no table for `A::SYSTEM`, [`WiringError::WrongGuard`](crate::WiringError::WrongGuard)
+    /// when `build` used another system's guard.
     pub fn adapter<A, F>(&self, build: F) -> Result<A, crate::WiringError>
     where
         A: crate::SystemAdapter + crate::Guarded,
@@ -128,15 +138,15 @@ impl Guards {
     }
 
     fn find(&self, system: &str) -> Result<&Guard, UnknownSystem> {
-        self.guards.get(system).ok_or_else(|| {
-            let names = self.guards.keys().map(String::as_str);
+        self.by_name.get(system).ok_or_else(|| {
+            let names = self.by_name.keys().map(String::as_str);
             let hint = outbound_guard_settings::__private::did_you_mean(system, names);
             UnknownSystem {
                 system: system.to_owned(),
                 origin: self.origin.clone(),
                 hint,
                 known: outbound_guard_settings::__private::quoted_list(
-                    self.guards.keys().map(String::as_str),
+                    self.by_name.keys().map(String::as_str),
                 ),
             }
         })
@@ -144,15 +154,15 @@ impl Guards {
 
     /// Every guard, in system-name order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = &Guard> {
-        self.guards.values()
+        self.by_name.values()
     }
 
     /// Every system's health and the readiness verdict under this set's
-    /// [`ReadinessPolicy`]: the body of a `/health/ready` answer is
-    /// [`Health::to_json`], its status [`Health::http_status`].
+    /// [`ReadinessPolicy`]: serialized (feature `serde`), the body of a
+    /// `/health/ready` answer; its status is [`Health::http_status`].
     pub fn health(&self) -> Health {
         Health::new(
-            self.guards.values().map(Guard::health).collect(),
+            self.by_name.values().map(Guard::health).collect(),
             self.readiness,
         )
     }
@@ -163,7 +173,7 @@ impl Guards {
     /// do this on their own; a `/metrics` handler that only renders the exporter's
     /// gauges calls this first. No background task is involved.
     pub fn refresh(&self) {
-        for guard in self.guards.values() {
+        for guard in self.by_name.values() {
             guard.breaker().state();
         }
     }
@@ -181,6 +191,10 @@ impl Guards {
     ///
     /// `ManualAction` parses from `force_open`, `disable` and `reset`, for an admin
     /// endpoint such as `POST /admin/breakers/{system}/{action}`.
+    ///
+    /// # Errors
+    ///
+    /// [`UnknownSystem`] when the settings have no table for `system`.
     pub fn manual(
         &self,
         system: &str,
@@ -265,7 +279,7 @@ impl GuardsBuilder<'_> {
         if self.metrics {
             crate::metrics::describe();
         }
-        let guards = self
+        let by_name = self
             .settings
             .systems()
             .map(|system| {
@@ -285,7 +299,7 @@ impl GuardsBuilder<'_> {
             .collect();
         Guards {
             origin: self.settings.origin().to_owned(),
-            guards,
+            by_name,
             readiness: self.readiness,
         }
     }

@@ -99,6 +99,7 @@ impl<C> GuardLayer<C> {
 
     /// Returns a slow successful call as [`Cause::Slow`](crate::Cause::Slow) instead of
     /// its response.
+    #[must_use]
     pub fn slow_as_error(mut self) -> Self {
         self.slow_as_error = true;
         self

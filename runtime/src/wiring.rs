@@ -33,6 +33,10 @@ pub trait SystemAdapter {
     /// let err = SberAdapter { guard: customer }.wired().err().unwrap();
     /// assert!(err.to_string().contains("built with the `customer` guard"));
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`WrongGuard`] when the adapter holds another system's guard.
     fn wired(self) -> Result<Self, WrongGuard>
     where
         Self: Guarded + Sized,

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use outbound_guard::{
     Breaker, Cause, CircuitBreakerError, Guard, Observer, Reason, Settings, State, SystemSettings,
-    Transition,
+    Transition, Trials,
 };
 use tokio::time::{advance, sleep, Instant};
 
@@ -225,13 +225,25 @@ async fn open_for_30_s_then_half_open_when_due() {
     // yet), never "open, retry in 0 s".
     assert_eq!(breaker.state(), State::HalfOpen);
     assert_eq!(breaker.snapshot().retry_after, None);
-    assert_eq!(breaker.snapshot().trials, (0, 0));
+    assert_eq!(
+        breaker.snapshot().trials,
+        Trials {
+            admitted: 0,
+            succeeded: 0
+        }
+    );
     let trial = breaker
         .try_acquire()
         .expect("the first call after 30 s is a trial");
     let snap = breaker.snapshot();
     assert_eq!(snap.state, State::HalfOpen);
-    assert_eq!(snap.trials, (1, 0));
+    assert_eq!(
+        snap.trials,
+        Trials {
+            admitted: 1,
+            succeeded: 0
+        }
+    );
     assert_eq!(snap.since, opened_at + 30 * S);
     assert_eq!(snap.retry_after, None);
     drop(trial);
@@ -243,7 +255,7 @@ async fn open_for_30_s_then_half_open_when_due() {
             State::Open,
             State::HalfOpen,
             Reason::OpenElapsed {
-                after_nanos: 30_000_000_000
+                after: Duration::from_secs(30)
             }
         )
     );
@@ -257,7 +269,13 @@ async fn exactly_3_trials_are_admitted_the_4th_is_rejected() {
     let a = breaker.try_acquire().unwrap();
     let b = breaker.try_acquire().unwrap();
     let c = breaker.try_acquire().unwrap();
-    assert_eq!(breaker.snapshot().trials, (3, 0));
+    assert_eq!(
+        breaker.snapshot().trials,
+        Trials {
+            admitted: 3,
+            succeeded: 0
+        }
+    );
     for _ in 0..5 {
         assert_eq!(
             cause(breaker.try_acquire()),
@@ -267,7 +285,13 @@ async fn exactly_3_trials_are_admitted_the_4th_is_rejected() {
     // Not concurrent: two trials done, the third still out, a fourth is still refused.
     a.success();
     b.success();
-    assert_eq!(breaker.snapshot().trials, (3, 2));
+    assert_eq!(
+        breaker.snapshot().trials,
+        Trials {
+            admitted: 3,
+            succeeded: 2
+        }
+    );
     assert_eq!(breaker.state(), State::HalfOpen);
     assert_eq!(
         cause(breaker.try_acquire()),
@@ -304,7 +328,13 @@ async fn exactly_3_of_10_concurrent_callers_are_trials() {
     }
     // Let every task reach its await point (paused time runs them all first).
     sleep(Duration::from_millis(1)).await;
-    assert_eq!(guard.breaker().snapshot().trials, (3, 0));
+    assert_eq!(
+        guard.breaker().snapshot().trials,
+        Trials {
+            admitted: 3,
+            succeeded: 0
+        }
+    );
     assert_eq!(guard.in_flight(), 3);
     release.send(true).unwrap();
     let mut admitted = 0;
@@ -392,7 +422,13 @@ async fn any_trial_fails_open_for_a_full_30_s_again() {
     assert!(matches!(cause(breaker.try_acquire()), Cause::Open { .. }));
     advance(Duration::from_nanos(1)).await;
     let trial = breaker.try_acquire().unwrap();
-    assert_eq!(breaker.snapshot().trials, (1, 0));
+    assert_eq!(
+        breaker.snapshot().trials,
+        Trials {
+            admitted: 1,
+            succeeded: 0
+        }
+    );
     // And a failing trial on its own opens it again.
     trial.failure();
     assert_eq!(breaker.snapshot().retry_after, Some(30 * S));
@@ -463,7 +499,7 @@ async fn slow_calls_alone_open_the_breaker() {
 #[tokio::test(start_paused = true)]
 async fn slow_as_error_returns_cause_slow() {
     let guard = Guard::new(&system(""));
-    let permit = guard.bulkhead().await.unwrap().breaker().unwrap();
+    let permit = guard.enter_bulkhead().await.unwrap().ask_breaker().unwrap();
     let finished = permit
         .timeout(async {
             sleep(16 * S).await;
@@ -485,7 +521,7 @@ async fn slow_as_error_returns_cause_slow() {
     assert_eq!(guard.in_flight(), 0);
 
     // A fast call with slow_as_error is a plain success.
-    let permit = guard.bulkhead().await.unwrap().breaker().unwrap();
+    let permit = guard.enter_bulkhead().await.unwrap().ask_breaker().unwrap();
     let r = permit
         .timeout(async { Ok::<_, ()>(7) })
         .await
@@ -550,7 +586,7 @@ async fn the_failure_predicate_makes_a_business_error_a_success() {
     let run = |e: PayError| {
         let guard = guard.clone();
         async move {
-            let permit = guard.bulkhead().await.unwrap().breaker().unwrap();
+            let permit = guard.enter_bulkhead().await.unwrap().ask_breaker().unwrap();
             permit
                 .timeout(async { Err::<(), _>(e) })
                 .await
@@ -571,7 +607,7 @@ async fn the_failure_predicate_makes_a_business_error_a_success() {
     assert_eq!(counts(guard.breaker()), (State::Closed, 2, 22));
 
     // A business error that is also slow still counts as slow.
-    let permit = guard.bulkhead().await.unwrap().breaker().unwrap();
+    let permit = guard.enter_bulkhead().await.unwrap().ask_breaker().unwrap();
     let r = permit
         .timeout(async {
             sleep(16 * S).await;
@@ -608,7 +644,13 @@ async fn a_call_admitted_while_closed_that_ends_after_opening_is_ignored() {
     // A closed-state call is not a trial: it neither completes nor fails half-open.
     late_while_half_open.failure();
     assert_eq!(breaker.state(), State::HalfOpen);
-    assert_eq!(breaker.snapshot().trials, (2, 0));
+    assert_eq!(
+        breaker.snapshot().trials,
+        Trials {
+            admitted: 2,
+            succeeded: 0
+        }
+    );
     t1.success();
     t2.success();
     breaker.try_acquire().unwrap().success();
@@ -630,17 +672,35 @@ async fn a_trial_from_an_earlier_half_open_is_ignored() {
     let new1 = breaker.try_acquire().unwrap();
     let new2 = breaker.try_acquire().unwrap();
     let new3 = breaker.try_acquire().unwrap();
-    assert_eq!(breaker.snapshot().trials, (3, 0));
+    assert_eq!(
+        breaker.snapshot().trials,
+        Trials {
+            admitted: 3,
+            succeeded: 0
+        }
+    );
     // The old cycle's permit dropped: no slot of the new cycle is freed.
     drop(old_drop);
     assert_eq!(
         cause(breaker.try_acquire()),
         Cause::HalfOpenFull { trials: 3 }
     );
-    assert_eq!(breaker.snapshot().trials, (3, 0));
+    assert_eq!(
+        breaker.snapshot().trials,
+        Trials {
+            admitted: 3,
+            succeeded: 0
+        }
+    );
     // The old cycle's success is not one of the new cycle's successes.
     old_ok.success();
-    assert_eq!(breaker.snapshot().trials, (3, 0));
+    assert_eq!(
+        breaker.snapshot().trials,
+        Trials {
+            admitted: 3,
+            succeeded: 0
+        }
+    );
     new1.success();
     new2.success();
     assert_eq!(breaker.state(), State::HalfOpen);
@@ -687,7 +747,13 @@ async fn retry_after_shrinks_with_time() {
     assert_eq!(guard.in_flight(), 0);
     advance(S).await;
     assert_eq!(guard.call(async { Ok::<_, ()>(5) }).await, Ok(Ok(5)));
-    assert_eq!(guard.breaker().snapshot().trials, (1, 1));
+    assert_eq!(
+        guard.breaker().snapshot().trials,
+        Trials {
+            admitted: 1,
+            succeeded: 1
+        }
+    );
 }
 
 #[tokio::test(start_paused = true)]

@@ -8,7 +8,9 @@ use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use outbound_guard::{CallEvent, Cause, Guard, Observer, Outcome, Settings, State, SystemSettings};
+use outbound_guard::{
+    CallEvent, Cause, Guard, Observer, Outcome, Settings, State, SystemSettings, Trials,
+};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use tokio::time::{advance, sleep, timeout, Instant};
@@ -36,7 +38,12 @@ impl Observer for Calls {
 
 impl Calls {
     fn names(&self) -> Vec<&'static str> {
-        self.0.lock().unwrap().iter().map(|o| o.as_str()).collect()
+        self.0
+            .lock()
+            .unwrap()
+            .iter()
+            .map(outbound_guard::Outcome::as_str)
+            .collect()
     }
 }
 
@@ -272,26 +279,56 @@ async fn dropping_between_the_steps_gives_everything_back() {
     advance(30 * S).await;
 
     // A bulkhead permit dropped before asking the breaker: no trial taken.
-    let bulkhead = guard.bulkhead().await.unwrap();
+    let bulkhead = guard.enter_bulkhead().await.unwrap();
     assert_eq!(guard.in_flight(), 1);
     drop(bulkhead);
     assert_eq!(guard.in_flight(), 0);
     let snap = guard.breaker().snapshot();
-    assert_eq!((snap.state, snap.trials), (State::HalfOpen, (0, 0)));
+    assert_eq!(
+        (snap.state, snap.trials),
+        (
+            State::HalfOpen,
+            Trials {
+                admitted: 0,
+                succeeded: 0
+            }
+        )
+    );
 
     // A trial taken and dropped before the call ran.
-    let permit = guard.bulkhead().await.unwrap().breaker().unwrap();
-    assert_eq!(guard.breaker().snapshot().trials, (1, 0));
+    let permit = guard.enter_bulkhead().await.unwrap().ask_breaker().unwrap();
+    assert_eq!(
+        guard.breaker().snapshot().trials,
+        Trials {
+            admitted: 1,
+            succeeded: 0
+        }
+    );
     drop(permit);
-    assert_eq!(guard.breaker().snapshot().trials, (0, 0));
+    assert_eq!(
+        guard.breaker().snapshot().trials,
+        Trials {
+            admitted: 0,
+            succeeded: 0
+        }
+    );
     assert_eq!(guard.in_flight(), 0);
 
     // A trial whose call finished but was never judged by elapsed_check.
-    let permit = guard.bulkhead().await.unwrap().breaker().unwrap();
+    let permit = guard.enter_bulkhead().await.unwrap().ask_breaker().unwrap();
     let finished = permit.timeout(async { Err::<(), ()>(()) }).await;
     drop(finished);
     let snap = guard.breaker().snapshot();
-    assert_eq!((snap.state, snap.trials), (State::HalfOpen, (0, 0)));
+    assert_eq!(
+        (snap.state, snap.trials),
+        (
+            State::HalfOpen,
+            Trials {
+                admitted: 0,
+                succeeded: 0
+            }
+        )
+    );
     assert_eq!(guard.in_flight(), 0);
 
     // The trial slots are all still there.
@@ -309,17 +346,35 @@ async fn a_cancelled_trial_slot_is_reusable() {
     let gate = Gate::new();
     let trials: Vec<_> = (0..3).map(|_| held_call(&guard, &gate)).collect();
     settle().await;
-    assert_eq!(guard.breaker().snapshot().trials, (3, 0));
+    assert_eq!(
+        guard.breaker().snapshot().trials,
+        Trials {
+            admitted: 3,
+            succeeded: 0
+        }
+    );
     let err = guard.call(async { Ok::<_, ()>(()) }).await.unwrap_err();
     assert_eq!(*err.cause(), Cause::HalfOpenFull { trials: 3 });
 
     // Abort one trial mid-call: its slot comes back, and a new caller takes it.
     trials[0].abort();
     settle().await;
-    assert_eq!(guard.breaker().snapshot().trials, (2, 0));
+    assert_eq!(
+        guard.breaker().snapshot().trials,
+        Trials {
+            admitted: 2,
+            succeeded: 0
+        }
+    );
     assert_eq!(guard.in_flight(), 2);
     assert_eq!(guard.call(async { Ok::<_, ()>(()) }).await, Ok(Ok(())));
-    assert_eq!(guard.breaker().snapshot().trials, (3, 1));
+    assert_eq!(
+        guard.breaker().snapshot().trials,
+        Trials {
+            admitted: 3,
+            succeeded: 1
+        }
+    );
 
     // Abort the other two: not stuck half-open with no trial ever finishing.
     for t in &trials[1..] {
@@ -330,7 +385,16 @@ async fn a_cancelled_trial_slot_is_reusable() {
     }
     assert_eq!(guard.in_flight(), 0);
     let snap = guard.breaker().snapshot();
-    assert_eq!((snap.state, snap.trials), (State::HalfOpen, (1, 1)));
+    assert_eq!(
+        (snap.state, snap.trials),
+        (
+            State::HalfOpen,
+            Trials {
+                admitted: 1,
+                succeeded: 1
+            }
+        )
+    );
     for _ in 0..2 {
         assert_eq!(guard.call(async { Ok::<_, ()>(()) }).await, Ok(Ok(())));
     }
@@ -353,12 +417,27 @@ async fn every_trial_cancelled_by_its_caller_then_the_breaker_recovers() {
             })
             .collect();
         settle().await;
-        assert_eq!(guard.breaker().snapshot().trials, (3, 0));
+        assert_eq!(
+            guard.breaker().snapshot().trials,
+            Trials {
+                admitted: 3,
+                succeeded: 0
+            }
+        );
         for c in callers {
             assert!(c.await.unwrap().is_err());
         }
         let snap = guard.breaker().snapshot();
-        assert_eq!((snap.state, snap.trials), (State::HalfOpen, (0, 0)));
+        assert_eq!(
+            (snap.state, snap.trials),
+            (
+                State::HalfOpen,
+                Trials {
+                    admitted: 0,
+                    succeeded: 0
+                }
+            )
+        );
         assert_eq!(guard.in_flight(), 0);
     }
     for _ in 0..3 {
@@ -396,7 +475,7 @@ fn panic_message(err: tokio::task::JoinError) -> String {
     let payload = err.into_panic();
     payload
         .downcast_ref::<&str>()
-        .map(|s| s.to_string())
+        .map(std::string::ToString::to_string)
         .or_else(|| payload.downcast_ref::<String>().cloned())
         .unwrap()
 }
@@ -504,9 +583,11 @@ struct PanicsOnHalfOpen;
 
 impl Observer for PanicsOnHalfOpen {
     fn on_transition(&self, transition: &outbound_guard::Transition<'_>) {
-        if transition.to == State::HalfOpen {
-            panic!("observer panics on {:?}", transition.to);
-        }
+        assert!(
+            transition.to != State::HalfOpen,
+            "observer panics on {:?}",
+            transition.to
+        );
     }
 
     fn wants_calls(&self) -> bool {
@@ -557,7 +638,7 @@ async fn a_panicking_classifier_is_a_failure_and_keeps_unwinding() {
     let (guard, calls) = guard_with("cb_window_size = 1\ncb_min_calls = 1");
     let g = guard.clone();
     let task = tokio::spawn(async move {
-        let permit = g.bulkhead().await.unwrap().breaker().unwrap();
+        let permit = g.enter_bulkhead().await.unwrap().ask_breaker().unwrap();
         let finished = permit.timeout(async { Err::<(), u32>(7) }).await;
         let _ = finished
             .failure_if(|code| panic!("classifier panics on {code}"))

@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use outbound_guard::{Cause, Guard, Observer, Reason, Settings, State, Status, Transition};
+use outbound_guard::{Cause, Guard, Observer, Reason, Settings, State, Status, Transition, Trials};
 use tokio::time::{sleep, Instant};
 
 const S: Duration = Duration::from_secs(1);
@@ -352,7 +352,13 @@ async fn waiters_turned_away_while_half_open_leave_the_decision_to_the_trials() 
     // ...and its bulkhead rejection is not a trial's failure.
     let snap = guard.breaker().snapshot();
     assert_eq!(snap.state, State::HalfOpen);
-    assert_eq!(snap.trials, (0, 0));
+    assert_eq!(
+        snap.trials,
+        Trials {
+            admitted: 0,
+            succeeded: 0
+        }
+    );
     assert_eq!(
         transitions.0.lock().unwrap().len(),
         2,

@@ -6,7 +6,9 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use outbound_guard::{Breaker, BreakerPermit, Cause, Observer, Settings, State, Transition};
+use outbound_guard::{
+    Breaker, BreakerPermit, Cause, Observer, Settings, State, Transition, Trials,
+};
 use proptest::prelude::*;
 
 const OPEN_SECS: u64 = 10;
@@ -264,15 +266,18 @@ fn check(breaker: &Breaker, model: &mut Model, recorder: &Recorder, step: usize,
     let expected_rate = if calls == 0 {
         0.0
     } else {
-        failures as f64 / calls as f64
+        f64::from(failures) / f64::from(calls)
     };
     assert_eq!(snap.failure_rate, expected_rate, "rate {}", ctx());
     let trials = match model.state {
         MState::HalfOpen {
             admitted,
             succeeded,
-        } => (admitted, succeeded),
-        _ => (0, 0),
+        } => Trials {
+            admitted,
+            succeeded,
+        },
+        _ => Trials::default(),
     };
     assert_eq!(snap.trials, trials, "trials {}", ctx());
     let retry = match model.state {

@@ -13,6 +13,7 @@
 //! }
 //! ```
 
+use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::{candidate_files, workspace_root};
@@ -31,6 +32,10 @@ pub const TRACKED_ENV: &str = "OUTBOUND_GUARD_TRACKED_SETTINGS";
 /// created later at a place tried *before* the tracked one (next to `Cargo.toml` while
 /// the workspace root's is tracked) is picked up by the next `cargo clean` or edit of
 /// `Cargo.toml`.
+///
+/// # Panics
+///
+/// Outside a build script: cargo sets `CARGO_MANIFEST_DIR` for every build script.
 pub fn track() {
     let dir = std::env::var_os("CARGO_MANIFEST_DIR")
         .expect("CARGO_MANIFEST_DIR is set by cargo for build scripts: call track() from build.rs");
@@ -48,8 +53,10 @@ fn directives(manifest_dir: &Path) -> String {
         .and_then(|candidates| candidates.into_iter().find(|c| c.path.is_file()));
     if let Some(found) = found {
         let path = found.path.display();
-        out.push_str(&format!("cargo:rerun-if-changed={path}\n"));
-        out.push_str(&format!("cargo:rustc-env={TRACKED_ENV}={path}\n"));
+        let _ = write!(
+            out,
+            "cargo:rerun-if-changed={path}\ncargo:rustc-env={TRACKED_ENV}={path}\n"
+        );
     }
     out
 }

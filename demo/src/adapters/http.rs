@@ -143,12 +143,7 @@ async fn get_customer<P: PaymentPort, C: CustomerPort>(
 async fn ready<P: PaymentPort, C: CustomerPort>(State(state): State<AppState<P, C>>) -> Response {
     let health = state.guards.health();
     let status = StatusCode::from_u16(health.http_status()).unwrap_or(StatusCode::OK);
-    (
-        status,
-        [(header::CONTENT_TYPE, "application/json")],
-        health.to_json(),
-    )
-        .into_response()
+    (status, Json(health)).into_response()
 }
 
 /// An operator's action on a breaker: `force_open`, `disable` or `reset`

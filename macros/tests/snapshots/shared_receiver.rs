@@ -5,8 +5,8 @@ impl SberAdapter {
             Result<PaymentRef, PaymentPortError>,
         >(PaymentPortError::system_unavailable);
         let __cb_guard = ::outbound_guard::__private::guard(self, "sber");
-        let __cb_permit = __cb_guard.bulkhead().await.map_err(__cb_map)?;
-        let __cb_call = __cb_permit.breaker().map_err(__cb_map)?;
+        let __cb_permit = __cb_guard.enter_bulkhead().await.map_err(__cb_map)?;
+        let __cb_call = __cb_permit.ask_breaker().map_err(__cb_map)?;
         #[allow(unknown_lints, unused_braces)]
         let __cb_finished = __cb_call
             .timeout(async move {

@@ -74,11 +74,20 @@ pub struct Snapshot {
     pub since: Instant,
     /// While open: time left until trial calls.
     pub retry_after: Option<Duration>,
-    /// While half-open: trials admitted and succeeded so far.
-    pub trials: (u32, u32),
+    /// While half-open: the trial calls so far (none in other states).
+    pub trials: Trials,
     /// While open: why it opened ([`Reason::FailureRate`] or [`Reason::TrialFailed`],
     /// with the figures shown in `failures` and `calls`).
     pub opened_by: Option<Reason>,
+}
+
+/// A half-open breaker's trial calls so far.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Trials {
+    /// Trial calls admitted, still running or already ended.
+    pub admitted: u32,
+    /// Trial calls that succeeded.
+    pub succeeded: u32,
 }
 
 impl Breaker {
@@ -127,6 +136,12 @@ impl Breaker {
 
     /// Asks to make a call: a permit to record its outcome on, or the reason it may not
     /// go ahead. Dropping the permit unrecorded returns it without counting anything.
+    ///
+    /// # Errors
+    ///
+    /// [`Cause::Open`](crate::Cause::Open) while open (with the time left),
+    /// [`Cause::HalfOpenFull`](crate::Cause::HalfOpenFull) while half-open with every trial
+    /// taken, [`Cause::ForcedOpen`](crate::Cause::ForcedOpen) while forced open.
     #[inline]
     pub fn try_acquire(&self) -> Result<BreakerPermit<'_>, CircuitBreakerError> {
         let (admission, change) = self.core.admit(|| self.nanos(Instant::now()));
@@ -138,13 +153,13 @@ impl Breaker {
                 breaker: self,
                 ticket: Some(ticket),
             }),
-            Err(denied) => Err(CircuitBreakerError::new(&self.name, self.cause(denied))),
+            Err(denied) => Err(CircuitBreakerError::new(&self.name, Self::cause(denied))),
         };
         self.report(change);
         answer
     }
 
-    fn cause(&self, denied: Denied) -> Cause {
+    fn cause(denied: Denied) -> Cause {
         match denied {
             Denied::Open { remaining_nanos } => Cause::Open {
                 retry_after: Duration::from_nanos(remaining_nanos),
@@ -180,7 +195,10 @@ impl Breaker {
             retry_after: reading
                 .open_until_nanos
                 .map(|until| Duration::from_nanos(until.saturating_sub(now))),
-            trials: (reading.trials_admitted, reading.trials_succeeded),
+            trials: Trials {
+                admitted: reading.trials_admitted,
+                succeeded: reading.trials_succeeded,
+            },
             opened_by: reading.opened_by,
         }
     }
@@ -199,7 +217,7 @@ impl Breaker {
     #[inline]
     pub(crate) fn refusal(&self) -> Option<CircuitBreakerError> {
         let denied = self.core.refusal(|| self.nanos(Instant::now()))?;
-        Some(CircuitBreakerError::new(&self.name, self.cause(denied)))
+        Some(CircuitBreakerError::new(&self.name, Self::cause(denied)))
     }
 
     /// The generation of the current state, if closed.

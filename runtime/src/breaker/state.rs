@@ -21,6 +21,9 @@
 
 use std::collections::VecDeque;
 use std::fmt;
+use std::time::Duration;
+
+use crossbeam_utils::CachePadded;
 
 use super::window::Window;
 use crate::sync::{AtomicU64, Mutex, MutexGuard, Ordering};
@@ -51,7 +54,7 @@ impl State {
     ];
 
     /// The state's position in [`State::ALL`].
-    #[allow(dead_code)] // used by the metrics, which builds without it may leave out
+    #[allow(dead_code)] // only the metrics read it: unused in a build without them
     pub(crate) fn index(self) -> usize {
         self as usize
     }
@@ -107,8 +110,8 @@ pub enum Reason {
     },
     /// Open → half-open: the open duration has passed.
     OpenElapsed {
-        /// How long it was open, in nanoseconds.
-        after_nanos: u64,
+        /// How long it was open.
+        after: Duration,
     },
     /// Half-open → closed: every trial call succeeded.
     TrialsSucceeded {
@@ -241,21 +244,8 @@ pub(crate) struct Core {
     /// The closed window's `failures << 32 | calls`, written under the lock whenever the
     /// window changes. On a cache line of its own, so recording does not evict the
     /// `state` every admission reads.
-    summary: Padded<AtomicU64>,
+    summary: CachePadded<AtomicU64>,
     inner: Mutex<Inner>,
-}
-
-/// Keeps a value on a cache line of its own.
-#[derive(Debug)]
-#[repr(align(128))]
-struct Padded<T>(T);
-
-impl<T> std::ops::Deref for Padded<T> {
-    type Target = T;
-
-    fn deref(&self) -> &T {
-        &self.0
-    }
 }
 
 impl Core {
@@ -282,7 +272,7 @@ impl Core {
             need,
             state: AtomicU64::new(pack(generation, State::Closed)),
             open_until: AtomicU64::new(0),
-            summary: Padded(AtomicU64::new(0)),
+            summary: CachePadded::new(AtomicU64::new(0)),
             inner: Mutex::new(Inner {
                 window: Window::new(config.window as usize),
                 trials_admitted: 0,
@@ -301,7 +291,9 @@ impl Core {
     fn lock(&self) -> MutexGuard<'_, Inner> {
         // A panic cannot happen while the lock is held (no user code runs under it), but
         // a poisoned lock must not take every later call down with it.
-        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+        self.inner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// The current state, without locking.
@@ -375,7 +367,7 @@ impl Core {
                     &mut inner,
                     State::HalfOpen,
                     Reason::OpenElapsed {
-                        after_nanos: now.saturating_sub(opened_at),
+                        after: Duration::from_nanos(now.saturating_sub(opened_at)),
                     },
                     now,
                 );
@@ -612,7 +604,7 @@ impl Core {
             return None;
         }
         let reason = Reason::OpenElapsed {
-            after_nanos: due.saturating_sub(inner.since_nanos),
+            after: Duration::from_nanos(due.saturating_sub(inner.since_nanos)),
         };
         Some(self.transition(&mut inner, State::HalfOpen, reason, due))
     }

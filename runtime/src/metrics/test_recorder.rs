@@ -1,64 +1,22 @@
-//! A `metrics::Recorder` for tests that keeps every series' current value (reading it does
-//! not reset it, unlike `metrics-util`'s `DebuggingRecorder`), its descriptions, and the
-//! order series were registered in. Shared by the unit tests and `tests/metrics.rs`.
+//! A `metrics::Recorder` for tests that keeps every series' current value and every
+//! metric's description. The values live in `metrics-util`'s atomic `Registry`; its
+//! `DebuggingRecorder` does not fit, as its snapshots reset counters and gauges and
+//! these tests read a gauge more than once. Shared by the unit tests and
+//! `tests/metrics.rs`.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
-use metrics::{
-    Counter, CounterFn, Gauge, GaugeFn, Histogram, HistogramFn, Key, KeyName, Metadata, Recorder,
-    SharedString, Unit,
-};
+use metrics::{Counter, Gauge, Histogram, Key, KeyName, Metadata, Recorder, SharedString, Unit};
+use metrics_util::registry::{AtomicStorage, Registry};
 
 /// `name{label="value",…}` with labels sorted: one series.
 pub type Series = String;
 
-#[derive(Debug, Default)]
 pub struct TestRecorder {
-    counters: Mutex<BTreeMap<Series, Arc<CounterCell>>>,
-    gauges: Mutex<BTreeMap<Series, Arc<GaugeCell>>>,
-    histograms: Mutex<BTreeMap<Series, Arc<HistogramCell>>>,
+    registry: Registry<Key, AtomicStorage>,
     descriptions: Mutex<BTreeMap<String, (Option<Unit>, String)>>,
-}
-
-#[derive(Debug, Default)]
-struct CounterCell(AtomicU64);
-
-impl CounterFn for CounterCell {
-    fn increment(&self, value: u64) {
-        self.0.fetch_add(value, Ordering::Relaxed);
-    }
-
-    fn absolute(&self, value: u64) {
-        self.0.fetch_max(value, Ordering::Relaxed);
-    }
-}
-
-#[derive(Debug, Default)]
-struct GaugeCell(Mutex<f64>);
-
-impl GaugeFn for GaugeCell {
-    fn increment(&self, value: f64) {
-        *self.0.lock().unwrap() += value;
-    }
-
-    fn decrement(&self, value: f64) {
-        *self.0.lock().unwrap() -= value;
-    }
-
-    fn set(&self, value: f64) {
-        *self.0.lock().unwrap() = value;
-    }
-}
-
-#[derive(Debug, Default)]
-struct HistogramCell(Mutex<Vec<f64>>);
-
-impl HistogramFn for HistogramCell {
-    fn record(&self, value: f64) {
-        self.0.lock().unwrap().push(value);
-    }
 }
 
 /// `name{a="1",b="2"}`, labels sorted by key.
@@ -72,34 +30,47 @@ pub fn series(key: &Key) -> Series {
     format!("{}{{{}}}", key.name(), labels.join(","))
 }
 
+/// The handle of `wanted` among `handles`.
+fn find<H>(handles: impl IntoIterator<Item = (Key, H)>, wanted: &str) -> Option<H> {
+    handles
+        .into_iter()
+        .find_map(|(key, handle)| (series(&key) == wanted).then_some(handle))
+}
+
 impl TestRecorder {
     pub fn new() -> Arc<TestRecorder> {
-        Arc::new(TestRecorder::default())
+        Arc::new(TestRecorder {
+            registry: Registry::atomic(),
+            descriptions: Mutex::default(),
+        })
     }
 
     /// The counter's value; `None` if it was never registered.
     pub fn counter(&self, series: &str) -> Option<u64> {
-        let counters = self.counters.lock().unwrap();
-        counters.get(series).map(|c| c.0.load(Ordering::Relaxed))
+        find(self.registry.get_counter_handles(), series).map(|c| c.load(Ordering::Relaxed))
     }
 
     /// The gauge's value; `None` if it was never registered.
     pub fn gauge(&self, series: &str) -> Option<f64> {
-        let gauges = self.gauges.lock().unwrap();
-        gauges.get(series).map(|g| *g.0.lock().unwrap())
+        find(self.registry.get_gauge_handles(), series)
+            .map(|g| f64::from_bits(g.load(Ordering::Relaxed)))
     }
 
     /// The histogram's samples; `None` if it was never registered.
     pub fn histogram(&self, series: &str) -> Option<Vec<f64>> {
-        let histograms = self.histograms.lock().unwrap();
-        histograms.get(series).map(|h| h.0.lock().unwrap().clone())
+        find(self.registry.get_histogram_handles(), series).map(|h| h.data())
     }
 
     /// Every registered series of every kind, sorted.
     pub fn all_series(&self) -> Vec<Series> {
-        let mut all: Vec<Series> = self.counters.lock().unwrap().keys().cloned().collect();
-        all.extend(self.gauges.lock().unwrap().keys().cloned());
-        all.extend(self.histograms.lock().unwrap().keys().cloned());
+        let mut all: Vec<Series> = self
+            .registry
+            .get_counter_handles()
+            .keys()
+            .chain(self.registry.get_gauge_handles().keys())
+            .chain(self.registry.get_histogram_handles().keys())
+            .map(series)
+            .collect();
         all.sort();
         all
     }
@@ -131,35 +102,17 @@ impl Recorder for TestRecorder {
     }
 
     fn register_counter(&self, key: &Key, _: &Metadata<'_>) -> Counter {
-        let cell = self
-            .counters
-            .lock()
-            .unwrap()
-            .entry(series(key))
-            .or_default()
-            .clone();
-        Counter::from_arc(cell)
+        self.registry
+            .get_or_create_counter(key, |c| Counter::from_arc(Arc::clone(c)))
     }
 
     fn register_gauge(&self, key: &Key, _: &Metadata<'_>) -> Gauge {
-        let cell = self
-            .gauges
-            .lock()
-            .unwrap()
-            .entry(series(key))
-            .or_default()
-            .clone();
-        Gauge::from_arc(cell)
+        self.registry
+            .get_or_create_gauge(key, |g| Gauge::from_arc(Arc::clone(g)))
     }
 
     fn register_histogram(&self, key: &Key, _: &Metadata<'_>) -> Histogram {
-        let cell = self
-            .histograms
-            .lock()
-            .unwrap()
-            .entry(series(key))
-            .or_default()
-            .clone();
-        Histogram::from_arc(cell)
+        self.registry
+            .get_or_create_histogram(key, |h| Histogram::from_arc(Arc::clone(h)))
     }
 }

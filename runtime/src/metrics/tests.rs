@@ -17,7 +17,7 @@ use test_recorder::TestRecorder;
 #[allow(dead_code)]
 mod test_recorder;
 
-const SETTINGS: &str = r#"
+const SETTINGS: &str = r"
 [systems.sber]
 read_timeout = 10.0
 total_timeout = 12.0
@@ -31,7 +31,7 @@ max_connections = 5
 bulkhead_wait = 0.0
 
 [systems.customer]
-"#;
+";
 
 fn settings() -> Settings {
     Settings::parse(SETTINGS, "resilience.toml").unwrap()
@@ -314,9 +314,9 @@ async fn transitions_state_and_rejections_follow_the_breaker() {
         fail(&sber).await;
     }
     tokio::time::advance(Duration::from_secs(30)).await;
-    let first = sber.bulkhead().await.unwrap().breaker().unwrap();
-    let second = sber.bulkhead().await.unwrap().breaker().unwrap();
-    let third = sber.bulkhead().await.unwrap().breaker().unwrap();
+    let first = sber.enter_bulkhead().await.unwrap().ask_breaker().unwrap();
+    let second = sber.enter_bulkhead().await.unwrap().ask_breaker().unwrap();
+    let third = sber.enter_bulkhead().await.unwrap().ask_breaker().unwrap();
     let err = sber.call(async { Ok::<_, ()>(()) }).await.unwrap_err();
     assert_eq!(err.cause().as_str(), "half_open_full");
     assert_eq!(rejections(&r, "sber", "half_open_full"), Some(1));
