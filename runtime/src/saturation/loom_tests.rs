@@ -6,7 +6,7 @@ use loom::sync::atomic::{AtomicUsize, Ordering};
 use loom::sync::Arc;
 use loom::thread;
 
-use crate::saturation::SlowHolders;
+use super::SlowHolders;
 
 #[test]
 fn waiters_never_outnumber_the_slow_calls_and_lapsed_vouchers_stay_gone() {
