@@ -6,7 +6,8 @@
 //! - [`adapters`]: the HTTP API (inbound) and the Sber, customer and order-store
 //!   adapters (outbound).
 //! - [`bootstrap`]: settings → guards → adapters, and port errors → HTTP.
-//! - [`fakes`]: in-process fake Sber and customer servers with switchable faults.
+//! - [`fakes`]: in-process fake Sber and customer servers with switchable faults (the
+//!   routes of each system, served by the integration suite's fake upstream).
 //! - [`scenario`]: the load generator and the live report that `cargo run -p
 //!   payments-demo` shows.
 #![deny(missing_docs)]

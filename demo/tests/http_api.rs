@@ -7,14 +7,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use outbound_guard::State;
+use outbound_guard_tests::recorder::Recorder;
 use payments_demo::bootstrap::{load_settings_with, Container};
-use payments_demo::fakes::FakeServer;
-use payments_demo::scenario::recorder::Recorder;
+use payments_demo::fakes::{self, FakeUpstream};
 use serde_json::{json, Value};
 
 struct Harness {
-    sber: FakeServer,
-    _customer: FakeServer,
+    sber: FakeUpstream,
+    _customer: FakeUpstream,
     container: Container,
     recorder: Arc<Recorder>,
     url: String,
@@ -34,17 +34,17 @@ impl Drop for Harness {
 /// Fakes, the service between them, and a client; `env` overrides the settings as
 /// `CLIENT_…` variables would.
 async fn start(env: &[(&str, &str)]) -> Harness {
-    let sber = FakeServer::sber(FakeServer::bind().await.unwrap()).unwrap();
-    let customer = FakeServer::customer(FakeServer::bind().await.unwrap()).unwrap();
+    let sber = fakes::sber(fakes::bind().await.unwrap()).unwrap();
+    let customer = fakes::customer(fakes::bind().await.unwrap()).unwrap();
     let mut vars: Vec<(String, String)> = vec![
         ("CLIENT_SBER__BASE_URL".into(), sber.url()),
         ("CLIENT_CUSTOMER__BASE_URL".into(), customer.url()),
     ];
     vars.extend(env.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())));
     let settings = load_settings_with(vars).unwrap();
-    let recorder = Arc::new(Recorder::new(settings.names(), None));
+    let recorder = Arc::new(Recorder::default());
     let container = Container::build(&settings, vec![recorder.clone()]).unwrap();
-    let listener = FakeServer::bind().await.unwrap();
+    let listener = fakes::bind().await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     let router = container.router();
     let server = tokio::spawn(async move {
@@ -52,7 +52,7 @@ async fn start(env: &[(&str, &str)]) -> Harness {
             .await
             .unwrap();
     });
-    let admin_listener = FakeServer::bind().await.unwrap();
+    let admin_listener = fakes::bind().await.unwrap();
     let admin_url = format!("http://{}", admin_listener.local_addr().unwrap());
     let admin_router = container.admin_router();
     let admin = tokio::spawn(async move {
@@ -288,8 +288,8 @@ async fn slow_sber_trips_the_breaker_before_any_timeout() {
     let slow = futures_join(&h, 3).await;
     assert!(slow.iter().all(|&s| s == 201), "{slow:?}");
     assert_eq!(h.sber_state(), State::Open);
-    let counts = h.recorder.counts("sber");
-    assert_eq!((counts.slow, counts.failed, counts.timeout), (3, 0, 0));
+    let counts = h.recorder.counts_of("sber");
+    assert_eq!((counts.slow, counts.failure, counts.timeout), (3, 0, 0));
     assert_eq!(h.recorder.timeouts(), 0);
 
     let rejected = h.create(1_000).await;

@@ -19,7 +19,6 @@
 
 pub mod env;
 pub mod load;
-pub mod recorder;
 mod report;
 pub mod unguarded;
 
@@ -32,9 +31,9 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use crate::bootstrap::Container;
-use crate::fakes::{FakeServer, Faults};
+use crate::fakes::{self, FakeUpstream, Faults};
 use load::{Load, LoadConfig, LoadStats};
-use recorder::{Recorded, Recorder};
+use outbound_guard_tests::recorder::{Recorded, Recorder};
 pub use report::{format_duration, Check};
 
 /// The longest the scenario may run; CI runs it on two busy cores.
@@ -83,8 +82,8 @@ fn listener(std: std::net::TcpListener) -> std::io::Result<TcpListener> {
 /// The unguarded twin: the same service over adapters without a guard, with fakes of
 /// its own, under the same load and the same faults.
 struct Twin {
-    sber: FakeServer,
-    _customer: FakeServer,
+    sber: FakeUpstream,
+    _customer: FakeUpstream,
     url: String,
 }
 
@@ -102,8 +101,8 @@ struct PhaseEntry {
 struct World {
     recorder: Arc<Recorder>,
     container: Container,
-    sber: FakeServer,
-    customer: FakeServer,
+    sber: FakeUpstream,
+    customer: FakeUpstream,
     service_url: String,
     twin: Twin,
     /// The load on the guarded service, and on the twin.
@@ -202,7 +201,7 @@ impl World {
                     timeout.as_secs_f64(),
                     self.phase().1
                 );
-                let counts = self.recorder.counts(system);
+                let counts = self.recorder.counts_of(system);
                 if counts.total() == 0 {
                     detail.push_str(&format!(
                         "; no guarded `{system}` call was observed at all: is `#[circuit_breaker]` expanding on the adapter's methods?"
@@ -210,7 +209,7 @@ impl World {
                 } else {
                     detail.push_str(&format!(
                         "; {system} calls so far: ok {}, failed {}, slow {}, timed out {}, rejected {}",
-                        counts.ok, counts.failed, counts.slow, counts.timeout, counts.rejected
+                        counts.success, counts.failure, counts.slow, counts.timeout, counts.rejected()
                     ));
                 }
                 checks.push(Check::fail(
@@ -245,14 +244,13 @@ pub async fn run(setup: Setup, serve: bool) -> std::io::Result<Outcome> {
             println!("{line}");
         }
     });
-    let systems: Vec<&str> = setup.settings.names().collect();
-    let recorder = Arc::new(Recorder::new(systems, Some(lines_tx)));
+    let recorder = Arc::new(Recorder::new(Some(lines_tx)));
     let container = match Container::build(&setup.settings, vec![recorder.clone()]) {
         Ok(c) => c,
         Err(e) => return Err(std::io::Error::other(e.to_string())),
     };
-    let sber = FakeServer::sber(listener(setup.sber)?)?;
-    let customer = FakeServer::customer(listener(setup.customer)?)?;
+    let sber = fakes::sber(listener(setup.sber)?)?;
+    let customer = fakes::customer(listener(setup.customer)?)?;
     let service = listener(setup.service)?;
     let service_url = format!("http://{}", service.local_addr()?);
     let router = container.router();
@@ -267,9 +265,9 @@ pub async fn run(setup: Setup, serve: bool) -> std::io::Result<Outcome> {
     });
 
     // The unguarded twin, on ephemeral ports of 127.0.0.1 too.
-    let twin_sber = FakeServer::sber(FakeServer::bind().await?)?;
-    let twin_customer = FakeServer::customer(FakeServer::bind().await?)?;
-    let twin_listener = FakeServer::bind().await?;
+    let twin_sber = fakes::sber(fakes::bind().await?)?;
+    let twin_customer = fakes::customer(fakes::bind().await?)?;
+    let twin_listener = fakes::bind().await?;
     let twin_url = format!("http://{}", twin_listener.local_addr()?);
     let twin_router = unguarded::router(&setup.settings, twin_sber.url(), twin_customer.url());
     let twin_task = tokio::spawn(async move {
@@ -434,7 +432,7 @@ async fn drive(world: &World, checks: &mut Vec<Check>) -> Result<(), ()> {
         ),
     );
     let slow_phase = world.phase().0;
-    let before = world.recorder.counts(sber);
+    let before = world.recorder.counts_of(sber);
     let slow_from = Instant::now();
     faults.set_latency(latency);
     let opened = world
@@ -450,14 +448,14 @@ async fn drive(world: &World, checks: &mut Vec<Check>) -> Result<(), ()> {
     let bound = s.cb_slow_threshold() + s.bulkhead_wait() + Duration::from_secs(1);
     let after = opened.at.saturating_duration_since(slow_from);
     checks.push(Check::new(
-        opened.phase == slow_phase && during.failed == 0 && during.timeout == 0,
+        opened.phase == slow_phase && during.failure == 0 && during.timeout == 0,
         "sber opened on slow calls before any timeout",
         format!(
             "{} after Sber turned slow (cb_slow_threshold {}); before opening: {} slow, {} failed, {} timed out",
             format_duration(after),
             format_duration(s.cb_slow_threshold()),
             during.slow,
-            during.failed,
+            during.failure,
             during.timeout
         ),
     ));
@@ -573,11 +571,11 @@ fn final_checks(world: &World, stats: &load::LoadStats, checks: &mut Vec<Check>)
         "no guarded call ran into a timeout (no Cause::Timeout)",
         format!("{timeouts} timed out"),
     ));
-    let sber = world.recorder.counts("sber");
+    let sber = world.recorder.counts_of("sber");
     checks.push(Check::new(
-        sber.rejected > 0,
+        sber.rejected() > 0,
         "callers were rejected fast while the sber breaker was open",
-        format!("{} sber calls rejected", sber.rejected),
+        format!("{} sber calls rejected", sber.rejected()),
     ));
     let statuses = stats.statuses();
     let answered = |key: &str| statuses.get(key).copied().unwrap_or(0);
@@ -590,7 +588,7 @@ fn final_checks(world: &World, stats: &load::LoadStats, checks: &mut Vec<Check>)
         "the API answered 503 (confirm) and 409 created-not-paid (create) while Sber was unavailable",
         format!("{r503} × 503, {r409} × 409"),
     ));
-    let customer = world.recorder.counts("customer");
+    let customer = world.recorder.counts_of("customer");
     let moved: Vec<String> = world
         .recorder
         .transitions()
@@ -602,16 +600,16 @@ fn final_checks(world: &World, stats: &load::LoadStats, checks: &mut Vec<Check>)
     checks.push(Check::new(
         moved.is_empty()
             && state == State::Closed
-            && customer.ok > 0
+            && customer.success > 0
             && customer.bad() == 0
-            && customer.rejected == 0,
+            && customer.rejected() == 0,
         "customer untouched: closed throughout, every call succeeded",
         if moved.is_empty() {
             format!(
                 "state {state}, ok {}, failed {}, rejected {}",
-                customer.ok,
+                customer.success,
                 customer.bad(),
-                customer.rejected
+                customer.rejected()
             )
         } else {
             format!("transitions: {}", moved.join(", "))

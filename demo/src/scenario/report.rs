@@ -8,10 +8,10 @@ use outbound_guard::Guard;
 
 use super::env::{EnvSetting, Source};
 use super::load::{LoadStats, PhaseLoad, Tick};
-use super::recorder::Counts;
 use super::World;
 use crate::bootstrap::Container;
-use crate::fakes::FakeServer;
+use crate::fakes::FakeUpstream;
+use outbound_guard_tests::recorder::Counts;
 
 /// One thing the scenario expected, and whether it happened.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -85,8 +85,8 @@ fn describe_guard(guard: &Guard) -> String {
 pub(super) fn header(
     env: &[EnvSetting],
     container: &Container,
-    sber: &FakeServer,
-    customer: &FakeServer,
+    sber: &FakeUpstream,
+    customer: &FakeUpstream,
     service: &str,
     twin: &str,
 ) {
@@ -144,9 +144,9 @@ fn system_column(guard: &Guard, calls: Counts, now: bool) -> String {
     format!(
         "{} {state:<9} ok {:>3}  failed {:>3}{slow}  rejected {:>3}  in flight {in_flight}",
         guard.system(),
-        calls.ok,
+        calls.success,
         calls.bad(),
-        calls.rejected,
+        calls.rejected(),
     )
 }
 
@@ -361,15 +361,15 @@ pub(super) fn summary(world: &World, stats: &LoadStats, checks: &[Check], elapse
     }
     println!("guarded calls:");
     for guard in world.container.guards.iter() {
-        let c = world.recorder.counts(guard.system());
+        let c = world.recorder.counts_of(guard.system());
         println!(
             "  {:<8} ok {}, failed {} (of which slow {}, timed out {}), rejected {}; breaker now {}",
             guard.system(),
-            c.ok,
+            c.success,
             c.bad(),
             c.slow,
             c.timeout,
-            c.rejected,
+            c.rejected(),
             guard.breaker().state()
         );
     }

@@ -3,7 +3,7 @@
 //! up meanwhile, for our guard and for recloser 1.4, failsafe 1.3 and
 //! tower-resilience-circuitbreaker 0.14, under the same faults at the same steady traffic.
 //!
-//! `cargo run -p outbound-guard-reliability --release --bin fast_fail` prints a markdown table,
+//! `cargo run -p outbound-guard-tests --release --bin fast_fail` prints a markdown table,
 //! then, per scenario where the upstream hangs or is slow, how ours with the bulkhead
 //! compares with ours without it (plus `bulkhead_wait`) and with every peer.
 //!
@@ -27,10 +27,8 @@ use std::time::{Duration, Instant};
 
 use failsafe::futures::CircuitBreaker as _;
 use outbound_guard::{Cause, Guards, Settings};
-use outbound_guard_reliability::adapters::{
-    http_client, upstream_call, PortError, UpstreamAdapter,
-};
-use outbound_guard_reliability::upstream::{FakeUpstream, Fault, Mode};
+use outbound_guard_tests::adapters::{http_client, upstream_call, PortError, UpstreamAdapter};
+use outbound_guard_tests::upstream::{FakeUpstream, Fault, Mode};
 use tower::{Layer, ServiceExt};
 
 const INTERVAL: Duration = Duration::from_millis(5);

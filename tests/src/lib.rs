@@ -1,21 +1,23 @@
-//! Reliability under real faults (issue 6) and the attribute's HTTP tests (issue 3).
+//! The cross-crate integration suite: guarded out-adapters under real faults over HTTP,
+//! a bounded soak, and the attribute's HTTP end-to-end tests.
 //!
 //! - [`upstream`]: fake upstreams on 127.0.0.1 whose faults are switched per test while
 //!   they run: 5xx bursts or a share of 5xx, slow answers, hangs (silent, or a body that
 //!   trickles forever), flapping health, a reset mid-body, a refused connection, and a
 //!   server shut down under its clients. They count hits and the high-water mark of
-//!   concurrent requests.
+//!   concurrent requests. The demo's fake Sber and customer servers are these, serving
+//!   their own routes.
 //! - [`adapters`]: out-adapters annotated with `#[outbound_guard::circuit_breaker]`, each
 //!   with its own `reqwest` client built from its system's settings.
-//! - [`record`]: an [`Observer`](outbound_guard::Observer) that records every call's outcome
-//!   and every transition, for exact assertions.
+//! - [`recorder`]: an [`Observer`](outbound_guard::Observer) that records every call's
+//!   outcome and every transition, for exact assertions (and for the demo's report).
 //!
 //! The tests in `tests/` drive them; `src/bin/fast_fail.rs` compares how fast callers
 //! get fast rejections with our guard and with recloser, failsafe and tower-resilience.
 #![deny(missing_docs)]
 
 pub mod adapters;
-pub mod record;
+pub mod recorder;
 pub mod upstream;
 
 use outbound_guard::{Settings, SystemSettings};

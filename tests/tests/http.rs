@@ -9,9 +9,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use outbound_guard::{Cause, Guards, State};
-use outbound_guard_reliability::adapters::{CustomerAdapter, PortError, SberAdapter};
-use outbound_guard_reliability::record::Recorder;
-use outbound_guard_reliability::upstream::{FakeUpstream, Fault};
+use outbound_guard_tests::adapters::{CustomerAdapter, PortError, SberAdapter};
+use outbound_guard_tests::recorder::Recorder;
+use outbound_guard_tests::upstream::{FakeUpstream, Fault};
 
 /// The file's settings (sber: the guide's window 50, at least 10 calls, 30% for a
 /// critical system, 3 trials) with its timings scaled down by environment variables, as

@@ -11,9 +11,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use outbound_guard::{Cause, Guard, Guards, Settings, State};
-use outbound_guard_reliability::adapters::{CustomerAdapter, PortError, SberAdapter};
-use outbound_guard_reliability::record::Recorder;
-use outbound_guard_reliability::upstream::{refused_addr, FakeUpstream, Fault, Mode, ResetServer};
+use outbound_guard_tests::adapters::{CustomerAdapter, PortError, SberAdapter};
+use outbound_guard_tests::recorder::Recorder;
+use outbound_guard_tests::upstream::{refused_addr, FakeUpstream, Fault, Mode, ResetServer};
 
 /// The `sber` system with the guide's rules at small timings: window 10, at least 10
 /// calls, 30% (a critical system), open 250 ms, 3 trials, slow above 100 ms, total
