@@ -1,14 +1,13 @@
-//! Issue 6: the settings parser and the environment-override parser never panic.
+//! The settings parser and the environment-override parser never panic.
 //!
 //! Property-based fuzzing that runs in CI in a few seconds: arbitrary strings, TOML-ish
 //! text built from the schema's own keys and every kind of TOML value, and arbitrary
 //! environment pairs shaped like `CLIENT_<SYSTEM>__<KEY>`. Every input must give `Ok`
 //! or a `SettingsError` whose `Display` is non-empty and says where the problem is; and
-//! whatever is accepted must satisfy every validation rule. The cargo-fuzz target in
-//! `fuzz/` (`cargo +nightly fuzz run settings`) runs the same check for longer.
+//! whatever is accepted must satisfy every validation rule. It is the settings' only
+//! fuzzer: it runs on stable in every `cargo test`, with inputs shaped by the schema.
 
-use outbound_guard::settings::KEYS;
-use outbound_guard::{Settings, SettingsError};
+use outbound_guard_settings::{Settings, SettingsError, KEYS};
 use proptest::prelude::*;
 
 const ORIGIN: &str = "fuzz.toml";

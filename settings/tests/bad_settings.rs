@@ -1,4 +1,4 @@
-//! Issue 6: every bad settings input yields its clear error. `settings/tests/settings.rs`
+//! Every bad settings input yields its clear error. `settings/tests/settings.rs`
 //! covers each validation rule and the main environment error paths; these are the
 //! inputs it does not: TOML the parser itself rejects (overflowing numbers, dates,
 //! NUL bytes, arrays of tables), odd system names, keys in the wrong case, and
@@ -8,8 +8,7 @@
 //! Each error is checked to be of the right kind, to say where the problem is (the file,
 //! or the environment variable), and to say what is allowed.
 
-use outbound_guard::settings::ErrorKind;
-use outbound_guard::{Settings, SettingsError};
+use outbound_guard_settings::{ErrorKind, Settings, SettingsError};
 
 const ORIGIN: &str = "service/resilience.toml";
 
