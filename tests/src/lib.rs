@@ -12,8 +12,8 @@
 //! - [`recorder`]: an [`Observer`](outbound_guard::Observer) that records every call's
 //!   outcome and every transition, for exact assertions (and for the demo's report).
 //!
-//! The tests in `tests/` drive them; `src/bin/fast_fail.rs` compares how fast callers
-//! get fast rejections with our guard and with recloser, failsafe and tower-resilience.
+//! The tests in `tests/` drive them; so does the time-to-fast-fail comparison of our
+//! guard with recloser, failsafe and tower-resilience (`benches/examples/fast_fail.rs`).
 #![deny(missing_docs)]
 
 pub mod adapters;

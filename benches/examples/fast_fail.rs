@@ -3,7 +3,7 @@
 //! up meanwhile, for our guard and for recloser 1.4, failsafe 1.3 and
 //! tower-resilience-circuitbreaker 0.14, under the same faults at the same steady traffic.
 //!
-//! `cargo run -p outbound-guard-tests --release --bin fast_fail` prints a markdown table,
+//! `cargo run -p outbound-guard-benches --release --example fast_fail` prints a markdown table,
 //! then, per scenario where the upstream hangs or is slow, how ours with the bulkhead
 //! compares with ours without it (plus `bulkhead_wait`) and with every peer.
 //!
