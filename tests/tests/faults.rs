@@ -1,4 +1,4 @@
-//! Issue 6: annotated adapters through reqwest against real HTTP servers on 127.0.0.1,
+//! Annotated adapters through reqwest against real HTTP servers on 127.0.0.1,
 //! with faults switched per test. Each test asserts exactly when the breaker opens (in
 //! calls, from the settings), that a rejected call never reaches the server (server-side
 //! hit counts), what the caller gets (the port's error), and that time-based steps

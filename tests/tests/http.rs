@@ -1,4 +1,4 @@
-//! Issue 3: annotated adapters against a real HTTP server on 127.0.0.1 through reqwest,
+//! Annotated adapters against a real HTTP server on 127.0.0.1 through reqwest,
 //! with the settings a service uses: this crate's own `resilience.toml` (the file the
 //! attribute checked at compile time), loaded with `outbound_guard::settings!` and scaled
 //! down through environment overrides. The breaker opens on 5xx at the file's rate, the

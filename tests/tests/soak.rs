@@ -1,4 +1,4 @@
-//! Issue 6: a soak bounded in time and count, and live memory across 10k open/half-open
+//! A soak bounded in time and count, and live memory across 10k open/half-open
 //! cycles.
 //!
 //! The soak drives an annotated adapter (in-process futures, no HTTP, for volume) from

@@ -92,7 +92,7 @@ pub(super) fn header(
 ) {
     println!("payments-demo: a payments service whose Sber and customer adapters are guarded by #[circuit_breaker]");
     println!();
-    println!("settings: demo/resilience.toml, overridden by the environment (the same variables you would set):");
+    println!("settings: examples/payments-demo/resilience.toml, overridden by the environment (the same variables you would set):");
     for setting in env {
         let note = match &setting.source {
             Source::Demo => "demo default, set it yourself to change".to_owned(),

@@ -19,7 +19,7 @@ transition happened.
             admin listener on 127.0.0.1, whose URL is printed with the others
   --help    this text
 
-Settings: demo/resilience.toml, overridden by CLIENT_<SYSTEM>__<KEY> variables
+Settings: examples/payments-demo/resilience.toml, overridden by CLIENT_<SYSTEM>__<KEY> variables
 (e.g. CLIENT_SBER__CB_OPEN_DURATION=3). The demo sets short durations itself where
 you have not.";
 

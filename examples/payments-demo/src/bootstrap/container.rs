@@ -14,7 +14,7 @@ use crate::adapters::out::sber::SberAdapter;
 use crate::adapters::out::BuildError;
 use crate::core::orders::Orders;
 
-/// The service's settings: `demo/resilience.toml` (compiled in, the same file
+/// The service's settings: `examples/payments-demo/resilience.toml` (compiled in, the same file
 /// `#[circuit_breaker]` checks) with the process environment's `CLIENT_<SYSTEM>__<KEY>`
 /// overrides applied.
 pub fn load_settings() -> Result<Settings, SettingsError> {
