@@ -11,12 +11,14 @@
 //!   with its own `reqwest` client built from its system's settings.
 //! - [`recorder`]: an [`Observer`](outbound_guard::Observer) that records every call's
 //!   outcome and every transition, for exact assertions (and for the demo's report).
+//! - [`alloc`]: the counting global allocator of the soak and of the hot-path budget tests.
 //!
 //! The tests in `tests/` drive them; so does the time-to-fast-fail comparison of our
 //! guard with recloser, failsafe and tower-resilience (`benches/examples/fast_fail.rs`).
 #![deny(missing_docs)]
 
 pub mod adapters;
+pub mod alloc;
 pub mod recorder;
 pub mod upstream;
 

@@ -12,8 +12,7 @@
 //! A counting global allocator measures live bytes: across cycles 1k to 10k of
 //! open → half-open → open/closed, they do not grow.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicIsize, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -21,52 +20,11 @@ use outbound_guard::{
     CallEvent, Cause, CircuitBreakerError, Guard, Guards, Observer, Outcome, Settings, State,
     Transition,
 };
+use outbound_guard_tests::alloc::{live_bytes, CountingAllocator};
 
-// ---------------------------------------------------------------------------------------
-// A counting allocator: live bytes of the whole test binary.
-
-struct Counting;
-
-static LIVE: AtomicIsize = AtomicIsize::new(0);
-
-// SAFETY: every method forwards to `System` with the caller's arguments unchanged; the
-// counter only observes sizes.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            LIVE.fetch_add(layout.size() as isize, Ordering::Relaxed);
-        }
-        p
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc_zeroed(layout) };
-        if !p.is_null() {
-            LIVE.fetch_add(layout.size() as isize, Ordering::Relaxed);
-        }
-        p
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) };
-        LIVE.fetch_sub(layout.size() as isize, Ordering::Relaxed);
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
-        if !p.is_null() {
-            LIVE.fetch_add(
-                new_size as isize - layout.size() as isize,
-                Ordering::Relaxed,
-            );
-        }
-        p
-    }
-}
-
+// The suite's counting allocator: live bytes of the whole test binary.
 #[global_allocator]
-static ALLOCATOR: Counting = Counting;
+static ALLOCATOR: CountingAllocator = CountingAllocator;
 
 /// The two tests must not overlap: the memory test reads the whole binary's live bytes.
 static SERIAL: Mutex<()> = Mutex::new(());
@@ -535,10 +493,10 @@ fn live_memory_does_not_grow_across_10k_open_half_open_cycles() {
             }
             let cycles = half_opened();
             if cycles == 1_000 && after_1k == 0 {
-                after_1k = LIVE.load(Ordering::SeqCst);
+                after_1k = live_bytes();
             }
             if cycles == 10_000 && after_10k == 0 {
-                after_10k = LIVE.load(Ordering::SeqCst);
+                after_10k = live_bytes();
             }
         }
     });
