@@ -15,6 +15,9 @@ use outbound_guard_tests::adapters::{CustomerAdapter, PortError, SberAdapter};
 use outbound_guard_tests::recorder::Recorder;
 use outbound_guard_tests::upstream::{refused_addr, FakeUpstream, Fault, Mode, ResetServer};
 
+mod common;
+use common::{eventually, recorded_guards};
+
 /// The `sber` system with the guide's rules at small timings: window 10, at least 10
 /// calls, 30% (a critical system), open 250 ms, 3 trials, slow above 100 ms, total
 /// timeout 400 ms, 8 bulkhead permits.
@@ -51,12 +54,7 @@ fn guards(overrides: &[(&str, &str)]) -> (Guards, Arc<Recorder>) {
         })
         .collect();
     let settings = Settings::load_with_env(SBER, "inline", env).expect("valid test settings");
-    let recorder = Arc::new(Recorder::default());
-    let guards = Guards::builder(&settings)
-        .tracing(false)
-        .observer(recorder.clone())
-        .build();
-    (guards, recorder)
+    recorded_guards(&settings)
 }
 
 fn sber_guard(overrides: &[(&str, &str)]) -> (Guard, Arc<Recorder>) {
@@ -440,7 +438,10 @@ async fn a_hang_of_one_system_leaves_the_other_systems_latency_untouched() {
             tokio::spawn(async move { sber.register(i).await })
         })
         .collect();
-    tokio::time::sleep(Duration::from_millis(20)).await;
+    eventually(Duration::from_secs(5), || {
+        sber.system_guard().in_flight() == 8
+    })
+    .await;
     assert_eq!(sber.system_guard().in_flight(), 8);
 
     // Meanwhile the customer system answers every call promptly.

@@ -13,6 +13,9 @@ use outbound_guard_tests::adapters::{CustomerAdapter, PortError, SberAdapter};
 use outbound_guard_tests::recorder::Recorder;
 use outbound_guard_tests::upstream::{FakeUpstream, Fault};
 
+mod common;
+use common::recorded_guards;
+
 /// The file's settings (sber: the guide's window 50, at least 10 calls, 30% for a
 /// critical system, 3 trials) with its timings scaled down by environment variables, as
 /// an operator would without a rebuild.
@@ -33,21 +36,11 @@ fn guards(extra: &[(&str, &str)]) -> (Guards, Arc<Recorder>) {
     let sber = settings.system("sber").unwrap();
     assert_eq!(sber.cb_failure_rate(), 0.30, "from the file");
     assert_eq!(
-        (sber.cb_window_size(), sber.cb_min_calls()),
-        (50, 10),
-        "the guide's defaults"
-    );
-    assert_eq!(
         sber.total_timeout(),
         Duration::from_millis(500),
         "from the environment"
     );
-    let recorder = Arc::new(Recorder::default());
-    let guards = Guards::builder(&settings)
-        .tracing(false)
-        .observer(recorder.clone())
-        .build();
-    (guards, recorder)
+    recorded_guards(&settings)
 }
 
 struct Service {
