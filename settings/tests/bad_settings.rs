@@ -34,6 +34,9 @@ fn rejects_file(text: &str, kind: ErrorKind, says: &[&str]) -> SettingsError {
     error
 }
 
+mod common;
+use common::assert_names_variable;
+
 /// The error of one environment override on `[systems.sber]`: of `kind`, naming the
 /// variable first, saying `says`.
 fn rejects_env(name: &str, value: &str, kind: ErrorKind, says: &[&str]) -> SettingsError {
@@ -43,11 +46,7 @@ fn rejects_env(name: &str, value: &str, kind: ErrorKind, says: &[&str]) -> Setti
     };
     let shown = error.to_string();
     assert_eq!(error.kind(), kind, "{name}={value:?}: {shown}");
-    assert_eq!(error.variable_name(), Some(name), "{shown}");
-    assert!(
-        shown.starts_with(&format!("environment variable `{name}`: ")),
-        "{shown}"
-    );
+    assert_names_variable(&error, name);
     for part in says {
         assert!(
             shown.contains(part),
