@@ -47,7 +47,9 @@
 //! The first annotated method of a crate also carries the `include_bytes!` of the
 //! settings file, which makes cargo rebuild the crate when the file changes (the value
 //! is unused and never reaches the binary); the other methods read without it. An
-//! `#[adapter]` block carries it beside the block instead.
+//! `#[adapter]` block carries it beside the block instead. A crate whose build script
+//! calls `outbound_guard_settings::build::track()` has cargo track the file there, and
+//! no expansion carries it.
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned, ToTokens};

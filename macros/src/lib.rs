@@ -51,6 +51,18 @@ use proc_macro::TokenStream;
 /// block, or one already rewritten by `#[async_trait]`), in a type that derives
 /// `Guarded`. It expands to the guide's steps as calls into the runtime: bulkhead
 /// permit, breaker permission, the body under the total timeout, elapsed check.
+///
+/// Editing the settings file rebuilds the crate: the first annotated method carries an
+/// `include_bytes!` of the file for cargo to track. To keep it out of `cargo expand`,
+/// track the file from the crate's build script instead (`outbound-guard-settings` under
+/// `[build-dependencies]`):
+///
+/// ```ignore
+/// // build.rs
+/// fn main() {
+///     outbound_guard_settings::build::track();
+/// }
+/// ```
 #[proc_macro_attribute]
 pub fn circuit_breaker(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::circuit_breaker(args.into(), item.into(), &lookup::ManifestDir).into()

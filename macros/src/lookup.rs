@@ -46,9 +46,10 @@ pub(crate) trait Lookup {
     fn load(&self) -> Result<Arc<Loaded>, LoadError>;
 
     /// Whether this expansion should carry the `include_bytes!` that makes cargo
-    /// rebuild the crate when the file changes. Once per file per compiler process is
-    /// enough (every expansion re-runs on every build), and keeps the other methods'
-    /// `cargo expand` free of the file's bytes.
+    /// rebuild the crate when the file changes. Never when the crate's build script
+    /// tracks the file (`outbound_guard_settings::build::track`); otherwise once per file
+    /// per compiler process, which is enough (every expansion re-runs on every build) and
+    /// keeps the other methods' `cargo expand` free of the file's bytes.
     fn track(&self, path: &str) -> bool;
 
     /// Whether the declaration of `adapter`'s system made by `site` (an `#[adapter]`
@@ -84,6 +85,12 @@ impl Lookup for ManifestDir {
     }
 
     fn track(&self, path: &str) -> bool {
+        // The crate's build script tracks this very file (`build::track`): nothing to add.
+        if std::env::var_os(outbound_guard_settings::build::TRACKED_ENV)
+            .is_some_and(|tracked| Path::new(&tracked) == Path::new(path))
+        {
+            return false;
+        }
         static TRACKED: Mutex<Vec<String>> = Mutex::new(Vec::new());
         let mut tracked = TRACKED.lock().unwrap_or_else(|p| p.into_inner());
         if tracked.iter().any(|p| p == path) {
@@ -197,10 +204,8 @@ pub(crate) fn check_system(system: &LitStr, loaded: &Loaded) -> syn::Result<()> 
     if loaded.settings.system(&name).is_some() {
         return Ok(());
     }
-    let hint = outbound_guard_settings::suggest(&name, loaded.settings.names())
-        .map(|s| format!("did you mean `{s}`? "))
-        .unwrap_or_default();
-    let known = outbound_guard_settings::quoted_list(loaded.settings.names());
+    let hint = outbound_guard_settings::__private::did_you_mean(&name, loaded.settings.names());
+    let known = outbound_guard_settings::__private::quoted_list(loaded.settings.names());
     Err(syn::Error::new(
         system.span(),
         format!(

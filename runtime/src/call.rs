@@ -9,7 +9,7 @@ use std::future::Future;
 use std::mem;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::pin::Pin;
-use std::task::{Context, Poll};
+use std::task::{ready, Context, Poll};
 use std::time::Duration;
 
 use tokio::time::{Instant, Sleep};
@@ -103,7 +103,18 @@ impl<'g> CallPermit<'g> {
     /// The call runs inside a `guarded_call` span (feature `tracing`, INFO, target
     /// `outbound_guard`) with the fields `system` and, once it ends, `outcome`.
     #[inline]
-    pub fn timeout<F>(mut self, call: F) -> Timeout<'g, F> {
+    pub fn timeout<F>(self, call: F) -> Timeout<'g, F> {
+        Timeout {
+            call,
+            timer: self.start_timer(),
+        }
+    }
+
+    /// Starts the clock of [`timeout`](Self::timeout): everything of it but the call
+    /// (inlined as the timer's halves are).
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn start_timer(mut self) -> Timer<'g> {
         let guard = self.slot.guard;
         self.span = CallSpan::new(guard.system());
         let start = Instant::now();
@@ -112,10 +123,9 @@ impl<'g> CallPermit<'g> {
         // A call still running when this timer fires runs longer than the threshold:
         // one that ends exactly then is polled (and finished) before the timer is.
         let slow_at = start + settings.cb_slow_threshold();
-        Timeout {
-            permit: Some(self),
-            call,
+        Timer {
             sleep: None,
+            permit: Some(self),
             start,
             slow_at: (slow_at < deadline).then_some(slow_at),
             deadline,
@@ -212,9 +222,20 @@ pin_project_lite::pin_project! {
     #[derive(Debug)]
     #[must_use = "futures do nothing unless awaited"]
     pub struct Timeout<'g, F> {
-        // Field order is drop order: the call, its timer, and only then the permits.
+        // Field order is drop order: the call, then its timer and the permits.
         #[pin]
         call: F,
+        #[pin]
+        timer: Timer<'g>,
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// Everything of a [`Timeout`] but the call: not generic, so compiled once rather
+    /// than once per guarded method.
+    #[derive(Debug)]
+    struct Timer<'g> {
+        // Field order is drop order: the timer, and only then the permits.
         #[pin]
         sleep: Option<Sleep>,
         permit: Option<CallPermit<'g>>,
@@ -233,28 +254,78 @@ where
 
     #[inline]
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let mut this = self.project();
+        let this = self.project();
+        let mut call = this.call;
+        let mut timer = this.timer;
+        let mut result = None;
+        let end = ready!(timer.as_mut().poll_call(cx, &mut |cx| {
+            match call.as_mut().poll(cx) {
+                Poll::Ready(ended) => {
+                    result = Some(ended);
+                    true
+                }
+                Poll::Pending => false,
+            }
+        }));
+        Poll::Ready(Finished::new(timer.stop(end), result, end))
+    }
+}
+
+// The non-generic halves below are inlined into the generic shells in optimised builds
+// (`inline(always)`: the hot path stays one function, as cheap as before they were split
+// out) and only hinted in debug builds, where forcing would copy them into every guarded
+// method's future again and cost compile time.
+impl<'g> Timer<'g> {
+    /// Enters the call's span, if it has one, for one poll of the call.
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn enter(&self) -> impl Sized + '_ {
+        self.permit.as_ref().map(|permit| permit.span.enter())
+    }
+
+    /// Polls the call once through `poll` (which says whether it is ready) inside the
+    /// call's span. Ready with the instant it ended, or the total timeout elapsed; a
+    /// panic in the call is recorded as a failure and unwinds on. Behind `dyn`, so that
+    /// this is compiled once rather than once per guarded method.
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn poll_call(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        poll: &mut dyn FnMut(&mut Context<'_>) -> bool,
+    ) -> Poll<Instant> {
         let polled = {
-            let _entered = this.permit.as_ref().map(|permit| permit.span.enter());
-            let call = this.call;
-            catch_unwind(AssertUnwindSafe(|| call.poll(cx)))
+            let _entered = self.enter();
+            catch_unwind(AssertUnwindSafe(|| poll(cx)))
         };
         match polled {
-            Ok(Poll::Ready(result)) => {
-                let end = Instant::now();
-                return Poll::Ready(finished(this.permit, *this.start, Some(result), end));
-            }
-            Ok(Poll::Pending) => {}
+            Ok(true) => Poll::Ready(Instant::now()),
+            Ok(false) => self.poll_expired(cx),
             Err(panic) => {
-                // Recorded now; the permits stay here and go back when this future is
+                // Recorded now; the permits stay here and go back when the `Timeout` is
                 // dropped, after the call's future.
-                if let Some(permit) = this.permit {
-                    let now = Instant::now();
-                    permit.report_end(true, Outcome::Failure, now - *this.start, now);
-                }
+                self.panicked();
                 resume_unwind(panic);
             }
         }
+    }
+
+    /// Records a call that panicked as a failure, keeping the permits.
+    #[cold]
+    fn panicked(self: Pin<&mut Self>) {
+        let this = self.project();
+        if let Some(permit) = this.permit {
+            let now = Instant::now();
+            permit.report_end(true, Outcome::Failure, now - *this.start, now);
+        }
+    }
+
+    /// Ready with the instant the total timeout elapsed; on the way, records the call as
+    /// slow when its threshold passes.
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn poll_expired(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Instant> {
+        let mut this = self.project();
         let deadline = *this.deadline;
         if this.sleep.is_none() {
             let first = this.slow_at.unwrap_or(deadline);
@@ -276,31 +347,23 @@ where
                         }
                         sleep.as_mut().reset(deadline);
                     }
-                    None => {
-                        let now = Instant::now();
-                        return Poll::Ready(finished(this.permit, *this.start, None, now));
-                    }
+                    None => return Poll::Ready(Instant::now()),
                 },
             }
         }
     }
-}
 
-/// Takes the call's permit out of its finished [`Timeout`].
-#[inline]
-fn finished<'g, T, E>(
-    permit: &mut Option<CallPermit<'g>>,
-    start: Instant,
-    result: Option<Result<T, E>>,
-    end: Instant,
-) -> Finished<'g, T, E> {
-    Finished {
-        permit: permit.take().expect("`Timeout` polled after it completed"),
-        result,
-        elapsed: end.saturating_duration_since(start),
-        end,
-        is_failure: |_| true,
-        slow_as_error: false,
+    /// Takes the call's permit out of the finished timer, with how long the call ran
+    /// until `end`.
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn stop(self: Pin<&mut Self>, end: Instant) -> (CallPermit<'g>, Duration) {
+        let this = self.project();
+        let permit = this
+            .permit
+            .take()
+            .expect("`Timeout` polled after it completed");
+        (permit, end.saturating_duration_since(*this.start))
     }
 }
 
@@ -318,7 +381,25 @@ pub struct Finished<'g, T, E> {
     slow_as_error: bool,
 }
 
-impl<T, E> Finished<'_, T, E> {
+impl<'g, T, E> Finished<'g, T, E> {
+    /// The outcome of a call that ran for `elapsed` until `end`, under `permit`.
+    /// Generic over the call's output alone, not over its future.
+    #[inline]
+    fn new(
+        (permit, elapsed): (CallPermit<'g>, Duration),
+        result: Option<Result<T, E>>,
+        end: Instant,
+    ) -> Self {
+        Finished {
+            permit,
+            result,
+            elapsed,
+            end,
+            is_failure: |_| true,
+            slow_as_error: false,
+        }
+    }
+
     /// Counts an `Err` as a failure only when `is_failure` says so; other errors are the
     /// system answering correctly (a declined card), and count as successes.
     pub fn failure_if(mut self, is_failure: fn(&E) -> bool) -> Self {
@@ -352,40 +433,78 @@ impl<T, E> Finished<'_, T, E> {
             is_failure,
             slow_as_error,
         } = self;
-        let guard = permit.slot.guard;
-        let settings = guard.settings();
-        let error = |cause| CircuitBreakerError::new(guard.breaker().name_arc(), cause);
-        let Some(result) = result else {
-            permit.finish(true, Outcome::Timeout, elapsed, end);
-            return Err(error(Cause::Timeout {
-                timeout: settings.total_timeout(),
-            }));
-        };
-        let threshold = settings.cb_slow_threshold();
-        // Already counted as slow while running: report it as the breaker counted it,
-        // even if the clock read at its end lands on the threshold itself.
-        let slow = elapsed > threshold || matches!(permit.breaker, Recording::Counted);
-        // A panicking classifier is a failure, like a panicking call, then unwinds.
-        let failed = match result.as_ref() {
-            Ok(_) => false,
-            Err(err) => match catch_unwind(AssertUnwindSafe(|| is_failure(err))) {
-                Ok(failed) => failed,
+        let ended = match &result {
+            None => Ended::TimedOut,
+            Some(Ok(_)) => Ended::Ok,
+            // A panicking classifier is a failure, like a panicking call, then unwinds.
+            Some(Err(err)) => match catch_unwind(AssertUnwindSafe(|| is_failure(err))) {
+                Ok(failed) => Ended::Err { failed },
                 Err(panic) => {
                     permit.finish(true, Outcome::Failure, elapsed, end);
                     resume_unwind(panic);
                 }
             },
         };
+        match (permit.judge(ended, elapsed, end, slow_as_error), result) {
+            (Ok(()), Some(result)) => Ok(result),
+            (Err(error), _) => Err(error),
+            (Ok(()), None) => unreachable!("a timed-out call is judged an error"),
+        }
+    }
+}
+
+/// How a call ended, as far as its judgement needs to know.
+#[derive(Debug, Clone, Copy)]
+enum Ended {
+    /// The total timeout elapsed first.
+    TimedOut,
+    Ok,
+    /// `Err`; `failed` when the classifier counts it against the breaker.
+    Err {
+        failed: bool,
+    },
+}
+
+impl CallPermit<'_> {
+    /// The elapsed check of a call that ended so, and its outcome recorded: the part of
+    /// [`Finished::elapsed_check`] that does not depend on the call's types, compiled once
+    /// (inlined as the timer's halves are).
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn judge(
+        self,
+        ended: Ended,
+        elapsed: Duration,
+        end: Instant,
+        slow_as_error: bool,
+    ) -> Result<(), CircuitBreakerError> {
+        let guard = self.slot.guard;
+        let settings = guard.settings();
+        let error = |cause| CircuitBreakerError::new(guard.breaker().name_arc(), cause);
+        let failed = match ended {
+            Ended::TimedOut => {
+                self.finish(true, Outcome::Timeout, elapsed, end);
+                return Err(error(Cause::Timeout {
+                    timeout: settings.total_timeout(),
+                }));
+            }
+            Ended::Ok => false,
+            Ended::Err { failed } => failed,
+        };
+        let threshold = settings.cb_slow_threshold();
+        // Already counted as slow while running: report it as the breaker counted it,
+        // even if the clock read at its end lands on the threshold itself.
+        let slow = elapsed > threshold || matches!(self.breaker, Recording::Counted);
         let outcome = match (failed, slow) {
             (true, _) => Outcome::Failure,
             (false, true) => Outcome::Slow,
             (false, false) => Outcome::Success,
         };
-        permit.finish(failed || slow, outcome, elapsed, end);
-        if slow && slow_as_error && result.is_ok() {
+        self.finish(failed || slow, outcome, elapsed, end);
+        if slow && slow_as_error && matches!(ended, Ended::Ok) {
             return Err(error(Cause::Slow { elapsed, threshold }));
         }
-        Ok(result)
+        Ok(())
     }
 }
 

@@ -121,14 +121,12 @@ pub trait Guarded {
 /// instead, for tests.
 #[macro_export]
 macro_rules! settings {
-    () => {
-        $crate::settings!(@file $crate::Settings::load)
-    };
-    (env = $vars:expr) => {
-        $crate::settings!(@file |text, origin| $crate::Settings::load_with_env(text, origin, $vars))
-    };
-    (@file $load:expr) => {{
+    () => {{
         let (text, origin): (&str, &str) = $crate::__private::settings_file!();
-        ($load)(text, origin)
+        $crate::Settings::load(text, origin)
+    }};
+    (env = $vars:expr) => {{
+        let (text, origin): (&str, &str) = $crate::__private::settings_file!();
+        $crate::Settings::load_with_env(text, origin, $vars)
     }};
 }

@@ -129,15 +129,15 @@ impl Guards {
 
     fn find(&self, system: &str) -> Result<&Guard, UnknownSystem> {
         self.guards.get(system).ok_or_else(|| {
-            let hint =
-                outbound_guard_settings::suggest(system, self.guards.keys().map(String::as_str))
-                    .map(|s| format!("did you mean `{s}`? "))
-                    .unwrap_or_default();
+            let names = self.guards.keys().map(String::as_str);
+            let hint = outbound_guard_settings::__private::did_you_mean(system, names);
             UnknownSystem {
                 system: system.to_owned(),
                 origin: self.origin.clone(),
                 hint,
-                known: outbound_guard_settings::quoted_list(self.guards.keys().map(String::as_str)),
+                known: outbound_guard_settings::__private::quoted_list(
+                    self.guards.keys().map(String::as_str),
+                ),
             }
         })
     }

@@ -1,7 +1,5 @@
 //! Settings built by code, through the same validation as the file.
 
-use std::time::Duration;
-
 use crate::error::SettingsError;
 use crate::keys::Key;
 use crate::raw::{check_system_name, Entry, RawSystem, Source, Value};
@@ -32,31 +30,10 @@ pub(crate) const ORIGIN: &str = "settings built in code";
 /// # Ok::<(), outbound_guard_settings::SettingsError>(())
 /// ```
 #[derive(Debug, Clone)]
+#[must_use = "a builder does nothing until `build` is called"]
 pub struct SystemSettingsBuilder {
     name: String,
     raw: RawSystem,
-}
-
-macro_rules! setters {
-    ($($(#[$doc:meta])* $name:ident: $ty:ty => $key:ident, $value:expr;)*) => {$(
-        $(#[$doc])*
-        pub fn $name(mut self, value: $ty) -> Self {
-            let value = $value(value);
-            self.raw.entries.insert(Key::$key, Entry { value, source: Source::Table });
-            self
-        }
-    )*};
-}
-
-fn seconds(value: Duration) -> Value {
-    Value::Seconds {
-        value: value.as_secs_f64(),
-        unit: true,
-    }
-}
-
-fn count(value: u32) -> Value {
-    Value::Integer(value.into())
 }
 
 impl SystemSettingsBuilder {
@@ -67,44 +44,17 @@ impl SystemSettingsBuilder {
         }
     }
 
-    /// `base_url`: where the system lives (`http://…` or `https://…`).
-    pub fn base_url(mut self, url: impl Into<String>) -> Self {
-        let value = Value::Text(url.into());
+    /// Sets `key` as if its table said so. The setters, one per key, are generated
+    /// with the keys.
+    pub(crate) fn set(mut self, key: Key, value: Value) -> Self {
         self.raw.entries.insert(
-            Key::BaseUrl,
+            key,
             Entry {
                 value,
                 source: Source::Table,
             },
         );
         self
-    }
-
-    setters! {
-        /// `connect_timeout`.
-        connect_timeout: Duration => ConnectTimeout, seconds;
-        /// `read_timeout`.
-        read_timeout: Duration => ReadTimeout, seconds;
-        /// `total_timeout`.
-        total_timeout: Duration => TotalTimeout, seconds;
-        /// `cb_window_size`.
-        cb_window_size: u32 => CbWindowSize, count;
-        /// `cb_min_calls`.
-        cb_min_calls: u32 => CbMinCalls, count;
-        /// `cb_failure_rate`.
-        cb_failure_rate: f64 => CbFailureRate, Value::Number;
-        /// `cb_open_duration`.
-        cb_open_duration: Duration => CbOpenDuration, seconds;
-        /// `cb_half_open_calls`.
-        cb_half_open_calls: u32 => CbHalfOpenCalls, count;
-        /// `cb_slow_threshold`.
-        cb_slow_threshold: Duration => CbSlowThreshold, seconds;
-        /// `max_connections`.
-        max_connections: u32 => MaxConnections, count;
-        /// `max_keepalive`.
-        max_keepalive: u32 => MaxKeepalive, count;
-        /// `bulkhead_wait`.
-        bulkhead_wait: Duration => BulkheadWait, seconds;
     }
 
     /// The same settings for a system of another name: a template shared by code.
@@ -116,6 +66,10 @@ impl SystemSettingsBuilder {
     }
 
     /// Applies the guide's defaults and derived values, and every validation rule.
+    ///
+    /// # Errors
+    ///
+    /// When the name is not allowed or a value breaks a rule, as in a file.
     pub fn build(self) -> Result<SystemSettings, SettingsError> {
         check_system_name(&self.name, ORIGIN)?;
         self.raw.resolve(&self.name, ORIGIN)

@@ -5,7 +5,7 @@
 use serde::de::{Deserialize, Deserializer, Error};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
-use crate::keys::Key;
+use crate::keys::serialize_keys;
 
 use crate::raw::{check_system_name, RawFile, RawSystem, Table};
 use crate::{Settings, SystemSettings};
@@ -57,34 +57,10 @@ fn serialize_system<M: SerializeMap>(
     system: &SystemSettings,
     named: bool,
 ) -> Result<(), M::Error> {
-    let duration = |d: std::time::Duration| humantime::format_duration(d).to_string();
     if named {
         map.serialize_entry("name", system.name())?;
     }
-    if let Some(url) = system.base_url() {
-        map.serialize_entry(Key::BaseUrl.name(), url)?;
-    }
-    map.serialize_entry(
-        Key::ConnectTimeout.name(),
-        &duration(system.connect_timeout()),
-    )?;
-    map.serialize_entry(Key::ReadTimeout.name(), &duration(system.read_timeout()))?;
-    map.serialize_entry(Key::TotalTimeout.name(), &duration(system.total_timeout()))?;
-    map.serialize_entry(Key::CbWindowSize.name(), &system.cb_window_size())?;
-    map.serialize_entry(Key::CbMinCalls.name(), &system.cb_min_calls())?;
-    map.serialize_entry(Key::CbFailureRate.name(), &system.cb_failure_rate())?;
-    map.serialize_entry(
-        Key::CbOpenDuration.name(),
-        &duration(system.cb_open_duration()),
-    )?;
-    map.serialize_entry(Key::CbHalfOpenCalls.name(), &system.cb_half_open_calls())?;
-    map.serialize_entry(
-        Key::CbSlowThreshold.name(),
-        &duration(system.cb_slow_threshold()),
-    )?;
-    map.serialize_entry(Key::MaxConnections.name(), &system.max_connections())?;
-    map.serialize_entry(Key::MaxKeepalive.name(), &system.max_keepalive())?;
-    map.serialize_entry(Key::BulkheadWait.name(), &duration(system.bulkhead_wait()))
+    serialize_keys(map, system)
 }
 
 /// Every key of the system, resolved, and its `name`: what [`Deserialize`] reads back

@@ -8,6 +8,7 @@
 use crate::error::{ErrorKind, SettingsError};
 use crate::keys::{env_var_with_prefix, key_or_near_miss, Key};
 use crate::raw::{self, Entry, RawFile, Source};
+use crate::suggest::{did_you_mean_as, quoted_list};
 
 /// What an environment variable under the prefix is, by the ownership rule.
 enum Claim<'a> {
@@ -115,7 +116,7 @@ where
                     ),
                 )
                 .system(&system)
-                .key(key.name()));
+                .at_key(key));
             }
             Some(Claim::Override {
                 system,
@@ -134,14 +135,12 @@ where
         }
         let system = system_part.to_ascii_lowercase();
         let Some(raw) = file.systems.get_mut(&system) else {
-            let hint = crate::system::suggest(&system, names.iter().copied())
-                .map(|s| format!("did you mean `{}`? ", spelled(s, key)))
-                .unwrap_or_default();
+            let hint = did_you_mean_as(&system, names.iter().copied(), |s| spelled(s, key));
             return Err(error(
                 ErrorKind::UnknownSystem,
                 format!(
                     "no system `{system}` in {origin}; {hint}known systems: {}",
-                    crate::quoted_list(names.iter().copied())
+                    quoted_list(names.iter().copied())
                 ),
             )
             .system(&system));
@@ -164,7 +163,7 @@ where
                 format!("got {text:?}, expected {expected}"),
             )
             .system(&system)
-            .key(key.name())
+            .at_key(key)
         })?;
         raw.entries.insert(
             key,

@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use crate::Key;
+
 /// What kind of problem a [`SettingsError`] reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorKind {
@@ -37,7 +39,7 @@ pub struct SettingsError {
     origin: String,
     system: Option<String>,
     defaults: bool,
-    key: Option<&'static str>,
+    key: Option<Key>,
     variable: Option<String>,
     message: String,
 }
@@ -65,7 +67,7 @@ impl SettingsError {
         self
     }
 
-    pub(crate) fn key(mut self, key: &'static str) -> Self {
+    pub(crate) fn at_key(mut self, key: Key) -> Self {
         self.key = Some(key);
         self
     }
@@ -92,7 +94,7 @@ impl SettingsError {
     }
 
     /// The key with the problem, if it is about one key.
-    pub fn key_name(&self) -> Option<&'static str> {
+    pub fn key(&self) -> Option<Key> {
         self.key
     }
 

@@ -50,6 +50,7 @@
 //!   through the same validation.
 #![deny(missing_docs)]
 
+pub mod build;
 mod builder;
 mod de;
 mod env;
@@ -58,17 +59,26 @@ mod keys;
 mod loader;
 mod locate;
 mod raw;
+mod suggest;
 mod system;
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use suggest::quoted_list;
+
 pub use builder::SystemSettingsBuilder;
 pub use error::{ErrorKind, SettingsError};
-pub use keys::{env_var, env_var_with_prefix, quoted_list, Key, KEYS};
+pub use keys::{env_var, env_var_with_prefix, Key, SystemSettings, KEYS};
 pub use loader::Loader;
 pub use locate::{candidate_files, tried, workspace_root, Candidate, CandidateKind};
-pub use system::{suggest, Defaults, SystemSettings, DEFAULTS, UNITLESS_SECONDS_LIMIT};
+pub use system::UNITLESS_SECONDS_LIMIT;
+
+#[doc(hidden)]
+pub mod __private {
+    //! Shared with the `outbound-guard` crates, not public API: may change in any release.
+    pub use crate::suggest::{did_you_mean, did_you_mean_as, quoted_list, suggest};
+}
 
 /// The settings file's name, looked up next to the service crate's `Cargo.toml`.
 pub const FILE_NAME: &str = "resilience.toml";
@@ -81,7 +91,7 @@ pub const FILE_NAME: &str = "resilience.toml";
 pub const ENV_PREFIX: &str = "CLIENT_";
 
 /// The environment variable that names a settings file mounted at run time (a
-/// ConfigMap), read instead of the compiled-in one by [`Loader::parse_or_mounted`].
+/// Kubernetes `ConfigMap`), read instead of the compiled-in one by [`Loader::parse_or_mounted`].
 pub const PATH_VARIABLE: &str = "RESILIENCE_SETTINGS";
 
 /// The system name the guide forbids (R-RES-CB-X3): one breaker per system, never a
@@ -100,6 +110,11 @@ impl Settings {
     ///
     /// `origin` names the file in error messages, as the user would write it
     /// (`resilience.toml`).
+    ///
+    /// # Errors
+    ///
+    /// A [`SettingsError`] naming the file, system and key, when the text is not valid
+    /// TOML, is not shaped as `[systems.NAME]` tables, or breaks a rule.
     pub fn parse(text: &str, origin: &str) -> Result<Self, SettingsError> {
         Loader::new()
             .env(std::iter::empty::<(String, String)>())
@@ -111,6 +126,11 @@ impl Settings {
     ///
     /// An override of ours naming an unknown system or key, or carrying a malformed
     /// value, is an error naming the variable: nothing of ours is silently ignored.
+    ///
+    /// # Errors
+    ///
+    /// As [`Settings::parse`], and an error naming the variable for a bad override of
+    /// ours.
     pub fn load(text: &str, origin: &str) -> Result<Self, SettingsError> {
         Loader::new().parse(text, origin)
     }
@@ -118,6 +138,10 @@ impl Settings {
     /// Like [`Settings::load`], with the environment given as name/value pairs (for tests,
     /// and for services that read their environment elsewhere). Pairs that are not ours
     /// by the ownership rule are ignored.
+    ///
+    /// # Errors
+    ///
+    /// As [`Settings::load`].
     pub fn load_with_env<I, K, V>(text: &str, origin: &str, vars: I) -> Result<Self, SettingsError>
     where
         I: IntoIterator<Item = (K, V)>,
@@ -132,6 +156,11 @@ impl Settings {
     /// `systems` (the ones the binary was compiled against). Errors name the file as
     /// `path` is written.
     ///
+    /// # Errors
+    ///
+    /// As [`Settings::load`]; also when the file cannot be read
+    /// ([`ErrorKind::Io`]) or lacks one of `systems` ([`ErrorKind::MissingSystem`]).
+    ///
     /// ```no_run
     /// let settings = outbound_guard_settings::Settings::from_path(
     ///     "/etc/payments/resilience.toml",
@@ -144,7 +173,11 @@ impl Settings {
     }
 
     /// Settings of systems built by code ([`SystemSettings::builder`]), each already
-    /// validated. Two systems of one name are an error.
+    /// validated.
+    ///
+    /// # Errors
+    ///
+    /// Two systems of one name ([`ErrorKind::SystemName`]).
     pub fn from_systems(
         systems: impl IntoIterator<Item = SystemSettings>,
     ) -> Result<Self, SettingsError> {
@@ -168,6 +201,10 @@ impl Settings {
 
     /// Checks that every system in `systems` has an entry: an error of kind
     /// [`ErrorKind::MissingSystem`] naming each one missing.
+    ///
+    /// # Errors
+    ///
+    /// When any of `systems` has no entry.
     pub fn require_systems<'a>(
         &self,
         systems: impl IntoIterator<Item = &'a str>,

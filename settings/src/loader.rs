@@ -20,6 +20,7 @@ use crate::{env, raw, Settings, ENV_PREFIX, PATH_VARIABLE};
 /// assert_eq!(settings.system("sber").unwrap().cb_failure_rate(), 0.3);
 /// ```
 #[derive(Debug, Clone)]
+#[must_use = "a loader does nothing until `parse`, `read` or `parse_or_mounted` is called"]
 pub struct Loader {
     prefix: String,
     env: Option<Vec<(String, String)>>,
@@ -80,15 +81,19 @@ impl Loader {
 
     /// Parses `text` (the file named `origin` in messages), applies the environment's
     /// overrides, validates, and checks the required systems.
+    ///
+    /// # Errors
+    ///
+    /// A [`SettingsError`] for a bad prefix, bad text, a bad override of ours, a broken
+    /// rule, or a missing required system.
     pub fn parse(&self, text: &str, origin: &str) -> Result<Settings, SettingsError> {
         self.check_prefix(origin)?;
         let mut file = raw::RawFile::parse(text, origin)?;
-        match &self.env {
-            Some(vars) => env::apply(&mut file, origin, &self.prefix, vars.iter().cloned())?,
-            None => {
-                let vars = env::process_vars(&self.prefix)?;
-                env::apply(&mut file, origin, &self.prefix, vars)?
-            }
+        if let Some(vars) = &self.env {
+            env::apply(&mut file, origin, &self.prefix, vars.iter().cloned())?;
+        } else {
+            let vars = env::process_vars(&self.prefix)?;
+            env::apply(&mut file, origin, &self.prefix, vars)?;
         }
         let settings = Settings::resolve(file, origin)?;
         settings.require_systems(self.required.iter().map(String::as_str))?;
@@ -97,6 +102,10 @@ impl Loader {
 
     /// Reads the file at `path` and [parses](Loader::parse) it; errors name the file as
     /// `path` is written.
+    ///
+    /// # Errors
+    ///
+    /// As [`Loader::parse`]; also when the file cannot be read ([`ErrorKind::Io`]).
     pub fn read(&self, path: impl AsRef<Path>) -> Result<Settings, SettingsError> {
         let path = path.as_ref();
         let origin = path.display().to_string();
@@ -114,6 +123,11 @@ impl Loader {
     /// it to a non-empty path (a file mounted at run time); otherwise `text`, the
     /// compiled-in file named `origin`. Either way the overrides are applied, and the
     /// result validated and checked for the required systems.
+    ///
+    /// # Errors
+    ///
+    /// As [`Loader::read`] for a mounted file (an unreadable one names the variable
+    /// too), else as [`Loader::parse`].
     pub fn parse_or_mounted(&self, text: &str, origin: &str) -> Result<Settings, SettingsError> {
         let mounted = match &self.env {
             Some(vars) => vars

@@ -42,6 +42,11 @@ pub struct Candidate {
 ///
 /// Pure: reads no files. [`workspace_root`] finds the root on disk.
 ///
+/// # Errors
+///
+/// When `manifest` is not valid TOML, or its `[package.metadata.outbound-guard]` is
+/// not a table holding only a `settings` path.
+///
 /// ```
 /// use std::path::Path;
 /// use outbound_guard_settings::{candidate_files, CandidateKind};
@@ -77,9 +82,10 @@ pub fn candidate_files(
     if let Some(root) = workspace_root.filter(|root| *root != manifest_dir) {
         candidates.push(Candidate {
             path: root.join(FILE_NAME),
-            shown: relative(manifest_dir, root)
-                .map(|up| format!("{up}{FILE_NAME}"))
-                .unwrap_or_else(|| root.join(FILE_NAME).display().to_string()),
+            shown: relative(manifest_dir, root).map_or_else(
+                || root.join(FILE_NAME).display().to_string(),
+                |up| format!("{up}{FILE_NAME}"),
+            ),
             kind: CandidateKind::WorkspaceRoot,
         });
     }

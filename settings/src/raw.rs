@@ -4,7 +4,8 @@ use std::collections::BTreeMap;
 use std::num::{IntErrorKind, ParseIntError};
 
 use crate::error::{ErrorKind, SettingsError};
-use crate::keys::{key_list, Key, Kind};
+use crate::keys::{key_list, Key, Kind, KEYS};
+use crate::suggest::did_you_mean;
 
 /// A value as written in the file, an environment variable or code.
 #[derive(Debug, Clone, PartialEq)]
@@ -120,7 +121,7 @@ impl RawFile {
                                 origin,
                                 "`base_url` cannot be a default: each system lives at its own address; set it in its `[systems.NAME]` table",
                             )
-                            .key(Key::BaseUrl.name()));
+                            .at_key(Key::BaseUrl));
                     }
                 }
                 ("defaults", _) => {
@@ -167,9 +168,7 @@ impl RawSystem {
         let mut entries = BTreeMap::new();
         for (name, value) in table {
             let Some(key) = Key::from_name(&name) else {
-                let hint = crate::system::suggest(&name, crate::KEYS.iter().map(|k| k.name()))
-                    .map(|s| format!("did you mean `{s}`? "))
-                    .unwrap_or_default();
+                let hint = did_you_mean(&name, KEYS.iter().map(|k| k.name()));
                 return Err(table_name.error(
                     ErrorKind::UnknownKey,
                     origin,
@@ -179,7 +178,7 @@ impl RawSystem {
             let value = from_toml(key, value).map_err(|expected| {
                 table_name
                     .error(ErrorKind::Malformed, origin, expected)
-                    .key(key.name())
+                    .at_key(key)
             })?;
             entries.insert(
                 key,
@@ -205,6 +204,10 @@ pub(crate) fn expected(kind: Kind) -> &'static str {
     }
 }
 
+#[expect(
+    clippy::cast_precision_loss,
+    reason = "an integer past 2^52 seconds or as a share is out of range either way"
+)]
 fn from_toml(key: Key, value: toml::Value) -> Result<Value, String> {
     let kind = key.kind();
     let expected = || format!("expected {}", expected(kind));

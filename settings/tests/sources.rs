@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use outbound_guard_settings::{
-    candidate_files, tried, workspace_root, CandidateKind, ErrorKind, Loader, Settings,
+    candidate_files, tried, workspace_root, CandidateKind, ErrorKind, Key, Loader, Settings,
     SettingsError, SystemSettings, PATH_VARIABLE,
 };
 
@@ -59,7 +59,7 @@ fn a_mounted_file_is_read_validated_and_checked_for_the_compiled_systems() {
     std::fs::write(&path, "[systems.sber]\ncb_failure_rate = 3\n").unwrap();
     let err = no_env().read(&path).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::OutOfRange);
-    assert_eq!(err.key_name(), Some("cb_failure_rate"));
+    assert_eq!(err.key().map(Key::name), Some("cb_failure_rate"));
 
     // A missing file, named as given.
     let err = Settings::from_path("no/such/resilience.toml", &["sber"]).unwrap_err();
@@ -111,7 +111,7 @@ fn a_variable_can_name_the_mounted_file_instead_of_the_compiled_one() {
 
 #[test]
 fn defaults_are_a_template_for_every_system_not_a_shared_breaker() {
-    let text = r#"
+    let text = r"
         [defaults]
         cb_failure_rate = 0.3
         read_timeout = 10
@@ -121,7 +121,7 @@ fn defaults_are_a_template_for_every_system_not_a_shared_breaker() {
 
         [systems.customer]
         cb_failure_rate = 0.5
-    "#;
+    ";
     let env = [("CLIENT_SBER__CB_WINDOW_SIZE", "30")];
     let settings = Settings::load_with_env(text, ORIGIN, env).unwrap();
     assert_eq!(settings.names().collect::<Vec<_>>(), ["customer", "sber"]);
@@ -196,7 +196,7 @@ fn durations_are_seconds_or_strings_with_units() {
 fn a_duration_that_is_surely_milliseconds_is_rejected_with_the_unit_suggested() {
     let err = Settings::parse("[systems.sber]\ntotal_timeout = 35000\n", ORIGIN).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::OutOfRange);
-    assert_eq!(err.key_name(), Some("total_timeout"));
+    assert_eq!(err.key().map(Key::name), Some("total_timeout"));
     assert!(err.message().contains("unit mistake"), "{err}");
     assert!(err.message().contains("\"35000ms\""), "{err}");
     let env = [("CLIENT_SBER__CB_OPEN_DURATION", "30000")];
@@ -280,6 +280,15 @@ fn settings_built_by_code_go_through_the_same_rules() {
 
 #[test]
 fn settings_deserialise_through_the_same_rules() {
+    /// A service's own configuration, nesting the settings.
+    #[derive(serde::Deserialize)]
+    struct Config {
+        #[allow(dead_code)]
+        port: u16,
+        resilience: Settings,
+        ledger: SystemSettings,
+    }
+
     let json = serde_json::json!({
         "defaults": { "cb_open_duration": "5s" },
         "systems": {
@@ -293,13 +302,6 @@ fn settings_deserialise_through_the_same_rules() {
     assert_eq!(sber.cb_open_duration(), Duration::from_secs(5));
 
     // Nested in a service's own configuration.
-    #[derive(serde::Deserialize)]
-    struct Config {
-        #[allow(dead_code)]
-        port: u16,
-        resilience: Settings,
-        ledger: SystemSettings,
-    }
     let config: Config = serde_json::from_value(serde_json::json!({
         "port": 8080,
         "resilience": { "systems": { "sber": {} } },

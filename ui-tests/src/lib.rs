@@ -31,26 +31,47 @@ pub fn workspace() -> PathBuf {
 
 /// A crate of its own under the target directory (`tests/<name>/service`), depending on
 /// the workspace's runtime, with `lib_rs` as its library. Returns its directory and the
-/// target directory to build it in.
+/// target directory to build it in, shared by every scratch crate so that their
+/// dependencies are compiled once.
 pub fn scratch_crate(name: &str, lib_rs: &str) -> (PathBuf, PathBuf) {
+    scratch_crate_with_build(name, lib_rs, None)
+}
+
+/// [`scratch_crate`] with `build_rs` as its build script, which may use the workspace's
+/// settings crate (a build-dependency).
+pub fn scratch_crate_with_build(
+    name: &str,
+    lib_rs: &str,
+    build_rs: Option<&str>,
+) -> (PathBuf, PathBuf) {
     let root = target_dir().join("tests").join(name);
     let project = root.join("service");
     std::fs::create_dir_all(project.join("src")).expect("create the crate's directory");
-    let runtime = workspace().join("runtime");
-    std::fs::write(
-        project.join("Cargo.toml"),
-        format!(
-            "[package]\nname = \"{name}-check\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
-             [dependencies]\noutbound-guard = {{ path = {:?} }}\n\n[workspace]\n",
-            runtime.display().to_string()
-        ),
-    )
-    .expect("write Cargo.toml");
+    let crate_path = |dir: &str| format!("{:?}", workspace().join(dir).display().to_string());
+    let mut manifest = format!(
+        "[package]\nname = \"{name}-check\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
+         [dependencies]\noutbound-guard = {{ path = {} }}\n\n[workspace]\n",
+        crate_path("runtime")
+    );
+    let build_file = project.join("build.rs");
+    match build_rs {
+        Some(build_rs) => {
+            manifest.push_str(&format!(
+                "\n[build-dependencies]\noutbound-guard-settings = {{ path = {} }}\n",
+                crate_path("settings")
+            ));
+            std::fs::write(&build_file, build_rs).expect("write build.rs");
+        }
+        None => {
+            let _ = std::fs::remove_file(&build_file);
+        }
+    }
+    std::fs::write(project.join("Cargo.toml"), manifest).expect("write Cargo.toml");
     // The workspace's lock file, so the offline build uses the versions already fetched.
     std::fs::copy(workspace().join("Cargo.lock"), project.join("Cargo.lock"))
         .expect("copy Cargo.lock");
     std::fs::write(project.join("src/lib.rs"), lib_rs).expect("write lib.rs");
-    (project, root.join("target"))
+    (project, target_dir().join("tests").join("scratch-target"))
 }
 
 /// `cargo build` of the crate at `project`, offline, in `target`.

@@ -1,9 +1,13 @@
 //! Editing `resilience.toml` rebuilds the crate that the attribute checked against it:
 //! no stale green build. A small crate of its own is built three times with cargo —
 //! as written, after its settings lose the annotated system (the build must now fail,
-//! naming it), and after the file is restored (green again).
+//! naming it), and after the file is restored (green again) — once tracked by the
+//! attribute's `include_bytes!`, once by a build script calling
+//! `outbound_guard_settings::build::track()`, which keeps the file out of the expansion.
 
-use outbound_guard_ui_tests::{cargo_build as build, scratch_crate};
+use std::path::{Path, PathBuf};
+
+use outbound_guard_ui_tests::{cargo_build as build, scratch_crate_with_build};
 
 const LIB: &str = r#"
 use outbound_guard::CircuitBreakerError;
@@ -29,9 +33,12 @@ impl Adapter {
 }
 "#;
 
-#[test]
-fn editing_the_settings_file_rebuilds_the_crate() {
-    let (project, target) = scratch_crate("rebuild", LIB);
+const BUILD_RS: &str = "fn main() {\n    outbound_guard_settings::build::track();\n}\n";
+
+/// Builds the crate `name` as written, with its settings edited, and restored; returns
+/// its directory and target directory.
+fn edit_and_restore(name: &str, build_rs: Option<&str>) -> (PathBuf, PathBuf) {
+    let (project, target) = scratch_crate_with_build(name, LIB, build_rs);
     let settings = project.join("resilience.toml");
 
     std::fs::write(&settings, "[systems.sber]\n").unwrap();
@@ -58,4 +65,42 @@ fn editing_the_settings_file_rebuilds_the_crate() {
         "{}",
         String::from_utf8_lossy(&restored.stderr)
     );
+    (project, target)
+}
+
+/// Whether rustc's dep-info for the crate `name` lists a `resilience.toml`: what the
+/// `include_bytes!` in an expansion leaves behind.
+fn expansion_reads_settings(target: &Path, name: &str) -> bool {
+    let prefix = format!("{}-", name.replace('-', "_"));
+    let deps = target.join("debug").join("deps");
+    let mut dep_infos = std::fs::read_dir(&deps)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| {
+            let file = path.file_name().unwrap().to_string_lossy();
+            file.starts_with(&prefix) && file.ends_with(".d")
+        })
+        .peekable();
+    assert!(
+        dep_infos.peek().is_some(),
+        "no dep-info for {name} in {}",
+        deps.display()
+    );
+    dep_infos.any(|path| {
+        std::fs::read_to_string(path)
+            .unwrap()
+            .contains("resilience.toml")
+    })
+}
+
+#[test]
+fn editing_the_settings_file_rebuilds_the_crate() {
+    let (_, target) = edit_and_restore("rebuild", None);
+    assert!(expansion_reads_settings(&target, "rebuild-check"));
+}
+
+#[test]
+fn a_build_script_tracks_the_settings_file_instead_of_the_expansion() {
+    let (_, target) = edit_and_restore("rebuild-tracked", Some(BUILD_RS));
+    assert!(!expansion_reads_settings(&target, "rebuild-tracked-check"));
 }
