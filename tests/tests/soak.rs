@@ -435,7 +435,12 @@ fn soak_every_permit_back_every_call_accounted_for_state_consistent() {
             }
         }
         State::Open => {
-            assert_eq!((snapshot.calls, snapshot.failures), (0, 0));
+            // While open, a reading shows the figures that tripped it.
+            assert_eq!(
+                Some((snapshot.failures, snapshot.calls)),
+                snapshot.opened_by.and_then(|reason| reason.figures()),
+                "{snapshot:?}"
+            );
             assert!(snapshot.retry_after.is_some());
         }
         State::HalfOpen => {
