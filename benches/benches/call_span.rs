@@ -1,7 +1,7 @@
 //! What the `guarded_call` span costs: the full guard with no `tracing` subscriber, with
 //! one that does not want the span (an application logging at WARN), and with one that
-//! takes it (the cheapest possible: it records nothing). Issue 5 asks for the span to
-//! cost next to nothing when no subscriber wants it.
+//! takes it (the cheapest possible: it records nothing). The span must cost next to
+//! nothing when no subscriber wants it.
 //!
 //! `cargo bench -p outbound-guard-benches --bench call_span`
 

@@ -14,12 +14,12 @@
 //! guards are built by `Guards` with metrics on (no recorder installed: the facade's
 //! no-op handles), so the metrics hooks of every call are inside the budget too.
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::hint::black_box;
 
 use outbound_guard::{Breaker, Guard};
 use outbound_guard_benches::{op, op_async, runtime, settings, Mix};
+use outbound_guard_tests::alloc::{self, CountingAllocator};
 
 /// Calls made before counting, so lazily built state (thread-locals, the runtime's
 /// context, first-use initialisation) is not charged to the steady state.
@@ -28,48 +28,19 @@ const WARM_UP: u64 = 1_000;
 const CALLS: u64 = 10_000;
 
 thread_local! {
-    /// Allocations made by this thread while [`ARMED`] is set.
-    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
-    /// `clock_gettime` calls made by this thread while [`ARMED`] is set.
+    /// `clock_gettime` calls made by this thread while it is armed.
     static CLOCK_READS: Cell<u64> = const { Cell::new(0) };
-    /// Whether this thread's counters count.
-    static ARMED: Cell<bool> = const { Cell::new(false) };
 }
 
-/// Adds one to `counter` if this thread is armed. Never allocates; a no-op while the
-/// thread's locals are being torn down.
-fn bump(counter: &'static std::thread::LocalKey<Cell<u64>>) {
-    if ARMED.try_with(Cell::get).unwrap_or(false) {
-        let _ = counter.try_with(|c| c.set(c.get() + 1));
-    }
-}
-
-/// The system allocator, counting `alloc`, `alloc_zeroed` and `realloc` per thread.
-struct CountingAllocator;
-
-// SAFETY: every method forwards to `System` unchanged; counting only touches a
-// const-initialised thread-local `Cell`, which neither allocates nor unwinds.
-unsafe impl GlobalAlloc for CountingAllocator {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        bump(&ALLOCATIONS);
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        bump(&ALLOCATIONS);
-        unsafe { System.alloc_zeroed(layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        bump(&ALLOCATIONS);
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
+/// Adds one to this thread's clock reads if it is armed. Never allocates; a no-op while
+/// the thread's locals are being torn down.
+fn count_clock_read() {
+    if alloc::armed() {
+        let _ = CLOCK_READS.try_with(|c| c.set(c.get() + 1));
     }
 }
 
+/// The suite's counting allocator: this thread's allocations while armed.
 #[global_allocator]
 static GLOBAL: CountingAllocator = CountingAllocator;
 
@@ -85,7 +56,7 @@ mod clock {
         clock: libc::clockid_t,
         tp: *mut libc::timespec,
     ) -> libc::c_int {
-        super::bump(&super::CLOCK_READS);
+        super::count_clock_read();
         // SAFETY: forwarded unchanged to the kernel, under the caller's contract.
         unsafe { libc::syscall(libc::SYS_clock_gettime, clock, tp) as libc::c_int }
     }
@@ -100,16 +71,14 @@ struct Counts {
 
 /// Zeroes this thread's counters and starts counting.
 fn arm() {
-    ALLOCATIONS.with(|c| c.set(0));
     CLOCK_READS.with(|c| c.set(0));
-    ARMED.with(|a| a.set(true));
+    alloc::arm();
 }
 
 /// Stops counting and returns what this thread counted since [`arm`].
 fn disarm() -> Counts {
-    ARMED.with(|a| a.set(false));
     Counts {
-        allocations: ALLOCATIONS.with(Cell::get),
+        allocations: alloc::disarm(),
         clock_reads: CLOCK_READS.with(Cell::get),
     }
 }

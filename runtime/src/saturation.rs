@@ -11,8 +11,9 @@
 //! flush the window's history. A bulkhead with even one permit held by a call that is
 //! not (yet) slow is plain load and adds nothing.
 //!
-//! The `model-check` crate compiles this file against loom and checks the rule under
-//! every interleaving; `runtime/tests/fast_fail.rs` checks it through the public API.
+//! `loom_tests` checks the rule under every interleaving (built with
+//! `--cfg outbound_guard_loom`); `runtime/tests/fast_fail.rs` checks it through the
+//! public API.
 
 use crate::sync::{AtomicU64, Ordering};
 
@@ -72,3 +73,6 @@ impl SlowHolders {
             .is_ok()
     }
 }
+
+#[cfg(all(test, outbound_guard_loom))]
+mod loom_tests;

@@ -6,22 +6,13 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use outbound_guard::{
-    Breaker, Cause, CircuitBreakerError, Guard, Observer, Reason, Settings, State, SystemSettings,
+    Breaker, Cause, CircuitBreakerError, Guard, Observer, Reason, State, SystemSettings,
     Transition, Trials,
 };
 use tokio::time::{advance, sleep, Instant};
 
-const S: Duration = Duration::from_secs(1);
-
-/// The `sber` system of a settings file with `extra` lines in its table.
-fn system(extra: &str) -> SystemSettings {
-    let text = format!("[systems.sber]\n{extra}\n");
-    Settings::parse(&text, "inline")
-        .unwrap()
-        .system("sber")
-        .unwrap()
-        .clone()
-}
+mod common;
+use common::{counts, system, S};
 
 /// Records `pattern` ('F' failure, 'S' success), one admitted call per character.
 fn feed(breaker: &Breaker, pattern: &str) {
@@ -39,11 +30,6 @@ fn feed(breaker: &Breaker, pattern: &str) {
 
 fn rep(c: char, n: usize) -> String {
     std::iter::repeat_n(c, n).collect()
-}
-
-fn counts(breaker: &Breaker) -> (State, u32, u32) {
-    let s = breaker.snapshot();
-    (s.state, s.failures, s.calls)
 }
 
 fn cause(result: Result<impl std::fmt::Debug, CircuitBreakerError>) -> Cause {

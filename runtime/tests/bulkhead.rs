@@ -7,19 +7,14 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use outbound_guard::{Cause, Guard, Settings};
+use outbound_guard::{Cause, Guard};
 use tokio::time::{sleep, Instant};
 
-const S: Duration = Duration::from_secs(1);
-const MS: Duration = Duration::from_millis(1);
+mod common;
+use common::{MS, S};
 
 fn guard(extra: &str) -> Guard {
-    let settings = Settings::parse(
-        &format!("[systems.sber]\nread_timeout = 100\ntotal_timeout = 120\n{extra}\n"),
-        "inline",
-    )
-    .unwrap();
-    Guard::new(settings.system("sber").unwrap())
+    common::guard(&format!("read_timeout = 100\ntotal_timeout = 120\n{extra}"))
 }
 
 /// Counts the calls running now and the most ever running at once.

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use outbound_guard::{CallOptions, Cause, Guard, Settings};
+use outbound_guard::{CallOptions, Cause, Guard};
 
 #[derive(Debug, PartialEq)]
 enum PortError {
@@ -11,13 +11,10 @@ enum PortError {
     Outage,
 }
 
+mod common;
+
 fn guard() -> Guard {
-    let settings = Settings::parse(
-        "[systems.sber]\ncb_slow_threshold = 1\ncb_min_calls = 5\ncb_window_size = 5",
-        "inline",
-    )
-    .unwrap();
-    Guard::new(settings.system("sber").unwrap())
+    common::guard("cb_slow_threshold = 1\ncb_min_calls = 5\ncb_window_size = 5")
 }
 
 async fn slow_ok() -> Result<u32, PortError> {

@@ -8,23 +8,13 @@ use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use outbound_guard::{
-    CallEvent, Cause, Guard, Observer, Outcome, Settings, State, SystemSettings, Trials,
-};
+use outbound_guard::{CallEvent, Cause, Guard, Observer, Outcome, State, Trials};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use tokio::time::{advance, sleep, timeout, Instant};
 
-const S: Duration = Duration::from_secs(1);
-const MS: Duration = Duration::from_millis(1);
-
-fn system(extra: &str) -> SystemSettings {
-    Settings::parse(&format!("[systems.sber]\n{extra}\n"), "inline")
-        .unwrap()
-        .system("sber")
-        .unwrap()
-        .clone()
-}
+mod common;
+use common::{system, MS, S};
 
 #[derive(Default)]
 struct Calls(Mutex<Vec<Outcome>>);

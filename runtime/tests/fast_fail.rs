@@ -17,8 +17,8 @@ use std::time::Duration;
 use outbound_guard::{Cause, Guard, Observer, Reason, Settings, State, Status, Transition, Trials};
 use tokio::time::{sleep, Instant};
 
-const S: Duration = Duration::from_secs(1);
-const MS: Duration = Duration::from_millis(1);
+mod common;
+use common::{MS, S};
 
 #[derive(Default)]
 struct Transitions(Mutex<Vec<(State, State, Reason, Instant)>>);

@@ -9,7 +9,8 @@ use outbound_guard::{CallEvent, Guard, Observer, Outcome, Settings, State};
 use tokio::sync::oneshot;
 use tokio::time::{sleep, Instant};
 
-const S: Duration = Duration::from_secs(1);
+mod common;
+use common::{system, S};
 
 #[derive(Default)]
 struct Outcomes(Mutex<Vec<Outcome>>);
@@ -22,13 +23,11 @@ impl Observer for Outcomes {
 
 /// Window of 1: the breaker opens on the first failure it counts.
 fn guard() -> (Guard, Arc<Outcomes>) {
-    let settings = Settings::parse(
-        "[systems.sber]\ncb_window_size = 1\ncb_min_calls = 1\nread_timeout = 10\ntotal_timeout = 20\ncb_slow_threshold = 5",
-        "inline",
-    )
-    .unwrap();
+    let settings = system(
+        "cb_window_size = 1\ncb_min_calls = 1\nread_timeout = 10\ntotal_timeout = 20\ncb_slow_threshold = 5",
+    );
     let outcomes = Arc::new(Outcomes::default());
-    let guard = Guard::with_observers(settings.system("sber").unwrap(), vec![outcomes.clone()]);
+    let guard = Guard::with_observers(&settings, vec![outcomes.clone()]);
     (guard, outcomes)
 }
 

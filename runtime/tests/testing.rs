@@ -2,12 +2,10 @@
 
 use std::time::Duration;
 
-use outbound_guard::{testing, Cause, CircuitBreakerError, Guard, Settings, State};
+use outbound_guard::{testing, Cause, CircuitBreakerError, State};
 
-fn guard(extra: &str) -> Guard {
-    let settings = Settings::parse(&format!("[systems.sber]\n{extra}"), "inline").unwrap();
-    Guard::new(settings.system("sber").unwrap())
-}
+mod common;
+use common::guard;
 
 #[tokio::test(start_paused = true)]
 async fn open_rejects_as_open_with_the_time_left() {

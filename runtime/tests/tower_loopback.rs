@@ -12,7 +12,7 @@ use http_body_util::Empty;
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
 use outbound_guard::tower::{GuardLayer, GuardedError};
-use outbound_guard::{Cause, Guard, Settings, State};
+use outbound_guard::{Cause, Guard, State};
 use tower::{Layer, Service, ServiceExt};
 
 type Body = Empty<bytes::Bytes>;
@@ -42,13 +42,10 @@ async fn server(hits: Arc<AtomicUsize>) -> String {
     format!("http://{addr}")
 }
 
+mod common;
+
 fn guard() -> Guard {
-    let settings = Settings::parse(
-        "[systems.sber]\ncb_min_calls = 3\ncb_window_size = 3\ncb_failure_rate = 0.5",
-        "inline",
-    )
-    .unwrap();
-    Guard::new(settings.system("sber").unwrap())
+    common::guard("cb_min_calls = 3\ncb_window_size = 3\ncb_failure_rate = 0.5")
 }
 
 fn request(base: &str, path: &str) -> hyper::Request<Body> {

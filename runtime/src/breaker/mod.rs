@@ -2,6 +2,8 @@
 //! trials, and generations that keep late outcomes out of later states.
 
 mod delivery;
+#[cfg(all(test, outbound_guard_loom))]
+mod loom_tests;
 mod state;
 #[cfg(test)]
 mod tests;

@@ -1,7 +1,7 @@
 //! The breaker's state machine, free of clocks and async: time comes in as nanoseconds
 //! since the breaker was built, so the same code runs under tokio's paused clock, in
-//! property tests against a reference model, and under loom (the `model-check` crate
-//! compiles this file against loom's primitives).
+//! property tests against a reference model, and under loom (`loom_tests`, built with
+//! `--cfg outbound_guard_loom`, where `crate::sync` hands out loom's primitives).
 //!
 //! Concurrency design: every change of state, and every outcome that changes the window,
 //! happens under one short `Mutex` (never held across an `.await`, never held while
@@ -499,7 +499,7 @@ impl Core {
     /// The closed window's failures and outcomes as they are, in any state: empty
     /// from every transition on (readings show the figures that tripped an open one
     /// instead). For the model checks.
-    #[allow(dead_code)] // read by the `model-check` crate
+    #[cfg(all(test, outbound_guard_loom))]
     pub(crate) fn window_counts(&self) -> (u32, u32) {
         let inner = self.lock();
         (inner.window.failures() as u32, inner.window.len() as u32)

@@ -1,0 +1,129 @@
+//! Builds everything once at startup: settings → guards → adapters → use cases → the
+//! HTTP router. Each adapter gets its own system's guard, so the breakers, bulkheads and
+//! HTTP clients of `sber` and `customer` never mix (R-RES-ISO-1/3).
+
+use std::sync::{Arc, OnceLock};
+
+use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
+use outbound_guard::{Guards, Observer, Settings, SettingsError, UnknownSystem};
+
+use crate::adapters::http::{self, AppState};
+use crate::adapters::out::customer::CustomerAdapter;
+use crate::adapters::out::memory::InMemoryOrders;
+use crate::adapters::out::sber::SberAdapter;
+use crate::adapters::out::BuildError;
+use crate::core::orders::Orders;
+
+/// The service's settings: `examples/payments-demo/resilience.toml` (compiled in, the same file
+/// `#[circuit_breaker]` checks) with the process environment's `CLIENT_<SYSTEM>__<KEY>`
+/// overrides applied.
+pub fn load_settings() -> Result<Settings, SettingsError> {
+    outbound_guard::settings!()
+}
+
+/// Like [`load_settings`], with the environment given as name/value pairs (tests).
+pub fn load_settings_with<I, K, V>(vars: I) -> Result<Settings, SettingsError>
+where
+    I: IntoIterator<Item = (K, V)>,
+    K: AsRef<str>,
+    V: AsRef<str>,
+{
+    outbound_guard::settings!(env = vars)
+}
+
+/// Why the service could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartupError {
+    /// The settings are invalid.
+    #[error(transparent)]
+    Settings(#[from] SettingsError),
+    /// A system the service needs has no table in resilience.toml.
+    #[error(transparent)]
+    UnknownSystem(#[from] UnknownSystem),
+    /// An adapter could not be built.
+    #[error(transparent)]
+    Adapter(#[from] BuildError),
+}
+
+/// Everything built at startup.
+pub struct Container {
+    /// One guard per system.
+    pub guards: Guards,
+    /// The Sber adapter (the payment port).
+    pub sber: Arc<SberAdapter>,
+    /// The customer adapter (the customer port).
+    pub customers: Arc<CustomerAdapter>,
+    /// The order use cases, over the Sber adapter.
+    pub orders: Orders<SberAdapter>,
+    /// The Prometheus exporter's handle, rendering `/metrics`.
+    pub metrics: Option<PrometheusHandle>,
+}
+
+impl Container {
+    /// Builds the guards (each reporting to `observers`, to `tracing` and to the
+    /// Prometheus recorder) and the adapters over them.
+    pub fn build(
+        settings: &Settings,
+        observers: Vec<Arc<dyn Observer>>,
+    ) -> Result<Self, StartupError> {
+        // The recorder first: the guards register every system's series with it.
+        let metrics = prometheus();
+        let guards = observers
+            .into_iter()
+            .fold(Guards::builder(settings), |builder, observer| {
+                builder.observer(observer)
+            })
+            .build();
+        let sber = Arc::new(SberAdapter::new(guards.get("sber")?)?);
+        let customers = Arc::new(CustomerAdapter::new(guards.get("customer")?)?);
+        let orders = Orders::new(Arc::clone(&sber), Arc::new(InMemoryOrders::default()));
+        Ok(Container {
+            guards,
+            sber,
+            customers,
+            orders,
+            metrics,
+        })
+    }
+
+    /// The public HTTP API over these adapters.
+    pub fn router(&self) -> axum::Router {
+        http::router(self.state())
+    }
+
+    /// The operator's routes (`/admin/breakers/…`, `/metrics`): serve them on the
+    /// admin listener, never on the public one.
+    pub fn admin_router(&self) -> axum::Router {
+        http::admin_router(self.state())
+    }
+
+    fn state(&self) -> AppState<SberAdapter, CustomerAdapter> {
+        AppState {
+            orders: self.orders.clone(),
+            customers: Arc::clone(&self.customers),
+            guards: self.guards.clone(),
+            metrics: self.metrics.clone(),
+        }
+    }
+}
+
+/// The process-wide Prometheus recorder, installed on first use (a process has one
+/// global `metrics` recorder; tests build many containers in one process).
+fn prometheus() -> Option<PrometheusHandle> {
+    static HANDLE: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
+    HANDLE
+        .get_or_init(|| {
+            let buckets = [
+                0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0,
+            ];
+            PrometheusBuilder::new()
+                .set_buckets_for_metric(
+                    Matcher::Full(outbound_guard::metrics::CALL_DURATION_SECONDS.into()),
+                    &buckets,
+                )
+                .ok()?
+                .install_recorder()
+                .ok()
+        })
+        .clone()
+}
