@@ -124,7 +124,10 @@ fn values_toml_has_but_no_key_takes_are_malformed_and_say_what_is_allowed() {
             ErrorKind::Malformed,
             &[&format!("[systems.sber] `{key}`: "), says],
         );
-        assert_eq!(error.key().map(|k| k.name()), Some(key));
+        assert_eq!(
+            error.key().map(outbound_guard_settings::Key::name),
+            Some(key)
+        );
         assert_eq!(error.system_name(), Some("sber"));
     }
 }
@@ -179,7 +182,10 @@ fn numbers_at_the_edges_are_out_of_range_with_the_bounds() {
             ErrorKind::OutOfRange,
             &[&format!("`{key}`: got "), says],
         );
-        assert_eq!(error.key().map(|k| k.name()), Some(key));
+        assert_eq!(
+            error.key().map(outbound_guard_settings::Key::name),
+            Some(key)
+        );
     }
 }
 
