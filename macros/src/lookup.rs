@@ -16,9 +16,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
-use outbound_guard_settings::{
-    candidate_files, tried, workspace_root, Candidate, Settings, FILE_NAME,
-};
+use outbound_guard_settings::{crate_candidates, tried, Candidate, Settings, FILE_NAME};
 use syn::LitStr;
 
 /// A settings file, read and validated.
@@ -158,9 +156,7 @@ pub(crate) fn settings_file() -> proc_macro2::TokenStream {
 /// The crate's settings file: the first candidate that exists, or an error listing
 /// every file tried, named relative to the crate.
 fn find(dir: &Path) -> Result<Candidate, String> {
-    let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap_or_default();
-    let candidates = candidate_files(dir, &manifest, workspace_root(dir).as_deref())
-        .map_err(|e| e.to_string())?;
+    let candidates = crate_candidates(dir).map_err(|e| e.to_string())?;
     if let Some(found) = candidates.iter().find(|c| c.path.is_file()) {
         return Ok(found.clone());
     }

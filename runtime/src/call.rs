@@ -446,11 +446,13 @@ impl<'g, T, E> Finished<'g, T, E> {
             is_failure,
             slow_as_error,
         } = self;
+        let Some(result) = result else {
+            return Err(permit.timed_out(elapsed, end));
+        };
         let ended = match &result {
-            None => Ended::TimedOut,
-            Some(Ok(_)) => Ended::Ok,
+            Ok(_) => Ended::Ok,
             // A panicking classifier is a failure, like a panicking call, then unwinds.
-            Some(Err(err)) => match catch_unwind(AssertUnwindSafe(|| is_failure(err))) {
+            Err(err) => match catch_unwind(AssertUnwindSafe(|| is_failure(err))) {
                 Ok(failed) => Ended::Err { failed },
                 Err(panic) => {
                     permit.finish(true, Outcome::Failure, elapsed, end);
@@ -458,19 +460,14 @@ impl<'g, T, E> Finished<'g, T, E> {
                 }
             },
         };
-        match (permit.judge(ended, elapsed, end, slow_as_error), result) {
-            (Ok(()), Some(result)) => Ok(result),
-            (Err(error), _) => Err(error),
-            (Ok(()), None) => unreachable!("a timed-out call is judged an error"),
-        }
+        permit.judge(ended, elapsed, end, slow_as_error)?;
+        Ok(result)
     }
 }
 
-/// How a call ended, as far as its judgement needs to know.
+/// How a call that finished in time ended, as far as its judgement needs to know.
 #[derive(Debug, Clone, Copy)]
 enum Ended {
-    /// The total timeout elapsed first.
-    TimedOut,
     Ok,
     /// `Err`; `failed` when the classifier counts it against the breaker.
     Err {
@@ -478,10 +475,26 @@ enum Ended {
     },
 }
 
+// The parts of [`Finished::elapsed_check`] that do not depend on the call's types,
+// compiled once (inlined as the timer's halves are).
 impl CallPermit<'_> {
-    /// The elapsed check of a call that ended so, and its outcome recorded: the part of
-    /// [`Finished::elapsed_check`] that does not depend on the call's types, compiled once
-    /// (inlined as the timer's halves are).
+    /// Records a call the total timeout cut off: a failure, returned as
+    /// [`Cause::Timeout`].
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn timed_out(self, elapsed: Duration, end: Instant) -> CircuitBreakerError {
+        let guard = self.slot.guard;
+        self.finish(true, Outcome::Timeout, elapsed, end);
+        error(
+            guard,
+            Cause::Timeout {
+                timeout: guard.settings().total_timeout(),
+            },
+        )
+    }
+
+    /// The elapsed check of a call that finished in time and ended so, and its outcome
+    /// recorded.
     #[cfg_attr(debug_assertions, inline)]
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn judge(
@@ -492,19 +505,11 @@ impl CallPermit<'_> {
         slow_as_error: bool,
     ) -> Result<(), CircuitBreakerError> {
         let guard = self.slot.guard;
-        let settings = guard.settings();
-        let error = |cause| CircuitBreakerError::new(guard.breaker().name_arc(), cause);
         let failed = match ended {
-            Ended::TimedOut => {
-                self.finish(true, Outcome::Timeout, elapsed, end);
-                return Err(error(Cause::Timeout {
-                    timeout: settings.total_timeout(),
-                }));
-            }
             Ended::Ok => false,
             Ended::Err { failed } => failed,
         };
-        let threshold = settings.cb_slow_threshold();
+        let threshold = guard.settings().cb_slow_threshold();
         // Already counted as slow while running: report it as the breaker counted it,
         // even if the clock read at its end lands on the threshold itself.
         let slow = elapsed > threshold || matches!(self.breaker, Recording::Counted);
@@ -515,10 +520,15 @@ impl CallPermit<'_> {
         };
         self.finish(failed || slow, outcome, elapsed, end);
         if slow && slow_as_error && matches!(ended, Ended::Ok) {
-            return Err(error(Cause::Slow { elapsed, threshold }));
+            return Err(error(guard, Cause::Slow { elapsed, threshold }));
         }
         Ok(())
     }
+}
+
+/// The guard's error of `cause`, naming its system.
+fn error(guard: &Guard, cause: Cause) -> CircuitBreakerError {
+    CircuitBreakerError::new(guard.breaker().name_arc(), cause)
 }
 
 #[cold]

@@ -16,7 +16,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::{candidate_files, workspace_root};
+use crate::crate_candidates;
 
 /// The variable [`track`] sets for the crate's compilation: the absolute path of the
 /// settings file the build script tracks. The attribute leaves out its `include_bytes!`
@@ -24,7 +24,7 @@ use crate::{candidate_files, workspace_root};
 pub const TRACKED_ENV: &str = "OUTBOUND_GUARD_TRACKED_SETTINGS";
 
 /// Prints the build-script directives that track the crate's settings file (found by
-/// the attribute's own rule, [`candidate_files`]): rerun when it or `Cargo.toml`
+/// the attribute's own rule, [`crate_candidates`]): rerun when it or `Cargo.toml`
 /// changes, and [`TRACKED_ENV`] naming it. Prints only the `Cargo.toml` line when there
 /// is no settings file; the attribute then reports the missing file itself.
 ///
@@ -46,9 +46,7 @@ pub fn track() {
 fn directives(manifest_dir: &Path) -> String {
     let manifest_path = manifest_dir.join("Cargo.toml");
     let mut out = format!("cargo:rerun-if-changed={}\n", manifest_path.display());
-    let manifest = std::fs::read_to_string(&manifest_path).unwrap_or_default();
-    let root = workspace_root(manifest_dir);
-    let found = candidate_files(manifest_dir, &manifest, root.as_deref())
+    let found = crate_candidates(manifest_dir)
         .ok()
         .and_then(|candidates| candidates.into_iter().find(|c| c.path.is_file()));
     if let Some(found) = found {

@@ -71,7 +71,9 @@ pub use builder::SystemSettingsBuilder;
 pub use error::{ErrorKind, SettingsError};
 pub use keys::{env_var, env_var_with_prefix, Key, SystemSettings, KEYS};
 pub use loader::Loader;
-pub use locate::{candidate_files, tried, workspace_root, Candidate, CandidateKind};
+pub use locate::{
+    candidate_files, crate_candidates, tried, workspace_root, Candidate, CandidateKind,
+};
 pub use system::UNITLESS_SECONDS_LIMIT;
 
 #[doc(hidden)]

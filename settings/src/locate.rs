@@ -109,6 +109,23 @@ pub fn tried(candidates: &[Candidate]) -> String {
     parts.join(", ")
 }
 
+/// [`candidate_files`] of the crate at `manifest_dir`, as it is on disk: reads its
+/// `Cargo.toml` (a missing one reads as empty) and finds its [`workspace_root`]. The
+/// first of them that exists is the crate's settings file.
+///
+/// # Errors
+///
+/// The crate's `Cargo.toml` is not valid TOML, or its
+/// `[package.metadata.outbound-guard]` is malformed.
+pub fn crate_candidates(manifest_dir: &Path) -> Result<Vec<Candidate>, SettingsError> {
+    let manifest = std::fs::read_to_string(manifest_dir.join("Cargo.toml")).unwrap_or_default();
+    candidate_files(
+        manifest_dir,
+        &manifest,
+        workspace_root(manifest_dir).as_deref(),
+    )
+}
+
 /// The workspace root of the crate at `manifest_dir`: the nearest directory above it
 /// (or itself) whose `Cargo.toml` has a `[workspace]` table. Reads those files.
 pub fn workspace_root(manifest_dir: &Path) -> Option<PathBuf> {
