@@ -133,6 +133,7 @@ fn group(c: &mut Criterion, mix: Mix, threads: usize) {
 }
 
 fn benches(c: &mut Criterion) {
+    outbound_guard_benches::quiet_subscriber();
     for mix in Mix::ALL {
         for threads in [1, 2] {
             group(c, mix, threads);

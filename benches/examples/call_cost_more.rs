@@ -65,6 +65,7 @@ async fn adapter(block: &Block, n: u64) -> u64 {
 }
 
 fn main() {
+    outbound_guard_benches::quiet_subscriber();
     let mut args = std::env::args().skip(1);
     let subject = args.next().unwrap_or_else(|| "call_with".to_owned());
     let n: u64 = args.next().map_or(1000, |n| n.parse().expect("a count"));

@@ -17,6 +17,7 @@ use outbound_guard::{Breaker, Guard};
 use outbound_guard_benches::{op, op_async, recloser, runtime, settings, Mix};
 
 fn main() {
+    outbound_guard_benches::quiet_subscriber();
     let args: Vec<String> = std::env::args().collect();
     let usage = "usage: instructions breaker|guard|recloser all_ok|err10 CALLS";
     let [_, subject, mix, calls] = args.as_slice() else {

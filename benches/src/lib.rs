@@ -156,6 +156,16 @@ pub fn tower_breaker(
     }))
 }
 
+/// Installs a global `tracing` subscriber that wants nothing, as a service has a
+/// subscriber installed (one that here filters everything out). Without any subscriber,
+/// `tracing`'s `log` feature (which axum's default `tower-log` turns on in this package,
+/// as in most services) routes every disabled span through its `log` fallback, a cost
+/// of the missing subscriber rather than of the guard. Call once, first thing in `main`.
+pub fn quiet_subscriber() {
+    tracing::subscriber::set_global_default(tracing::subscriber::NoSubscriber::default())
+        .expect("no global subscriber is installed yet");
+}
+
 /// A current-thread tokio runtime with the timer on: what one thread of an async
 /// subject runs its loop on (the whole loop inside one `block_on`).
 pub fn runtime() -> tokio::runtime::Runtime {
