@@ -315,6 +315,7 @@ where
 // would copy them into every crate with a guarded method, at opt-level 0 for nothing.
 impl<'g> Timer<'g> {
     /// A timer not started yet: [`start`](Self::start) it with the call's permit.
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn idle() -> Self {
         Timer {
             sleep: None,
@@ -323,6 +324,7 @@ impl<'g> Timer<'g> {
     }
 
     /// Whether the timer was started (and not stopped since).
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn is_running(&self) -> bool {
         self.clock.is_some()
     }

@@ -121,6 +121,7 @@ impl fmt::Debug for Steps<'_> {
 
 // Inlined into the shells in optimised builds, as the timer's halves are (see `call.rs`).
 impl<'g> Steps<'g> {
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn new(guard: &'g Guard) -> Self {
         Steps {
             guard: Some(guard),
