@@ -9,29 +9,33 @@
 //! }
 //! ```
 //!
-//! Output, the guide's steps in order as calls into the runtime:
+//! Output: the guide's steps (bulkhead permit, breaker permission, total timeout, the
+//! call, elapsed check) as one `Guard::call_with`, judged by the method's options:
 //!
 //! ```ignore
 //! async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> {
 //!     const _: &[u8] = ::core::include_bytes!("/path/to/resilience.toml");
-//!     let __cb_map = ::outbound_guard::__private::error_map::<
-//!         Result<PaymentRef, PaymentPortError>,
-//!     >(PaymentPortError::system_unavailable);
 //!     let __cb_guard = ::outbound_guard::__private::guard(self, "sber");
-//!     let __cb_permit = __cb_guard.enter_bulkhead().await.map_err(__cb_map)?;
-//!     let __cb_call = __cb_permit.ask_breaker().map_err(__cb_map)?;
 //!     #[allow(unknown_lints, unused_braces)]
-//!     let __cb_finished = __cb_call
-//!         .timeout(async move {
-//!             if let ::core::option::Option::Some(__cb_ret) =
-//!                 ::core::option::Option::None::<Result<PaymentRef, PaymentPortError>>
-//!             {
-//!                 return __cb_ret;
-//!             }
-//!             { body }
-//!         })
+//!     let __cb_judged = __cb_guard
+//!         .call_with(
+//!             ::outbound_guard::__private::options::<Result<PaymentRef, PaymentPortError>>(),
+//!             async move {
+//!                 if let ::core::option::Option::Some(__cb_ret) =
+//!                     ::core::option::Option::None::<Result<PaymentRef, PaymentPortError>>
+//!                 {
+//!                     return __cb_ret;
+//!                 }
+//!                 { body }
+//!             },
+//!         )
 //!         .await;
-//!     __cb_finished.elapsed_check().map_err(__cb_map)?
+//!     ::outbound_guard::__private::flatten(
+//!         __cb_judged,
+//!         ::outbound_guard::__private::error_map::<Result<PaymentRef, PaymentPortError>>(
+//!             PaymentPortError::system_unavailable,
+//!         ),
+//!     )
 //! }
 //! ```
 //!
@@ -40,9 +44,12 @@
 //! block the method's return type, so `?` and `return` in the body behave as without
 //! the attribute. `error_map::<Ret>` turns the user's `error_map` into a
 //! `fn(CircuitBreakerError) -> E` with `E` the method's own error type, so a wrong one
-//! is one type error on the user's path naming the signature needed, and `?` converts
-//! nothing. The steps sit in the method's own future, with no extra layer: an annotated
-//! method costs what `Guard::call` costs.
+//! is one type error on the user's path naming the signature needed; `options::<Ret>`
+//! types `failure_if` the same way. `flatten` returns the call's own `Result`, or the
+//! guard's refusal through `error_map`. The method awaits once: the steps are
+//! `Guard::call_with`'s future, whose generic part is a thin shell (the steps
+//! themselves are compiled once, in the runtime, not once per method), so an annotated method
+//! costs what `Guard::call` costs, at run time and at compile time.
 //!
 //! The first annotated method of a crate also carries the `include_bytes!` of the
 //! settings file, which makes cargo rebuild the crate when the file changes (the value
@@ -170,18 +177,15 @@ pub(crate) fn generate(args: &Args, method: &Method, settings_path: Option<&str>
     };
     // A body of one expression keeps its braces: it stays a block of its own.
     let call = quote! {
-        let __cb_map = #map;
         let __cb_guard = #guard;
-        let __cb_permit = __cb_guard.enter_bulkhead().await.map_err(__cb_map)?;
-        let __cb_call = __cb_permit.ask_breaker().map_err(__cb_map)?;
         #[allow(unknown_lints, unused_braces)]
-        let __cb_finished = __cb_call
-            .timeout(async move {
+        let __cb_judged = __cb_guard
+            .call_with(#krate::__private::options::<#ret>() #judge, async move {
                 #pin_return
                 #block
             })
             .await;
-        __cb_finished #judge .elapsed_check().map_err(__cb_map)?
+        #krate::__private::flatten(__cb_judged, #map)
     };
     let track = settings_path.map(|path| {
         quote!(

@@ -49,8 +49,9 @@ use proc_macro::TokenStream;
 /// The method must be an `async fn` with a body and a `self` receiver returning a
 /// `Result` (or a `fn` returning `impl Future<Output = Result<…>>` from an `async`
 /// block, or one already rewritten by `#[async_trait]`), in a type that derives
-/// `Guarded`. It expands to the guide's steps as calls into the runtime: bulkhead
-/// permit, breaker permission, the body under the total timeout, elapsed check.
+/// `Guarded`. It expands to one `Guard::call_with` with the method's options, which runs
+/// the guide's steps: bulkhead permit, breaker permission, the body under the total
+/// timeout, elapsed check; the guard's refusals go through `error_map`.
 ///
 /// Editing the settings file rebuilds the crate: the first annotated method carries an
 /// `include_bytes!` of the file for cargo to track. To keep it out of `cargo expand`,

@@ -116,11 +116,18 @@ impl<'g> CallPermit<'g> {
         }
     }
 
-    /// Starts the clock of [`timeout`](Self::timeout): everything of it but the call
-    /// (inlined as the timer's halves are).
-    #[cfg_attr(debug_assertions, inline)]
+    /// The timer of [`timeout`](Self::timeout), started: everything of it but the call.
     #[cfg_attr(not(debug_assertions), inline(always))]
-    fn start_timer(mut self) -> Timer<'g> {
+    fn start_timer(self) -> Timer<'g> {
+        Timer {
+            sleep: None,
+            clock: Some(self.start_clock()),
+        }
+    }
+
+    /// Starts the clock of the call this permits (inlined as the timer's halves are).
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    pub(crate) fn start_clock(mut self) -> Clock<'g> {
         let guard = self.slot.guard;
         self.span = CallSpan::new(guard.system());
         let start = Instant::now();
@@ -129,9 +136,8 @@ impl<'g> CallPermit<'g> {
         // A call still running when this timer fires runs longer than the threshold:
         // one that ends exactly then is polled (and finished) before the timer is.
         let slow_at = start + settings.cb_slow_threshold();
-        Timer {
-            sleep: None,
-            permit: Some(self),
+        Clock {
+            permit: self,
             start,
             slow_at: (slow_at < deadline).then_some(slow_at),
             deadline,
@@ -151,14 +157,14 @@ impl<'g> CallPermit<'g> {
 
     /// Records the outcome and reports the call to the observers; the permits go back
     /// as `self` is dropped.
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn finish(mut self, failed: bool, outcome: Outcome, elapsed: Duration, now: Instant) {
         self.report_end(failed, outcome, elapsed, now);
     }
 
     /// Records the outcome and reports the call to the observers, keeping the permits:
     /// the caller returns them later (a panicking call's, once its future is dropped).
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn report_end(&mut self, failed: bool, outcome: Outcome, elapsed: Duration, now: Instant) {
         let guard = self.slot.guard;
         match mem::replace(&mut self.breaker, Recording::Reported) {
@@ -240,15 +246,40 @@ pin_project_lite::pin_project! {
     /// Everything of a [`TimedCall`] but the call: not generic, so compiled once rather
     /// than once per guarded method.
     #[derive(Debug)]
-    struct Timer<'g> {
+    pub(crate) struct Timer<'g> {
         // Field order is drop order: the timer, and only then the permits.
         #[pin]
         sleep: Option<Sleep>,
-        permit: Option<CallPermit<'g>>,
-        start: Instant,
-        // When a still-running call becomes slow; `None` once that has been recorded.
-        slow_at: Option<Instant>,
-        deadline: Instant,
+        // `None` until started, and once stopped.
+        clock: Option<Clock<'g>>,
+    }
+}
+
+/// A started [`Timer`]'s permits and instants.
+#[derive(Debug)]
+pub(crate) struct Clock<'g> {
+    permit: CallPermit<'g>,
+    start: Instant,
+    // When a still-running call becomes slow; `None` once that has been recorded.
+    slow_at: Option<Instant>,
+    deadline: Instant,
+}
+
+/// How a call polled under its [`Timer`] stopped, and when.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Stop {
+    /// The call ended (its output is with whoever polled it).
+    Ended(Instant),
+    /// The total timeout elapsed first.
+    TimedOut(Instant),
+}
+
+impl Stop {
+    /// When the call stopped.
+    fn at(self) -> Instant {
+        match self {
+            Stop::Ended(at) | Stop::TimedOut(at) => at,
+        }
     }
 }
 
@@ -264,7 +295,7 @@ where
         let mut call = this.call;
         let mut timer = this.timer;
         let mut result = None;
-        let end = ready!(timer.as_mut().poll_call(cx, &mut |cx| {
+        let stop = ready!(timer.as_mut().poll_call(cx, &mut |cx| {
             match call.as_mut().poll(cx) {
                 Poll::Ready(ended) => {
                     result = Some(ended);
@@ -273,40 +304,60 @@ where
                 Poll::Pending => false,
             }
         }));
+        let end = stop.at();
         Poll::Ready(Finished::new(timer.stop(end), result, end))
     }
 }
 
 // The non-generic halves below are inlined into the generic shells in optimised builds
 // (`inline(always)`: the hot path stays one function, as cheap as before they were split
-// out) and only hinted in debug builds, where forcing would copy them into every guarded
-// method's future again and cost compile time.
+// out). Debug builds call them in this crate, as compiled here: an `inline` hint there
+// would copy them into every crate with a guarded method, at opt-level 0 for nothing.
 impl<'g> Timer<'g> {
+    /// A timer not started yet: [`start`](Self::start) it with the call's permit.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    pub(crate) fn idle() -> Self {
+        Timer {
+            sleep: None,
+            clock: None,
+        }
+    }
+
+    /// Whether the timer was started (and not stopped since).
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    pub(crate) fn is_running(&self) -> bool {
+        self.clock.is_some()
+    }
+
+    /// Starts the idle timer for the call `permit` lets through.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    pub(crate) fn start(self: Pin<&mut Self>, permit: CallPermit<'g>) {
+        *self.project().clock = Some(permit.start_clock());
+    }
+
     /// Enters the call's span, if it has one, for one poll of the call.
-    #[cfg_attr(debug_assertions, inline)]
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn enter(&self) -> impl Sized + '_ {
-        self.permit.as_ref().map(|permit| permit.span.enter())
+        self.clock.as_ref().map(|clock| clock.permit.span.enter())
     }
 
     /// Polls the call once through `poll` (which says whether it is ready) inside the
-    /// call's span. Ready with the instant it ended, or the total timeout elapsed; a
-    /// panic in the call is recorded as a failure and unwinds on. Behind `dyn`, so that
+    /// call's span. Ready when it ended or the total timeout elapsed; a panic in the
+    /// call is recorded as a failure and unwinds on. Behind `dyn`, so that
     /// this is compiled once rather than once per guarded method.
-    #[cfg_attr(debug_assertions, inline)]
     #[cfg_attr(not(debug_assertions), inline(always))]
-    fn poll_call(
+    pub(crate) fn poll_call(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         poll: &mut dyn FnMut(&mut Context<'_>) -> bool,
-    ) -> Poll<Instant> {
+    ) -> Poll<Stop> {
         let polled = {
             let _entered = self.enter();
             catch_unwind(AssertUnwindSafe(|| poll(cx)))
         };
         match polled {
-            Ok(true) => Poll::Ready(Instant::now()),
-            Ok(false) => self.poll_expired(cx),
+            Ok(true) => Poll::Ready(Stop::Ended(Instant::now())),
+            Ok(false) => self.poll_expired(cx).map(Stop::TimedOut),
             Err(panic) => {
                 // Recorded now; the permits stay here and go back when the `TimedCall` is
                 // dropped, after the call's future.
@@ -319,22 +370,26 @@ impl<'g> Timer<'g> {
     /// Records a call that panicked as a failure, keeping the permits.
     #[cold]
     fn panicked(self: Pin<&mut Self>) {
-        let this = self.project();
-        if let Some(permit) = this.permit {
+        if let Some(clock) = self.project().clock {
             let now = Instant::now();
-            permit.report_end(true, Outcome::Failure, now - *this.start, now);
+            clock
+                .permit
+                .report_end(true, Outcome::Failure, now - clock.start, now);
         }
     }
 
     /// Ready with the instant the total timeout elapsed; on the way, records the call as
     /// slow when its threshold passes.
-    #[cfg_attr(debug_assertions, inline)]
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn poll_expired(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Instant> {
         let mut this = self.project();
-        let deadline = *this.deadline;
+        let clock = this
+            .clock
+            .as_mut()
+            .expect("a timer runs until its call ends");
+        let deadline = clock.deadline;
         if this.sleep.is_none() {
-            let first = this.slow_at.unwrap_or(deadline);
+            let first = clock.slow_at.unwrap_or(deadline);
             this.sleep.set(Some(tokio::time::sleep_until(first)));
         }
         let mut sleep = this
@@ -347,10 +402,8 @@ impl<'g> Timer<'g> {
                 // Counted when the timer really fired, which may be later than it was
                 // due (a busy runtime): the breaker then opens for its full duration.
                 Poll::Ready(()) => {
-                    if this.slow_at.take().is_some() {
-                        if let Some(permit) = this.permit.as_mut() {
-                            permit.record_slow(Instant::now());
-                        }
+                    if clock.slow_at.take().is_some() {
+                        clock.permit.record_slow(Instant::now());
                         sleep.as_mut().reset(deadline);
                     } else {
                         return Poll::Ready(Instant::now());
@@ -360,17 +413,30 @@ impl<'g> Timer<'g> {
         }
     }
 
+    /// Records the call as timed out at `end`, keeping its permits until the timer is
+    /// dropped; the guard's error.
+    #[cold]
+    pub(crate) fn time_out(self: Pin<&mut Self>, end: Instant) -> CircuitBreakerError {
+        let clock = self
+            .project()
+            .clock
+            .as_mut()
+            .expect("a timer runs until its call ends");
+        clock
+            .permit
+            .timed_out(end.saturating_duration_since(clock.start), end)
+    }
+
     /// Takes the call's permit out of the finished timer, with how long the call ran
     /// until `end`.
-    #[cfg_attr(debug_assertions, inline)]
     #[cfg_attr(not(debug_assertions), inline(always))]
-    fn stop(self: Pin<&mut Self>, end: Instant) -> (CallPermit<'g>, Duration) {
-        let this = self.project();
-        let permit = this
-            .permit
+    pub(crate) fn stop(self: Pin<&mut Self>, end: Instant) -> (CallPermit<'g>, Duration) {
+        let clock = self
+            .project()
+            .clock
             .take()
             .expect("`TimedCall` polled after it completed");
-        (permit, end.saturating_duration_since(*this.start))
+        (clock.permit, end.saturating_duration_since(clock.start))
     }
 }
 
@@ -392,7 +458,7 @@ impl<'g, T, E> Finished<'g, T, E> {
     /// The outcome of a call that ran for `elapsed` until `end`, under `permit`.
     /// Generic over the call's output alone, not over its future.
     #[inline]
-    fn new(
+    pub(crate) fn new(
         (permit, elapsed): (CallPermit<'g>, Duration),
         result: Option<Result<T, E>>,
         end: Instant,
@@ -447,6 +513,7 @@ impl<'g, T, E> Finished<'g, T, E> {
             slow_as_error,
         } = self;
         let Some(result) = result else {
+            let mut permit = permit;
             return Err(permit.timed_out(elapsed, end));
         };
         let ended = match &result {
@@ -479,12 +546,11 @@ enum Ended {
 // compiled once (inlined as the timer's halves are).
 impl CallPermit<'_> {
     /// Records a call the total timeout cut off: a failure, returned as
-    /// [`Cause::Timeout`].
-    #[cfg_attr(debug_assertions, inline)]
+    /// [`Cause::Timeout`]. The permits stay held until `self` is dropped.
     #[cfg_attr(not(debug_assertions), inline(always))]
-    fn timed_out(self, elapsed: Duration, end: Instant) -> CircuitBreakerError {
+    fn timed_out(&mut self, elapsed: Duration, end: Instant) -> CircuitBreakerError {
         let guard = self.slot.guard;
-        self.finish(true, Outcome::Timeout, elapsed, end);
+        self.report_end(true, Outcome::Timeout, elapsed, end);
         error(
             guard,
             Cause::Timeout {
@@ -495,7 +561,6 @@ impl CallPermit<'_> {
 
     /// The elapsed check of a call that finished in time and ended so, and its outcome
     /// recorded.
-    #[cfg_attr(debug_assertions, inline)]
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn judge(
         self,

@@ -8,10 +8,12 @@ use crate::breaker::Breaker;
 use crate::bulkhead::Bulkhead;
 use crate::call::{report_rejection, BulkheadPermit};
 use crate::error::{Cause, CircuitBreakerError};
+use crate::guarded::GuardedCall;
 use crate::health::SystemHealth;
 #[cfg(any(feature = "metrics", test))]
 use crate::metrics::SystemMetrics;
 use crate::observer::Observer;
+use crate::options::CallOptions;
 use crate::saturation::SlowHolders;
 use outbound_guard_settings::SystemSettings;
 
@@ -19,9 +21,10 @@ use outbound_guard_settings::SystemSettings;
 ///
 /// Adapters keep their system's guard in a field and `#[derive(Guarded)]`; the
 /// `#[circuit_breaker]` attribute then runs each call through the guard's steps, in the
-/// guide's order: [`enter_bulkhead`](Guard::enter_bulkhead) →
+/// guide's order, with [`call_with`](Guard::call_with): [`enter_bulkhead`](Guard::enter_bulkhead) →
 /// [`ask_breaker`](crate::BulkheadPermit::ask_breaker) → [`timeout`](crate::CallPermit::timeout)
-/// → [`elapsed_check`](crate::Finished::elapsed_check).
+/// → [`elapsed_check`](crate::Finished::elapsed_check). Each step is public too, for
+/// code that wants to hold a permit itself.
 ///
 /// ```
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
@@ -236,23 +239,24 @@ impl Guard {
 
     /// Every step in one call, for code that does not use the attribute: the outer
     /// `Err` is the guard's, the inner `Result` the call's own. Every `Err` of the call
-    /// counts as a failure; a slow call's value is returned.
+    /// counts as a failure; a slow call's value is returned. [`call_with`](Self::call_with)
+    /// takes the attribute's options.
+    ///
+    /// The returned future does nothing until polled; see [`GuardedCall`] for what
+    /// dropping it early gives back.
     ///
     /// # Errors
     ///
-    /// The guard's refusals: those of [`enter_bulkhead`](Self::enter_bulkhead),
+    /// The future's output is the guard's refusals: those of
+    /// [`enter_bulkhead`](Self::enter_bulkhead),
     /// [`ask_breaker`](crate::BulkheadPermit::ask_breaker) and
     /// [`elapsed_check`](crate::Finished::elapsed_check). The call's own error is the
     /// inner `Err`.
-    pub async fn call<T, E, F>(&self, future: F) -> Result<Result<T, E>, CircuitBreakerError>
+    #[inline]
+    pub fn call<T, E, F>(&self, future: F) -> GuardedCall<'_, F, E>
     where
         F: Future<Output = Result<T, E>>,
     {
-        let permit = match self.try_bulkhead() {
-            Some(permit) => permit,
-            None => self.wait_for_bulkhead().await?,
-        };
-        let call = permit.ask_breaker()?;
-        call.timeout(future).await.elapsed_check()
+        self.call_with(CallOptions::new(), future)
     }
 }

@@ -45,6 +45,7 @@ mod bulkhead;
 mod call;
 mod error;
 mod guard;
+mod guarded;
 mod health;
 #[cfg(feature = "reqwest")]
 #[cfg_attr(docsrs, doc(cfg(feature = "reqwest")))]
@@ -74,6 +75,7 @@ pub use breaker::{Breaker, BreakerPermit, ManualAction, Reason, Snapshot, State,
 pub use call::{BulkheadPermit, CallPermit, Finished, TimedCall};
 pub use error::{Cause, CircuitBreakerError};
 pub use guard::Guard;
+pub use guarded::GuardedCall;
 pub use health::{Health, ReadinessPolicy, Status, SystemHealth};
 #[cfg(feature = "tracing")]
 #[cfg_attr(docsrs, doc(cfg(feature = "tracing")))]

@@ -3,8 +3,9 @@
 
 use std::future::Future;
 
-use crate::error::CircuitBreakerError;
+use crate::call::Finished;
 use crate::guard::Guard;
+use crate::guarded::{GuardedCall, Steps};
 
 /// How [`Guard::call_with`] judges a call: the options of `#[circuit_breaker]`
 /// (`failure_if`, `slow_as_error`) as values.
@@ -85,39 +86,44 @@ impl<E> CallOptions<E> {
     }
 }
 
+impl<E> CallOptions<E> {
+    /// `finished`, to be judged by these options.
+    #[inline]
+    pub(crate) fn apply<T>(self, mut finished: Finished<'_, T, E>) -> Finished<'_, T, E> {
+        if let Some(is_failure) = self.failure_if {
+            finished = finished.failure_if(is_failure);
+        }
+        if self.slow_as_error {
+            finished = finished.slow_as_error();
+        }
+        finished
+    }
+}
+
 impl Guard {
     /// Every step in one call, judged by `options`: the outer `Err` is the guard's, the
     /// inner `Result` the call's own. [`Guard::call`] with the attribute's options, so
-    /// nobody chains the four steps by hand.
+    /// nobody chains the four steps by hand; what the attributes expand to.
+    ///
+    /// The returned future does nothing until polled; see [`GuardedCall`] for what
+    /// dropping it early gives back.
     ///
     /// # Errors
     ///
-    /// The guard's refusals: those of [`enter_bulkhead`](Guard::enter_bulkhead),
+    /// The future's output is the guard's refusals: those of
+    /// [`enter_bulkhead`](Guard::enter_bulkhead),
     /// [`ask_breaker`](crate::BulkheadPermit::ask_breaker) and
     /// [`elapsed_check`](crate::Finished::elapsed_check). The call's own error is the
     /// inner `Err`.
     #[inline]
-    pub async fn call_with<T, E, F>(
-        &self,
-        options: CallOptions<E>,
-        future: F,
-    ) -> Result<Result<T, E>, CircuitBreakerError>
+    pub fn call_with<T, E, F>(&self, options: CallOptions<E>, future: F) -> GuardedCall<'_, F, E>
     where
         F: Future<Output = Result<T, E>>,
     {
-        // The same steps as `Guard::call`, fast path included: no bulkhead future is
-        // built unless the bulkhead is full.
-        let permit = match self.try_bulkhead() {
-            Some(permit) => permit,
-            None => self.wait_for_bulkhead().await?,
-        };
-        let mut finished = permit.ask_breaker()?.timeout(future).await;
-        if let Some(is_failure) = options.failure_if {
-            finished = finished.failure_if(is_failure);
+        GuardedCall {
+            call: future,
+            steps: Steps::new(self),
+            options,
         }
-        if options.slow_as_error {
-            finished = finished.slow_as_error();
-        }
-        finished.elapsed_check()
     }
 }

@@ -4,7 +4,7 @@
 pub use crate::Guarded;
 pub use outbound_guard_macros::__settings_file as settings_file;
 
-use crate::{CircuitBreakerError, Guard};
+use crate::{CallOptions, CircuitBreakerError, Guard};
 
 /// The adapter's guard.
 ///
@@ -53,4 +53,22 @@ pub fn error_map<R: ResultType>(
     error_map: fn(CircuitBreakerError) -> R::Error,
 ) -> fn(CircuitBreakerError) -> R::Error {
     error_map
+}
+
+/// The method's options, typed by its declared `Result` `R`: a `failure_if` of the wrong
+/// signature is one type error on the user's path naming the signature needed
+/// (`fn(&E) -> bool`).
+#[inline]
+pub const fn options<R: ResultType>() -> CallOptions<R::Error> {
+    CallOptions::new()
+}
+
+/// A guarded call's result as the method returns it: the call's own `Result`, or the
+/// guard's refusal through the method's `error_map`.
+#[inline]
+pub fn flatten<T, E>(
+    judged: Result<Result<T, E>, CircuitBreakerError>,
+    error_map: fn(CircuitBreakerError) -> E,
+) -> Result<T, E> {
+    judged.unwrap_or_else(|refused| Err(error_map(refused)))
 }

@@ -68,3 +68,48 @@ async fn a_slow_declined_call_is_not_turned_into_the_slow_cause() {
         .await;
     assert_eq!(answer, Ok(Err(PortError::Declined)));
 }
+
+#[tokio::test(start_paused = true)]
+async fn the_future_does_nothing_until_polled() {
+    let guard = common::guard("max_connections = 2");
+    let built = guard.call(async { Ok::<_, ()>(()) });
+    assert_eq!(guard.in_flight(), 0, "no permit taken by building it");
+    drop(built);
+    assert_eq!(guard.breaker().snapshot().calls, 0, "nothing recorded");
+    assert_eq!(guard.in_flight(), 0);
+}
+
+#[tokio::test(start_paused = true)]
+async fn every_step_is_one_future_whose_permits_go_back_when_it_ends() {
+    // One permit: while the first call runs, a second one queues in the bulkhead
+    // (inside its future) and gets the permit the moment the first ends.
+    let guard = common::guard("max_connections = 1\nbulkhead_wait = 10");
+    let first = tokio::spawn({
+        let guard = guard.clone();
+        async move {
+            guard
+                .call(async {
+                    tokio::time::sleep(Duration::from_millis(300)).await;
+                    Ok::<_, ()>(1)
+                })
+                .await
+        }
+    });
+    tokio::time::sleep(Duration::from_millis(1)).await;
+    let start = tokio::time::Instant::now();
+    let second = guard.call(async { Ok::<_, ()>(2) }).await;
+    assert_eq!(second, Ok(Ok(2)));
+    assert_eq!(start.elapsed(), Duration::from_millis(299));
+    assert_eq!(first.await.unwrap(), Ok(Ok(1)));
+    assert_eq!(guard.in_flight(), 0);
+    assert_eq!(guard.breaker().snapshot().calls, 2);
+}
+
+#[tokio::test(start_paused = true)]
+#[should_panic(expected = "`GuardedCall` polled after it completed")]
+async fn polling_it_again_after_it_completed_panics() {
+    let guard = common::guard("");
+    let mut call = std::pin::pin!(guard.call(async { Ok::<_, ()>(()) }));
+    assert_eq!((&mut call).await, Ok(Ok(())));
+    let _ = std::future::poll_fn(|cx| std::future::Future::poll(call.as_mut(), cx)).await;
+}

@@ -10,26 +10,31 @@ where
     T: Send,
 {
     pub async fn get(&mut self, id: u64) -> Result<Customer, CustomerPortError> {
-        let __cb_map = ::outbound_guard::__private::error_map::<
-            Result<Customer, CustomerPortError>,
-        >(CustomerPortError::system_unavailable);
         let __cb_guard = ::core::clone::Clone::clone(
             ::outbound_guard::__private::guard(&*self, "customer"),
         );
-        let __cb_permit = __cb_guard.enter_bulkhead().await.map_err(__cb_map)?;
-        let __cb_call = __cb_permit.ask_breaker().map_err(__cb_map)?;
         #[allow(unknown_lints, unused_braces)]
-        let __cb_finished = __cb_call
-            .timeout(async move {
-                if let ::core::option::Option::Some(__cb_ret) = ::core::option::Option::None::<
+        let __cb_judged = __cb_guard
+            .call_with(
+                ::outbound_guard::__private::options::<
                     Result<Customer, CustomerPortError>,
-                > {
-                    return __cb_ret;
-                }
-                { self.transport.get(id).await }
-            })
+                >(),
+                async move {
+                    if let ::core::option::Option::Some(__cb_ret) = ::core::option::Option::None::<
+                        Result<Customer, CustomerPortError>,
+                    > {
+                        return __cb_ret;
+                    }
+                    { self.transport.get(id).await }
+                },
+            )
             .await;
-        __cb_finished.elapsed_check().map_err(__cb_map)?
+        ::outbound_guard::__private::flatten(
+            __cb_judged,
+            ::outbound_guard::__private::error_map::<
+                Result<Customer, CustomerPortError>,
+            >(CustomerPortError::system_unavailable),
+        )
     }
     fn url(&self) -> String {
         self.base.clone()

@@ -12,24 +12,29 @@ impl SberAdapter {
             > {
                 return __cb_ret;
             }
-            let __cb_map = ::outbound_guard::__private::error_map::<
-                Result<PaymentRef, PaymentPortError>,
-            >(PaymentPortError::system_unavailable);
             let __cb_guard = ::outbound_guard::__private::guard(self, "sber");
-            let __cb_permit = __cb_guard.enter_bulkhead().await.map_err(__cb_map)?;
-            let __cb_call = __cb_permit.ask_breaker().map_err(__cb_map)?;
             #[allow(unknown_lints, unused_braces)]
-            let __cb_finished = __cb_call
-                .timeout(async move {
-                    if let ::core::option::Option::Some(__cb_ret) = ::core::option::Option::None::<
+            let __cb_judged = __cb_guard
+                .call_with(
+                    ::outbound_guard::__private::options::<
                         Result<PaymentRef, PaymentPortError>,
-                    > {
-                        return __cb_ret;
-                    }
-                    { self.send(order).await }
-                })
+                    >(),
+                    async move {
+                        if let ::core::option::Option::Some(__cb_ret) = ::core::option::Option::None::<
+                            Result<PaymentRef, PaymentPortError>,
+                        > {
+                            return __cb_ret;
+                        }
+                        { self.send(order).await }
+                    },
+                )
                 .await;
-            __cb_finished.elapsed_check().map_err(__cb_map)?
+            ::outbound_guard::__private::flatten(
+                __cb_judged,
+                ::outbound_guard::__private::error_map::<
+                    Result<PaymentRef, PaymentPortError>,
+                >(PaymentPortError::system_unavailable),
+            )
         }
     }
 }
