@@ -295,17 +295,30 @@ where
         let mut call = this.call;
         let mut timer = this.timer;
         let mut result = None;
-        let stop = ready!(timer.as_mut().poll_call(cx, &mut |cx| {
-            match call.as_mut().poll(cx) {
-                Poll::Ready(ended) => {
-                    result = Some(ended);
-                    true
-                }
-                Poll::Pending => false,
-            }
-        }));
+        let stop = ready!(timer.as_mut().poll_call(cx, &mut |cx| poll_into(
+            call.as_mut(),
+            &mut result,
+            cx
+        )));
         let end = stop.at();
         Poll::Ready(Finished::new(timer.stop(end), result, end))
+    }
+}
+
+/// Polls `call` once for [`Timer::poll_call`]: `true` once it is ready, its output then
+/// in `output`.
+#[cfg_attr(not(debug_assertions), inline(always))]
+pub(crate) fn poll_into<F: Future + ?Sized>(
+    call: Pin<&mut F>,
+    output: &mut Option<F::Output>,
+    cx: &mut Context<'_>,
+) -> bool {
+    match call.poll(cx) {
+        Poll::Ready(ended) => {
+            *output = Some(ended);
+            true
+        }
+        Poll::Pending => false,
     }
 }
 
@@ -505,7 +518,7 @@ impl<'g, T, E> Finished<'g, T, E> {
     #[inline]
     pub fn elapsed_check(self) -> Result<Result<T, E>, CircuitBreakerError> {
         let Finished {
-            permit,
+            mut permit,
             result,
             elapsed,
             end,
@@ -513,7 +526,6 @@ impl<'g, T, E> Finished<'g, T, E> {
             slow_as_error,
         } = self;
         let Some(result) = result else {
-            let mut permit = permit;
             return Err(permit.timed_out(elapsed, end));
         };
         let ended = match &result {

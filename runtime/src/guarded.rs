@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use crate::call::{BulkheadPermit, CallPermit, Finished, Stop, Timer};
+use crate::call::{poll_into, BulkheadPermit, CallPermit, Finished, Stop, Timer};
 use crate::error::CircuitBreakerError;
 use crate::guard::Guard;
 use crate::options::CallOptions;
@@ -77,13 +77,7 @@ fn poll_guarded<T, E>(
     let mut result = None;
     let polled = steps
         .as_mut()
-        .poll_steps(cx, &mut |cx| match call.as_mut().poll(cx) {
-            Poll::Ready(ended) => {
-                result = Some(ended);
-                true
-            }
-            Poll::Pending => false,
-        });
+        .poll_steps(cx, &mut |cx| poll_into(call.as_mut(), &mut result, cx));
     let end = match ready!(polled) {
         Ok(end) => end,
         Err(refused) => return Poll::Ready(Err(refused)),

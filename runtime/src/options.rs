@@ -84,9 +84,7 @@ impl<E> CallOptions<E> {
         self.slow_as_error = true;
         self
     }
-}
 
-impl<E> CallOptions<E> {
     /// `finished`, to be judged by these options.
     #[inline]
     pub(crate) fn apply<T>(self, mut finished: Finished<'_, T, E>) -> Finished<'_, T, E> {
