@@ -137,6 +137,56 @@ impl Guards {
         Ok(adapter)
     }
 
+    /// [`adapter`](Self::adapter) for a fallible constructor, such as a `new` that also
+    /// builds the adapter's HTTP client: `build`'s error and the wiring's both come back
+    /// as `E`, so `?` works in a `main` returning `Box<dyn Error>`.
+    ///
+    /// ```
+    /// use outbound_guard::{Guard, Guarded, Guards, Settings, SystemAdapter};
+    ///
+    /// #[derive(Guarded)]
+    /// struct SberAdapter {
+    ///     guard: Guard,
+    ///     base_url: String,
+    /// }
+    ///
+    /// // What `#[guarded(system = "sber")]` on the derive writes.
+    /// impl SystemAdapter for SberAdapter {
+    ///     const SYSTEM: &'static str = "sber";
+    /// }
+    ///
+    /// impl SberAdapter {
+    ///     fn new(guard: Guard) -> Result<Self, Box<dyn std::error::Error>> {
+    ///         let base_url = guard.settings().base_url().ok_or("sber has no base_url")?.to_owned();
+    ///         Ok(SberAdapter { guard, base_url })
+    ///     }
+    /// }
+    ///
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let settings = Settings::parse("[systems.sber]\nbase_url = \"http://127.0.0.1:8081\"", "inline")?;
+    /// let guards = Guards::new(&settings);
+    /// let sber = guards.try_adapter(SberAdapter::new)?;
+    /// assert_eq!(sber.base_url, "http://127.0.0.1:8081");
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// `build`'s own error, or a [`WiringError`](crate::WiringError) converted into `E`
+    /// (see [`adapter`](Self::adapter)).
+    pub fn try_adapter<A, E, F>(&self, build: F) -> Result<A, E>
+    where
+        A: crate::SystemAdapter + crate::Guarded,
+        E: From<crate::WiringError>,
+        F: FnOnce(Guard) -> Result<A, E>,
+    {
+        let guard = self.get(A::SYSTEM).map_err(crate::WiringError::from)?;
+        let adapter = build(guard)?;
+        crate::wiring::check::<A>(adapter.guard()).map_err(crate::WiringError::from)?;
+        Ok(adapter)
+    }
+
     fn find(&self, system: &str) -> Result<&Guard, UnknownSystem> {
         self.by_name.get(system).ok_or_else(|| {
             let names = self.by_name.keys().map(String::as_str);
