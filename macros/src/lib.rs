@@ -7,6 +7,8 @@
 //! checks the method, `expand` writes the guarded method. `adapter` applies the same
 //! stages to every method of an `impl` block.
 
+#![forbid(unsafe_code)]
+
 mod adapter;
 mod args;
 mod derive;

@@ -16,16 +16,11 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::crate_candidates;
-
-/// The variable [`track`] sets for the crate's compilation: the absolute path of the
-/// settings file the build script tracks. The attribute leaves out its `include_bytes!`
-/// when it checks against that same file.
-pub const TRACKED_ENV: &str = "OUTBOUND_GUARD_TRACKED_SETTINGS";
+use crate::__private::{crate_candidates, TRACKED_ENV};
 
 /// Prints the build-script directives that track the crate's settings file (found by
-/// the attribute's own rule, [`crate_candidates`]): rerun when it or `Cargo.toml`
-/// changes, and [`TRACKED_ENV`] naming it. Prints only the `Cargo.toml` line when there
+/// the attribute's own rule): rerun when it or `Cargo.toml` changes, and tell the
+/// attribute which file that is. Prints only the `Cargo.toml` line when there
 /// is no settings file; the attribute then reports the missing file itself.
 ///
 /// Call it from `build.rs`, where cargo sets `CARGO_MANIFEST_DIR`. A settings file

@@ -73,6 +73,7 @@ trait CustomerPort {
 }
 
 #[derive(Debug, Guarded)]
+#[guarded(system = "customer")]
 struct CustomerAdapter {
     guard: outbound_guard::Guard,
 }

@@ -29,6 +29,7 @@ impl SberAdapter {
 }
 
 #[derive(Guarded)]
+#[guarded(system = "customer")]
 struct CustomerAdapter {
     guard: outbound_guard::Guard,
 }

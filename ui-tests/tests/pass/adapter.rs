@@ -29,6 +29,7 @@ pub trait PaymentPort {
 }
 
 #[derive(Guarded)]
+#[guarded(system = "sber")]
 pub struct SberAdapter {
     guard: outbound_guard::Guard,
     fee: u64,
@@ -55,6 +56,7 @@ impl PaymentPort for SberAdapter {
 }
 
 #[derive(Guarded)]
+#[guarded(system = "customer")]
 pub struct CustomerAdapter {
     guard: outbound_guard::Guard,
     names: Vec<String>,
