@@ -15,15 +15,19 @@
 //! ```
 //!
 //! Output: the block, each guarded method expanded as `#[circuit_breaker]` expands it
-//! (`confirm` with `slow_as_error` added), the markers removed, and the type's system
-//! declared so that wiring is checked where the adapter is built:
+//! (`confirm` with `slow_as_error` added), the markers removed, and a compile-time check
+//! that the block's system is the one the type's derive declares
+//! (`#[guarded(system = "sber")]`, which writes the type's one `impl SystemAdapter`):
 //!
 //! ```ignore
-//! impl ::outbound_guard::SystemAdapter for SberAdapter {
-//!     const SYSTEM: &'static str = "sber";
-//! }
+//! const _: () = ::outbound_guard::__private::same_system::<SberAdapter>("sber", "SberAdapter");
 //! impl PaymentPort for SberAdapter { /* the guarded methods */ }
 //! ```
+//!
+//! The check is the same for every block of a type, so a type may have any number of
+//! blocks, expanded in any order. A generic block's check sits in each guarded method
+//! as an inline `const { … }` (a `const` item cannot name the block's parameters),
+//! evaluated where the method is instantiated.
 //!
 //! A method of a trait impl, or a `pub` method of an inherent block, that is neither
 //! guarded nor marked `#[unguarded(reason = "…")]` is an error (R-RES-CB-1): a method

@@ -51,12 +51,12 @@
 //! themselves are compiled once, in the runtime, not once per method), so an annotated method
 //! costs what `Guard::call` costs, at run time and at compile time.
 //!
-//! The first annotated method of a crate also carries the `include_bytes!` of the
+//! A method with `#[circuit_breaker]` of its own also carries the `include_bytes!` of the
 //! settings file, which makes cargo rebuild the crate when the file changes (the value
-//! is unused and never reaches the binary); the other methods read without it. An
-//! `#[adapter]` block carries it beside the block instead. A crate whose build script
-//! calls `outbound_guard_settings::build::track()` has cargo track the file there, and
-//! no expansion carries it.
+//! is unused and never reaches the binary). An `#[adapter]` block carries it once beside
+//! the block instead, and `#[derive(Guarded)]` with a system beside its impl. A crate
+//! whose build script calls `outbound_guard_settings::build::track()` has cargo track the
+//! file there, and no expansion carries it.
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned, ToTokens};

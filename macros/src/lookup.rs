@@ -1,7 +1,7 @@
 //! Finding the service's `resilience.toml` and checking the annotated system against it.
 //!
-//! The rule is the settings crate's `candidate_files`, shared with `settings!` and the
-//! runtime's messages: the file named by the crate's `[package.metadata.outbound-guard]
+//! The rule is the settings crate's `__private::candidate_files`, shared with `settings!`,
+//! the build script helper and the runtime's messages: the file named by the crate's `[package.metadata.outbound-guard]
 //! settings = "…"` alone if it names one; otherwise `resilience.toml` next to the
 //! crate's `Cargo.toml`, then the workspace root's.
 //!
@@ -9,7 +9,8 @@
 //! files), so the messages read the same on every machine and under any target
 //! directory. Parsed files are cached per path and invalidated when the file's
 //! modification time or size changes, so a long-lived proc-macro server
-//! (rust-analyzer) never checks against a stale copy.
+//! (rust-analyzer) never checks against a stale copy. Nothing else is kept between
+//! expansions: each one's output depends only on its tokens and the files it reads.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -18,7 +18,7 @@ fn pretty(tokens: TokenStream) -> String {
 
 /// Expands `args` on `item` (wrapped in an impl block so it pretty-prints) and compares
 /// with the snapshot `name`.
-fn snapshot(expected: ExpectFile, args: TokenStream, method: TokenStream) {
+fn snapshot(expected: &ExpectFile, args: TokenStream, method: TokenStream) {
     let expanded = circuit_breaker(args, method, &SETTINGS);
     expected.assert_eq(&pretty(quote!(impl SberAdapter { #expanded })));
 }
@@ -26,7 +26,7 @@ fn snapshot(expected: ExpectFile, args: TokenStream, method: TokenStream) {
 #[test]
 fn shared_receiver() {
     snapshot(
-        expect_file!["../../tests/snapshots/shared_receiver.rs"],
+        &expect_file!["../../tests/snapshots/shared_receiver.rs"],
         quote!(
             system = "sber",
             error_map = PaymentPortError::system_unavailable
@@ -43,7 +43,7 @@ fn shared_receiver() {
 #[test]
 fn every_option() {
     snapshot(
-        expect_file!["../../tests/snapshots/every_option.rs"],
+        &expect_file!["../../tests/snapshots/every_option.rs"],
         quote!(
             system = "sber",
             error_map = PaymentPortError::system_unavailable,
@@ -63,7 +63,7 @@ fn every_option() {
 #[test]
 fn async_trait_rewritten() {
     snapshot(
-        expect_file!["../../tests/snapshots/async_trait_rewritten.rs"],
+        &expect_file!["../../tests/snapshots/async_trait_rewritten.rs"],
         quote!(
             system = "customer",
             error_map = CustomerPortError::system_unavailable
@@ -87,7 +87,7 @@ fn async_trait_rewritten() {
 #[test]
 fn impl_future_returned() {
     snapshot(
-        expect_file!["../../tests/snapshots/impl_future_returned.rs"],
+        &expect_file!["../../tests/snapshots/impl_future_returned.rs"],
         quote!(
             system = "sber",
             error_map = PaymentPortError::system_unavailable
@@ -146,7 +146,7 @@ fn every_argument_error_at_once() {
 }
 
 /// Expands `#[adapter(args)]` on `block` and compares with the snapshot `name`.
-fn adapter_snapshot(expected: ExpectFile, args: TokenStream, block: TokenStream) {
+fn adapter_snapshot(expected: &ExpectFile, args: TokenStream, block: TokenStream) {
     let expanded = crate::adapter::adapter(args, block, &SETTINGS);
     expected.assert_eq(&pretty(expanded));
 }
@@ -154,7 +154,7 @@ fn adapter_snapshot(expected: ExpectFile, args: TokenStream, block: TokenStream)
 #[test]
 fn adapter_trait_impl() {
     adapter_snapshot(
-        expect_file!["../../tests/snapshots/adapter_trait_impl.rs"],
+        &expect_file!["../../tests/snapshots/adapter_trait_impl.rs"],
         quote!(
             system = "sber",
             error_map = PaymentPortError::system_unavailable,
@@ -183,7 +183,7 @@ fn adapter_trait_impl() {
 #[test]
 fn adapter_inherent_generic() {
     adapter_snapshot(
-        expect_file!["../../tests/snapshots/adapter_inherent_generic.rs"],
+        &expect_file!["../../tests/snapshots/adapter_inherent_generic.rs"],
         quote!(
             system = "customer",
             error_map = CustomerPortError::system_unavailable
