@@ -47,7 +47,7 @@ use proc_macro::TokenStream;
 ///
 /// - `system = "sber"` (required): a string literal naming a `[systems.sber]` table of
 ///   the crate's settings file, checked at compile time (with a "did you mean" and the
-///   known systems when it is not there). System names are lower_snake_case;
+///   known systems when it is not there). System names are `lower_snake_case`;
 ///   `"default"` is refused (R-RES-CB-X3). The settings file is `resilience.toml` next to
 ///   the crate's `Cargo.toml`, unless `[package.metadata.outbound-guard] settings = "…"`
 ///   names another; else the workspace root's.
