@@ -1,4 +1,5 @@
-// No `#[derive(Guarded)]` on a block's type: one error for the block's three methods.
+// No `#[derive(Guarded)]` on a block's type: one error for the guard, however many
+// methods the block guards (three here), and one for the system the derive would declare.
 use outbound_guard::CircuitBreakerError;
 
 pub struct PortError;
