@@ -205,22 +205,23 @@ pub(crate) fn generate(args: &Args, method: &Method, context: &Context) -> Token
             const _: &[u8] = ::core::include_bytes!(#path);
         )
     });
+    // What comes before the call: the file's tracking, a generic block's system check.
     let check = context.block.and_then(|block| block.check.as_ref());
-    let track = quote!(#track #check);
+    let first = quote!(#track #check);
     let body = match &method.body {
         Body::Native(_) => quote! {
-            #track
+            #first
             #call
         },
         Body::ImplFuture(_) => quote! {
-            #track
+            #first
             async move {
                 #pin_return
                 #call
             }
         },
         Body::AsyncTrait(_) => quote! {
-            #track
+            #first
             ::std::boxed::Box::pin(async move {
                 #pin_return
                 #call

@@ -1,9 +1,10 @@
 //! For a service's build script: cargo rebuilds the crate when its settings file
 //! changes, and the attribute's expansion no longer carries the file.
 //!
-//! Without a build script, the first annotated method of a crate carries an
+//! Without a build script, each `#[adapter]` block, each method with its own
+//! `#[circuit_breaker]` and each `#[derive(Guarded)]` naming a system carries an
 //! `include_bytes!` of the settings file: stable Rust's only way for a macro to make
-//! cargo track a file, which `cargo expand` then shows as a byte string. With one, the
+//! cargo track a file, which `cargo expand` then shows. With one, the
 //! build script tracks the file instead and tells the attribute so:
 //!
 //! ```ignore
