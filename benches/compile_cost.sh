@@ -52,7 +52,11 @@ impl PortError {
     }
 }
 
-#[derive(outbound_guard::Guarded)]
+RS
+        echo '#[derive(outbound_guard::Guarded)]'
+        # A block checks its system against the one the derive declares.
+        [ "$1" = block ] && echo '#[guarded(system = "sber")]'
+        cat <<'RS'
 pub struct Adapter {
     guard: outbound_guard::Guard,
 }

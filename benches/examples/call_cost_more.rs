@@ -30,6 +30,7 @@ impl From<Boom> for PortError {
 }
 
 #[derive(Guarded)]
+#[guarded(system = "bench")]
 struct Block {
     guard: Guard,
 }

@@ -15,26 +15,31 @@
 //! ```
 //!
 //! Output: the block, each guarded method expanded as `#[circuit_breaker]` expands it
-//! (`confirm` with `slow_as_error` added), the markers removed, and the type's system
-//! declared so that wiring is checked where the adapter is built:
+//! (`confirm` with `slow_as_error` added), the markers removed, and a compile-time check
+//! that the block's system is the one the type's derive declares
+//! (`#[guarded(system = "sber")]`, which writes the type's one `impl SystemAdapter`):
 //!
 //! ```ignore
-//! impl ::outbound_guard::SystemAdapter for SberAdapter {
-//!     const SYSTEM: &'static str = "sber";
-//! }
+//! const _: () = ::outbound_guard::__private::same_system::<SberAdapter>("sber", "SberAdapter");
 //! impl PaymentPort for SberAdapter { /* the guarded methods */ }
 //! ```
+//!
+//! The check is the same for every block of a type, so a type may have any number of
+//! blocks, expanded in any order. A generic block's check sits in each guarded method
+//! as an inline `const { … }` (a `const` item cannot name the block's parameters),
+//! evaluated where the method is instantiated.
 //!
 //! A method of a trait impl, or a `pub` method of an inherent block, that is neither
 //! guarded nor marked `#[unguarded(reason = "…")]` is an error (R-RES-CB-1): a method
 //! added later cannot silently skip the breaker.
 
-use proc_macro2::TokenStream;
-use quote::{quote, ToTokens};
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, quote_spanned, ToTokens};
+use syn::spanned::Spanned;
 use syn::{Attribute, ImplItem, ImplItemFn, ItemImpl, LitStr, Meta, ReturnType, Type, Visibility};
 
 use crate::args::{Args, Errors};
-use crate::expand::{generate, settings, Settings};
+use crate::expand::{generate, settings, Block, Context};
 use crate::lookup::Lookup;
 use crate::validate;
 
@@ -55,20 +60,40 @@ pub(crate) fn adapter(args: TokenStream, item: TokenStream, lookup: &dyn Lookup)
     };
     let mut errors = Errors::default();
     let args = Args::parse(args).map_err(|e| errors.push(e)).ok();
-    let settings = match &args {
+    let track = match &args {
         Some(args) => settings(&args.system, lookup)
             .map_err(|e| errors.push(e))
             .ok(),
         None => None,
     };
-    let guarding = match (&args, &settings) {
-        (Some(args), Some(Settings::Checked(_))) => Some(args),
+    let generic = !block.generics.params.is_empty();
+    let self_ty = &block.self_ty;
+    let name = type_name(self_ty);
+    // The block's system is the type's: checked by one `const` beside a plain block; in
+    // a generic block, whose parameters a `const` item cannot name, by an inline `const`
+    // in each guarded method, evaluated where the method is instantiated.
+    let check = |ty: &TokenStream| {
+        args.as_ref().map(|args| {
+            let Args { system, krate, .. } = args;
+            let check = quote!(#krate::__private::same_system::<#ty>(#system, #name));
+            located_at(check, system.span())
+        })
+    };
+    let context = Block {
+        self_span: self_ty.span(),
+        check: generic
+            .then(|| check(&quote!(Self)))
+            .flatten()
+            .map(|check| quote!(const { #check };)),
+    };
+    let guarding = match (&args, &track) {
+        (Some(args), Some(_)) => Some(args),
         _ => None,
     };
     let is_trait_impl = block.trait_.is_some();
     for item in &mut block.items {
         let ImplItem::Fn(method) = item else { continue };
-        match rewrite(method, guarding, is_trait_impl) {
+        match rewrite(method, guarding, is_trait_impl, &context) {
             Ok(Some(tokens)) => *item = ImplItem::Verbatim(tokens),
             Ok(None) => {}
             Err(e) => errors.push(e),
@@ -79,41 +104,24 @@ pub(crate) fn adapter(args: TokenStream, item: TokenStream, lookup: &dyn Lookup)
         .err()
         .map(|e| e.to_compile_error())
         .unwrap_or_default();
-    // The type's system is declared whenever the arguments parse, even if the settings
-    // check failed: its users then get no second error about a missing impl.
-    let Some(args) = &args else {
-        return quote!(#errors #block);
-    };
-    let krate = &args.krate;
-    let system = &args.system;
-    let path = match &settings {
-        Some(Settings::Checked(path)) => path.as_ref(),
-        _ => None,
-    };
-    let track = path.map(|path| {
+    let track = track.flatten().map(|path| {
         quote!(
             const _: &[u8] = ::core::include_bytes!(#path);
         )
     });
-    let (impl_generics, _, where_clause) = block.generics.split_for_impl();
-    let self_ty = &block.self_ty;
-    let site = block.trait_.as_ref().map_or_else(
-        || "inherent".to_owned(),
-        |(_, path, _)| path.to_token_stream().to_string(),
-    );
-    let declare = lookup
-        .declare(&type_name(self_ty), &system.value(), &site)
-        .then(|| {
-            quote! {
-                impl #impl_generics #krate::SystemAdapter for #self_ty #where_clause {
-                    const SYSTEM: &'static str = #system;
-                }
-            }
+    let check = (!generic)
+        .then(|| check(&self_ty.to_token_stream()))
+        .flatten()
+        .map(|check| {
+            let span = args
+                .as_ref()
+                .map_or_else(Span::call_site, |a| a.system.span());
+            quote_spanned!(span=> const _: () = #check;)
         });
     quote! {
         #errors
         #track
-        #declare
+        #check
         #block
     }
 }
@@ -125,6 +133,7 @@ fn rewrite(
     method: &mut ImplItemFn,
     args: Option<&Args>,
     is_trait_impl: bool,
+    block: &Block,
 ) -> syn::Result<Option<TokenStream>> {
     let refinements = take(&mut method.attrs, "circuit_breaker");
     let unguarded = take(&mut method.attrs, "unguarded");
@@ -179,7 +188,14 @@ fn rewrite(
         None => base.clone(),
     };
     let checked = validate::method(method.to_token_stream())?;
-    Ok(Some(generate(&args, &checked, None)))
+    Ok(Some(generate(
+        &args,
+        &checked,
+        &Context {
+            track: None,
+            block: Some(block),
+        },
+    )))
 }
 
 /// The type's name without its path or generics: `SberAdapter` for
@@ -258,4 +274,23 @@ fn looks_async(method: &ImplItemFn) -> bool {
         _ => return false,
     };
     text.contains("Future")
+}
+
+/// `tokens`, every one reported at `span` (and resolved as before): the system check's
+/// errors point at the block's `system = "…"`.
+fn located_at(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut token| {
+            if let proc_macro2::TokenTree::Group(group) = &token {
+                let mut inner =
+                    proc_macro2::Group::new(group.delimiter(), located_at(group.stream(), span));
+                inner.set_span(group.span().located_at(span));
+                token = proc_macro2::TokenTree::Group(inner);
+            } else {
+                token.set_span(token.span().located_at(span));
+            }
+            token
+        })
+        .collect()
 }

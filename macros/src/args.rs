@@ -154,7 +154,7 @@ impl Given {
             }
         }
         if let Some(system) = &given.system {
-            if system.value() == outbound_guard_settings::FORBIDDEN_SYSTEM {
+            if system.value() == outbound_guard_settings::__private::FORBIDDEN_SYSTEM {
                 errors.push(syn::Error::new(
                     system.span(),
                     "`default` is not a system: give each external system its own breaker, named after it, such as `system = \"sber\"` (R-RES-CB-X3)",

@@ -27,7 +27,7 @@ use quote::{quote, ToTokens};
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Fields, GenericArgument, Index, LitStr, Member, PathArguments, Type};
 
-use crate::expand::{settings, Settings};
+use crate::expand::settings;
 use crate::lookup::Lookup;
 
 pub(crate) fn guarded(item: TokenStream, lookup: &dyn Lookup) -> TokenStream {
@@ -39,7 +39,7 @@ pub(crate) fn guarded(item: TokenStream, lookup: &dyn Lookup) -> TokenStream {
         Ok(tokens) => tokens,
         Err(error) => {
             let error = error.to_compile_error();
-            let fallback = fallback(&input, lookup);
+            let fallback = fallback(&input);
             quote!(#error #fallback)
         }
     }
@@ -48,20 +48,18 @@ pub(crate) fn guarded(item: TokenStream, lookup: &dyn Lookup) -> TokenStream {
 /// The impls of an adapter whose derive failed: `impl Guarded` whose body never runs
 /// (the crate does not compile), and `impl SystemAdapter` if a system is named, so
 /// that the methods and the wiring do not report the missing impls again.
-fn fallback(input: &DeriveInput, lookup: &dyn Lookup) -> TokenStream {
+fn fallback(input: &DeriveInput) -> TokenStream {
     let krate = crate_path(input).unwrap_or_else(|_| quote!(::outbound_guard));
     let ident = &input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
-    let declared = named_system(input)
-        .filter(|system| lookup.declare(&ident.to_string(), &system.value(), "derive"))
-        .map(|system| {
-            quote! {
-                #[automatically_derived]
-                impl #impl_generics #krate::SystemAdapter for #ident #ty_generics #where_clause {
-                    const SYSTEM: &'static str = #system;
-                }
+    let declared = named_system(input).map(|system| {
+        quote! {
+            #[automatically_derived]
+            impl #impl_generics #krate::SystemAdapter for #ident #ty_generics #where_clause {
+                const SYSTEM: &'static str = #system;
             }
-        });
+        }
+    });
     quote! {
         #[automatically_derived]
         impl #impl_generics #krate::Guarded for #ident #ty_generics #where_clause {
@@ -151,21 +149,23 @@ fn expand(input: &DeriveInput, lookup: &dyn Lookup) -> syn::Result<TokenStream> 
     // users get no second error about them.
     let (declared, error) = match &system {
         Some(system) => {
-            let error = match settings(system, lookup) {
-                Ok(Settings::Checked(_) | Settings::AlreadyReported) => None,
-                Err(e) => Some(e.to_compile_error()),
+            let (track, error) = match settings(system, lookup) {
+                Ok(track) => (track, None),
+                Err(e) => (None, Some(e.to_compile_error())),
             };
-            let declared = lookup
-                .declare(&ident.to_string(), &system.value(), "derive")
-                .then(|| {
-                    quote! {
-                        #[automatically_derived]
-                        impl #impl_generics #krate::SystemAdapter for #ident #ty_generics #where_clause {
-                            const SYSTEM: &'static str = #system;
-                        }
-                    }
-                });
-            (declared, error)
+            let track = track.map(|path| {
+                quote!(
+                    const _: &[u8] = ::core::include_bytes!(#path);
+                )
+            });
+            let declared = quote! {
+                #track
+                #[automatically_derived]
+                impl #impl_generics #krate::SystemAdapter for #ident #ty_generics #where_clause {
+                    const SYSTEM: &'static str = #system;
+                }
+            };
+            (Some(declared), error)
         }
         None => (None, None),
     };
@@ -205,7 +205,7 @@ fn system(input: &DeriveInput) -> syn::Result<Option<LitStr>> {
         attr.parse_nested_meta(|meta| {
             if meta.path.is_ident("system") {
                 let lit: LitStr = meta.value()?.parse()?;
-                if lit.value() == outbound_guard_settings::FORBIDDEN_SYSTEM {
+                if lit.value() == outbound_guard_settings::__private::FORBIDDEN_SYSTEM {
                     return Err(syn::Error::new(
                         lit.span(),
                         "`default` is not a system: give each external system its own breaker, named after it, such as `system = \"sber\"` (R-RES-CB-X3)",

@@ -51,19 +51,19 @@
 //! themselves are compiled once, in the runtime, not once per method), so an annotated method
 //! costs what `Guard::call` costs, at run time and at compile time.
 //!
-//! The first annotated method of a crate also carries the `include_bytes!` of the
+//! A method with `#[circuit_breaker]` of its own also carries the `include_bytes!` of the
 //! settings file, which makes cargo rebuild the crate when the file changes (the value
-//! is unused and never reaches the binary); the other methods read without it. An
-//! `#[adapter]` block carries it beside the block instead. A crate whose build script
-//! calls `outbound_guard_settings::build::track()` has cargo track the file there, and
-//! no expansion carries it.
+//! is unused and never reaches the binary). An `#[adapter]` block carries it once beside
+//! the block instead, and `#[derive(Guarded)]` with a system beside its impl. A crate
+//! whose build script calls `outbound_guard_settings::build::track()` has cargo track the
+//! file there, and no expansion carries it.
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 
 use crate::args::{Args, Errors};
-use crate::lookup::{check_system, LoadError, Lookup};
+use crate::lookup::{check_system, Lookup};
 use crate::validate::{self, Body, Method, Receiver};
 
 /// The attribute: the guarded method, or the errors next to the untouched method so
@@ -86,51 +86,58 @@ pub(crate) fn circuit_breaker(
 fn expand(args: TokenStream, item: TokenStream, lookup: &dyn Lookup) -> syn::Result<TokenStream> {
     let mut errors = Errors::default();
     let args = Args::parse(args).map_err(|e| errors.push(e)).ok();
-    let method = validate::method(item.clone())
-        .map_err(|e| errors.push(e))
-        .ok();
-    let settings = match &args {
+    let method = validate::method(item).map_err(|e| errors.push(e)).ok();
+    let track = match &args {
         Some(args) => settings(&args.system, lookup)
             .map_err(|e| errors.push(e))
             .ok(),
         None => None,
     };
     errors.finish()?;
-    match (args, method, settings) {
-        (Some(args), Some(method), Some(Settings::Checked(path))) => {
-            Ok(generate(&args, &method, path.as_deref()))
-        }
-        // The settings file's error is reported once per crate, on the first method.
-        (_, _, Some(Settings::AlreadyReported)) => Ok(item),
+    match (args, method, track) {
+        (Some(args), Some(method), Some(track)) => Ok(generate(
+            &args,
+            &method,
+            &Context {
+                track: track.as_deref(),
+                block: None,
+            },
+        )),
         _ => unreachable!("every failure above was recorded as an error"),
     }
 }
 
-/// What the settings file says about a system.
-pub(crate) enum Settings {
-    /// The system is there; the file's path if this expansion is the one that makes
-    /// cargo track the file.
-    Checked(Option<String>),
-    /// The file has an error already reported in this crate.
-    AlreadyReported,
-}
-
 /// Checks `system` against the settings file: an error on the literal if the file is
-/// missing or wrong, or has no such system.
-pub(crate) fn settings(system: &syn::LitStr, lookup: &dyn Lookup) -> syn::Result<Settings> {
-    match lookup.load() {
-        Ok(loaded) => {
-            check_system(system, &loaded)?;
-            Ok(Settings::Checked(
-                lookup.track(&loaded.path).then(|| loaded.path.clone()),
-            ))
-        }
-        Err(LoadError::Report(message)) => Err(syn::Error::new(system.span(), message)),
-        Err(LoadError::Reported) => Ok(Settings::AlreadyReported),
-    }
+/// missing or wrong, or has no such system. Otherwise the file's path if this expansion
+/// carries the `include_bytes!` that makes cargo track it.
+pub(crate) fn settings(system: &syn::LitStr, lookup: &dyn Lookup) -> syn::Result<Option<String>> {
+    let loaded = lookup
+        .load()
+        .map_err(|message| syn::Error::new(system.span(), message))?;
+    check_system(system, &loaded)?;
+    Ok(lookup.track(&loaded.path).then(|| loaded.path.clone()))
 }
 
-pub(crate) fn generate(args: &Args, method: &Method, settings_path: Option<&str>) -> TokenStream {
+/// Where a method is written.
+pub(crate) struct Context<'a> {
+    /// The settings file's path, if this method carries the `include_bytes!` that makes
+    /// cargo track it.
+    pub track: Option<&'a str>,
+    /// The `#[adapter]` block the method is in, if any.
+    pub block: Option<&'a Block>,
+}
+
+/// What an `#[adapter]` block gives each of its methods.
+pub(crate) struct Block {
+    /// The block's self type's span: every method reaches the guard through a call
+    /// spanned there, so a missing `#[derive(Guarded)]` is one error, not one per method.
+    pub self_span: proc_macro2::Span,
+    /// For a generic block, the check that its system is the type's, evaluated when the
+    /// method is instantiated (a `const _` item cannot name the block's parameters).
+    pub check: Option<TokenStream>,
+}
+
+pub(crate) fn generate(args: &Args, method: &Method, context: &Context) -> TokenStream {
     let Args {
         system,
         error_map,
@@ -143,10 +150,16 @@ pub(crate) fn generate(args: &Args, method: &Method, settings_path: Option<&str>
     } = &method.item;
     let ret = &method.ret;
 
-    let receiver = sig
-        .inputs
-        .first()
-        .map_or_else(proc_macro2::Span::call_site, syn::spanned::Spanned::span);
+    // Spanned on the receiver, or on the block's self type: a missing `#[derive(Guarded)]`
+    // is reported there, once for a whole block.
+    let receiver = context.block.map_or_else(
+        || {
+            sig.inputs
+                .first()
+                .map_or_else(proc_macro2::Span::call_site, Spanned::span)
+        },
+        |block| block.self_span,
+    );
     let guard = match method.receiver {
         Receiver::Shared => quote_spanned!(receiver=> #krate::__private::guard(self, #system)),
         Receiver::Exclusive { by_deref: true } => {
@@ -187,25 +200,28 @@ pub(crate) fn generate(args: &Args, method: &Method, settings_path: Option<&str>
             .await;
         #krate::__private::flatten(__cb_judged, #map)
     };
-    let track = settings_path.map(|path| {
+    let track = context.track.map(|path| {
         quote!(
             const _: &[u8] = ::core::include_bytes!(#path);
         )
     });
+    // What comes before the call: the file's tracking, a generic block's system check.
+    let check = context.block.and_then(|block| block.check.as_ref());
+    let first = quote!(#track #check);
     let body = match &method.body {
         Body::Native(_) => quote! {
-            #track
+            #first
             #call
         },
         Body::ImplFuture(_) => quote! {
-            #track
+            #first
             async move {
                 #pin_return
                 #call
             }
         },
         Body::AsyncTrait(_) => quote! {
-            #track
+            #first
             ::std::boxed::Box::pin(async move {
                 #pin_return
                 #call

@@ -1,11 +1,21 @@
-//! The `#[circuit_breaker]` attribute and `#[derive(Guarded)]` of
+//! The `#[adapter]` and `#[circuit_breaker]` attributes and `#[derive(Guarded)]` of
 //! [`outbound-guard`](https://docs.rs/outbound-guard). Use them through that crate, which
-//! re-exports both and provides the runtime they expand against.
+//! re-exports them and provides the runtime they expand against.
 //!
-//! The attribute runs in stages, each in its own module: `args` parses the attribute,
+//! - [`macro@adapter`] on an out-adapter's `impl` block guards every async method of the
+//!   block; the usual way.
+//! - [`macro@circuit_breaker`] guards one method.
+//! - [`derive@Guarded`] names the adapter's guard field and, with
+//!   `#[guarded(system = "…")]`, declares the adapter's system once.
+//!
+//! Every expansion is a pure function of its tokens and the settings file it reads: no
+//! state is kept from one expansion to the next, so an IDE may expand them in any order,
+//! again, or from a cache. The stages each have a module: `args` parses the attribute,
 //! `lookup` finds and checks the system's entry in `resilience.toml`, `validate`
-//! checks the method, `expand` writes the guarded method. `adapter` applies the same
-//! stages to every method of an `impl` block.
+//! checks the method, `expand` writes the guarded method; `adapter` applies them to
+//! every method of an `impl` block; `derive` writes the derive.
+
+#![forbid(unsafe_code)]
 
 mod adapter;
 mod args;
@@ -16,8 +26,10 @@ mod validate;
 
 use proc_macro::TokenStream;
 
-/// Guards an out-adapter's async method with its system's bulkhead, breaker, total
-/// timeout and slow-call check (R-RES-CB-1…6).
+/// Guards one out-adapter's async method with its system's bulkhead, breaker, total
+/// timeout and slow-call check (R-RES-CB-1…6). [`macro@adapter`] on the `impl` block does
+/// this for every method of the block; its documentation shows the expansion and the
+/// compile errors.
 ///
 /// ```ignore
 /// #[derive(outbound_guard::Guarded)]
@@ -34,9 +46,11 @@ use proc_macro::TokenStream;
 /// Arguments:
 ///
 /// - `system = "sber"` (required): a string literal naming a `[systems.sber]` table of
-///   the `resilience.toml` next to this crate's `Cargo.toml`, checked at compile time
-///   (with a "did you mean" and the known systems when it is not there). `"default"` is
-///   refused (R-RES-CB-X3).
+///   the crate's settings file, checked at compile time (with a "did you mean" and the
+///   known systems when it is not there). System names are `lower_snake_case`;
+///   `"default"` is refused (R-RES-CB-X3). The settings file is `resilience.toml` next to
+///   the crate's `Cargo.toml`, unless `[package.metadata.outbound-guard] settings = "…"`
+///   names another; else the workspace root's.
 /// - `error_map = path` (required): `fn(outbound_guard::CircuitBreakerError) -> PortError`;
 ///   the guard's refusals, timeouts and (with `slow_as_error`) slow calls come back
 ///   through it, so no raw breaker error leaves the adapter (R-RES-CB-6).
@@ -44,7 +58,8 @@ use proc_macro::TokenStream;
 ///   breaker (default: every `Err`); the others count as successes.
 /// - `slow_as_error`: a call slower than `cb_slow_threshold` returns `Cause::Slow`
 ///   instead of its value (it counts as a failure either way).
-/// - `crate = path`: the runtime's path, if the dependency is renamed.
+/// - `crate = path`: the runtime's path, if the dependency is renamed (see
+///   [`macro@adapter`], "A renamed dependency").
 ///
 /// The method must be an `async fn` with a body and a `self` receiver returning a
 /// `Result` (or a `fn` returning `impl Future<Output = Result<…>>` from an `async`
@@ -53,9 +68,9 @@ use proc_macro::TokenStream;
 /// the guide's steps: bulkhead permit, breaker permission, the body under the total
 /// timeout, elapsed check; the guard's refusals go through `error_map`.
 ///
-/// Editing the settings file rebuilds the crate: the first annotated method carries an
-/// `include_bytes!` of the file for cargo to track. To keep it out of `cargo expand`,
-/// track the file from the crate's build script instead (`outbound-guard-settings` under
+/// Editing the settings file rebuilds the crate: the method carries an `include_bytes!`
+/// of the file for cargo to track. To keep it out of `cargo expand`, track the file from
+/// the crate's build script instead (`outbound-guard-settings` under
 /// `[build-dependencies]`):
 ///
 /// ```ignore
@@ -74,6 +89,10 @@ pub fn circuit_breaker(args: TokenStream, item: TokenStream) -> TokenStream {
 /// as `#[circuit_breaker]` on each method would (R-RES-CB-1).
 ///
 /// ```ignore
+/// #[derive(outbound_guard::Guarded)]
+/// #[guarded(system = "sber")]
+/// pub struct SberAdapter { guard: outbound_guard::Guard, http: reqwest::Client }
+///
 /// #[outbound_guard::adapter(
 ///     system = "sber",
 ///     error_map = PaymentPortError::system_unavailable,
@@ -92,7 +111,7 @@ pub fn circuit_breaker(args: TokenStream, item: TokenStream) -> TokenStream {
 /// }
 /// ```
 ///
-/// The arguments are those of `#[circuit_breaker]`. A method's own
+/// The arguments are those of [`macro@circuit_breaker`]. A method's own
 /// `#[circuit_breaker(…)]` may give `error_map`, `failure_if` or `slow_as_error` to
 /// change them for that method. Every `async fn` of the block is guarded (also a `fn`
 /// returning `impl Future` from one `async move` block, and a method `#[async_trait]`
@@ -101,11 +120,38 @@ pub fn circuit_breaker(args: TokenStream, item: TokenStream) -> TokenStream {
 /// `#[unguarded(reason = "…")]` is a compile error: a method added later cannot skip the
 /// breaker unnoticed.
 ///
-/// The block also declares the type's system (`outbound_guard::SystemAdapter`), so an
-/// adapter built with another system's guard is refused where it is built
-/// (`Guards::adapter`, `SystemAdapter::wired`). A type with several blocks (one per
-/// port), or with a block and `#[guarded(system = "…")]` on its derive, declares it
-/// once.
+/// # The adapter's system
+///
+/// The system is declared once, on the type's derive:
+/// `#[derive(Guarded)] #[guarded(system = "sber")]`, which implements
+/// `outbound_guard::SystemAdapter`, so an adapter built with another system's guard is
+/// refused where it is built (`Guards::adapter`, `SystemAdapter::wired`). Each block
+/// names the system too, and checks at compile time that it is the derive's: a type may
+/// have any number of blocks (one per port, or split by concern), in any order. A block
+/// on a type whose derive declares no system is one error per block saying to add
+/// `#[guarded(system = "…")]`. In a generic block (`impl<T> … for Adapter<T>`) the check
+/// sits in each guarded method and is made where the method is instantiated, so
+/// `cargo build` reports a mismatch there and `cargo check` does not.
+///
+/// # A renamed dependency
+///
+/// When `outbound-guard` is a dependency under another name
+/// (`resilience = { package = "outbound-guard", … }`), say so on every attribute with
+/// `crate = path` and on the derive with `#[outbound_guard(crate = path)]`, as serde does:
+///
+/// ```ignore
+/// #[derive(resilience::Guarded)]
+/// #[outbound_guard(crate = ::resilience)]
+/// #[guarded(system = "sber")]
+/// pub struct SberAdapter { guard: resilience::Guard }
+///
+/// #[resilience::adapter(system = "sber", error_map = PortError::unavailable, crate = ::resilience)]
+/// impl SberAdapter { /* … */ }
+/// ```
+///
+#[doc = include_str!("../doc/expansion.md")]
+///
+#[doc = include_str!("../doc/compile-errors.md")]
 #[proc_macro_attribute]
 pub fn adapter(args: TokenStream, item: TokenStream) -> TokenStream {
     adapter::adapter(args.into(), item.into(), &lookup::ManifestDir).into()
@@ -127,14 +173,17 @@ pub fn unguarded(_args: TokenStream, item: TokenStream) -> TokenStream {
 
 /// Implements `outbound_guard::Guarded` for an adapter: the field of type
 /// `outbound_guard::Guard` (or the one marked `#[guard]`) is its guard. Generic adapters
-/// and tuple structs work; `#[outbound_guard(crate = path)]` names a renamed runtime.
-/// `#[guarded(system = "sber")]` declares the adapter's system (checked against
-/// `resilience.toml`, and implementing `outbound_guard::SystemAdapter`), for adapters whose
-/// methods carry `#[circuit_breaker]` one by one; an `#[adapter]` block declares it
-/// itself.
+/// and tuple structs work; `#[outbound_guard(crate = path)]` names a renamed runtime
+/// (see [`macro@adapter`], "A renamed dependency").
+///
+/// `#[guarded(system = "sber")]` declares the adapter's system, once for the type: it is
+/// checked against the settings file and implements `outbound_guard::SystemAdapter`. An
+/// adapter with `#[adapter]` blocks must declare it; each block checks that it names
+/// the same system.
 ///
 /// ```ignore
 /// #[derive(outbound_guard::Guarded)]
+/// #[guarded(system = "sber")]
 /// pub struct SberAdapter {
 ///     guard: outbound_guard::Guard,
 ///     http: reqwest::Client,

@@ -1,7 +1,7 @@
 //! Finding the service's `resilience.toml` and checking the annotated system against it.
 //!
-//! The rule is the settings crate's `candidate_files`, shared with `settings!` and the
-//! runtime's messages: the file named by the crate's `[package.metadata.outbound-guard]
+//! The rule is the settings crate's `__private::candidate_files`, shared with `settings!`,
+//! the build script helper and the runtime's messages: the file named by the crate's `[package.metadata.outbound-guard]
 //! settings = "…"` alone if it names one; otherwise `resilience.toml` next to the
 //! crate's `Cargo.toml`, then the workspace root's.
 //!
@@ -9,14 +9,16 @@
 //! files), so the messages read the same on every machine and under any target
 //! directory. Parsed files are cached per path and invalidated when the file's
 //! modification time or size changes, so a long-lived proc-macro server
-//! (rust-analyzer) never checks against a stale copy.
+//! (rust-analyzer) never checks against a stale copy. Nothing else is kept between
+//! expansions: each one's output depends only on its tokens and the files it reads.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
-use outbound_guard_settings::{crate_candidates, tried, Candidate, Settings, FILE_NAME};
+use outbound_guard_settings::__private::{crate_candidates, tried, Candidate};
+use outbound_guard_settings::{Settings, FILE_NAME};
 use syn::LitStr;
 
 /// A settings file, read and validated.
@@ -29,34 +31,15 @@ pub(crate) struct Loaded {
     pub settings: Settings,
 }
 
-/// Why there are no settings to check against.
-pub(crate) enum LoadError {
-    /// Report this message.
-    Report(String),
-    /// The same failure was already reported in this crate: say nothing more, so one
-    /// bad key is one error, not one per annotated method.
-    Reported,
-}
-
 /// Where the attribute gets its settings from.
 pub(crate) trait Lookup {
-    /// The settings file, or why there is none.
-    fn load(&self) -> Result<Arc<Loaded>, LoadError>;
+    /// The settings file, or the message saying why there is none.
+    fn load(&self) -> Result<Arc<Loaded>, String>;
 
-    /// Whether this expansion should carry the `include_bytes!` that makes cargo
-    /// rebuild the crate when the file changes. Never when the crate's build script
-    /// tracks the file (`outbound_guard_settings::build::track`); otherwise once per file
-    /// per compiler process, which is enough (every expansion re-runs on every build) and
-    /// keeps the other methods' `cargo expand` free of the file's bytes.
+    /// Whether an expansion that read the file at `path` should carry the
+    /// `include_bytes!` that makes cargo rebuild the crate when the file changes: not when
+    /// the crate's build script tracks the file (`outbound_guard_settings::build::track`).
     fn track(&self, path: &str) -> bool;
-
-    /// Whether the declaration of `adapter`'s system made by `site` (an `#[adapter]`
-    /// block, named by the trait it implements or `inherent`; or `derive`) is the one
-    /// that implements `SystemAdapter`: the first site seen for that type and system in
-    /// this crate, each time it is expanded again (rust-analyzer re-expands a block on
-    /// every edit). A type with several `#[adapter]` blocks (one per port), or a block
-    /// and a derive naming the system, so gets one impl.
-    fn declare(&self, adapter: &str, system: &str, site: &str) -> bool;
 }
 
 /// The real rule, from `CARGO_MANIFEST_DIR`.
@@ -65,76 +48,32 @@ pub(crate) struct ManifestDir;
 type Stamp = (Option<SystemTime>, u64);
 type Cached = (Stamp, Result<Arc<Loaded>, String>);
 
+/// Parsed files by path, with the modification time and size they were read at. The
+/// only state kept across expansions: a file read again when it changes, so it never
+/// changes what an expansion emits.
 static CACHE: Mutex<Option<HashMap<PathBuf, Cached>>> = Mutex::new(None);
 
 impl Lookup for ManifestDir {
-    fn load(&self) -> Result<Arc<Loaded>, LoadError> {
+    fn load(&self) -> Result<Arc<Loaded>, String> {
         let Some(dir) = std::env::var_os("CARGO_MANIFEST_DIR") else {
-            return Err(LoadError::Report(format!(
+            return Err(format!(
                 "CARGO_MANIFEST_DIR is not set: `#[circuit_breaker]` looks for {FILE_NAME} from the crate's Cargo.toml, so build with cargo"
-            )));
+            ));
         };
-        let dir = PathBuf::from(dir);
-        let result = match find(&dir) {
-            Ok(found) => load_cached(&found.path, &found.shown),
-            Err(message) => Err(message),
-        };
-        result.map_err(|message| once(&dir, message))
+        load_at(Path::new(&dir))
     }
 
     fn track(&self, path: &str) -> bool {
-        static TRACKED: Mutex<Vec<String>> = Mutex::new(Vec::new());
         // The crate's build script tracks this very file (`build::track`): nothing to add.
-        if std::env::var_os(outbound_guard_settings::build::TRACKED_ENV)
-            .is_some_and(|tracked| Path::new(&tracked) == Path::new(path))
-        {
-            return false;
-        }
-        let mut tracked = TRACKED
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if tracked.iter().any(|p| p == path) {
-            false
-        } else {
-            tracked.push(path.to_owned());
-            true
-        }
-    }
-
-    fn declare(&self, adapter: &str, system: &str, site: &str) -> bool {
-        let dir = std::env::var_os("CARGO_MANIFEST_DIR").map_or_else(PathBuf::new, PathBuf::from);
-        let mut declared = DECLARED
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let first = declared
-            .get_or_insert_with(HashMap::new)
-            .entry((dir, adapter.to_owned(), system.to_owned()))
-            .or_insert_with(|| site.to_owned());
-        first == site
+        std::env::var_os(outbound_guard_settings::__private::TRACKED_ENV)
+            .is_none_or(|tracked| Path::new(&tracked) != Path::new(path))
     }
 }
 
-/// An adapter type in a crate, with its system: (crate, type, system).
-type Declaration = (PathBuf, String, String);
-
-/// Declarations of adapters' systems: each one's first site.
-static DECLARED: Mutex<Option<HashMap<Declaration, String>>> = Mutex::new(None);
-
-/// The first report of `message` for the crate in `dir` in this process; `Reported`
-/// after that.
-fn once(dir: &Path, message: String) -> LoadError {
-    static REPORTED: Mutex<Option<HashSet<(PathBuf, String)>>> = Mutex::new(None);
-    let mut reported = REPORTED
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    if reported
-        .get_or_insert_with(HashSet::new)
-        .insert((dir.to_path_buf(), message.clone()))
-    {
-        LoadError::Report(message)
-    } else {
-        LoadError::Reported
-    }
+/// The settings file of the crate in `dir`, read and validated.
+fn load_at(dir: &Path) -> Result<Arc<Loaded>, String> {
+    let found = find(dir)?;
+    load_cached(&found.path, &found.shown)
 }
 
 /// `(include_str!(path), path)` of the crate's settings file, for `settings!`: the
@@ -221,16 +160,29 @@ pub(crate) fn check_system(system: &LitStr, loaded: &Loaded) -> syn::Result<()> 
 
 #[cfg(test)]
 pub(crate) mod inline {
-    //! A lookup over a settings text, for the expansion's unit tests.
+    //! Lookups for the expansion's unit tests: over a settings text, or the real rule
+    //! from a crate directory other than this one.
     use super::*;
+
+    /// The real rule, for the crate in this directory.
+    pub(crate) struct At(pub PathBuf);
+
+    impl Lookup for At {
+        fn load(&self) -> Result<Arc<Loaded>, String> {
+            load_at(&self.0)
+        }
+
+        fn track(&self, path: &str) -> bool {
+            ManifestDir.track(path)
+        }
+    }
 
     pub(crate) struct Inline(pub &'static str);
 
     impl Lookup for Inline {
-        fn load(&self) -> Result<Arc<Loaded>, LoadError> {
+        fn load(&self) -> Result<Arc<Loaded>, String> {
             let shown = FILE_NAME.to_owned();
-            let settings =
-                Settings::parse(self.0, &shown).map_err(|e| LoadError::Report(e.to_string()))?;
+            let settings = Settings::parse(self.0, &shown).map_err(|e| e.to_string())?;
             Ok(Arc::new(Loaded {
                 path: "/service/resilience.toml".to_owned(),
                 shown,
@@ -239,10 +191,6 @@ pub(crate) mod inline {
         }
 
         fn track(&self, _: &str) -> bool {
-            true
-        }
-
-        fn declare(&self, _: &str, _: &str, _: &str) -> bool {
             true
         }
     }
@@ -346,13 +294,5 @@ mod tests {
             !message.contains(&*std::env::temp_dir().to_string_lossy()),
             "{message}"
         );
-    }
-
-    #[test]
-    fn a_failure_is_reported_once_per_crate() {
-        let dir = temp_dir("once");
-        assert!(matches!(once(&dir, "bad".into()), LoadError::Report(_)));
-        assert!(matches!(once(&dir, "bad".into()), LoadError::Reported));
-        assert!(matches!(once(&dir, "worse".into()), LoadError::Report(_)));
     }
 }

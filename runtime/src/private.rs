@@ -4,7 +4,7 @@
 pub use crate::Guarded;
 pub use outbound_guard_macros::__settings_file as settings_file;
 
-use crate::{CallOptions, CircuitBreakerError, Guard};
+use crate::{CallOptions, CircuitBreakerError, Guard, SystemAdapter};
 
 /// The adapter's guard.
 ///
@@ -71,4 +71,77 @@ pub fn flatten<T, E>(
     error_map: fn(CircuitBreakerError) -> E,
 ) -> Result<T, E> {
     judged.unwrap_or_else(|refused| Err(error_map(refused)))
+}
+
+/// The check an `#[outbound_guard::adapter(system = "…")]` block makes that its system
+/// is the one the adapter's `#[guarded(system = "…")]` declares: evaluated at compile
+/// time, `system` being the block's and `adapter` the type's name as written.
+///
+/// # Panics
+///
+/// At compile time, when the two systems differ, with a message naming both and the type.
+pub const fn same_system<A: SystemAdapter + ?Sized>(system: &str, adapter: &str) {
+    if !eq(A::SYSTEM.as_bytes(), system.as_bytes()) {
+        let mut message = Message::new();
+        message.push("this `#[outbound_guard::adapter]` block calls `");
+        message.push(system);
+        message.push("`, but `");
+        message.push(adapter);
+        message.push("`'s `#[guarded(system = …)]` says `");
+        message.push(A::SYSTEM);
+        message.push("`: an adapter calls one system; make the two agree");
+        panic!("{}", message.as_str());
+    }
+}
+
+const fn eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// A message built at compile time; text past its capacity is cut at a character
+/// boundary.
+struct Message {
+    bytes: [u8; 512],
+    len: usize,
+}
+
+impl Message {
+    const fn new() -> Self {
+        Self {
+            bytes: [0; 512],
+            len: 0,
+        }
+    }
+
+    const fn push(&mut self, text: &str) {
+        let text = text.as_bytes();
+        let mut i = 0;
+        while i < text.len() && self.len < self.bytes.len() {
+            self.bytes[self.len] = text[i];
+            self.len += 1;
+            i += 1;
+        }
+    }
+
+    const fn as_str(&self) -> &str {
+        let (text, _) = self.bytes.split_at(self.len);
+        match core::str::from_utf8(text) {
+            Ok(text) => text,
+            // Cut inside a character: keep the characters before it.
+            Err(cut) => match core::str::from_utf8(text.split_at(cut.valid_up_to()).0) {
+                Ok(text) => text,
+                Err(_) => "",
+            },
+        }
+    }
 }

@@ -3,11 +3,16 @@
 
 use crate::{Guard, Guarded};
 
-/// An adapter whose system is known at compile time: declared by its
-/// `#[outbound_guard::adapter(system = "…")]` block, or by
-/// `#[derive(Guarded)] #[guarded(system = "…")]`. Build it through
-/// [`Guards::adapter`](crate::Guards::adapter), or check it with
-/// [`wired`](Self::wired), and a guard of another system is refused there.
+/// An adapter whose system is known at compile time, declared once on its derive:
+/// `#[derive(Guarded)] #[guarded(system = "…")]`. Each of its
+/// `#[outbound_guard::adapter(system = "…")]` blocks checks at compile time that it names
+/// the same system. Build it through [`Guards::adapter`](crate::Guards::adapter), or check
+/// it with [`wired`](Self::wired), and a guard of another system is refused there.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` does not declare its system",
+    label = "an `#[outbound_guard::adapter]` block needs its adapter's system",
+    note = "add `#[guarded(system = \"…\")]` beside `#[derive(outbound_guard::Guarded)]` on `{Self}`: an adapter's system is declared once, on its derive, and each block checks it"
+)]
 pub trait SystemAdapter {
     /// The system's name, as in `resilience.toml`: `sber`.
     const SYSTEM: &'static str;
@@ -23,7 +28,7 @@ pub trait SystemAdapter {
     ///     guard: Guard,
     /// }
     ///
-    /// // What `#[guarded(system = "sber")]` or an `#[adapter(system = "sber")]` block writes.
+    /// // What `#[guarded(system = "sber")]` on the derive writes.
     /// impl SystemAdapter for SberAdapter {
     ///     const SYSTEM: &'static str = "sber";
     /// }

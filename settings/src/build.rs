@@ -1,9 +1,10 @@
 //! For a service's build script: cargo rebuilds the crate when its settings file
 //! changes, and the attribute's expansion no longer carries the file.
 //!
-//! Without a build script, the first annotated method of a crate carries an
+//! Without a build script, each `#[adapter]` block, each method with its own
+//! `#[circuit_breaker]` and each `#[derive(Guarded)]` naming a system carries an
 //! `include_bytes!` of the settings file: stable Rust's only way for a macro to make
-//! cargo track a file, which `cargo expand` then shows as a byte string. With one, the
+//! cargo track a file, which `cargo expand` then shows. With one, the
 //! build script tracks the file instead and tells the attribute so:
 //!
 //! ```ignore
@@ -16,16 +17,11 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::crate_candidates;
-
-/// The variable [`track`] sets for the crate's compilation: the absolute path of the
-/// settings file the build script tracks. The attribute leaves out its `include_bytes!`
-/// when it checks against that same file.
-pub const TRACKED_ENV: &str = "OUTBOUND_GUARD_TRACKED_SETTINGS";
+use crate::__private::{crate_candidates, TRACKED_ENV};
 
 /// Prints the build-script directives that track the crate's settings file (found by
-/// the attribute's own rule, [`crate_candidates`]): rerun when it or `Cargo.toml`
-/// changes, and [`TRACKED_ENV`] naming it. Prints only the `Cargo.toml` line when there
+/// the attribute's own rule): rerun when it or `Cargo.toml` changes, and tell the
+/// attribute which file that is. Prints only the `Cargo.toml` line when there
 /// is no settings file; the attribute then reports the missing file itself.
 ///
 /// Call it from `build.rs`, where cargo sets `CARGO_MANIFEST_DIR`. A settings file

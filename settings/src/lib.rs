@@ -40,14 +40,16 @@
 //!
 //! # Where the settings come from
 //!
-//! - compiled in: the file `#[circuit_breaker]` checked ([`candidate_files`] says
-//!   which), loaded with [`Settings::load`];
+//! - compiled in: the file `#[circuit_breaker]` checked (`resilience.toml` next to the
+//!   crate's `Cargo.toml`, unless `[package.metadata.outbound-guard] settings = "…"` names
+//!   another; else the workspace root's), loaded with [`Settings::load`];
 //! - mounted at run time: [`Settings::from_path`], or the compiled-in file unless
 //!   [`PATH_VARIABLE`] names another ([`Loader::parse_or_mounted`]); either way checked
 //!   to hold every system the binary was compiled against;
 //! - built by code ([`SystemSettings::builder`], [`Settings::from_systems`]) or
 //!   deserialised with serde (nested in a figment or config-rs configuration); both go
 //!   through the same validation.
+#![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 pub mod build;
@@ -71,15 +73,25 @@ pub use builder::SystemSettingsBuilder;
 pub use error::{ErrorKind, SettingsError};
 pub use keys::{env_var, env_var_with_prefix, Key, SystemSettings, KEYS};
 pub use loader::Loader;
-pub use locate::{
-    candidate_files, crate_candidates, tried, workspace_root, Candidate, CandidateKind,
-};
-pub use system::UNITLESS_SECONDS_LIMIT;
 
 #[doc(hidden)]
 pub mod __private {
-    //! Shared with the `outbound-guard` crates, not public API: may change in any release.
+    //! Shared with the `outbound-guard` crates (the macros, the runtime and
+    //! [`build`](crate::build)), not public API: may change in any release.
+    pub use crate::locate::{
+        candidate_files, crate_candidates, tried, workspace_root, Candidate, CandidateKind,
+    };
     pub use crate::suggest::{did_you_mean, did_you_mean_as, quoted_list, suggest};
+    pub use crate::system::UNITLESS_SECONDS_LIMIT;
+
+    /// The variable [`build::track`](crate::build::track) sets for the crate's
+    /// compilation: the absolute path of the settings file the build script tracks. The
+    /// attribute leaves out its `include_bytes!` when it checks against that same file.
+    pub const TRACKED_ENV: &str = "OUTBOUND_GUARD_TRACKED_SETTINGS";
+
+    /// The system name the guide forbids (R-RES-CB-X3): one breaker per system, never a
+    /// shared `default`.
+    pub const FORBIDDEN_SYSTEM: &str = "default";
 }
 
 /// The settings file's name, looked up next to the service crate's `Cargo.toml`.
@@ -95,10 +107,6 @@ pub const ENV_PREFIX: &str = "CLIENT_";
 /// The environment variable that names a settings file mounted at run time (a
 /// Kubernetes `ConfigMap`), read instead of the compiled-in one by [`Loader::parse_or_mounted`].
 pub const PATH_VARIABLE: &str = "RESILIENCE_SETTINGS";
-
-/// The system name the guide forbids (R-RES-CB-X3): one breaker per system, never a
-/// shared `default`.
-pub const FORBIDDEN_SYSTEM: &str = "default";
 
 /// Every system of one service, validated.
 #[derive(Debug, Clone, PartialEq)]

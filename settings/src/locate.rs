@@ -49,7 +49,7 @@ pub struct Candidate {
 ///
 /// ```
 /// use std::path::Path;
-/// use outbound_guard_settings::{candidate_files, CandidateKind};
+/// use outbound_guard_settings::__private::{candidate_files, CandidateKind};
 ///
 /// let manifest = "[package]\nname = \"adapters\"\n";
 /// let found = candidate_files(Path::new("/svc/adapters"), manifest, Some(Path::new("/svc"))).unwrap();

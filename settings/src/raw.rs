@@ -292,7 +292,7 @@ fn number(text: &str) -> Option<f64> {
 /// System names become environment variable parts (`CLIENT_SBER__…`), so they are
 /// `lower_snake_case` without a double underscore; `default` is forbidden (R-RES-CB-X3).
 pub(crate) fn check_system_name(name: &str, origin: &str) -> Result<(), SettingsError> {
-    if name == crate::FORBIDDEN_SYSTEM {
+    if name == crate::__private::FORBIDDEN_SYSTEM {
         return Err(SettingsError::new(
             ErrorKind::SystemName,
             origin,

@@ -4,9 +4,9 @@
 
 use std::time::Duration;
 
+use outbound_guard_settings::__private::{candidate_files, tried, workspace_root, CandidateKind};
 use outbound_guard_settings::{
-    candidate_files, tried, workspace_root, CandidateKind, ErrorKind, Key, Loader, Settings,
-    SettingsError, SystemSettings, PATH_VARIABLE,
+    ErrorKind, Key, Loader, Settings, SettingsError, SystemSettings, PATH_VARIABLE,
 };
 
 const ORIGIN: &str = "resilience.toml";

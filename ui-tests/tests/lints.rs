@@ -73,6 +73,7 @@ trait CustomerPort {
 }
 
 #[derive(Debug, Guarded)]
+#[guarded(system = "customer")]
 struct CustomerAdapter {
     guard: outbound_guard::Guard,
 }
@@ -101,6 +102,21 @@ impl CustomerAdapter {
     }
 }
 
+/// A generic adapter: its block checks the system in each guarded method.
+#[derive(Debug, Guarded)]
+#[guarded(system = "customer")]
+struct GenericAdapter<T> {
+    guard: outbound_guard::Guard,
+    transport: T,
+}
+
+#[outbound_guard::adapter(system = "customer", error_map = PortError::unavailable)]
+impl<T: Copy + Into<u64> + Sync> GenericAdapter<T> {
+    async fn fetch(&self) -> Result<u64, PortError> {
+        Ok(self.transport.into())
+    }
+}
+
 fn assert_send<T: Send>(t: T) -> T {
     t
 }
@@ -125,4 +141,10 @@ async fn annotated_methods_run() {
     assert_eq!(assert_send(customer.name(4)).await, Ok(4));
     assert_eq!(customer.cached(), 7);
     assert_eq!(customer.by_value().await, Ok(1));
+
+    let generic = GenericAdapter {
+        guard: outbound_guard::Guard::new(settings.system("customer").unwrap()),
+        transport: 3_u32,
+    };
+    assert_eq!(assert_send(generic.fetch()).await, Ok(3));
 }

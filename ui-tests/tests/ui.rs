@@ -1,12 +1,17 @@
-//! Compile-fail and pass cases for `#[circuit_breaker]` and `#[derive(Guarded)]`, one
+//! Compile-fail and pass cases for `#[adapter]`, `#[circuit_breaker]` and `#[derive(Guarded)]`, one
 //! mistake per file. Bless with `TRYBUILD=overwrite cargo test -p outbound-guard-ui-tests
 //! --test ui`, then read the diff.
 //!
-//! trybuild compiles each case as a crate of its own under
-//! `<target>/tests/trybuild/outbound-guard-ui-tests/`, so that directory is that crate's
-//! `CARGO_MANIFEST_DIR`. The attribute looks for `resilience.toml` there by the same rule
-//! as in any service, so this test puts this crate's settings file there first: the
-//! real lookup runs, with no bypass.
+//! trybuild compiles each case as a binary of a crate it generates under
+//! `<target>/tests/trybuild/outbound-guard-ui-tests/`, so that directory is the cases'
+//! `CARGO_MANIFEST_DIR`, and the attribute looks for the settings file from there by the
+//! user's rule. No part of that rule reaches this crate's `resilience.toml`: trybuild's
+//! generated `Cargo.toml` keeps the package's name, edition, dependencies and features
+//! but not its `[package.metadata]` (so `[package.metadata.outbound-guard] settings`
+//! cannot name the file), and it is a `[workspace]` of its own (so the workspace root
+//! is that directory too). So this test puts the file where the rule's first place is,
+//! next to the generated `Cargo.toml`, found under any target directory
+//! (`CARGO_TARGET_DIR` or cargo's default); the real lookup runs, with no bypass.
 
 use std::path::Path;
 

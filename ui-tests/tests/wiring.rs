@@ -1,7 +1,7 @@
 //! A `sber` method must never count against another system's breaker. An adapter that
-//! knows its system (an `#[adapter]` block, or `#[guarded(system = …)]`) is refused
-//! where it is built with the wrong guard; one built some other way is still caught on
-//! its first call in a debug build, before anything is recorded.
+//! knows its system (`#[guarded(system = …)]` on its derive, which its `#[adapter]`
+//! blocks check) is refused where it is built with the wrong guard; one built some other
+//! way is still caught on its first call in a debug build, before anything is recorded.
 
 use outbound_guard::{
     CircuitBreakerError, Guarded, Guards, Settings, State, SystemAdapter, WiringError,
@@ -29,6 +29,7 @@ impl SberAdapter {
 }
 
 #[derive(Guarded)]
+#[guarded(system = "customer")]
 struct CustomerAdapter {
     guard: outbound_guard::Guard,
 }

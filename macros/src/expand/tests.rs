@@ -1,11 +1,13 @@
 //! Expansion snapshots: the generated code, pretty-printed, compared with the files in
-//! `macros/tests/snapshots/`. Run with `BLESS=1` to rewrite them, then read the diff.
+//! `macros/tests/snapshots/` by `expect-test`. Run with `UPDATE_EXPECT=1` to rewrite
+//! them, then read the diff.
 
+use expect_test::{expect_file, ExpectFile};
 use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::circuit_breaker;
-use crate::lookup::inline::Inline;
+use crate::lookup::inline::{At, Inline};
 
 const SETTINGS: Inline = Inline("[systems.sber]\ncb_failure_rate = 0.3\n[systems.customer]\n");
 
@@ -16,26 +18,15 @@ fn pretty(tokens: TokenStream) -> String {
 
 /// Expands `args` on `item` (wrapped in an impl block so it pretty-prints) and compares
 /// with the snapshot `name`.
-fn snapshot(name: &str, args: TokenStream, method: TokenStream) {
+fn snapshot(expected: &ExpectFile, args: TokenStream, method: TokenStream) {
     let expanded = circuit_breaker(args, method, &SETTINGS);
-    let actual = pretty(quote!(impl SberAdapter { #expanded }));
-    let path = format!("{}/tests/snapshots/{name}.rs", env!("CARGO_MANIFEST_DIR"));
-    if std::env::var_os("BLESS").is_some() {
-        std::fs::write(&path, &actual).expect("write snapshot");
-        return;
-    }
-    let expected = std::fs::read_to_string(&path)
-        .unwrap_or_else(|_| panic!("missing snapshot {path}; run with BLESS=1 to create it"));
-    assert_eq!(
-        actual, expected,
-        "expansion of `{name}` changed; run with BLESS=1 and read the diff"
-    );
+    expected.assert_eq(&pretty(quote!(impl SberAdapter { #expanded })));
 }
 
 #[test]
 fn shared_receiver() {
     snapshot(
-        "shared_receiver",
+        &expect_file!["../../tests/snapshots/shared_receiver.rs"],
         quote!(
             system = "sber",
             error_map = PaymentPortError::system_unavailable
@@ -52,7 +43,7 @@ fn shared_receiver() {
 #[test]
 fn every_option() {
     snapshot(
-        "every_option",
+        &expect_file!["../../tests/snapshots/every_option.rs"],
         quote!(
             system = "sber",
             error_map = PaymentPortError::system_unavailable,
@@ -72,7 +63,7 @@ fn every_option() {
 #[test]
 fn async_trait_rewritten() {
     snapshot(
-        "async_trait_rewritten",
+        &expect_file!["../../tests/snapshots/async_trait_rewritten.rs"],
         quote!(
             system = "customer",
             error_map = CustomerPortError::system_unavailable
@@ -96,7 +87,7 @@ fn async_trait_rewritten() {
 #[test]
 fn impl_future_returned() {
     snapshot(
-        "impl_future_returned",
+        &expect_file!["../../tests/snapshots/impl_future_returned.rs"],
         quote!(
             system = "sber",
             error_map = PaymentPortError::system_unavailable
@@ -155,26 +146,15 @@ fn every_argument_error_at_once() {
 }
 
 /// Expands `#[adapter(args)]` on `block` and compares with the snapshot `name`.
-fn adapter_snapshot(name: &str, args: TokenStream, block: TokenStream) {
+fn adapter_snapshot(expected: &ExpectFile, args: TokenStream, block: TokenStream) {
     let expanded = crate::adapter::adapter(args, block, &SETTINGS);
-    let actual = pretty(expanded);
-    let path = format!("{}/tests/snapshots/{name}.rs", env!("CARGO_MANIFEST_DIR"));
-    if std::env::var_os("BLESS").is_some() {
-        std::fs::write(&path, &actual).expect("write snapshot");
-        return;
-    }
-    let expected = std::fs::read_to_string(&path)
-        .unwrap_or_else(|_| panic!("missing snapshot {path}; run with BLESS=1 to create it"));
-    assert_eq!(
-        actual, expected,
-        "expansion of `{name}` changed; run with BLESS=1 and read the diff"
-    );
+    expected.assert_eq(&pretty(expanded));
 }
 
 #[test]
 fn adapter_trait_impl() {
     adapter_snapshot(
-        "adapter_trait_impl",
+        &expect_file!["../../tests/snapshots/adapter_trait_impl.rs"],
         quote!(
             system = "sber",
             error_map = PaymentPortError::system_unavailable,
@@ -203,7 +183,7 @@ fn adapter_trait_impl() {
 #[test]
 fn adapter_inherent_generic() {
     adapter_snapshot(
-        "adapter_inherent_generic",
+        &expect_file!["../../tests/snapshots/adapter_inherent_generic.rs"],
         quote!(
             system = "customer",
             error_map = CustomerPortError::system_unavailable
@@ -308,8 +288,110 @@ fn a_wrong_block_argument_keeps_the_block_without_markers() {
     assert!(!out.contains("unguarded"), "{out}");
     assert!(!out.contains("__cb_guard"), "{out}");
     assert!(
-        out.contains("SystemAdapter"),
-        "no second error at its users: {out}"
+        out.contains("same_system"),
+        "the block still checks its system, so its users see no second error: {out}"
     );
     assert_eq!(out.matches("compile_error").count(), 1, "{out}");
+}
+
+/// A crate directory of its own with `settings` as its `resilience.toml`.
+fn crate_dir(name: &str, settings: &str) -> std::path::PathBuf {
+    let dir =
+        std::env::temp_dir().join(format!("outbound-guard-pure-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("Cargo.toml"), "[package]\nname = \"svc\"\n").unwrap();
+    std::fs::write(dir.join("resilience.toml"), settings).unwrap();
+    dir
+}
+
+/// Each macro expanded twice in one process, through the real lookup: the same output
+/// both times, errors included.
+#[test]
+fn expanding_twice_gives_the_same_output() {
+    for (name, settings, errors) in [
+        ("good", "[systems.sber]\n", 0),
+        ("bad-key", "[systems.sber]\ncb_failure_rat = 0.5\n", 1),
+    ] {
+        let lookup = At(crate_dir(name, settings));
+        let expansions: [&dyn Fn() -> TokenStream; 4] = [
+            &|| {
+                circuit_breaker(
+                    quote!(system = "sber", error_map = E::map),
+                    quote!(
+                        async fn f(&self) -> Result<(), E> {
+                            Ok(())
+                        }
+                    ),
+                    &lookup,
+                )
+            },
+            &|| {
+                crate::adapter::adapter(
+                    quote!(system = "sber", error_map = E::map),
+                    quote!(impl A { pub async fn f(&self) -> Result<(), E> { Ok(()) } }),
+                    &lookup,
+                )
+            },
+            &|| {
+                crate::adapter::adapter(
+                    quote!(system = "sber", error_map = E::map),
+                    quote!(impl Port for A { async fn f(&self) -> Result<(), E> { Ok(()) } }),
+                    &lookup,
+                )
+            },
+            &|| {
+                crate::derive::guarded(
+                    quote!(
+                        #[guarded(system = "sber")]
+                        struct A {
+                            guard: Guard,
+                        }
+                    ),
+                    &lookup,
+                )
+            },
+        ];
+        for expand in expansions {
+            let first = expand().to_string();
+            let second = expand().to_string();
+            assert_eq!(first, second, "{name}: a second expansion differs");
+            assert_eq!(
+                first.matches("compile_error").count(),
+                errors,
+                "{name}: {first}"
+            );
+            if errors > 0 {
+                assert!(first.contains("cb_failure_rate"), "{name}: {first}");
+            } else {
+                assert!(first.contains("include_bytes"), "{name}: {first}");
+            }
+        }
+    }
+}
+
+/// However many `#[adapter]` blocks a type has and in whatever order they are expanded,
+/// none implements `SystemAdapter` (its derive does): each checks the system instead.
+#[test]
+fn blocks_check_the_system_and_never_declare_it() {
+    let blocks = [
+        quote!(impl A { pub async fn f(&self) -> Result<(), E> { Ok(()) } }),
+        quote!(impl A { pub async fn g(&self) -> Result<(), E> { Ok(()) } }),
+        quote!(impl Port for A { async fn h(&self) -> Result<(), E> { Ok(()) } }),
+    ];
+    for order in [[0, 1, 2], [2, 0, 1], [0, 2, 1]] {
+        for i in order {
+            let out = adapter_errors(blocks[i].clone());
+            assert!(!out.contains("SystemAdapter for"), "{out}");
+            assert!(
+                out.contains(
+                    &quote!(
+                        const _: () = ::outbound_guard::__private::same_system::<A>("sber", "A");
+                    )
+                    .to_string()
+                ),
+                "{out}"
+            );
+        }
+    }
 }

@@ -1,15 +1,14 @@
 const _: &[u8] = ::core::include_bytes!("/service/resilience.toml");
-impl<T: Transport> ::outbound_guard::SystemAdapter for CustomerAdapter<T>
-where
-    T: Send,
-{
-    const SYSTEM: &'static str = "customer";
-}
 impl<T: Transport> CustomerAdapter<T>
 where
     T: Send,
 {
     pub async fn get(&mut self, id: u64) -> Result<Customer, CustomerPortError> {
+        const {
+            ::outbound_guard::__private::same_system::<
+                Self,
+            >("customer", "CustomerAdapter")
+        };
         let __cb_guard = ::core::clone::Clone::clone(
             ::outbound_guard::__private::guard(&*self, "customer"),
         );

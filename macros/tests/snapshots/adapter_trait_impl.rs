@@ -1,7 +1,7 @@
 const _: &[u8] = ::core::include_bytes!("/service/resilience.toml");
-impl ::outbound_guard::SystemAdapter for SberAdapter {
-    const SYSTEM: &'static str = "sber";
-}
+const _: () = ::outbound_guard::__private::same_system::<
+    SberAdapter,
+>("sber", "SberAdapter");
 impl PaymentPort for SberAdapter {
     async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> {
         let __cb_guard = ::outbound_guard::__private::guard(self, "sber");

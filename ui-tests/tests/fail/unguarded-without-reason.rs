@@ -9,6 +9,7 @@ impl PortError {
 }
 
 #[derive(Guarded)]
+#[guarded(system = "sber")]
 pub struct Adapter {
     guard: outbound_guard::Guard,
 }

@@ -1,6 +1,6 @@
 //! `#[outbound_guard::adapter]` on a trait impl and on an inherent block: every async
 //! method guarded, a refinement, an opt-out with a reason, a closure `error_map`, and
-//! the adapter built through `Guards::adapter`, which knows its system.
+//! the adapter built through `Guards::adapter`, which knows its system from the derive.
 use std::future::Future;
 
 use outbound_guard::{CircuitBreakerError, Guarded, Guards, Settings, SystemAdapter};
@@ -29,6 +29,7 @@ pub trait PaymentPort {
 }
 
 #[derive(Guarded)]
+#[guarded(system = "sber")]
 pub struct SberAdapter {
     guard: outbound_guard::Guard,
     fee: u64,
@@ -55,6 +56,7 @@ impl PaymentPort for SberAdapter {
 }
 
 #[derive(Guarded)]
+#[guarded(system = "customer")]
 pub struct CustomerAdapter {
     guard: outbound_guard::Guard,
     names: Vec<String>,

@@ -16,11 +16,13 @@ pub trait CustomerPort {
 }
 
 #[derive(Guarded)]
+#[guarded(system = "customer")]
 pub struct Before {
     guard: outbound_guard::Guard,
 }
 
 #[derive(Guarded)]
+#[guarded(system = "customer")]
 pub struct After {
     guard: outbound_guard::Guard,
 }

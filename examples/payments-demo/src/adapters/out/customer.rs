@@ -10,6 +10,7 @@ use crate::core::ports::{CustomerPort, CustomerPortError};
 /// Talks to the customer system. Holds the `customer` guard: its own breaker,
 /// bulkhead and client, untouched by anything Sber does (R-RES-ISO-1).
 #[derive(outbound_guard::Guarded)]
+#[guarded(system = "customer")]
 pub struct CustomerAdapter {
     guard: outbound_guard::Guard,
     http: reqwest::Client,

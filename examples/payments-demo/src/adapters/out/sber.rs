@@ -11,6 +11,7 @@ use crate::core::ports::{PaymentPort, PaymentPortError};
 /// through the guard's bulkhead, breaker, total timeout and slow-call check, and a
 /// method added there later cannot skip it (`#[outbound_guard::adapter]`).
 #[derive(outbound_guard::Guarded)]
+#[guarded(system = "sber")]
 pub struct SberAdapter {
     guard: outbound_guard::Guard,
     http: reqwest::Client,
