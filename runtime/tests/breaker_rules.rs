@@ -6,8 +6,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use outbound_guard::{
-    Breaker, Cause, CircuitBreakerError, Guard, Observer, Reason, State, SystemSettings,
-    Transition, Trials,
+    Breaker, CallOptions, Cause, CircuitBreakerError, Guard, Observer, Reason, State,
+    SystemSettings, Transition, Trials,
 };
 use tokio::time::{advance, sleep, Instant};
 
@@ -485,15 +485,14 @@ async fn slow_calls_alone_open_the_breaker() {
 #[tokio::test(start_paused = true)]
 async fn slow_as_error_returns_cause_slow() {
     let guard = Guard::new(&system(""));
-    let permit = guard.enter_bulkhead().await.unwrap().ask_breaker().unwrap();
-    let finished = permit
-        .timeout(async {
+    let slow_as_error = CallOptions::new().slow_as_error();
+    let err = guard
+        .call_with(slow_as_error, async {
             sleep(16 * S).await;
             Ok::<_, ()>(42)
         })
-        .await;
-    assert_eq!(finished.elapsed(), 16 * S);
-    let err = finished.slow_as_error().elapsed_check().unwrap_err();
+        .await
+        .unwrap_err();
     assert_eq!(
         *err.cause(),
         Cause::Slow {
@@ -507,12 +506,9 @@ async fn slow_as_error_returns_cause_slow() {
     assert_eq!(guard.in_flight(), 0);
 
     // A fast call with slow_as_error is a plain success.
-    let permit = guard.enter_bulkhead().await.unwrap().ask_breaker().unwrap();
-    let r = permit
-        .timeout(async { Ok::<_, ()>(7) })
-        .await
-        .slow_as_error()
-        .elapsed_check();
+    let r = guard
+        .call_with(slow_as_error, async { Ok::<_, ()>(7) })
+        .await;
     assert_eq!(r, Ok(Ok(7)));
     assert_eq!(counts(guard.breaker()), (State::Closed, 1, 2));
 }
@@ -566,18 +562,20 @@ enum PayError {
     Outage,
 }
 
+/// Only an outage counts against the breaker; a declined payment is the system answering.
+fn outage_only() -> CallOptions<PayError> {
+    CallOptions::new().failure_if(|e| *e != PayError::Declined)
+}
+
 #[tokio::test(start_paused = true)]
 async fn the_failure_predicate_makes_a_business_error_a_success() {
     let guard = Guard::new(&system(""));
     let run = |e: PayError| {
         let guard = guard.clone();
         async move {
-            let permit = guard.enter_bulkhead().await.unwrap().ask_breaker().unwrap();
-            permit
-                .timeout(async { Err::<(), _>(e) })
+            guard
+                .call_with(outage_only(), async { Err::<(), _>(e) })
                 .await
-                .failure_if(|e| *e != PayError::Declined)
-                .elapsed_check()
         }
     };
     for _ in 0..20 {
@@ -593,15 +591,12 @@ async fn the_failure_predicate_makes_a_business_error_a_success() {
     assert_eq!(counts(guard.breaker()), (State::Closed, 2, 22));
 
     // A business error that is also slow still counts as slow.
-    let permit = guard.enter_bulkhead().await.unwrap().ask_breaker().unwrap();
-    let r = permit
-        .timeout(async {
+    let r = guard
+        .call_with(outage_only(), async {
             sleep(16 * S).await;
             Err::<(), _>(PayError::Declined)
         })
-        .await
-        .failure_if(|e| *e != PayError::Declined)
-        .elapsed_check();
+        .await;
     assert_eq!(r, Ok(Err(PayError::Declined)));
     assert_eq!(counts(guard.breaker()), (State::Closed, 3, 23));
 }

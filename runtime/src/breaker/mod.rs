@@ -4,7 +4,7 @@
 mod delivery;
 #[cfg(all(test, outbound_guard_loom))]
 mod loom_tests;
-mod state;
+pub(crate) mod state;
 #[cfg(test)]
 mod tests;
 mod window;
