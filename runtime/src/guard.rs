@@ -63,7 +63,7 @@ impl Guard {
 
     /// A guard whose breaker and calls report to `observers`.
     pub fn with_observers(settings: &SystemSettings, observers: Vec<Arc<dyn Observer>>) -> Self {
-        Self::build(settings, observers, GuardMetrics::default())
+        Self::build(settings, observers, GuardMetrics::none())
     }
 
     /// A guard reporting to `observers` and, if given, recording `metrics` (which must

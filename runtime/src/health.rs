@@ -228,7 +228,10 @@ mod json {
             out.serialize_field("failures", &snapshot.failures)?;
             out.serialize_field("calls", &snapshot.calls)?;
             out.serialize_field("failure_rate", &rounded(snapshot.failure_rate))?;
-            out.serialize_field("opened_by", &snapshot.opened_by.map(Reason::as_str))?;
+            out.serialize_field(
+                "opened_by",
+                &snapshot.opened_by.as_ref().map(Reason::as_str),
+            )?;
             out.serialize_field(
                 "failure_rate_threshold",
                 &rounded(self.failure_rate_threshold),

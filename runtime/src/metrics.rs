@@ -72,10 +72,15 @@ pub(crate) const ON_BY_DEFAULT: bool = cfg!(feature = "metrics");
 /// One guard's metrics: its system's handles, or none (metrics turned off for its set of
 /// guards, or a guard built alone). The same API as the stub compiled without the
 /// feature (`metrics/off.rs`), so the guard and its calls have no `cfg`s of their own.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub(crate) struct GuardMetrics(Option<Arc<SystemMetrics>>);
 
 impl GuardMetrics {
+    /// Nothing to record.
+    pub(crate) const fn none() -> Self {
+        GuardMetrics(None)
+    }
+
     /// Registers every series of `settings`' system (see [`SystemMetrics::register`]).
     pub(crate) fn register(settings: &SystemSettings) -> Self {
         GuardMetrics(Some(Arc::new(SystemMetrics::register(settings))))

@@ -327,7 +327,7 @@ impl GuardsBuilder<'_> {
                 let metrics = if self.metrics {
                     GuardMetrics::register(system)
                 } else {
-                    GuardMetrics::default()
+                    GuardMetrics::none()
                 };
                 observers.extend(metrics.observer());
                 (

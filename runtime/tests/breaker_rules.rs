@@ -765,3 +765,27 @@ async fn manual_actions() {
         ]
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn peek_reads_without_the_due_transition_that_state_makes() {
+    let log = Arc::new(Log::default());
+    let breaker = Breaker::with_observers(
+        &system("cb_window_size = 2\ncb_min_calls = 2\ncb_open_duration = 30"),
+        vec![log.clone()],
+    );
+    breaker.try_acquire().unwrap().failure();
+    breaker.try_acquire().unwrap().failure();
+    let heard = log.0.lock().unwrap().len();
+    advance(30 * S).await;
+    // Due, but only peeked at: still open, nothing left to wait, nobody told.
+    let peeked = breaker.peek();
+    assert_eq!(
+        (peeked.state, peeked.retry_after),
+        (State::Open, Some(Duration::ZERO))
+    );
+    assert_eq!(log.0.lock().unwrap().len(), heard, "peek tells no observer");
+    // A reading makes the transition, and the observers hear of it.
+    assert_eq!(breaker.snapshot().state, State::HalfOpen);
+    assert_eq!(log.0.lock().unwrap().len(), heard + 1);
+    assert_eq!(breaker.peek().state, State::HalfOpen);
+}

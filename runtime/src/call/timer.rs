@@ -72,23 +72,22 @@ impl<'g> Timer<'g> {
     ) -> Poll<Result<Instant, CircuitBreakerError>> {
         let this = self.project();
         let guard = this.guard.expect("`GuardedCall` polled after it completed");
-        let permit = match this.permit {
-            Some(permit) => permit,
-            None => {
-                let slot = match this.wait {
-                    Some(wait) => ready!(wait.as_mut().poll(cx)),
-                    None => match Slot::try_take(guard) {
-                        Some(slot) => Ok(slot),
-                        None => ready!(Self::wait(guard, this.wait, cx)),
-                    },
-                };
-                *this.wait = None;
-                match slot.and_then(Permit::start) {
-                    Ok(permit) => this.permit.insert(permit),
-                    Err(refused) => {
-                        *this.guard = None;
-                        return Poll::Ready(Err(refused));
-                    }
+        let permit = if let Some(permit) = this.permit {
+            permit
+        } else {
+            let slot = match this.wait {
+                Some(wait) => ready!(wait.as_mut().poll(cx)),
+                None => match Slot::try_take(guard) {
+                    Some(slot) => Ok(slot),
+                    None => ready!(Self::wait(guard, this.wait, cx)),
+                },
+            };
+            *this.wait = None;
+            match slot.and_then(Permit::start) {
+                Ok(permit) => this.permit.insert(permit),
+                Err(refused) => {
+                    *this.guard = None;
+                    return Poll::Ready(Err(refused));
                 }
             }
         };
