@@ -45,7 +45,8 @@ pub(super) fn judge<T, E>(
 /// before the panic unwinds on.
 #[cold]
 fn classifier_panicked(mut permit: Permit<'_>, end: Instant) {
-    permit.report_end(true, Outcome::Failure, end);
+    let elapsed = permit.elapsed(end);
+    permit.report_end(true, Outcome::Failure, elapsed, end);
 }
 
 /// The elapsed check of a call that ended in time (`failed` when its error counts, `ok`
@@ -71,7 +72,7 @@ fn record(
         (false, true) => Outcome::Slow,
         (false, false) => Outcome::Success,
     };
-    permit.report_end(failed || slow, outcome, end);
+    permit.report_end(failed || slow, outcome, elapsed, end);
     drop(permit);
     if slow && slow_as_error && ok {
         return Err(CircuitBreakerError::new(

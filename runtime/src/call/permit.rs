@@ -220,7 +220,13 @@ impl<'g> Permit<'g> {
     /// they go back when `self` is dropped (a panicking or timed-out call's, once its
     /// future is dropped).
     #[cfg_attr(not(debug_assertions), inline(always))]
-    pub(super) fn report_end(&mut self, failed: bool, outcome: Outcome, end: Instant) {
+    pub(super) fn report_end(
+        &mut self,
+        failed: bool,
+        outcome: Outcome,
+        elapsed: Duration,
+        end: Instant,
+    ) {
         let guard = self.slot.guard;
         match mem::replace(&mut self.breaker, Recording::Reported) {
             Recording::Pending(breaker) => breaker.record_at(failed, end),
@@ -228,7 +234,7 @@ impl<'g> Permit<'g> {
             Recording::Reported => {}
         }
         self.span.record(outcome.as_str());
-        report(guard, outcome, Some(self.elapsed(end)));
+        report(guard, outcome, Some(elapsed));
         guard.metrics().recorded(guard.breaker());
     }
 
@@ -237,7 +243,7 @@ impl<'g> Permit<'g> {
     #[cold]
     pub(super) fn timed_out(&mut self, end: Instant) -> CircuitBreakerError {
         let guard = self.slot.guard;
-        self.report_end(true, Outcome::Timeout, end);
+        self.report_end(true, Outcome::Timeout, self.elapsed(end), end);
         CircuitBreakerError::new(
             guard.breaker().name_arc(),
             Cause::Timeout {
@@ -249,7 +255,8 @@ impl<'g> Permit<'g> {
     /// Records a call that panicked as a failure, keeping the permits.
     #[cold]
     pub(super) fn panicked(&mut self) {
-        self.report_end(true, Outcome::Failure, Instant::now());
+        let now = Instant::now();
+        self.report_end(true, Outcome::Failure, self.elapsed(now), now);
     }
 }
 
