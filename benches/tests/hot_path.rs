@@ -17,8 +17,8 @@
 use std::cell::Cell;
 use std::hint::black_box;
 
-use outbound_guard::{Breaker, Guard};
-use outbound_guard_benches::{op, op_async, runtime, settings, Mix};
+use outbound_guard::{Breaker, CallOptions, Guard};
+use outbound_guard_benches::{op, op_async, runtime, settings, Boom, Mix};
 use outbound_guard_tests::alloc::{self, CountingAllocator};
 
 /// Calls made before counting, so lazily built state (thread-locals, the runtime's
@@ -131,23 +131,21 @@ fn guard_call_counts(mix: Mix) -> Counts {
     })
 }
 
-/// The same through the step API the attribute expands to: bulkhead → breaker →
-/// timeout → elapsed check.
-fn guard_steps_counts(mix: Mix) -> Counts {
+/// The same through `Guard::call_with` with a `failure_if`, as the attribute expands to.
+fn guard_call_with_counts(mix: Mix) -> Counts {
     let guard = guard();
-    async fn step(guard: &Guard, mix: Mix, i: u64) -> bool {
-        let permit = guard.enter_bulkhead().await.expect("bulkhead has room");
-        let call = permit.ask_breaker().expect("breaker is closed");
-        let answer = call.timeout(op_async(mix, i)).await.elapsed_check();
+    let options = CallOptions::new().failure_if(|_: &Boom| true);
+    async fn one(guard: &Guard, options: CallOptions<Boom>, mix: Mix, i: u64) -> bool {
+        let answer = guard.call_with(options, op_async(mix, i)).await;
         matches!(answer, Ok(Ok(_)))
     }
     runtime().block_on(async {
         for i in 0..WARM_UP {
-            step(&guard, mix, i).await;
+            one(&guard, options, mix, i).await;
         }
         arm();
         for i in WARM_UP..WARM_UP + CALLS {
-            black_box(step(&guard, mix, black_box(i)).await);
+            black_box(one(&guard, options, mix, black_box(i)).await);
         }
         disarm()
     })
@@ -179,10 +177,10 @@ fn the_full_guard_allocates_nothing_per_call() {
             "Guard::call, {mix:?}: {} allocations in {CALLS} calls",
             counts.allocations
         );
-        let counts = guard_steps_counts(mix);
+        let counts = guard_call_with_counts(mix);
         assert_eq!(
             counts.allocations, 0,
-            "step API, {mix:?}: {} allocations in {CALLS} calls",
+            "Guard::call_with, {mix:?}: {} allocations in {CALLS} calls",
             counts.allocations
         );
     }
@@ -227,7 +225,7 @@ mod clock_reads {
         for mix in Mix::ALL {
             for (api, counts) in [
                 ("Guard::call", guard_call_counts(mix)),
-                ("step API", guard_steps_counts(mix)),
+                ("Guard::call_with", guard_call_with_counts(mix)),
             ] {
                 assert!(
                     counts.clock_reads <= 2 * CALLS,
@@ -250,19 +248,23 @@ mod clock_reads {
     }
 }
 
-/// The values moved by value from step to step stay small (a `tracing::Span` in them
-/// made `CallPermit` 88 bytes and their moves go through `memmove`).
+/// The guarded call adds little to the call's own future (a `tracing::Span` held by
+/// value once made the permits 88 bytes, and their moves went through `memmove`).
 #[test]
-fn the_by_value_steps_stay_small() {
-    use std::mem::size_of;
-    let permit = size_of::<outbound_guard::CallPermit<'static>>();
-    let finished =
-        size_of::<outbound_guard::Finished<'static, u64, outbound_guard_benches::Boom>>();
-    let bulkhead = size_of::<outbound_guard::BulkheadPermit<'static>>();
-    println!(
-        "BulkheadPermit {bulkhead} B, CallPermit {permit} B, Finished<u64, Boom> {finished} B"
+fn the_guarded_call_stays_small() {
+    use std::mem::size_of_val;
+    let guard = guard();
+    let call = op_async(Mix::AllOk, 0);
+    let own = size_of_val(&call);
+    let guarded = size_of_val(&guard.call(call));
+    println!("GuardedCall adds {} B to a {own} B future", guarded - own);
+    assert!(
+        guarded - own <= GUARDED_CALL_OVERHEAD,
+        "GuardedCall adds {} B",
+        guarded - own
     );
-    assert!(bulkhead <= 8, "BulkheadPermit is {bulkhead} B");
-    assert!(permit <= 48, "CallPermit is {permit} B");
-    assert!(finished <= 104, "Finished is {finished} B");
 }
+
+/// What `GuardedCall` adds to the call's future: tokio's `Sleep` (set up only if the call
+/// does not finish on its first poll) and the permits with the call's instants.
+const GUARDED_CALL_OVERHEAD: usize = 240;

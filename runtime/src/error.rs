@@ -159,3 +159,13 @@ impl CircuitBreakerError {
         }
     }
 }
+
+/// [`Guards::get`](crate::Guards::get) was asked for a system the settings do not have.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("no system `{system}` in {origin}; {hint}known systems: {known}")]
+pub struct UnknownSystem {
+    pub(crate) system: String,
+    pub(crate) origin: String,
+    pub(crate) hint: String,
+    pub(crate) known: String,
+}

@@ -1,30 +1,24 @@
 //! The guard: one per system, holding that system's settings, bulkhead and breaker
 //! (R-RES-ISO-1/3). Cloning it is cheap and shares all three.
 
-use std::future::Future;
 use std::sync::Arc;
 
 use crate::breaker::Breaker;
 use crate::bulkhead::Bulkhead;
-use crate::call::{report_rejection, BulkheadPermit};
-use crate::error::{Cause, CircuitBreakerError};
-use crate::guarded::GuardedCall;
-use crate::health::SystemHealth;
-#[cfg(any(feature = "metrics", test))]
-use crate::metrics::SystemMetrics;
+use crate::metrics::GuardMetrics;
 use crate::observer::Observer;
-use crate::options::CallOptions;
 use crate::saturation::SlowHolders;
 use outbound_guard_settings::SystemSettings;
 
 /// One system's bulkhead, breaker and timeouts.
 ///
 /// Adapters keep their system's guard in a field and `#[derive(Guarded)]`; the
-/// `#[circuit_breaker]` attribute then runs each call through the guard's steps, in the
-/// guide's order, with [`call_with`](Guard::call_with): [`enter_bulkhead`](Guard::enter_bulkhead) →
-/// [`ask_breaker`](crate::BulkheadPermit::ask_breaker) → [`timeout`](crate::CallPermit::timeout)
-/// → [`elapsed_check`](crate::Finished::elapsed_check). Each step is public too, for
-/// code that wants to hold a permit itself.
+/// `#[circuit_breaker]` attribute then runs each call through the guard with
+/// [`call_with`](Guard::call_with), in the guide's order: a bulkhead permit, the
+/// breaker's permission, the call under the total timeout, and the elapsed check that
+/// counts slow calls as failures. Code without the attribute calls
+/// [`call`](Guard::call) or [`call_with`](Guard::call_with); either way the call is one
+/// [`GuardedCall`](crate::GuardedCall).
 ///
 /// ```
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
@@ -48,8 +42,7 @@ struct Inner {
     bulkhead: Bulkhead,
     /// Bulkhead permits held by calls already counted slow.
     slow: SlowHolders,
-    #[cfg(any(feature = "metrics", test))]
-    metrics: Option<Arc<SystemMetrics>>,
+    metrics: GuardMetrics,
 }
 
 impl std::fmt::Debug for Guard {
@@ -70,12 +63,7 @@ impl Guard {
 
     /// A guard whose breaker and calls report to `observers`.
     pub fn with_observers(settings: &SystemSettings, observers: Vec<Arc<dyn Observer>>) -> Self {
-        Self::build(
-            settings,
-            observers,
-            #[cfg(any(feature = "metrics", test))]
-            None,
-        )
+        Self::build(settings, observers, GuardMetrics::none())
     }
 
     /// A guard reporting to `observers` and, if given, recording `metrics` (which must
@@ -83,7 +71,7 @@ impl Guard {
     pub(crate) fn build(
         settings: &SystemSettings,
         observers: Vec<Arc<dyn Observer>>,
-        #[cfg(any(feature = "metrics", test))] metrics: Option<Arc<SystemMetrics>>,
+        metrics: GuardMetrics,
     ) -> Self {
         let permits = settings.bulkhead_permits();
         debug_assert!(permits >= 1, "the settings guarantee at least one permit");
@@ -93,16 +81,15 @@ impl Guard {
                 breaker: Breaker::with_observers(settings, observers),
                 bulkhead: Bulkhead::new(permits),
                 slow: SlowHolders::default(),
-                #[cfg(any(feature = "metrics", test))]
                 metrics,
             }),
         }
     }
 
-    #[cfg(any(feature = "metrics", test))]
+    /// The guard's metrics (nothing to record unless built with them).
     #[inline]
-    pub(crate) fn metrics(&self) -> Option<&SystemMetrics> {
-        self.inner.metrics.as_deref()
+    pub(crate) fn metrics(&self) -> &GuardMetrics {
+        &self.inner.metrics
     }
 
     /// The system's name: `sber`.
@@ -135,128 +122,18 @@ impl Guard {
 
     /// Bulkhead permits held right now by calls already past `cb_slow_threshold`.
     /// When it equals [`bulkhead_permits`](Self::bulkhead_permits), the system is
-    /// hanging, not busy: see [`enter_bulkhead`](Self::enter_bulkhead).
+    /// hanging, not busy: see [`call_with`](Self::call_with).
     pub fn slow_in_flight(&self) -> usize {
         self.inner.slow.held()
     }
 
     #[inline]
-    pub(crate) fn bulkhead_ref(&self) -> &Bulkhead {
+    pub(crate) fn bulkhead(&self) -> &Bulkhead {
         &self.inner.bulkhead
     }
 
     #[inline]
     pub(crate) fn slow_holders(&self) -> &SlowHolders {
         &self.inner.slow
-    }
-
-    /// The system's breaker and bulkhead, read now: for a health endpoint.
-    pub fn health(&self) -> SystemHealth {
-        SystemHealth::of(self)
-    }
-
-    /// Step 1: a bulkhead permit (R-RES-BH-1), waiting at most `bulkhead_wait`.
-    ///
-    /// When the bulkhead is full, an open breaker (not yet due for trials) or a forced
-    /// open one turns the caller away at once, before it waits: the guide's breaker
-    /// fails calls "immediately, without waiting". The guide's order stays for admitted
-    /// calls: a trial slot is only taken in [`ask_breaker`](crate::BulkheadPermit::ask_breaker),
-    /// once a permit is held.
-    ///
-    /// A full bulkhead is load, not the system's failure, and the breaker does not count
-    /// it — unless every permit is held by a call already past `cb_slow_threshold`: then
-    /// the system is hanging, and a caller whose wait ends without a permit counts as one
-    /// failure, while the breaker is closed and still in the state the wait began in
-    /// (half-open, the trials alone decide). Each call counted slow stands for at most
-    /// one such caller, so one saturation episode adds at most `permits` failures.
-    ///
-    /// # Errors
-    ///
-    /// [`Cause::BulkheadFull`] when no permit came within `bulkhead_wait`;
-    /// [`Cause::Open`] or [`Cause::ForcedOpen`] when the bulkhead is full and the breaker
-    /// refuses calls anyway.
-    #[inline]
-    pub async fn enter_bulkhead(&self) -> Result<BulkheadPermit<'_>, CircuitBreakerError> {
-        match self.try_bulkhead() {
-            Some(permit) => Ok(permit),
-            None => self.wait_for_bulkhead().await,
-        }
-    }
-
-    /// A bulkhead permit if one is free now: the uncontended path, one compare-and-swap.
-    #[inline]
-    pub(crate) fn try_bulkhead(&self) -> Option<BulkheadPermit<'_>> {
-        if self.inner.bulkhead.try_acquire() {
-            Some(BulkheadPermit::new(self))
-        } else {
-            None
-        }
-    }
-
-    /// The bulkhead was full: waits at most `bulkhead_wait` for a permit, or rejects.
-    #[cold]
-    pub(crate) async fn wait_for_bulkhead(
-        &self,
-    ) -> Result<BulkheadPermit<'_>, CircuitBreakerError> {
-        let breaker = self.breaker();
-        if let Some(error) = breaker.refusal() {
-            report_rejection(self, error.cause());
-            return Err(error);
-        }
-        let generation = breaker.closed_generation();
-        let wait = self.inner.settings.bulkhead_wait();
-        if !wait.is_zero() && self.inner.bulkhead.acquire(wait).await {
-            return Ok(BulkheadPermit::new(self));
-        }
-        if let Some(generation) = generation {
-            self.saturated(generation);
-        }
-        let cause = Cause::BulkheadFull {
-            permits: self.bulkhead_permits(),
-            waited: wait,
-        };
-        report_rejection(self, &cause);
-        Err(CircuitBreakerError::new(self.breaker().name_arc(), cause))
-    }
-
-    /// A caller's wait that began while closed in `generation` ended without a permit:
-    /// a failure for the breaker if every permit is held by a slow call and one of them
-    /// still vouches.
-    #[cold]
-    fn saturated(&self, generation: u64) {
-        let breaker = self.breaker();
-        if breaker.closed_generation() != Some(generation)
-            || !self.inner.slow.claim(self.bulkhead_permits())
-        {
-            return;
-        }
-        breaker.record_closed_failure(generation);
-        #[cfg(any(feature = "metrics", test))]
-        if let Some(metrics) = self.metrics() {
-            metrics.recorded(breaker.failure_rate());
-        }
-    }
-
-    /// Every step in one call, for code that does not use the attribute: the outer
-    /// `Err` is the guard's, the inner `Result` the call's own. Every `Err` of the call
-    /// counts as a failure; a slow call's value is returned. [`call_with`](Self::call_with)
-    /// takes the attribute's options.
-    ///
-    /// The returned future does nothing until polled; see [`GuardedCall`] for what
-    /// dropping it early gives back.
-    ///
-    /// # Errors
-    ///
-    /// The future's output is the guard's refusals: those of
-    /// [`enter_bulkhead`](Self::enter_bulkhead),
-    /// [`ask_breaker`](crate::BulkheadPermit::ask_breaker) and
-    /// [`elapsed_check`](crate::Finished::elapsed_check). The call's own error is the
-    /// inner `Err`.
-    #[inline]
-    pub fn call<T, E, F>(&self, future: F) -> GuardedCall<'_, F, E>
-    where
-        F: Future<Output = Result<T, E>>,
-    {
-        self.call_with(CallOptions::new(), future)
     }
 }

@@ -6,12 +6,12 @@
 //! [`ReadinessPolicy::FailOnOpen`] makes an open breaker fail readiness instead.
 
 use std::fmt;
-use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use tokio::time::Instant;
 
-use crate::breaker::{Reason, State};
+use crate::breaker::{Snapshot, State};
+use crate::guard::Guard;
 
 /// How an open breaker counts towards the service's readiness. Serialized as
 /// `degrade_on_open` or `fail_on_open`.
@@ -69,57 +69,27 @@ impl fmt::Display for Status {
     }
 }
 
-/// One system's breaker and bulkhead, read at one moment.
+/// One system's breaker and bulkhead, read at one moment: the breaker's [`Snapshot`] and
+/// what the guard adds to it.
 ///
-/// Serialized (feature `serde`) without its name, which keys it in [`Health`]'s
-/// `systems`; see [`Health`] for the fields' JSON names.
+/// Serialized (feature `serde`) flat, without the system's name, which keys it in
+/// [`Health`]'s `systems`; see [`Health`] for the fields' JSON names.
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[non_exhaustive]
 pub struct SystemHealth {
-    /// The system: `sber`.
-    #[cfg_attr(feature = "serde", serde(skip))]
-    pub system: Arc<str>,
+    /// The breaker's reading: the system, its state, the window's figures (slow calls
+    /// and timeouts count as failures), when it entered the state, and while open the
+    /// time left and why it opened.
+    pub snapshot: Snapshot,
     /// `up` (closed), `degraded` (half-open, disabled) or `down` (open, forced open).
     pub status: Status,
-    /// The breaker's state.
-    pub state: State,
-    /// Failures in the window (closed); slow calls and timeouts count. While open: the
-    /// failures that tripped it.
-    pub failures: u32,
-    /// Outcomes in the window (closed). While open: those it was judged on.
-    pub calls: u32,
-    /// `failures / calls`; 0 for an empty window. While open: the rate that tripped it.
-    #[cfg_attr(feature = "serde", serde(serialize_with = "json::to_the_milli"))]
-    pub failure_rate: f64,
-    /// While open: why it opened (`failure_rate`, or `trial_failed` in half-open).
-    #[cfg_attr(feature = "serde", serde(serialize_with = "json::reason_name"))]
-    pub opened_by: Option<Reason>,
     /// The configured `cb_failure_rate` threshold.
-    #[cfg_attr(feature = "serde", serde(serialize_with = "json::to_the_milli"))]
     pub failure_rate_threshold: f64,
-    /// When it entered this state (tokio's clock).
-    #[cfg_attr(feature = "serde", serde(skip))]
-    pub since: Instant,
     /// When it entered this state, by the wall clock: what a person reading the
     /// health answer can compare with their own clock.
-    #[cfg_attr(
-        feature = "serde",
-        serde(rename = "since", serialize_with = "json::rfc3339")
-    )]
     pub entered_at: SystemTime,
     /// How long it has been in this state.
-    #[cfg_attr(
-        feature = "serde",
-        serde(rename = "for_seconds", serialize_with = "json::seconds")
-    )]
     pub in_state_for: Duration,
-    /// While open: time left until trial calls are let through.
-    #[cfg_attr(
-        feature = "serde",
-        serde(rename = "retry_after_seconds", serialize_with = "json::some_seconds")
-    )]
-    pub retry_after: Option<Duration>,
     /// Bulkhead permits taken right now.
     pub in_flight: usize,
     /// Of those, permits held by calls already past `cb_slow_threshold`: all of them
@@ -129,29 +99,25 @@ pub struct SystemHealth {
     pub bulkhead_permits: usize,
 }
 
-impl SystemHealth {
-    pub(crate) fn of(guard: &crate::Guard) -> SystemHealth {
-        let breaker = guard.breaker();
+impl Guard {
+    /// The system's breaker and bulkhead, read now: for a health endpoint. Like
+    /// [`Breaker::snapshot`](crate::Breaker::snapshot), it performs a due open →
+    /// half-open transition first.
+    pub fn health(&self) -> SystemHealth {
+        let breaker = self.breaker();
         let snapshot = breaker.snapshot();
         let in_state_for = Instant::now().saturating_duration_since(snapshot.since);
         SystemHealth {
             status: Status::of(snapshot.state),
-            state: snapshot.state,
-            failures: snapshot.failures,
-            calls: snapshot.calls,
-            failure_rate: snapshot.failure_rate,
-            opened_by: snapshot.opened_by,
             failure_rate_threshold: breaker.failure_rate_threshold(),
-            since: snapshot.since,
             entered_at: SystemTime::now()
                 .checked_sub(in_state_for)
                 .unwrap_or(UNIX_EPOCH),
             in_state_for,
-            retry_after: snapshot.retry_after,
-            in_flight: guard.in_flight(),
-            slow_in_flight: guard.slow_in_flight(),
-            bulkhead_permits: guard.bulkhead_permits(),
-            system: snapshot.system,
+            in_flight: self.in_flight(),
+            slow_in_flight: self.slow_in_flight(),
+            bulkhead_permits: self.bulkhead_permits(),
+            snapshot,
         }
     }
 }
@@ -230,7 +196,7 @@ impl Health {
 
     /// The health of `system`, if it is configured.
     pub fn system(&self, system: &str) -> Option<&SystemHealth> {
-        self.systems.iter().find(|s| &*s.system == system)
+        self.systems.iter().find(|s| &*s.snapshot.system == system)
     }
 
     /// 200 while ready, 503 when not.
@@ -245,15 +211,46 @@ impl Health {
 
 /// How the health snapshot's fields are written (feature `serde`).
 #[cfg(feature = "serde")]
-// serde's `serialize_with` hands each function a reference to the field as declared.
-#[allow(clippy::ref_option, clippy::trivially_copy_pass_by_ref)]
 mod json {
-    use std::time::{Duration, SystemTime};
-
-    use serde::Serializer;
+    use serde::ser::{Serialize, SerializeStruct, Serializer};
 
     use super::SystemHealth;
     use crate::breaker::Reason;
+
+    /// Flat, in the order [`Health`](super::Health) documents; the snapshot's `system`
+    /// and `since` (tokio's clock) are left out.
+    impl Serialize for SystemHealth {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let snapshot = &self.snapshot;
+            let mut out = s.serialize_struct("SystemHealth", 13)?;
+            out.serialize_field("status", &self.status)?;
+            out.serialize_field("state", &snapshot.state)?;
+            out.serialize_field("failures", &snapshot.failures)?;
+            out.serialize_field("calls", &snapshot.calls)?;
+            out.serialize_field("failure_rate", &rounded(snapshot.failure_rate))?;
+            out.serialize_field(
+                "opened_by",
+                &snapshot.opened_by.as_ref().map(Reason::as_str),
+            )?;
+            out.serialize_field(
+                "failure_rate_threshold",
+                &rounded(self.failure_rate_threshold),
+            )?;
+            out.serialize_field(
+                "since",
+                &humantime::format_rfc3339_millis(self.entered_at).to_string(),
+            )?;
+            out.serialize_field("for_seconds", &rounded(self.in_state_for.as_secs_f64()))?;
+            out.serialize_field(
+                "retry_after_seconds",
+                &snapshot.retry_after.map(|d| rounded(d.as_secs_f64())),
+            )?;
+            out.serialize_field("in_flight", &self.in_flight)?;
+            out.serialize_field("slow_in_flight", &self.slow_in_flight)?;
+            out.serialize_field("bulkhead_permits", &self.bulkhead_permits)?;
+            out.end()
+        }
+    }
 
     /// A rate or a number of seconds, rounded to the millisecond.
     fn rounded(value: f64) -> f64 {
@@ -266,44 +263,15 @@ mod json {
         }
     }
 
-    pub(super) fn to_the_milli<S: Serializer>(value: &f64, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_f64(rounded(*value))
-    }
-
-    pub(super) fn seconds<S: Serializer>(value: &Duration, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_f64(rounded(value.as_secs_f64()))
-    }
-
-    pub(super) fn some_seconds<S: Serializer>(
-        value: &Option<Duration>,
-        s: S,
-    ) -> Result<S::Ok, S::Error> {
-        match value {
-            Some(value) => seconds(value, s),
-            None => s.serialize_none(),
-        }
-    }
-
-    pub(super) fn reason_name<S: Serializer>(
-        value: &Option<Reason>,
-        s: S,
-    ) -> Result<S::Ok, S::Error> {
-        match value {
-            Some(reason) => s.serialize_str(reason.as_str()),
-            None => s.serialize_none(),
-        }
-    }
-
-    /// UTC, to the millisecond: `2026-05-01T03:12:09.512Z`.
-    pub(super) fn rfc3339<S: Serializer>(value: &SystemTime, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(&humantime::format_rfc3339_millis(*value))
-    }
-
     pub(super) fn by_name<S: Serializer>(
         systems: &[SystemHealth],
         s: S,
     ) -> Result<S::Ok, S::Error> {
-        s.collect_map(systems.iter().map(|system| (&*system.system, system)))
+        s.collect_map(
+            systems
+                .iter()
+                .map(|system| (&*system.snapshot.system, system)),
+        )
     }
 }
 

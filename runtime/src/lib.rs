@@ -38,6 +38,7 @@
 //! client enforces `connect_timeout`, `read_timeout` and `max_keepalive` when it is
 //! built from them (`http::client_builder`, feature `reqwest`).
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod breaker;
@@ -45,17 +46,21 @@ mod bulkhead;
 mod call;
 mod error;
 mod guard;
-mod guarded;
 mod health;
 #[cfg(feature = "reqwest")]
 #[cfg_attr(docsrs, doc(cfg(feature = "reqwest")))]
 pub mod http;
 mod log;
+// The metrics are compiled for the unit tests too, so that theirs run without the
+// feature. Otherwise a stub with the same crate-internal API and nothing to record: the
+// one place the feature is looked at.
 #[cfg(any(feature = "metrics", test))]
 #[cfg_attr(docsrs, doc(cfg(feature = "metrics")))]
 pub mod metrics;
+#[cfg(not(any(feature = "metrics", test)))]
+#[path = "metrics/off.rs"]
+mod metrics;
 mod observer;
-mod options;
 mod registry;
 mod saturation;
 mod sync;
@@ -72,45 +77,24 @@ mod wiring;
 pub mod __private;
 
 pub use breaker::{Breaker, BreakerPermit, ManualAction, Reason, Snapshot, State, Trials};
-pub use call::{BulkheadPermit, CallPermit, Finished, TimedCall};
-pub use error::{Cause, CircuitBreakerError};
+pub use call::{CallOptions, GuardedCall};
+pub use error::{Cause, CircuitBreakerError, UnknownSystem};
 pub use guard::Guard;
-pub use guarded::GuardedCall;
 pub use health::{Health, ReadinessPolicy, Status, SystemHealth};
 #[cfg(feature = "tracing")]
 #[cfg_attr(docsrs, doc(cfg(feature = "tracing")))]
 pub use log::TracingObserver;
 pub use log::UnknownAction;
 pub use observer::{CallEvent, Observer, Outcome, Transition};
-pub use options::CallOptions;
 #[doc(inline)]
 pub use outbound_guard_macros::{adapter, circuit_breaker, unguarded, Guarded};
 pub use outbound_guard_settings::{Settings, SettingsError, SystemSettings};
-pub use registry::{Guards, GuardsBuilder, UnknownSystem};
-pub use wiring::{SystemAdapter, WiringError, WrongGuard};
+pub use registry::{Guards, GuardsBuilder};
+pub use wiring::{Guarded, SystemAdapter, WiringError, WrongGuard};
 
 /// The settings module: schema, defaults, keys and errors.
 pub mod settings {
     pub use outbound_guard_settings::*;
-}
-
-/// An adapter that holds its system's [`Guard`]. Derive it:
-///
-/// ```ignore
-/// #[derive(outbound_guard::Guarded)]
-/// struct SberAdapter {
-///     guard: outbound_guard::Guard,
-///     http: reqwest::Client,
-/// }
-/// ```
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` does not say which field holds its circuit-breaker guard",
-    label = "`#[circuit_breaker]` needs this adapter's `outbound_guard::Guard`",
-    note = "add `#[derive(outbound_guard::Guarded)]` to `{Self}`, which keeps its system's `outbound_guard::Guard` in a field"
-)]
-pub trait Guarded {
-    /// The adapter's guard.
-    fn guard(&self) -> &Guard;
 }
 
 /// Loads the calling crate's settings file (compiled in: the same file `#[circuit_breaker]`

@@ -18,8 +18,8 @@ use std::str::FromStr;
 use std::time::Duration;
 
 #[cfg(feature = "tracing")]
-use crate::breaker::State;
-use crate::breaker::{ManualAction, Reason};
+use crate::breaker::state::State;
+use crate::breaker::state::{ManualAction, Reason};
 use crate::observer::Transition;
 
 /// The operator's action's name: `force_open`, `disable` or `reset`.
@@ -206,11 +206,6 @@ pub(crate) struct CallSpan(Option<Box<tracing::Span>>);
 #[cfg(feature = "tracing")]
 impl CallSpan {
     #[inline]
-    pub(crate) fn none() -> Self {
-        CallSpan(None)
-    }
-
-    #[inline]
     pub(crate) fn new(system: &str) -> Self {
         // The callsite's interest is cached: with no subscriber interested this is a
         // load and a compare, and nothing is built.
@@ -256,11 +251,6 @@ pub(crate) struct NotEntered;
 
 #[cfg(not(feature = "tracing"))]
 impl CallSpan {
-    #[inline]
-    pub(crate) fn none() -> Self {
-        CallSpan
-    }
-
     #[inline]
     pub(crate) fn new(_system: &str) -> Self {
         CallSpan

@@ -33,12 +33,14 @@
 //! shown is the last one counted (a transition reported late by another thread can show
 //! 0 until the next call).
 
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::Arc;
 
 use ::metrics::{Counter, Gauge, Histogram, Unit};
 use outbound_guard_settings::SystemSettings;
 
-use crate::breaker::State;
+use crate::breaker::{Breaker, State};
 use crate::error::Cause;
 use crate::observer::{CallEvent, Observer, Outcome, Transition};
 
@@ -61,6 +63,71 @@ pub const BULKHEAD_IN_USE: &str = "resilience_bulkhead_in_use";
 pub const BULKHEAD_PERMITS: &str = "resilience_bulkhead_permits";
 /// `resilience_transitions_total{system, from, to}`: breaker transitions.
 pub const TRANSITIONS_TOTAL: &str = "resilience_transitions_total";
+
+/// Whether [`Guards::new`](crate::Guards::new) registers metrics: with the feature.
+/// (The unit tests compile this module without it, and turn metrics on where they want
+/// them.)
+pub(crate) const ON_BY_DEFAULT: bool = cfg!(feature = "metrics");
+
+/// One guard's metrics: its system's handles, or none (metrics turned off for its set of
+/// guards, or a guard built alone). The same API as the stub compiled without the
+/// feature (`metrics/off.rs`), so the guard and its calls have no `cfg`s of their own.
+#[derive(Debug, Clone)]
+pub(crate) struct GuardMetrics(Option<Arc<SystemMetrics>>);
+
+impl GuardMetrics {
+    /// Nothing to record.
+    pub(crate) const fn none() -> Self {
+        GuardMetrics(None)
+    }
+
+    /// Registers every series of `settings`' system (see [`SystemMetrics::register`]).
+    pub(crate) fn register(settings: &SystemSettings) -> Self {
+        GuardMetrics(Some(Arc::new(SystemMetrics::register(settings))))
+    }
+
+    /// The observer that counts the guard's transitions and calls, if any.
+    pub(crate) fn observer(&self) -> Option<Arc<dyn Observer>> {
+        self.0.clone().map(|metrics| metrics as Arc<dyn Observer>)
+    }
+
+    /// A bulkhead permit was taken.
+    #[inline]
+    pub(crate) fn bulkhead_taken(&self) {
+        if let Some(metrics) = &self.0 {
+            metrics.in_use.increment(1.0);
+        }
+    }
+
+    /// A bulkhead permit was returned. The recorder is user code and this may run while
+    /// unwinding, where a second panic would abort the process: contained.
+    #[inline]
+    pub(crate) fn bulkhead_returned(&self) {
+        if let Some(metrics) = &self.0 {
+            let _ = catch_unwind(AssertUnwindSafe(|| metrics.in_use.decrement(1.0)));
+        }
+    }
+
+    /// After an outcome was recorded on `breaker`: its window's failure rate. Shown, then
+    /// read again: a rate another thread recorded after this one read its own is shown
+    /// again, so the last value shown is the last one counted. The state gauges are only
+    /// moved by transitions, which reach every observer in the order they happened: a
+    /// state read here could already be stale, and would overwrite a later transition's.
+    #[inline]
+    pub(crate) fn recorded(&self, breaker: &Breaker) {
+        if let Some(metrics) = &self.0 {
+            let mut rate = breaker.failure_rate();
+            loop {
+                metrics.failure_rate.set(rate);
+                let again = breaker.failure_rate();
+                if again.to_bits() == rate.to_bits() {
+                    break;
+                }
+                rate = again;
+            }
+        }
+    }
+}
 
 /// Every `outcome` label value, in [`outcome_index`] order.
 const OUTCOMES: [&str; 6] = [
@@ -141,8 +208,8 @@ pub(crate) fn describe() {
 
 /// One system's metric handles, registered at startup. Observes its breaker's
 /// transitions and its guard's calls; the guard also reports the bulkhead and the
-/// failure rate to it.
-pub(crate) struct SystemMetrics {
+/// failure rate to it, through [`GuardMetrics`].
+struct SystemMetrics {
     system: String,
     calls: [Counter; OUTCOMES.len()],
     rejections: [Counter; REJECTIONS.len()],
@@ -167,7 +234,7 @@ impl std::fmt::Debug for SystemMetrics {
 impl SystemMetrics {
     /// Registers every series of `settings`' system with the current recorder, at its
     /// initial value: counters at 0, the state `closed`, the bulkhead empty.
-    pub(crate) fn register(settings: &SystemSettings) -> SystemMetrics {
+    fn register(settings: &SystemSettings) -> SystemMetrics {
         let system = settings.name().to_owned();
         let label = || system.clone();
         let calls = OUTCOMES.map(
@@ -239,26 +306,6 @@ impl SystemMetrics {
             self.state[previous].set(0.0);
             self.state[index].set(1.0);
         }
-    }
-
-    /// After an outcome was recorded: the window's failure rate as it is now. The state
-    /// gauges are only moved by transitions, which reach every observer in the order
-    /// they happened: a state read here could already be stale, and would overwrite a
-    /// later transition's.
-    pub(crate) fn recorded(&self, failure_rate: f64) {
-        self.failure_rate.set(failure_rate);
-    }
-
-    /// A bulkhead permit was taken.
-    #[inline]
-    pub(crate) fn bulkhead_taken(&self) {
-        self.in_use.increment(1.0);
-    }
-
-    /// A bulkhead permit was returned.
-    #[inline]
-    pub(crate) fn bulkhead_returned(&self) {
-        self.in_use.decrement(1.0);
     }
 }
 

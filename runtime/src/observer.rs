@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use crate::breaker::{Reason, State};
+use crate::breaker::state::{Reason, State};
 use crate::error::Cause;
 
 /// A breaker's change of state.

@@ -1,10 +1,13 @@
 //! What `#[circuit_breaker]` and `#[outbound_guard::adapter]` expand to call. Not a public
 //! API: its names may change in any release.
 
-pub use crate::Guarded;
+pub use crate::wiring::Guarded;
 pub use outbound_guard_macros::__settings_file as settings_file;
 
-use crate::{CallOptions, CircuitBreakerError, Guard, SystemAdapter};
+use crate::call::CallOptions;
+use crate::error::CircuitBreakerError;
+use crate::guard::Guard;
+use crate::wiring::SystemAdapter;
 
 /// The adapter's guard.
 ///

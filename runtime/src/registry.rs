@@ -6,9 +6,12 @@ use std::sync::Arc;
 use outbound_guard_settings::Settings;
 
 use crate::breaker::ManualAction;
+use crate::error::UnknownSystem;
 use crate::guard::Guard;
 use crate::health::{Health, ReadinessPolicy, SystemHealth};
+use crate::metrics::{self, GuardMetrics};
 use crate::observer::Observer;
+use crate::wiring::{self, Guarded, SystemAdapter, WiringError};
 
 /// One [`Guard`] per configured system, built once at startup.
 ///
@@ -34,16 +37,6 @@ pub struct Guards {
     origin: String,
     by_name: BTreeMap<String, Guard>,
     readiness: ReadinessPolicy,
-}
-
-/// [`Guards::get`] was asked for a system the settings do not have.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("no system `{system}` in {origin}; {hint}known systems: {known}")]
-pub struct UnknownSystem {
-    system: String,
-    origin: String,
-    hint: String,
-    known: String,
 }
 
 impl Guards {
@@ -79,8 +72,7 @@ impl Guards {
             observers: Vec::new(),
             #[cfg(feature = "tracing")]
             tracing: true,
-            #[cfg(any(feature = "metrics", test))]
-            metrics: cfg!(feature = "metrics"),
+            metrics: crate::metrics::ON_BY_DEFAULT,
             readiness: ReadinessPolicy::default(),
         }
     }
@@ -127,13 +119,13 @@ impl Guards {
     /// [`WiringError::UnknownSystem`](crate::WiringError::UnknownSystem) when the settings
     /// have no table for `A::SYSTEM`, [`WiringError::WrongGuard`](crate::WiringError::WrongGuard)
     /// when `build` used another system's guard.
-    pub fn adapter<A, F>(&self, build: F) -> Result<A, crate::WiringError>
+    pub fn adapter<A, F>(&self, build: F) -> Result<A, WiringError>
     where
-        A: crate::SystemAdapter + crate::Guarded,
+        A: SystemAdapter + Guarded,
         F: FnOnce(Guard) -> A,
     {
         let adapter = build(self.get(A::SYSTEM)?);
-        crate::wiring::check::<A>(adapter.guard())?;
+        wiring::check::<A>(adapter.guard())?;
         Ok(adapter)
     }
 
@@ -177,13 +169,13 @@ impl Guards {
     /// (see [`adapter`](Self::adapter)).
     pub fn try_adapter<A, E, F>(&self, build: F) -> Result<A, E>
     where
-        A: crate::SystemAdapter + crate::Guarded,
-        E: From<crate::WiringError>,
+        A: SystemAdapter + Guarded,
+        E: From<WiringError>,
         F: FnOnce(Guard) -> Result<A, E>,
     {
-        let guard = self.get(A::SYSTEM).map_err(crate::WiringError::from)?;
+        let guard = self.get(A::SYSTEM).map_err(WiringError::from)?;
         let adapter = build(guard)?;
-        crate::wiring::check::<A>(adapter.guard()).map_err(crate::WiringError::from)?;
+        wiring::check::<A>(adapter.guard()).map_err(WiringError::from)?;
         Ok(adapter)
     }
 
@@ -268,7 +260,6 @@ pub struct GuardsBuilder<'s> {
     observers: Vec<Arc<dyn Observer>>,
     #[cfg(feature = "tracing")]
     tracing: bool,
-    #[cfg(any(feature = "metrics", test))]
     metrics: bool,
     readiness: ReadinessPolicy,
 }
@@ -280,7 +271,6 @@ impl std::fmt::Debug for GuardsBuilder<'_> {
             .field("observers", &self.observers.len());
         #[cfg(feature = "tracing")]
         d.field("tracing", &self.tracing);
-        #[cfg(any(feature = "metrics", test))]
         d.field("metrics", &self.metrics);
         d.field("readiness", &self.readiness).finish()
     }
@@ -302,9 +292,10 @@ impl GuardsBuilder<'_> {
     }
 
     /// Whether every system's metrics are registered with the current `metrics`
-    /// recorder and recorded; on by default. Install the recorder before
-    /// [`build`](Self::build): handles taken before it was installed record nothing.
-    #[cfg(any(feature = "metrics", test))]
+    /// recorder and recorded; on by default with the feature `metrics`. Install the
+    /// recorder before [`build`](Self::build): handles taken before it was installed
+    /// record nothing. Without the feature there is nothing to record, and this changes
+    /// nothing (it exists either way, so that a builder compiles under both).
     pub fn metrics(mut self, on: bool) -> Self {
         self.metrics = on;
         self
@@ -325,26 +316,24 @@ impl GuardsBuilder<'_> {
         if self.tracing {
             observers.push(Arc::new(crate::log::TracingObserver));
         }
-        #[cfg(any(feature = "metrics", test))]
         if self.metrics {
-            crate::metrics::describe();
+            metrics::describe();
         }
         let by_name = self
             .settings
             .systems()
             .map(|system| {
-                #[cfg(any(feature = "metrics", test))]
-                let guard = if self.metrics {
-                    let metrics = Arc::new(crate::metrics::SystemMetrics::register(system));
-                    let mut observers = observers.clone();
-                    observers.push(metrics.clone());
-                    Guard::build(system, observers, Some(metrics))
+                let mut observers = observers.clone();
+                let metrics = if self.metrics {
+                    GuardMetrics::register(system)
                 } else {
-                    Guard::with_observers(system, observers.clone())
+                    GuardMetrics::none()
                 };
-                #[cfg(not(any(feature = "metrics", test)))]
-                let guard = Guard::with_observers(system, observers.clone());
-                (system.name().to_owned(), guard)
+                observers.extend(metrics.observer());
+                (
+                    system.name().to_owned(),
+                    Guard::build(system, observers, metrics),
+                )
             })
             .collect();
         Guards {

@@ -38,7 +38,9 @@ use std::task::{Context, Poll};
 use tower_layer::Layer;
 use tower_service::Service;
 
-use crate::{CallOptions, CircuitBreakerError, Guard};
+use crate::call::CallOptions;
+use crate::error::CircuitBreakerError;
+use crate::guard::Guard;
 
 /// Wraps a service in a system's guard; see the [module](self).
 #[derive(Debug, Clone)]

@@ -1,7 +1,7 @@
 //! Adapters that know their system at compile time, and the check that they hold its
 //! guard, made where an adapter is built rather than on its first call.
 
-use crate::{Guard, Guarded};
+use crate::guard::Guard;
 
 /// An adapter whose system is known at compile time, declared once on its derive:
 /// `#[derive(Guarded)] #[guarded(system = "…")]`. Each of its
@@ -91,8 +91,27 @@ impl WrongGuard {
 pub enum WiringError {
     /// The settings have no table for the adapter's system.
     #[error(transparent)]
-    UnknownSystem(#[from] crate::UnknownSystem),
+    UnknownSystem(#[from] crate::error::UnknownSystem),
     /// The adapter was built with another system's guard.
     #[error(transparent)]
     WrongGuard(#[from] WrongGuard),
+}
+
+/// An adapter that holds its system's [`Guard`]. Derive it:
+///
+/// ```ignore
+/// #[derive(outbound_guard::Guarded)]
+/// struct SberAdapter {
+///     guard: outbound_guard::Guard,
+///     http: reqwest::Client,
+/// }
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` does not say which field holds its circuit-breaker guard",
+    label = "`#[circuit_breaker]` needs this adapter's `outbound_guard::Guard`",
+    note = "add `#[derive(outbound_guard::Guarded)]` to `{Self}`, which keeps its system's `outbound_guard::Guard` in a field"
+)]
+pub trait Guarded {
+    /// The adapter's guard.
+    fn guard(&self) -> &Guard;
 }

@@ -6,8 +6,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use outbound_guard::{
-    Breaker, Cause, CircuitBreakerError, Guard, Observer, Reason, State, SystemSettings,
-    Transition, Trials,
+    Breaker, CallOptions, Cause, CircuitBreakerError, Guard, Observer, Reason, State,
+    SystemSettings, Transition, Trials,
 };
 use tokio::time::{advance, sleep, Instant};
 
@@ -485,15 +485,14 @@ async fn slow_calls_alone_open_the_breaker() {
 #[tokio::test(start_paused = true)]
 async fn slow_as_error_returns_cause_slow() {
     let guard = Guard::new(&system(""));
-    let permit = guard.enter_bulkhead().await.unwrap().ask_breaker().unwrap();
-    let finished = permit
-        .timeout(async {
+    let slow_as_error = CallOptions::new().slow_as_error();
+    let err = guard
+        .call_with(slow_as_error, async {
             sleep(16 * S).await;
             Ok::<_, ()>(42)
         })
-        .await;
-    assert_eq!(finished.elapsed(), 16 * S);
-    let err = finished.slow_as_error().elapsed_check().unwrap_err();
+        .await
+        .unwrap_err();
     assert_eq!(
         *err.cause(),
         Cause::Slow {
@@ -507,12 +506,9 @@ async fn slow_as_error_returns_cause_slow() {
     assert_eq!(guard.in_flight(), 0);
 
     // A fast call with slow_as_error is a plain success.
-    let permit = guard.enter_bulkhead().await.unwrap().ask_breaker().unwrap();
-    let r = permit
-        .timeout(async { Ok::<_, ()>(7) })
-        .await
-        .slow_as_error()
-        .elapsed_check();
+    let r = guard
+        .call_with(slow_as_error, async { Ok::<_, ()>(7) })
+        .await;
     assert_eq!(r, Ok(Ok(7)));
     assert_eq!(counts(guard.breaker()), (State::Closed, 1, 2));
 }
@@ -566,18 +562,20 @@ enum PayError {
     Outage,
 }
 
+/// Only an outage counts against the breaker; a declined payment is the system answering.
+fn outage_only() -> CallOptions<PayError> {
+    CallOptions::new().failure_if(|e| *e != PayError::Declined)
+}
+
 #[tokio::test(start_paused = true)]
 async fn the_failure_predicate_makes_a_business_error_a_success() {
     let guard = Guard::new(&system(""));
     let run = |e: PayError| {
         let guard = guard.clone();
         async move {
-            let permit = guard.enter_bulkhead().await.unwrap().ask_breaker().unwrap();
-            permit
-                .timeout(async { Err::<(), _>(e) })
+            guard
+                .call_with(outage_only(), async { Err::<(), _>(e) })
                 .await
-                .failure_if(|e| *e != PayError::Declined)
-                .elapsed_check()
         }
     };
     for _ in 0..20 {
@@ -593,15 +591,12 @@ async fn the_failure_predicate_makes_a_business_error_a_success() {
     assert_eq!(counts(guard.breaker()), (State::Closed, 2, 22));
 
     // A business error that is also slow still counts as slow.
-    let permit = guard.enter_bulkhead().await.unwrap().ask_breaker().unwrap();
-    let r = permit
-        .timeout(async {
+    let r = guard
+        .call_with(outage_only(), async {
             sleep(16 * S).await;
             Err::<(), _>(PayError::Declined)
         })
-        .await
-        .failure_if(|e| *e != PayError::Declined)
-        .elapsed_check();
+        .await;
     assert_eq!(r, Ok(Err(PayError::Declined)));
     assert_eq!(counts(guard.breaker()), (State::Closed, 3, 23));
 }
@@ -769,4 +764,28 @@ async fn manual_actions() {
             (State::Disabled, State::Closed),
         ]
     );
+}
+
+#[tokio::test(start_paused = true)]
+async fn peek_reads_without_the_due_transition_that_state_makes() {
+    let log = Arc::new(Log::default());
+    let breaker = Breaker::with_observers(
+        &system("cb_window_size = 2\ncb_min_calls = 2\ncb_open_duration = 30"),
+        vec![log.clone()],
+    );
+    breaker.try_acquire().unwrap().failure();
+    breaker.try_acquire().unwrap().failure();
+    let heard = log.0.lock().unwrap().len();
+    advance(30 * S).await;
+    // Due, but only peeked at: still open, nothing left to wait, nobody told.
+    let peeked = breaker.peek();
+    assert_eq!(
+        (peeked.state, peeked.retry_after),
+        (State::Open, Some(Duration::ZERO))
+    );
+    assert_eq!(log.0.lock().unwrap().len(), heard, "peek tells no observer");
+    // A reading makes the transition, and the observers hear of it.
+    assert_eq!(breaker.snapshot().state, State::HalfOpen);
+    assert_eq!(log.0.lock().unwrap().len(), heard + 1);
+    assert_eq!(breaker.peek().state, State::HalfOpen);
 }

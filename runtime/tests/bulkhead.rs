@@ -116,7 +116,7 @@ async fn waiters_get_permits_as_they_free_up() {
 #[tokio::test(start_paused = true)]
 async fn waiting_is_bounded_by_bulkhead_wait_then_bulkhead_full() {
     let guard = guard("max_connections = 2\nbulkhead_wait = 2");
-    let held = guard.enter_bulkhead().await.unwrap();
+    let held = common::hold(&guard).await.unwrap();
     let start = Instant::now();
     let err = guard.call(async { Ok::<_, ()>(()) }).await.unwrap_err();
     assert_eq!(start.elapsed(), 2 * S);
@@ -128,9 +128,9 @@ async fn waiting_is_bounded_by_bulkhead_wait_then_bulkhead_full() {
         }
     );
     assert_eq!(guard.in_flight(), 1);
-    // The step API waits the same.
+    // A call held by the caller waits the same.
     let start = Instant::now();
-    assert!(guard.enter_bulkhead().await.is_err());
+    assert!(common::hold(&guard).await.is_err());
     assert_eq!(start.elapsed(), 2 * S);
     drop(held);
     assert_eq!(guard.in_flight(), 0);
@@ -143,7 +143,7 @@ async fn waiting_is_bounded_by_bulkhead_wait_then_bulkhead_full() {
 #[tokio::test(start_paused = true)]
 async fn cancelled_waiters_hold_nothing_and_block_nobody() {
     let guard = guard("max_connections = 2\nbulkhead_wait = 10");
-    let held = guard.enter_bulkhead().await.unwrap();
+    let held = common::hold(&guard).await.unwrap();
     let waiter = |guard: &Guard| {
         let guard = guard.clone();
         tokio::spawn(async move { guard.call(async { Ok::<_, ()>(()) }).await })
@@ -173,7 +173,7 @@ async fn cancelled_waiters_hold_nothing_and_block_nobody() {
 #[tokio::test(start_paused = true)]
 async fn a_waiter_cancelled_right_after_its_wake_up_passes_it_on() {
     let guard = guard("max_connections = 2\nbulkhead_wait = 10");
-    let held = guard.enter_bulkhead().await.unwrap();
+    let held = common::hold(&guard).await.unwrap();
     let spawn = |guard: &Guard| {
         let guard = guard.clone();
         tokio::spawn(async move {
@@ -199,7 +199,7 @@ async fn a_waiter_cancelled_right_after_its_wake_up_passes_it_on() {
 #[tokio::test(start_paused = true)]
 async fn a_waiter_that_timed_out_leaves_nothing_behind() {
     let guard = guard("max_connections = 2\nbulkhead_wait = 2");
-    let held = guard.enter_bulkhead().await.unwrap();
+    let held = common::hold(&guard).await.unwrap();
     let impatient = {
         let guard = guard.clone();
         tokio::spawn(async move { guard.call(async { Ok::<_, ()>(()) }).await })
@@ -328,12 +328,12 @@ async fn a_saturated_bulkhead_is_as_fair_as_tokios_semaphore() {
 async fn a_waiter_gets_a_permit_released_during_its_wait() {
     let guard = guard("max_connections = 2\nbulkhead_wait = 1");
     assert_eq!(guard.bulkhead_permits(), 1);
-    let mut held = guard.enter_bulkhead().await.ok();
+    let mut held = common::hold(&guard).await.ok();
     let waiter = {
         let guard = guard.clone();
         tokio::spawn(async move {
             let start = Instant::now();
-            let got = guard.enter_bulkhead().await.is_ok();
+            let got = common::hold(&guard).await.is_ok();
             (got, start.elapsed())
         })
     };
@@ -345,7 +345,7 @@ async fn a_waiter_gets_a_permit_released_during_its_wait() {
         sleep(9 * MS).await;
         drop(held.take());
         releases += 1;
-        held = tokio::time::timeout(Duration::ZERO, guard.enter_bulkhead())
+        held = tokio::time::timeout(Duration::ZERO, common::hold(&guard))
             .await
             .ok()
             .and_then(Result::ok);

@@ -8,7 +8,7 @@ use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use outbound_guard::{CallEvent, Cause, Guard, Observer, Outcome, State, Trials};
+use outbound_guard::{CallEvent, CallOptions, Cause, Guard, Observer, Outcome, State, Trials};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use tokio::time::{advance, sleep, timeout, Instant};
@@ -262,31 +262,26 @@ async fn a_call_dropped_after_its_slow_threshold_has_counted_once() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn dropping_between_the_steps_gives_everything_back() {
-    let (guard, _) = guard_with("max_connections = 2");
+async fn dropping_a_call_at_any_point_gives_everything_back() {
+    let (guard, calls) = guard_with("max_connections = 2");
     assert_eq!(guard.bulkhead_permits(), 1);
     fail_n(&guard, 10).await;
     advance(30 * S).await;
+    let no_trials = Trials {
+        admitted: 0,
+        succeeded: 0,
+    };
 
-    // A bulkhead permit dropped before asking the breaker: no trial taken.
-    let bulkhead = guard.enter_bulkhead().await.unwrap();
-    assert_eq!(guard.in_flight(), 1);
-    drop(bulkhead);
+    // A call dropped before it was polled: it took nothing.
+    drop(guard.call(async { Ok::<_, ()>(()) }));
     assert_eq!(guard.in_flight(), 0);
     let snap = guard.breaker().snapshot();
-    assert_eq!(
-        (snap.state, snap.trials),
-        (
-            State::HalfOpen,
-            Trials {
-                admitted: 0,
-                succeeded: 0
-            }
-        )
-    );
+    assert_eq!((snap.state, snap.trials), (State::HalfOpen, no_trials));
 
-    // A trial taken and dropped before the call ran.
-    let permit = guard.enter_bulkhead().await.unwrap().ask_breaker().unwrap();
+    // A trial admitted and dropped while its call ran: the trial slot and the bulkhead
+    // permit are back, nothing counted, the call reported cancelled.
+    let held = common::hold(&guard).await.unwrap();
+    assert_eq!(guard.in_flight(), 1);
     assert_eq!(
         guard.breaker().snapshot().trials,
         Trials {
@@ -294,32 +289,14 @@ async fn dropping_between_the_steps_gives_everything_back() {
             succeeded: 0
         }
     );
-    drop(permit);
-    assert_eq!(
-        guard.breaker().snapshot().trials,
-        Trials {
-            admitted: 0,
-            succeeded: 0
-        }
-    );
-    assert_eq!(guard.in_flight(), 0);
-
-    // A trial whose call finished but was never judged by elapsed_check.
-    let permit = guard.enter_bulkhead().await.unwrap().ask_breaker().unwrap();
-    let finished = permit.timeout(async { Err::<(), ()>(()) }).await;
-    drop(finished);
+    drop(held);
     let snap = guard.breaker().snapshot();
-    assert_eq!(
-        (snap.state, snap.trials),
-        (
-            State::HalfOpen,
-            Trials {
-                admitted: 0,
-                succeeded: 0
-            }
-        )
-    );
+    assert_eq!((snap.state, snap.trials), (State::HalfOpen, no_trials));
     assert_eq!(guard.in_flight(), 0);
+    assert_eq!(calls.names().last(), Some(&"cancelled"));
+
+    // (A call that ended is judged in the same poll: there is no moment at which it
+    // ended but was not yet recorded.)
 
     // The trial slots are all still there.
     for _ in 0..3 {
@@ -628,11 +605,9 @@ async fn a_panicking_classifier_is_a_failure_and_keeps_unwinding() {
     let (guard, calls) = guard_with("cb_window_size = 1\ncb_min_calls = 1");
     let g = guard.clone();
     let task = tokio::spawn(async move {
-        let permit = g.enter_bulkhead().await.unwrap().ask_breaker().unwrap();
-        let finished = permit.timeout(async { Err::<(), u32>(7) }).await;
-        let _ = finished
-            .failure_if(|code| panic!("classifier panics on {code}"))
-            .elapsed_check();
+        let options = CallOptions::new()
+            .failure_if(|code: &u32| -> bool { panic!("classifier panics on {code}") });
+        let _ = g.call_with(options, async { Err::<(), u32>(7) }).await;
     });
     assert_eq!(
         panic_message(task.await.unwrap_err()),

@@ -237,9 +237,9 @@ async fn an_open_breaker_shows_the_figures_that_tripped_it() {
         })
     ));
     let health = guard.health();
-    assert_eq!(health.opened_by, snap.opened_by);
-    assert_eq!((health.failures, health.calls), (3, 10));
-    assert!((health.failure_rate - 0.3).abs() < 1e-9);
+    assert_eq!(health.snapshot.opened_by, snap.opened_by);
+    assert_eq!((health.snapshot.failures, health.snapshot.calls), (3, 10));
+    assert!((health.snapshot.failure_rate - 0.3).abs() < 1e-9);
     assert!((guard.breaker().failure_rate() - 0.3).abs() < 1e-9);
 }
 

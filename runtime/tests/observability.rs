@@ -4,6 +4,8 @@
 
 use std::time::Duration;
 
+mod common;
+
 use outbound_guard::{
     Guard, Guards, ManualAction, ReadinessPolicy, Reason, Settings, State, Status, Transition,
 };
@@ -682,7 +684,7 @@ async fn an_open_breaker_degrades_readiness_without_failing_it_by_default() {
         health
             .systems
             .iter()
-            .map(|s| &*s.system)
+            .map(|s| &*s.snapshot.system)
             .collect::<Vec<_>>(),
         ["customer", "sber"]
     );
@@ -693,12 +695,17 @@ async fn an_open_breaker_degrades_readiness_without_failing_it_by_default() {
     let h = guards.health();
     let s = h.system("sber").unwrap();
     assert_eq!(
-        (s.state, s.status, s.failures, s.calls),
+        (
+            s.snapshot.state,
+            s.status,
+            s.snapshot.failures,
+            s.snapshot.calls
+        ),
         (State::Closed, Status::Up, 1, 2)
     );
-    assert_eq!(s.failure_rate, 0.5);
+    assert_eq!(s.snapshot.failure_rate, 0.5);
     assert_eq!(s.failure_rate_threshold, 0.30);
-    assert_eq!(s.retry_after, None);
+    assert_eq!(s.snapshot.retry_after, None);
     assert_eq!((s.in_flight, s.bulkhead_permits), (0, 8));
 
     for _ in 0..6 {
@@ -713,18 +720,18 @@ async fn an_open_breaker_degrades_readiness_without_failing_it_by_default() {
         (Status::Degraded, true, 200)
     );
     let s = h.system("sber").unwrap();
-    assert_eq!((s.state, s.status), (State::Open, Status::Down));
+    assert_eq!((s.snapshot.state, s.status), (State::Open, Status::Down));
     assert_eq!(s.in_state_for, Duration::from_secs(10));
-    assert_eq!(s.retry_after, Some(Duration::from_secs(20)));
+    assert_eq!(s.snapshot.retry_after, Some(Duration::from_secs(20)));
     assert_eq!(
-        s.since + Duration::from_secs(10),
+        s.snapshot.since + Duration::from_secs(10),
         tokio::time::Instant::now()
     );
     assert_eq!(h.system("customer").unwrap().status, Status::Up);
 
     // Half-open is degraded too.
     tokio::time::advance(Duration::from_secs(20)).await;
-    let trial = sber.enter_bulkhead().await.unwrap().ask_breaker().unwrap();
+    let trial = common::hold(&sber).await.unwrap();
     let h = guards.health();
     assert_eq!(h.system("sber").unwrap().status, Status::Degraded);
     assert_eq!(h.system("sber").unwrap().in_flight, 1);
@@ -794,6 +801,31 @@ async fn the_health_json_says_what_the_snapshot_says() {
     assert_eq!(c["opened_by"], serde_json::Value::Null);
     assert_eq!(c["failure_rate_threshold"], 0.5);
     assert_eq!(json["systems"].as_object().unwrap().len(), 2);
+    // Every field, in the documented order, and nothing else.
+    let text = serde_json::to_string(health.system("sber").unwrap()).unwrap();
+    let keys: Vec<&str> = text
+        .trim_matches(['{', '}'])
+        .split(',')
+        .map(|field| field.split(':').next().unwrap().trim_matches('"'))
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "status",
+            "state",
+            "failures",
+            "calls",
+            "failure_rate",
+            "opened_by",
+            "failure_rate_threshold",
+            "since",
+            "for_seconds",
+            "retry_after_seconds",
+            "in_flight",
+            "slow_in_flight",
+            "bulkhead_permits"
+        ]
+    );
 }
 
 #[tokio::test(start_paused = true)]
@@ -805,7 +837,7 @@ async fn operators_act_by_system_name() {
         .manual("sber", "force_open".parse().unwrap())
         .unwrap();
     assert_eq!(
-        (after.state, after.status),
+        (after.snapshot.state, after.status),
         (State::ForcedOpen, Status::Down)
     );
     let err = sber.call(async { Ok::<_, ()>(()) }).await.unwrap_err();
@@ -814,14 +846,17 @@ async fn operators_act_by_system_name() {
     ok(&guards.get("customer").unwrap()).await;
 
     let after = guards.manual("sber", "disable".parse().unwrap()).unwrap();
-    assert_eq!(after.state, State::Disabled);
+    assert_eq!(after.snapshot.state, State::Disabled);
     for _ in 0..20 {
         fail(&sber).await; // admitted, and nothing counted
     }
     assert_eq!(sber.breaker().snapshot().calls, 0);
 
     let after = guards.manual("sber", ManualAction::Reset).unwrap();
-    assert_eq!((after.state, after.calls), (State::Closed, 0));
+    assert_eq!(
+        (after.snapshot.state, after.snapshot.calls),
+        (State::Closed, 0)
+    );
     ok(&sber).await;
 
     let err = guards.manual("sbr", ManualAction::Reset).unwrap_err();

@@ -4,7 +4,7 @@
 mod delivery;
 #[cfg(all(test, outbound_guard_loom))]
 mod loom_tests;
-mod state;
+pub(crate) mod state;
 #[cfg(test)]
 mod tests;
 mod window;
@@ -175,16 +175,36 @@ impl Breaker {
     /// half-open: reading it performs that transition (dated when it fell due, reported
     /// to the observers as usual), so an idle breaker never looks stuck open. Lock-free
     /// unless that transition is due.
+    ///
+    /// **Not a read without side effects**: a due transition is made here and the
+    /// observers (logs, metrics, yours) hear of it from this call, on this thread. For a
+    /// reading that changes nothing, see [`peek`](Self::peek).
     pub fn state(&self) -> State {
         self.settle();
         self.core.state()
     }
 
     /// State, counts and timing, read together. As with [`state`](Self::state), a due
-    /// open → half-open transition happens first. While open, `failures`, `calls` and
-    /// `failure_rate` are the figures that tripped it, and `opened_by` the reason.
+    /// open → half-open transition happens first, and the observers hear of it: **not a
+    /// read without side effects** (see [`peek`](Self::peek)). While open, `failures`,
+    /// `calls` and `failure_rate` are the figures that tripped it, and `opened_by` the
+    /// reason.
     pub fn snapshot(&self) -> Snapshot {
         self.settle();
+        self.peek()
+    }
+
+    /// [`snapshot`](Self::snapshot) without its side effect: the breaker as it stands,
+    /// no transition made, no observer told. An open breaker whose `cb_open_duration`
+    /// has passed reads `Open` with a `retry_after` of zero: the next call (or
+    /// [`state`](Self::state), [`snapshot`](Self::snapshot)) moves it to half-open.
+    ///
+    /// For code that must not act on the breaker: an observer looking at the breaker
+    /// it observes, a debugger, a test asserting that nothing moved. `state` and
+    /// `snapshot` stay the readings for health and dashboards, where an idle breaker
+    /// must not look stuck open; this one is as cheap, and offered because a plain read
+    /// costs nothing to keep (the transition was always a separate step before it).
+    pub fn peek(&self) -> Snapshot {
         let reading = self.core.reading();
         let now = self.nanos(Instant::now());
         Snapshot {

@@ -5,12 +5,20 @@
 //! unit tests even without the `metrics` feature, so they run under a plain
 //! `cargo test --workspace`. `tests/metrics.rs` checks the feature-on defaults.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::Poll;
 use std::time::Duration;
 
 use metrics::Unit;
+use outbound_guard_settings::Settings;
+use tokio::sync::oneshot::error::RecvError;
 
-use crate::{Guard, Guards, ManualAction, Settings};
+use crate::breaker::state::{ManualAction, State};
+use crate::guard::Guard;
+use crate::observer::{Observer, Transition};
+use crate::registry::Guards;
 use test_recorder::TestRecorder;
 
 #[path = "test_recorder.rs"]
@@ -36,6 +44,29 @@ bulkhead_wait = 0.0
 fn settings() -> Settings {
     Settings::parse(SETTINGS, "resilience.toml").unwrap()
 }
+
+/// A call admitted by `guard` (it holds a bulkhead permit and the breaker's permission)
+/// and still running: it ends when the sender is used or dropped (then with an error).
+async fn admitted(
+    guard: &Guard,
+) -> (
+    tokio::sync::oneshot::Sender<()>,
+    Pin<Box<impl Future<Output = GuardedOutput<(), RecvError>> + '_>>,
+) {
+    let (end, ended) = tokio::sync::oneshot::channel();
+    let mut call = Box::pin(guard.call(ended));
+    std::future::poll_fn(|cx| {
+        assert!(
+            call.as_mut().poll(cx).is_pending(),
+            "admitted, still running"
+        );
+        Poll::Ready(())
+    })
+    .await;
+    (end, call)
+}
+
+type GuardedOutput<T, E> = Result<Result<T, E>, crate::error::CircuitBreakerError>;
 
 /// Guards whose metrics go to a fresh recorder.
 fn guards_with_recorder() -> (Guards, Arc<TestRecorder>) {
@@ -314,16 +345,16 @@ async fn transitions_state_and_rejections_follow_the_breaker() {
         fail(&sber).await;
     }
     tokio::time::advance(Duration::from_secs(30)).await;
-    let first = sber.enter_bulkhead().await.unwrap().ask_breaker().unwrap();
-    let second = sber.enter_bulkhead().await.unwrap().ask_breaker().unwrap();
-    let third = sber.enter_bulkhead().await.unwrap().ask_breaker().unwrap();
+    let (end_first, first) = admitted(&sber).await;
+    let (_end_second, second) = admitted(&sber).await;
+    let (_end_third, third) = admitted(&sber).await;
     let err = sber.call(async { Ok::<_, ()>(()) }).await.unwrap_err();
     assert_eq!(err.cause().as_str(), "half_open_full");
     assert_eq!(rejections(&r, "sber", "half_open_full"), Some(1));
     assert_eq!(gauge(&r, "resilience_bulkhead_in_use", "sber"), Some(3.0));
     // A trial fails: open again.
-    let finished = first.timeout(async { Err::<(), _>(()) }).await;
-    let _ = finished.elapsed_check();
+    drop(end_first); // the call ends with an error
+    assert!(matches!(first.await, Ok(Err(_))));
     assert_eq!(transitions(&r, "sber", "half_open", "open"), Some(1));
     assert_eq!(shown_state(&r, "sber"), "open");
     drop((second, third));
@@ -491,8 +522,8 @@ fn once_quiet_the_gauges_show_the_breakers_true_state_and_rate() {
 /// An observer that takes its time over every transition (seen before the metrics).
 struct SlowObserver;
 
-impl crate::Observer for SlowObserver {
-    fn on_transition(&self, _: &crate::Transition<'_>) {
+impl Observer for SlowObserver {
+    fn on_transition(&self, _: &Transition<'_>) {
         std::thread::sleep(Duration::from_micros(50));
     }
 
@@ -507,9 +538,9 @@ struct HoldsHalfOpen {
     release: std::sync::Mutex<std::sync::mpsc::Receiver<()>>,
 }
 
-impl crate::Observer for HoldsHalfOpen {
-    fn on_transition(&self, t: &crate::Transition<'_>) {
-        if t.to == crate::State::HalfOpen {
+impl Observer for HoldsHalfOpen {
+    fn on_transition(&self, t: &Transition<'_>) {
+        if t.to == State::HalfOpen {
             self.entered.lock().unwrap().send(()).unwrap();
             let _ = self
                 .release
@@ -563,6 +594,6 @@ fn a_transition_reported_late_does_not_leave_a_stale_state_gauge() {
     guard.breaker().reset();
     release.send(()).unwrap();
     trial.join().unwrap();
-    assert_eq!(guard.breaker().state(), crate::State::Closed);
+    assert_eq!(guard.breaker().state(), State::Closed);
     assert_eq!(shown_state(&recorder, "sber"), "closed");
 }

@@ -29,3 +29,57 @@ pub fn counts(breaker: &Breaker) -> (State, u32, u32) {
     let s = breaker.snapshot();
     (s.state, s.failures, s.calls)
 }
+
+/// What a held call's future gives: the guard's refusal, or the call's own result.
+pub type Judged<T, E> = Result<Result<T, E>, outbound_guard::CircuitBreakerError>;
+
+/// A guarded call admitted by the guard and still running: it holds a bulkhead permit
+/// and the breaker's permission (a trial, while half-open) until it is [`finish`]ed with
+/// the result it should end with, or dropped (cancelled).
+///
+/// [`finish`]: Held::finish
+pub struct Held<'g, T = (), E = ()> {
+    call: std::pin::Pin<Box<dyn std::future::Future<Output = Judged<T, E>> + Send + 'g>>,
+    end: Option<tokio::sync::oneshot::Sender<Result<T, E>>>,
+}
+
+impl<T, E> Held<'_, T, E> {
+    /// Ends the call with `result` now, and awaits the guard's judgement of it.
+    pub async fn finish(mut self, result: Result<T, E>) -> Judged<T, E> {
+        let _ = self.end.take().expect("finished once").send(result);
+        self.call.as_mut().await
+    }
+}
+
+/// Starts `guard.call_with(options, …)` and drives it until the call itself runs (then
+/// it is held, see [`Held`]), waiting for a bulkhead permit if need be; or the guard's
+/// refusal, as the call would get it.
+pub async fn hold_with<T: Send + 'static, E: Send + 'static>(
+    guard: &Guard,
+    options: outbound_guard::CallOptions<E>,
+) -> Result<Held<'_, T, E>, outbound_guard::CircuitBreakerError> {
+    let (end, ended) = tokio::sync::oneshot::channel::<Result<T, E>>();
+    let (started, mut running) = tokio::sync::oneshot::channel::<()>();
+    let mut call: std::pin::Pin<Box<dyn std::future::Future<Output = Judged<T, E>> + Send + '_>> =
+        Box::pin(guard.call_with(options, async move {
+            let _ = started.send(());
+            ended.await.expect("a held call is finished or dropped")
+        }));
+    std::future::poll_fn(|cx| match call.as_mut().poll(cx) {
+        std::task::Poll::Ready(refused) => std::task::Poll::Ready(Err(refused
+            .err()
+            .expect("a held call cannot end before it is finished"))),
+        std::task::Poll::Pending if running.try_recv().is_ok() => std::task::Poll::Ready(Ok(())),
+        std::task::Poll::Pending => std::task::Poll::Pending,
+    })
+    .await?;
+    Ok(Held {
+        call,
+        end: Some(end),
+    })
+}
+
+/// [`hold_with`] the default options, for a call of `Result<(), ()>`.
+pub async fn hold(guard: &Guard) -> Result<Held<'_>, outbound_guard::CircuitBreakerError> {
+    hold_with(guard, outbound_guard::CallOptions::new()).await
+}

@@ -161,8 +161,8 @@ async fn manual<P: PaymentPort, C: CustomerPort>(
     };
     match state.guards.manual(&system, action) {
         Ok(health) => Json(json!({
-            "system": &*health.system,
-            "state": health.state.as_str(),
+            "system": &*health.snapshot.system,
+            "state": health.snapshot.state.as_str(),
             "status": health.status.as_str(),
         }))
         .into_response(),

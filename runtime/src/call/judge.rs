@@ -1,0 +1,84 @@
+//! The elapsed check: how a call that ended in time is judged, and its outcome recorded.
+
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+
+use tokio::time::Instant;
+
+use super::options::CallOptions;
+use super::permit::Permit;
+use crate::error::{Cause, CircuitBreakerError};
+use crate::observer::Outcome;
+
+/// Judges a call that ended at `end` with `result` by `options`, records the outcome
+/// and gives the permits back. A call slower than `cb_slow_threshold` counts as a
+/// failure, and so does an `Err` that `failure_if` counts. Generic over the call's
+/// output alone; the rest is [`record`].
+///
+/// # Errors
+///
+/// [`Cause::Slow`] for a slow `Ok` under `slow_as_error`; the call's own error is the
+/// inner `Err`.
+#[inline]
+pub(super) fn judge<T, E>(
+    permit: Permit<'_>,
+    result: Result<T, E>,
+    end: Instant,
+    options: CallOptions<E>,
+) -> Result<Result<T, E>, CircuitBreakerError> {
+    let failed = match (&result, options.failure_if) {
+        (Ok(_), _) => false,
+        (Err(_), None) => true,
+        // A panicking classifier is a failure, like a panicking call, then unwinds.
+        (Err(err), Some(is_failure)) => match catch_unwind(AssertUnwindSafe(|| is_failure(err))) {
+            Ok(failed) => failed,
+            Err(panic) => {
+                classifier_panicked(permit, end);
+                resume_unwind(panic);
+            }
+        },
+    };
+    record(permit, failed, result.is_ok(), end, options.slow_as_error)?;
+    Ok(result)
+}
+
+/// The classifier panicked: the call is recorded as a failure and its permits go back
+/// before the panic unwinds on.
+#[cold]
+fn classifier_panicked(mut permit: Permit<'_>, end: Instant) {
+    let elapsed = permit.elapsed(end);
+    permit.report_end(true, Outcome::Failure, elapsed, end);
+}
+
+/// The elapsed check of a call that ended in time (`failed` when its error counts, `ok`
+/// when it returned `Ok`), and its outcome recorded; the permits go back as `permit` is
+/// dropped. Not generic: compiled once (inlined in optimised builds, as the timer's
+/// halves are).
+#[cfg_attr(not(debug_assertions), inline(always))]
+fn record(
+    mut permit: Permit<'_>,
+    failed: bool,
+    ok: bool,
+    end: Instant,
+    slow_as_error: bool,
+) -> Result<(), CircuitBreakerError> {
+    let guard = permit.guard();
+    let elapsed = permit.elapsed(end);
+    let threshold = guard.settings().cb_slow_threshold();
+    // Already counted as slow while running: report it as the breaker counted it, even
+    // if the clock read at its end lands on the threshold itself.
+    let slow = elapsed > threshold || permit.counted_slow();
+    let outcome = match (failed, slow) {
+        (true, _) => Outcome::Failure,
+        (false, true) => Outcome::Slow,
+        (false, false) => Outcome::Success,
+    };
+    permit.report_end(failed || slow, outcome, elapsed, end);
+    drop(permit);
+    if slow && slow_as_error && ok {
+        return Err(CircuitBreakerError::new(
+            guard.breaker().name_arc(),
+            Cause::Slow { elapsed, threshold },
+        ));
+    }
+    Ok(())
+}

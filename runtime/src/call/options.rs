@@ -1,0 +1,72 @@
+//! [`CallOptions`]: how [`Guard::call_with`](crate::Guard::call_with) judges a call.
+
+/// How [`Guard::call_with`](crate::Guard::call_with) judges a call: the options of `#[circuit_breaker]`
+/// (`failure_if`, `slow_as_error`) as values.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// use outbound_guard::{CallOptions, Guard, Settings};
+///
+/// #[derive(Debug, PartialEq)]
+/// enum PortError { Declined, Outage }
+///
+/// let settings = Settings::parse("[systems.sber]", "inline").unwrap();
+/// let guard = Guard::new(settings.system("sber").unwrap());
+/// let options = CallOptions::new()
+///     .failure_if(|e: &PortError| *e == PortError::Outage)
+///     .slow_as_error();
+/// let declined = guard
+///     .call_with(options, async { Err::<(), _>(PortError::Declined) })
+///     .await;
+/// assert_eq!(declined.unwrap(), Err(PortError::Declined));
+/// // A declined payment is the system answering: it counts as a success.
+/// assert_eq!(guard.breaker().snapshot().failures, 0);
+/// # }
+/// ```
+#[derive(Debug)]
+#[must_use = "options do nothing until passed to `Guard::call_with`"]
+pub struct CallOptions<E> {
+    pub(super) failure_if: Option<fn(&E) -> bool>,
+    pub(super) slow_as_error: bool,
+}
+
+impl<E> Clone for CallOptions<E> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<E> Copy for CallOptions<E> {}
+
+impl<E> Default for CallOptions<E> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<E> CallOptions<E> {
+    /// Every `Err` counts as a failure; a slow call's value is returned.
+    pub const fn new() -> Self {
+        CallOptions {
+            failure_if: None,
+            slow_as_error: false,
+        }
+    }
+
+    /// Counts an `Err` as a failure only when `is_failure` says so; other errors are the
+    /// system answering correctly (a declined card), and count as successes. A
+    /// classifier that panics counts the call as a failure, and the panic unwinds on.
+    pub const fn failure_if(mut self, is_failure: fn(&E) -> bool) -> Self {
+        self.failure_if = Some(is_failure);
+        self
+    }
+
+    /// Returns a slow call as [`Cause::Slow`](crate::Cause::Slow) instead of its value
+    /// (the guide's literal behaviour). By default a slow call's value is returned and
+    /// the slowness only counts against the breaker: a payment that went through is not
+    /// reported failed.
+    pub const fn slow_as_error(mut self) -> Self {
+        self.slow_as_error = true;
+        self
+    }
+}

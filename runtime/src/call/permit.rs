@@ -1,0 +1,276 @@
+//! What a running call holds and gives back: a bulkhead [`Slot`], then the [`Permit`]
+//! that adds the breaker's permission and the call's clock; and how a slot is taken.
+//!
+//! Dropping either at any point gives everything taken so far back; nothing is recorded
+//! unless the call had already run past its slow threshold, which counted it as slow
+//! then.
+
+use std::mem;
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use super::report::{report, report_rejection};
+use crate::breaker::BreakerPermit;
+use crate::error::{Cause, CircuitBreakerError};
+use crate::guard::Guard;
+use crate::log::CallSpan;
+use crate::observer::Outcome;
+
+/// A permit of `guard`'s bulkhead, returned when dropped. With metrics, taking and
+/// returning it moves the in-use gauge. One pointer: the guard reaches everything.
+#[derive(Debug)]
+pub(super) struct Slot<'g> {
+    guard: &'g Guard,
+}
+
+impl<'g> Slot<'g> {
+    /// Wraps a permit just taken from `guard`'s bulkhead.
+    #[inline]
+    fn new(guard: &'g Guard) -> Self {
+        // Owned first: a panicking metrics recorder then returns the permit as it unwinds.
+        let slot = Slot { guard };
+        guard.metrics().bulkhead_taken();
+        slot
+    }
+
+    /// A slot if one is free now: the uncontended path, one compare-and-swap.
+    #[inline]
+    pub(super) fn try_take(guard: &'g Guard) -> Option<Self> {
+        if guard.bulkhead().try_acquire() {
+            Some(Slot::new(guard))
+        } else {
+            None
+        }
+    }
+
+    /// The bulkhead was full: waits at most `bulkhead_wait` for a slot, or rejects
+    /// (see [`Guard::call_with`] for when a wait that ends empty-handed counts).
+    #[cold]
+    pub(super) async fn wait(guard: &'g Guard) -> Result<Self, CircuitBreakerError> {
+        let breaker = guard.breaker();
+        if let Some(error) = breaker.refusal() {
+            report_rejection(guard, error.cause());
+            return Err(error);
+        }
+        let generation = breaker.closed_generation();
+        let wait = guard.settings().bulkhead_wait();
+        if !wait.is_zero() && guard.bulkhead().acquire(wait).await {
+            return Ok(Slot::new(guard));
+        }
+        if let Some(generation) = generation {
+            saturated(guard, generation);
+        }
+        let cause = Cause::BulkheadFull {
+            permits: guard.bulkhead_permits(),
+            waited: wait,
+        };
+        report_rejection(guard, &cause);
+        Err(CircuitBreakerError::new(guard.breaker().name_arc(), cause))
+    }
+}
+
+impl Drop for Slot<'_> {
+    #[inline]
+    fn drop(&mut self) {
+        self.guard.bulkhead().release();
+        self.guard.metrics().bulkhead_returned();
+    }
+}
+
+/// A caller's wait that began while closed in `generation` ended without a permit: a
+/// failure for the breaker if every permit is held by a slow call and one of them still
+/// vouches.
+#[cold]
+fn saturated(guard: &Guard, generation: u64) {
+    let breaker = guard.breaker();
+    if breaker.closed_generation() != Some(generation)
+        || !guard.slow_holders().claim(guard.bulkhead_permits())
+    {
+        return;
+    }
+    breaker.record_closed_failure(generation);
+    guard.metrics().recorded(breaker);
+}
+
+/// Everything a running call holds: the breaker's permission, its span and clock, and
+/// the bulkhead slot. Dropped before the call was judged (cancelled, panicked, timed
+/// out), it reports the call cancelled unless it was reported already, and gives the
+/// breaker's permission back before the bulkhead slot.
+#[derive(Debug)]
+pub(super) struct Permit<'g> {
+    // Declared before the slot: a trial slot is back before the bulkhead lets the next
+    // caller in (and `Drop` below empties it before the fields drop).
+    breaker: Recording<'g>,
+    /// `guarded_call{system, outcome}`; one pointer, null unless a subscriber wants it.
+    span: CallSpan,
+    start: Instant,
+    // When a still-running call becomes slow; `None` once that has been recorded, or if
+    // the total timeout comes first.
+    slow_at: Option<Instant>,
+    deadline: Instant,
+    /// The bulkhead permit, and the guard.
+    slot: Slot<'g>,
+}
+
+/// Where a call's outcome stands with the breaker. Dropping a `Pending` permit returns
+/// its place (a trial slot) without recording anything.
+#[derive(Debug)]
+enum Recording<'g> {
+    /// Not recorded yet.
+    Pending(BreakerPermit<'g>),
+    /// Recorded as slow while still running; its end is still to be reported.
+    Counted,
+    /// Ended and reported to the observers.
+    Reported,
+}
+
+// The non-generic halves below are inlined into the generic shell in optimised builds
+// (`inline(always)`: the hot path stays one function, as cheap as before they were split
+// out). Debug builds call them in this crate, as compiled here: an `inline` hint there
+// would copy them into every crate with a guarded method, at opt-level 0 for nothing.
+impl<'g> Permit<'g> {
+    /// The breaker's permission for the call `slot` lets in, and its clock started: the
+    /// start instant read here serves both the deadline and the elapsed check. Rejected
+    /// at once while open, and while half-open beyond the trial calls; the slot is
+    /// returned then.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    pub(super) fn start(slot: Slot<'g>) -> Result<Self, CircuitBreakerError> {
+        let guard = slot.guard;
+        let breaker = match guard.breaker().try_acquire() {
+            Ok(breaker) => breaker,
+            Err(error) => {
+                report_rejection(guard, error.cause());
+                return Err(error);
+            }
+        };
+        let span = CallSpan::new(guard.system());
+        let start = Instant::now();
+        let settings = guard.settings();
+        let deadline = start + settings.total_timeout();
+        // A call still running when this fires runs longer than the threshold: one that
+        // ends exactly then is polled (and finished) before the timer is.
+        let slow_at = start + settings.cb_slow_threshold();
+        Ok(Permit {
+            breaker: Recording::Pending(breaker),
+            span,
+            start,
+            slow_at: (slow_at < deadline).then_some(slow_at),
+            deadline,
+            slot,
+        })
+    }
+
+    #[inline]
+    pub(super) fn guard(&self) -> &'g Guard {
+        self.slot.guard
+    }
+
+    /// The call's span, to enter for one poll of the call.
+    #[inline]
+    pub(super) fn span(&self) -> &CallSpan {
+        &self.span
+    }
+
+    /// When the timer should fire next: at the slow threshold, unless the call was
+    /// counted slow already, then at the deadline.
+    #[inline]
+    pub(super) fn next_alarm(&self) -> Instant {
+        self.slow_at.unwrap_or(self.deadline)
+    }
+
+    /// How long the call ran until `end`.
+    #[inline]
+    pub(super) fn elapsed(&self, end: Instant) -> Duration {
+        end.saturating_duration_since(self.start)
+    }
+
+    /// The timer fired at `now`: counts a still-running call as slow if its threshold
+    /// was due, and says when to fire next; `None` when the total timeout elapsed.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    pub(super) fn alarm(&mut self, now: Instant) -> Option<Instant> {
+        if self.slow_at.take().is_some() {
+            self.record_slow(now);
+            Some(self.deadline)
+        } else {
+            None
+        }
+    }
+
+    /// The call is still running past its slow threshold: count it as a failure now,
+    /// so a system that hangs trips the breaker at the threshold, not at the timeout.
+    /// Its end is still reported when it comes; it is not recorded again. Counted when
+    /// the timer really fired, which may be later than it was due (a busy runtime): the
+    /// breaker then opens for its full duration.
+    #[cold]
+    fn record_slow(&mut self, now: Instant) {
+        if let Recording::Pending(breaker) = mem::replace(&mut self.breaker, Recording::Counted) {
+            self.slot.guard.slow_holders().counted_slow();
+            breaker.record_at(true, now);
+        }
+    }
+
+    /// Whether the call was already counted slow while it ran.
+    #[inline]
+    pub(super) fn counted_slow(&self) -> bool {
+        matches!(self.breaker, Recording::Counted)
+    }
+
+    /// Records the outcome and reports the call to the observers, keeping the permits:
+    /// they go back when `self` is dropped (a panicking or timed-out call's, once its
+    /// future is dropped).
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    pub(super) fn report_end(
+        &mut self,
+        failed: bool,
+        outcome: Outcome,
+        elapsed: Duration,
+        end: Instant,
+    ) {
+        let guard = self.slot.guard;
+        match mem::replace(&mut self.breaker, Recording::Reported) {
+            Recording::Pending(breaker) => breaker.record_at(failed, end),
+            Recording::Counted => guard.slow_holders().ended(),
+            Recording::Reported => {}
+        }
+        self.span.record(outcome.as_str());
+        report(guard, outcome, Some(elapsed));
+        guard.metrics().recorded(guard.breaker());
+    }
+
+    /// Records a call the total timeout cut off at `end`: a failure, returned as
+    /// [`Cause::Timeout`]. The permits stay held until `self` is dropped.
+    #[cold]
+    pub(super) fn timed_out(&mut self, end: Instant) -> CircuitBreakerError {
+        let guard = self.slot.guard;
+        self.report_end(true, Outcome::Timeout, self.elapsed(end), end);
+        CircuitBreakerError::new(
+            guard.breaker().name_arc(),
+            Cause::Timeout {
+                timeout: guard.settings().total_timeout(),
+            },
+        )
+    }
+
+    /// Records a call that panicked as a failure, keeping the permits.
+    #[cold]
+    pub(super) fn panicked(&mut self) {
+        let now = Instant::now();
+        self.report_end(true, Outcome::Failure, self.elapsed(now), now);
+    }
+}
+
+impl Drop for Permit<'_> {
+    #[inline]
+    fn drop(&mut self) {
+        if matches!(self.breaker, Recording::Counted) {
+            self.slot.guard.slow_holders().ended();
+        }
+        if !matches!(self.breaker, Recording::Reported) {
+            self.span.record(Outcome::Cancelled.as_str());
+            report(self.slot.guard, Outcome::Cancelled, None);
+        }
+        // The fields drop after this, in order: the breaker's permission (a trial slot
+        // back), the span, and only then the bulkhead slot.
+    }
+}
