@@ -49,7 +49,7 @@ impl std::fmt::Debug for Guard {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Guard")
             .field("system", &self.system())
-            .field("state", &self.inner.breaker.state())
+            .field("state", &self.inner.breaker.peek().state)
             .field("in_flight", &self.in_flight())
             .finish_non_exhaustive()
     }

@@ -92,9 +92,14 @@ pub use outbound_guard_settings::{Settings, SettingsError, SystemSettings};
 pub use registry::{Guards, GuardsBuilder};
 pub use wiring::{Guarded, SystemAdapter, WiringError, WrongGuard};
 
-/// The settings module: schema, defaults, keys and errors.
+/// The rest of the settings crate: keys, the loader, environment variable names, the
+/// build-script helper. [`Settings`], [`SystemSettings`] and [`SettingsError`] are at the
+/// crate root, and only there.
 pub mod settings {
-    pub use outbound_guard_settings::*;
+    pub use outbound_guard_settings::{
+        build, env_var, env_var_with_prefix, ErrorKind, Key, Loader, SystemSettingsBuilder,
+        ENV_PREFIX, FILE_NAME, KEYS, PATH_VARIABLE,
+    };
 }
 
 /// Loads the calling crate's settings file (compiled in: the same file `#[circuit_breaker]`
