@@ -11,7 +11,7 @@
 //! | `POST /orders` `{"customer_id","amount"}` | API | Sber `register` | 201 paid; 409 created but not paid |
 //! | `GET /orders/{id}` | API | — | 200, 404 |
 //! | `POST /orders/{id}/confirm` | API | Sber (`register` if unpaid, `confirm`) | 200; 503 + `Retry-After` when Sber is unavailable |
-//! | `GET /customers/{id}` | API | customer `get` | 200, 404; 503 when the customer system is unavailable |
+//! | `GET /customers/{id}` | API | customer `get` | 200, 404; 400 for an id that cannot be one (checked before any call); 503 when the customer system is unavailable |
 //! | `GET /health/ready` | API and admin | — | every system's breaker; 200 while ready (an open breaker only degrades it) |
 //! | `POST /admin/breakers/{system}/{action}` | admin | — | `force_open`, `disable`, `reset` |
 //! | `GET /metrics` | admin | — | Prometheus text |
@@ -90,11 +90,10 @@ async fn create_order<P: PaymentPort, C: CustomerPort>(
     State(state): State<AppState<P, C>>,
     Json(body): Json<CreateOrder>,
 ) -> Response {
-    match state
-        .orders
-        .create(CustomerId(body.customer_id), body.amount)
-        .await
-    {
+    let Ok(customer_id) = CustomerId::parse(&body.customer_id) else {
+        return ApiError::InvalidCustomerId.into_response();
+    };
+    match state.orders.create(customer_id, body.amount).await {
         Created::Paid(order) => {
             let location = format!("/orders/{}", order.id);
             (
@@ -132,7 +131,8 @@ async fn get_customer<P: PaymentPort, C: CustomerPort>(
     State(state): State<AppState<P, C>>,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    let customer = state.customers.get(&CustomerId(id)).await?;
+    let id = CustomerId::parse(&id).map_err(|_| ApiError::InvalidCustomerId)?;
+    let customer = state.customers.get(&id).await?;
     Ok(Json(customer).into_response())
 }
 

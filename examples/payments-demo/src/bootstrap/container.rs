@@ -57,6 +57,19 @@ pub struct Container {
     pub orders: Orders<SberAdapter>,
     /// The Prometheus exporter's handle, rendering `/metrics`.
     pub metrics: Option<PrometheusHandle>,
+    /// The bearer token the operator's control actions need: [`ADMIN_TOKEN_VAR`] from
+    /// the environment; with none, the controls are refused.
+    pub admin_token: Option<String>,
+}
+
+/// The environment variable holding the operator's token: `DEMO_ADMIN_TOKEN`.
+pub const ADMIN_TOKEN_VAR: &str = "DEMO_ADMIN_TOKEN";
+
+/// The operator's token from [`ADMIN_TOKEN_VAR`]; unset or empty is none.
+pub fn admin_token_from_env() -> Option<String> {
+    std::env::var(ADMIN_TOKEN_VAR)
+        .ok()
+        .filter(|t| !t.trim().is_empty())
 }
 
 impl Container {
@@ -83,7 +96,15 @@ impl Container {
             customers,
             orders,
             metrics,
+            admin_token: admin_token_from_env(),
         })
+    }
+
+    /// The same, with `token` as the operator's token instead of the environment's.
+    #[must_use]
+    pub fn with_admin_token(mut self, token: Option<String>) -> Self {
+        self.admin_token = token.filter(|t| !t.trim().is_empty());
+        self
     }
 
     /// The public HTTP API over these adapters.
