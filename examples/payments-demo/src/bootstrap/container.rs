@@ -113,7 +113,8 @@ impl Container {
     }
 
     /// The operator's routes (`/admin/breakers/…`, `/metrics`): serve them on the
-    /// admin listener, never on the public one.
+    /// admin listener, never on the public one. The control actions need
+    /// [`admin_token`](Self::admin_token); the metrics do not.
     pub fn admin_router(&self) -> axum::Router {
         http::admin_router(self.state())
     }
@@ -124,6 +125,7 @@ impl Container {
             customers: Arc::clone(&self.customers),
             guards: self.guards.clone(),
             metrics: self.metrics.clone(),
+            admin_token: self.admin_token.as_deref().map(Arc::from),
         }
     }
 }
