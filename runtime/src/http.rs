@@ -11,6 +11,19 @@
 //! | `connect_timeout`, `read_timeout`, `max_keepalive` | the HTTP client, when built by [`client_builder`] (or by hand from the same values) |
 //! | `base_url` | the adapter, which joins its paths to it |
 //!
+//! What a caller sees of a hung upstream: the client's `read_timeout` (30 s by
+//! default) is shorter than the guard's `total_timeout` (35 s; the settings require
+//! it), so the call ends at `read_timeout` as a `reqwest::Error` whose `is_timeout` is
+//! true, which the adapter returns as its port's error. The guard's
+//! [`Cause::Timeout`](crate::Cause::Timeout) rarely fires there, and the outcome
+//! metric says `failure` (when `failure_if` counts it, as [`is_transient`] does), not
+//! `timeout`.
+//!
+//! Which errors count against the breaker is the port's `failure_if`; [`is_transient`]
+//! and [`is_transient_status`] are the classification an HTTP port wants (5xx, 408,
+//! 429, connect errors and timeouts count; other 4xx and errors of the caller's own
+//! making do not).
+//!
 //! reqwest has no limit on connections in use; the guard's bulkhead bounds the calls in
 //! flight to `max_connections × 0.8`, so a system never has more connections busy. The
 //! guide's pool timeout (`connect_timeout`) is the bulkhead's `bulkhead_wait`, which
