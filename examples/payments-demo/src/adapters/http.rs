@@ -165,7 +165,7 @@ async fn manual<P: PaymentPort, C: CustomerPort>(
     Path((system, action)): Path<(String, String)>,
     headers: HeaderMap,
 ) -> Response {
-    if let Err(refused) = authorize(state.admin_token.as_deref(), &headers) {
+    if let Some(refused) = refusal(state.admin_token.as_deref(), &headers) {
         return refused;
     }
     let action: ManualAction = match action.parse() {
@@ -190,15 +190,15 @@ async fn manual<P: PaymentPort, C: CustomerPort>(
     }
 }
 
-/// Whether `headers` carry `Authorization: Bearer <token>` (the scheme in any case,
-/// RFC 9110; the token compared in constant time); the refusal to answer otherwise.
-fn authorize(token: Option<&str>, headers: &HeaderMap) -> Result<(), Response> {
+/// `None` when `headers` carry `Authorization: Bearer <token>` (the scheme in any case,
+/// RFC 9110; the token compared in constant time); otherwise the refusal to answer.
+fn refusal(token: Option<&str>, headers: &HeaderMap) -> Option<Response> {
     let Some(token) = token else {
         let body = json!({
             "error": "admin_disabled",
             "detail": "operator controls are off: start the service with DEMO_ADMIN_TOKEN set and send `Authorization: Bearer <token>`",
         });
-        return Err((StatusCode::FORBIDDEN, Json(body)).into_response());
+        return Some((StatusCode::FORBIDDEN, Json(body)).into_response());
     };
     let presented = headers
         .get(header::AUTHORIZATION)
@@ -207,21 +207,23 @@ fn authorize(token: Option<&str>, headers: &HeaderMap) -> Result<(), Response> {
         .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
         .map(|(_, credential)| credential.trim());
     match presented {
-        Some(credential) if same(credential.as_bytes(), token.as_bytes()) => Ok(()),
+        Some(credential) if same(credential.as_bytes(), token.as_bytes()) => None,
         _ => {
             let body = json!({
                 "error": "unauthorized",
                 "detail": "operator controls need `Authorization: Bearer <DEMO_ADMIN_TOKEN>`",
             });
-            Err((
-                StatusCode::UNAUTHORIZED,
-                [(
-                    header::WWW_AUTHENTICATE,
-                    "Bearer realm=\"payments-demo admin\"",
-                )],
-                Json(body),
+            Some(
+                (
+                    StatusCode::UNAUTHORIZED,
+                    [(
+                        header::WWW_AUTHENTICATE,
+                        "Bearer realm=\"payments-demo admin\"",
+                    )],
+                    Json(body),
+                )
+                    .into_response(),
             )
-                .into_response())
         }
     }
 }

@@ -241,10 +241,8 @@ pub fn slow_latency(settings: &SystemSettings) -> Duration {
 }
 
 /// Resolves once `stop` says so: every server's graceful-shutdown trigger.
-fn stopped(mut stop: watch::Receiver<bool>) -> impl std::future::Future<Output = ()> + Send {
-    async move {
-        let _ = stop.wait_for(|s| *s).await;
-    }
+async fn stopped(mut stop: watch::Receiver<bool>) {
+    let _ = stop.wait_for(|s| *s).await;
 }
 
 /// Resolves with the signal's name once SIGTERM or SIGINT has come.
