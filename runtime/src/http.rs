@@ -11,6 +11,19 @@
 //! | `connect_timeout`, `read_timeout`, `max_keepalive` | the HTTP client, when built by [`client_builder`] (or by hand from the same values) |
 //! | `base_url` | the adapter, which joins its paths to it |
 //!
+//! What a caller sees of a hung upstream: the client's `read_timeout` (30 s by
+//! default) is shorter than the guard's `total_timeout` (35 s; the settings require
+//! it), so the call ends at `read_timeout` as a `reqwest::Error` whose `is_timeout` is
+//! true, which the adapter returns as its port's error. The guard's
+//! [`Cause::Timeout`](crate::Cause::Timeout) rarely fires there, and the outcome
+//! metric says `failure` (when `failure_if` counts it, as [`is_transient`] does), not
+//! `timeout`.
+//!
+//! Which errors count against the breaker is the port's `failure_if`; [`is_transient`]
+//! and [`is_transient_status`] are the classification an HTTP port wants (5xx, 408,
+//! 429, connect errors and timeouts count; other 4xx and errors of the caller's own
+//! making do not).
+//!
 //! reqwest has no limit on connections in use; the guard's bulkhead bounds the calls in
 //! flight to `max_connections × 0.8`, so a system never has more connections busy. The
 //! guide's pool timeout (`connect_timeout`) is the bulkhead's `bulkhead_wait`, which
@@ -43,4 +56,346 @@ pub fn client_builder(settings: &SystemSettings) -> reqwest::ClientBuilder {
         .connect_timeout(settings.connect_timeout())
         .read_timeout(settings.read_timeout())
         .pool_max_idle_per_host(settings.max_keepalive() as usize)
+}
+
+/// Whether a reqwest error says the system is in trouble — the predicate a port's
+/// `failure_if` calls on the `reqwest::Error` it wraps. The classification of
+/// Microsoft.Extensions.Http.Resilience's transient predicate, for reqwest's kinds of
+/// error (the guide counts what says the external system "clearly does not work"):
+///
+/// | the error | counts | why |
+/// |---|---|---|
+/// | a timeout (`is_timeout`: connect or read timeout, anywhere in the chain) | yes | the system did not answer in time |
+/// | a connect error (`is_connect`: refused, unreachable, DNS, TLS handshake) | yes | the system cannot be reached |
+/// | sending the request or reading the response failed (`is_request`, `is_body`: reset, closed mid-body) | yes | the connection broke under the call |
+/// | a status error (`is_status`, from `error_for_status`) | as [`is_transient_status`] | 5xx, 408, 429 yes; other 4xx no |
+/// | a builder error (`is_builder`: an invalid URL, a body that does not serialise) | no | the request never left: the caller's mistake |
+/// | a body cut short while read (`is_decode` over a body or I/O error: a reset, a closed connection mid-body) | yes | the connection broke under the call |
+/// | a decode error of a body that came whole (`is_decode` over a serde error: it does not parse) | no | the system answered; see below |
+/// | a redirect error (`is_redirect`: a loop, too many hops) | no | the system answered, as it is configured |
+/// | anything else | yes | as the guard counts any `Err` by default |
+///
+/// A **decode error** does not count: a server that answered (with a 2xx, as
+/// `Response::json` reads only what came) is working; a body that does not parse is a
+/// contract mismatch — a version skew, or a request the caller steered to the wrong
+/// resource (a client-supplied `..%2F` in a path) — that opening the breaker cannot
+/// cure and would turn into an outage for every caller. Log it, alert on it; do not
+/// trip on it. A body cut short by the network, which reqwest also reports as
+/// `is_decode` (from `bytes`, `text`, `json`), counts: the chain under it says so.
+///
+/// The timeout check comes first: a read timeout is also a request or body error.
+///
+/// # With `failure_if`
+///
+/// `#[circuit_breaker(failure_if = …)]` (and `#[adapter(failure_if = …)]`) takes a
+/// predicate over the method's error, `fn(&E) -> bool`; by default every `Err` counts.
+/// Give the port's error an `is_outage` that calls this on the `reqwest::Error` it
+/// wraps, and [`is_transient_status`] on a status it kept:
+///
+/// ```
+/// #[derive(Debug, thiserror::Error)]
+/// pub enum CustomerPortError {
+///     #[error("no such customer")]
+///     NotFound,
+///     #[error("customer system answered {0}")]
+///     Status(u16),
+///     #[error("customer system: {0}")]
+///     Http(#[from] reqwest::Error),
+/// }
+///
+/// impl CustomerPortError {
+///     /// `failure_if = CustomerPortError::is_outage`: only what says the customer
+///     /// system is in trouble counts against its breaker.
+///     pub fn is_outage(&self) -> bool {
+///         match self {
+///             CustomerPortError::NotFound => false,
+///             CustomerPortError::Status(status) => outbound_guard::http::is_transient_status(*status),
+///             CustomerPortError::Http(err) => outbound_guard::http::is_transient(err),
+///         }
+///     }
+/// }
+///
+/// assert!(CustomerPortError::Status(503).is_outage());
+/// assert!(!CustomerPortError::Status(422).is_outage());
+/// ```
+///
+/// and on the impl block (or one method):
+///
+/// ```ignore
+/// #[outbound_guard::adapter(
+///     system = "customer",
+///     error_map = CustomerPortError::system_unavailable,
+///     failure_if = CustomerPortError::is_outage,
+/// )]
+/// impl CustomerPort for CustomerAdapter { /* … */ }
+/// ```
+///
+/// A port error that keeps only a string of the reqwest error (to stay `Clone`) can
+/// call this where it converts, and keep the answer in the variant.
+pub fn is_transient(err: &reqwest::Error) -> bool {
+    if err.is_timeout() {
+        return true;
+    }
+    if let Some(status) = err.status() {
+        return is_transient_status(status.as_u16());
+    }
+    if err.is_decode() {
+        // reqwest reports a body cut short while it was read (`bytes`, `json`) as a
+        // decode error with the transport's error inside.
+        return broke_in_transit(err);
+    }
+    !(err.is_builder() || err.is_redirect())
+}
+
+/// Whether the chain under `err` holds a transport failure: reqwest's own body,
+/// request or connect error, or an I/O error.
+fn broke_in_transit(err: &reqwest::Error) -> bool {
+    let mut source = std::error::Error::source(err);
+    while let Some(cause) = source {
+        if let Some(inner) = cause.downcast_ref::<reqwest::Error>() {
+            if inner.is_body() || inner.is_request() || inner.is_connect() {
+                return true;
+            }
+        }
+        if cause.is::<std::io::Error>() {
+            return true;
+        }
+        source = cause.source();
+    }
+    false
+}
+
+/// Whether an HTTP status says the system is in trouble: any 5xx, 408 Request
+/// Timeout and 429 Too Many Requests count; every other status (1xx–4xx, a 404, a
+/// 422, a 409) is an answer. The status rule of Microsoft.Extensions.Http.Resilience's
+/// transient predicate. Takes the code: `response.status().as_u16()`.
+///
+/// ```
+/// use outbound_guard::http::is_transient_status;
+///
+/// assert!(is_transient_status(503_u16));
+/// assert!(is_transient_status(reqwest::StatusCode::TOO_MANY_REQUESTS.as_u16()));
+/// assert!(!is_transient_status(reqwest::StatusCode::NOT_FOUND.as_u16()));
+/// ```
+pub fn is_transient_status(status: u16) -> bool {
+    status >= 500 || status == 408 || status == 429
+}
+
+/// `reqwest::Client` is a tower `Service`: guarded by a
+/// [`GuardLayer`](crate::tower::GuardLayer) with `failure_if(TransientHttp)`, an answer
+/// counts by [`is_transient_status`], an error by [`is_transient`].
+#[cfg(feature = "tower")]
+impl crate::tower::Classify<reqwest::Response, reqwest::Error> for crate::tower::TransientHttp {
+    fn is_failure(&self, result: &Result<reqwest::Response, reqwest::Error>) -> bool {
+        match result {
+            Ok(response) => is_transient_status(response.status().as_u16()),
+            Err(err) => is_transient(err),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Each class of error, from a real reqwest client against a server on 127.0.0.1.
+
+    use std::collections::HashMap;
+    use std::time::Duration;
+
+    use axum::extract::Path;
+    use axum::http::StatusCode;
+    use axum::routing::get;
+    use axum::Router;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::net::TcpListener;
+
+    use super::{is_transient, is_transient_status};
+
+    /// `/status/{code}` answers `code`; `/hang` never answers; `/text` answers 200 with
+    /// a body that is not JSON.
+    async fn server() -> String {
+        let app = Router::new()
+            .route(
+                "/status/{code}",
+                get(|Path(code): Path<u16>| async move {
+                    (StatusCode::from_u16(code).unwrap(), "status")
+                }),
+            )
+            .route("/hang", get(std::future::pending::<&'static str>))
+            .route("/text", get(|| async { "this is not json" }));
+        let listener = TcpListener::bind(("127.0.0.1", 0)).await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        url
+    }
+
+    fn client() -> reqwest::Client {
+        reqwest::Client::builder()
+            .no_proxy()
+            .connect_timeout(Duration::from_secs(2))
+            .read_timeout(Duration::from_millis(300))
+            .build()
+            .unwrap()
+    }
+
+    /// The error of `GET url` after `error_for_status`, within 5 s.
+    async fn error_of(url: &str) -> reqwest::Error {
+        tokio::time::timeout(Duration::from_secs(5), async {
+            client()
+                .get(url)
+                .send()
+                .await
+                .and_then(reqwest::Response::error_for_status)
+                .expect_err("the call should fail")
+        })
+        .await
+        .expect("bounded")
+    }
+
+    #[tokio::test]
+    async fn http_transient_statuses_count() {
+        let url = server().await;
+        for code in [500, 502, 503, 504, 408, 429] {
+            let err = error_of(&format!("{url}/status/{code}")).await;
+            assert!(err.is_status(), "{code}: {err:?}");
+            assert!(is_transient(&err), "{code} should count");
+            assert!(is_transient_status(code), "{code}");
+        }
+    }
+
+    #[tokio::test]
+    async fn http_caller_statuses_do_not_count() {
+        let url = server().await;
+        for code in [400, 401, 403, 404, 409, 422] {
+            let err = error_of(&format!("{url}/status/{code}")).await;
+            assert!(err.is_status(), "{code}: {err:?}");
+            assert!(!is_transient(&err), "{code} should not count");
+            assert!(!is_transient_status(code), "{code}");
+        }
+        for code in [200, 201, 204, 302, 304] {
+            assert!(!is_transient_status(code), "{code}");
+        }
+    }
+
+    #[tokio::test]
+    async fn http_connection_refused_counts() {
+        let listener = TcpListener::bind(("127.0.0.1", 0)).await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        drop(listener);
+        let err = error_of(&format!("http://{addr}/")).await;
+        assert!(err.is_connect(), "{err:?}");
+        assert!(is_transient(&err));
+    }
+
+    #[tokio::test]
+    async fn http_read_timeout_counts() {
+        let url = server().await;
+        let err = error_of(&format!("{url}/hang")).await;
+        assert!(err.is_timeout(), "{err:?}");
+        assert!(is_transient(&err));
+    }
+
+    #[tokio::test]
+    async fn http_reset_mid_body_counts() {
+        // 200 with a Content-Length of 1000, 7 bytes of body, then a reset.
+        let listener = TcpListener::bind(("127.0.0.1", 0)).await.unwrap();
+        let url = format!("http://{}/", listener.local_addr().unwrap());
+        tokio::spawn(async move {
+            let (mut socket, _) = listener.accept().await.unwrap();
+            let mut request = Vec::new();
+            let mut buf = [0u8; 1024];
+            while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+                let n = socket.read(&mut buf).await.unwrap();
+                assert!(n > 0);
+                request.extend_from_slice(&buf[..n]);
+            }
+            let head = b"HTTP/1.1 200 OK\r\ncontent-length: 1000\r\n\r\npartial";
+            socket.write_all(head).await.unwrap();
+            socket.flush().await.unwrap();
+            socket.set_zero_linger().unwrap();
+        });
+        let err = tokio::time::timeout(Duration::from_secs(5), async {
+            let response = client().get(&url).send().await.unwrap();
+            response.bytes().await.unwrap_err()
+        })
+        .await
+        .expect("bounded");
+        // reqwest calls it a decode error, with the reset inside.
+        assert!(err.is_decode() || err.is_body(), "{err:?}");
+        assert!(is_transient(&err), "{err:?}");
+    }
+
+    #[tokio::test]
+    async fn http_invalid_url_does_not_count() {
+        let err = client().get("not a url").send().await.unwrap_err();
+        assert!(err.is_builder(), "{err:?}");
+        assert!(!is_transient(&err));
+    }
+
+    #[tokio::test]
+    async fn http_body_that_does_not_serialise_does_not_count() {
+        let url = server().await;
+        // JSON object keys must be strings: a tuple key cannot be written.
+        let body: HashMap<(u8, u8), u8> = HashMap::from([((1, 2), 3)]);
+        let err = tokio::time::timeout(
+            Duration::from_secs(5),
+            client()
+                .post(format!("{url}/status/200"))
+                .json(&body)
+                .send(),
+        )
+        .await
+        .expect("bounded")
+        .unwrap_err();
+        assert!(err.is_builder(), "{err:?}");
+        assert!(!is_transient(&err));
+    }
+
+    #[tokio::test]
+    async fn http_decode_error_of_a_2xx_does_not_count() {
+        let url = server().await;
+        let err = tokio::time::timeout(Duration::from_secs(5), async {
+            let response = client().get(format!("{url}/text")).send().await.unwrap();
+            assert_eq!(response.status(), StatusCode::OK);
+            response.json::<serde_json::Value>().await.unwrap_err()
+        })
+        .await
+        .expect("bounded");
+        assert!(err.is_decode(), "{err:?}");
+        assert!(!is_transient(&err));
+    }
+
+    #[cfg(feature = "tower")]
+    #[tokio::test]
+    async fn http_reqwest_client_as_a_tower_service_classifies_by_transience() {
+        use tower::{Layer, ServiceExt};
+
+        use crate::tower::{GuardLayer, TransientHttp};
+        use crate::{Guard, Settings};
+
+        let url = server().await;
+        let settings = Settings::parse("[systems.sber]", "inline").unwrap();
+        let guard = Guard::new(settings.system("sber").unwrap());
+        let client = GuardLayer::new(guard.clone())
+            .failure_if(TransientHttp)
+            .layer(client());
+        let call = |request: reqwest::Request| {
+            let service = client.clone();
+            async move { service.oneshot(request).await }
+        };
+        let get = |path: &str| {
+            reqwest::Request::new(
+                reqwest::Method::GET,
+                format!("{url}{path}").parse().unwrap(),
+            )
+        };
+        for path in ["/status/404", "/status/422", "/status/200"] {
+            call(get(path)).await.unwrap();
+        }
+        assert_eq!(guard.breaker().snapshot().failures, 0);
+        for path in ["/status/503", "/status/429", "/hang"] {
+            let _ = call(get(path)).await;
+        }
+        // 503, 429 and the read timeout.
+        assert_eq!(guard.breaker().snapshot().failures, 3);
+    }
 }

@@ -209,3 +209,82 @@ where
         })
     }
 }
+
+/// The transient classification for HTTP services (`http::Response<B>`), ready-made:
+/// an answer with a 5xx, 408 or 429 status counts as a failure, any other answer does
+/// not (a 404 or a 422 is the system working), and every `Err` of the service counts
+/// (a transport error of a hyper or tonic client: refused, reset, timed out). The
+/// status rule of Microsoft.Extensions.Http.Resilience's transient predicate, and of
+/// `outbound_guard::http::is_transient_status` (feature `reqwest`). With the `reqwest`
+/// feature it also classifies `reqwest::Client` as a service: an `Err` then counts only
+/// when `outbound_guard::http::is_transient` says so.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// use outbound_guard::tower::{GuardLayer, TransientHttp};
+/// use outbound_guard::{Guard, Settings};
+/// use tower::{service_fn, Layer, Service, ServiceExt};
+///
+/// let settings = Settings::parse("[systems.sber]", "inline").unwrap();
+/// let guard = Guard::new(settings.system("sber").unwrap());
+/// let layer = GuardLayer::new(guard.clone()).failure_if(TransientHttp);
+/// let mut client = layer.layer(service_fn(|status: u16| async move {
+///     Ok::<_, std::io::Error>(http::Response::builder().status(status).body(()).unwrap())
+/// }));
+/// client.ready().await.unwrap().call(404).await.unwrap();
+/// assert_eq!(guard.breaker().snapshot().failures, 0); // an answer
+/// client.ready().await.unwrap().call(503).await.unwrap();
+/// assert_eq!(guard.breaker().snapshot().failures, 1); // the system in trouble
+/// # }
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TransientHttp;
+
+/// The status rule of [`TransientHttp`]: 5xx, 408, 429.
+pub(crate) fn transient_status(status: u16) -> bool {
+    status >= 500 || status == 408 || status == 429
+}
+
+impl<B, E> Classify<http::Response<B>, E> for TransientHttp {
+    fn is_failure(&self, result: &Result<http::Response<B>, E>) -> bool {
+        match result {
+            Ok(response) => transient_status(response.status().as_u16()),
+            Err(_) => true,
+        }
+    }
+}
+
+#[cfg(test)]
+mod transient_http_tests {
+    use super::{transient_status, Classify, TransientHttp};
+
+    fn answer(status: u16) -> Result<http::Response<()>, std::io::Error> {
+        let response = http::Response::builder().status(status).body(());
+        response.map_err(std::io::Error::other)
+    }
+
+    #[test]
+    fn transient_http_counts_5xx_408_429_and_errors_only() {
+        for status in [500, 502, 503, 504, 408, 429] {
+            assert!(TransientHttp.is_failure(&answer(status)), "{status}");
+        }
+        for status in [200, 201, 204, 301, 400, 401, 403, 404, 409, 422] {
+            assert!(!TransientHttp.is_failure(&answer(status)), "{status}");
+        }
+        let refused: Result<http::Response<()>, _> =
+            Err(std::io::Error::from(std::io::ErrorKind::ConnectionRefused));
+        assert!(TransientHttp.is_failure(&refused));
+    }
+
+    #[cfg(feature = "reqwest")]
+    #[test]
+    fn transient_http_and_is_transient_status_agree() {
+        for status in 100..=999 {
+            assert_eq!(
+                transient_status(status),
+                crate::http::is_transient_status(status),
+                "{status}"
+            );
+        }
+    }
+}

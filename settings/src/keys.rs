@@ -233,9 +233,16 @@ keys! {
     /// guard.
     ConnectTimeout connect_timeout: Seconds { default: 2.0 }
     /// Read timeout of one response, 30 s by default. Enforced by the HTTP client built
-    /// from these settings, not by the guard.
+    /// from these settings, not by the guard. It is shorter than `total_timeout`, so a
+    /// hung upstream ends here first: the caller sees the HTTP client's timeout error
+    /// (reqwest's `is_timeout`), returned by the adapter as its port's error, and the
+    /// outcome metric says `failure`, not `timeout`.
     ReadTimeout read_timeout: Seconds { default: 30.0 }
-    /// The bound on the whole call, enforced by the guard: 35 s by default.
+    /// The bound on the whole call, enforced by the guard: 35 s by default. It fires
+    /// (`Cause::Timeout`, outcome `timeout`) only when the whole call outlasts it while
+    /// each read stays under `read_timeout` (a trickling response, several requests in
+    /// one call); a hung upstream behind a client built from these settings ends at
+    /// `read_timeout` first, as a `failure`.
     TotalTimeout total_timeout: Seconds { default: 35.0 }
     /// How many recent outcomes the breaker's window holds: the last 50 by default.
     CbWindowSize cb_window_size: Count { default: 50, min: 1, max: MAX_WINDOW }

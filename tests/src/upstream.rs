@@ -150,7 +150,11 @@ pub struct Faults {
     hits: AtomicU64,
     in_flight: AtomicU64,
     max_in_flight: AtomicU64,
+    paths: Mutex<VecDeque<String>>,
 }
+
+/// How many request targets [`Faults::paths`] keeps: the latest.
+pub const PATHS_KEPT: usize = 1024;
 
 impl Default for Faults {
     fn default() -> Self {
@@ -165,6 +169,7 @@ impl Default for Faults {
             hits: AtomicU64::new(0),
             in_flight: AtomicU64::new(0),
             max_in_flight: AtomicU64::new(0),
+            paths: Mutex::new(VecDeque::new()),
         }
     }
 }
@@ -247,6 +252,26 @@ impl Faults {
     /// [`reset_counters`](Self::reset_counters)).
     pub fn max_in_flight(&self) -> u64 {
         self.max_in_flight.load(Ordering::SeqCst)
+    }
+
+    /// The request targets the server received, as they came on the wire (path and
+    /// query, still percent-encoded), `/_faults` included: the latest [`PATHS_KEPT`].
+    /// What a test reads to see that nothing reached a path it should not.
+    pub fn paths(&self) -> Vec<String> {
+        self.paths
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .cloned()
+            .collect()
+    }
+
+    fn record_path(&self, target: &str) {
+        let mut paths = self.paths.lock().unwrap_or_else(|p| p.into_inner());
+        if paths.len() == PATHS_KEPT {
+            paths.pop_front();
+        }
+        paths.push_back(target.to_owned());
     }
 
     /// Zeroes hits and the high-water mark.
@@ -334,7 +359,8 @@ impl FakeUpstream {
                 get(faults_get)
                     .put(faults_put)
                     .with_state(Arc::clone(&faults)),
-            );
+            )
+            .layer(middleware::from_fn_with_state(Arc::clone(&faults), record));
         let signal = Arc::clone(&stop);
         let task = tokio::spawn(async move {
             let _ = axum::serve(listener, router)
@@ -410,6 +436,16 @@ impl FakeUpstream {
             }
         }
     }
+}
+
+/// Records every request's target, before routing (so `/_faults` too).
+async fn record(State(faults): State<Arc<Faults>>, request: Request, next: Next) -> Response {
+    let target = request.uri().path_and_query().map_or_else(
+        || request.uri().path().to_owned(),
+        |p| p.as_str().to_owned(),
+    );
+    faults.record_path(&target);
+    next.run(request).await
 }
 
 /// The faults' middleware: a request reaches the app only when its fault lets it.

@@ -14,10 +14,14 @@ service between them, load over HTTP, Sber failing and then slow. Prints each br
 transition as it happens and one line per second; exits 0 when every expected
 transition happened.
 
-  --serve   keep the service (and the fakes) running after the scenario, for curl;
+  --serve   keep the service (and the fakes) running after the scenario, for curl,
+            until SIGTERM or Ctrl-C (requests in flight are answered first);
             the operator routes (/admin/breakers/...) and /metrics are on a separate
             admin listener on 127.0.0.1, whose URL is printed with the others
   --help    this text
+
+DEMO_ADMIN_TOKEN: the bearer token the operator routes need
+(Authorization: Bearer <token>); unset, they are refused. /metrics needs none.
 
 Settings: examples/payments-demo/resilience.toml, overridden by CLIENT_<SYSTEM>__<KEY> variables
 (e.g. CLIENT_SBER__CB_OPEN_DURATION=3). The demo sets short durations itself where

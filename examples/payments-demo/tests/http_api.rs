@@ -12,6 +12,9 @@ use payments_demo::bootstrap::{load_settings_with, Container};
 use payments_demo::fakes::{self, FakeUpstream};
 use serde_json::{json, Value};
 
+/// The operator's token the harness's service is started with.
+const ADMIN_TOKEN: &str = "http-api-admin-token";
+
 struct Harness {
     sber: FakeUpstream,
     _customer: FakeUpstream,
@@ -43,7 +46,9 @@ async fn start(env: &[(&str, &str)]) -> Harness {
     vars.extend(env.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())));
     let settings = load_settings_with(vars).unwrap();
     let recorder = Arc::new(Recorder::default());
-    let container = Container::build(&settings, vec![recorder.clone()]).unwrap();
+    let container = Container::build(&settings, vec![recorder.clone()])
+        .unwrap()
+        .with_admin_token(Some(ADMIN_TOKEN.to_owned()));
     let listener = fakes::bind().await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     let router = container.router();
@@ -324,7 +329,8 @@ async fn operators_force_open_and_reset_and_metrics_are_exported() {
     let forced = h
         .send(
             h.client
-                .post(format!("{}/admin/breakers/sber/force_open", h.admin_url)),
+                .post(format!("{}/admin/breakers/sber/force_open", h.admin_url))
+                .bearer_auth(ADMIN_TOKEN),
         )
         .await;
     assert_eq!(forced.body["state"], "forced_open");
@@ -336,7 +342,8 @@ async fn operators_force_open_and_reset_and_metrics_are_exported() {
     let reset = h
         .send(
             h.client
-                .post(format!("{}/admin/breakers/sber/reset", h.admin_url)),
+                .post(format!("{}/admin/breakers/sber/reset", h.admin_url))
+                .bearer_auth(ADMIN_TOKEN),
         )
         .await;
     assert_eq!(reset.body["state"], "closed");
@@ -345,7 +352,8 @@ async fn operators_force_open_and_reset_and_metrics_are_exported() {
     let unknown = h
         .send(
             h.client
-                .post(format!("{}/admin/breakers/default/reset", h.admin_url)),
+                .post(format!("{}/admin/breakers/default/reset", h.admin_url))
+                .bearer_auth(ADMIN_TOKEN),
         )
         .await;
     assert_eq!(unknown.status, 404);

@@ -6,20 +6,29 @@
 //! 127.0.0.1 so that no client of the API can force a breaker open or read the
 //! service's internals.
 //!
+//! On the admin listener the **control actions need a token**: `Authorization: Bearer
+//! <token>`, the token being `DEMO_ADMIN_TOKEN` from the environment; a request
+//! without it, or with another, is refused with 401 and changes nothing. With no
+//! token configured every control action is refused (403): an operator listener that
+//! anyone who reaches it may use is what the token is there to prevent, and "no token
+//! set" must not mean "no token needed". The metrics scrape and readiness need no
+//! token, so a Prometheus outside the pod may be let in to scrape without being able
+//! to force a breaker.
+//!
 //! | route | router | calls | answers |
 //! |---|---|---|---|
 //! | `POST /orders` `{"customer_id","amount"}` | API | Sber `register` | 201 paid; 409 created but not paid |
 //! | `GET /orders/{id}` | API | — | 200, 404 |
 //! | `POST /orders/{id}/confirm` | API | Sber (`register` if unpaid, `confirm`) | 200; 503 + `Retry-After` when Sber is unavailable |
-//! | `GET /customers/{id}` | API | customer `get` | 200, 404; 503 when the customer system is unavailable |
+//! | `GET /customers/{id}` | API | customer `get` | 200, 404; 400 for an id that cannot be one (checked before any call); 503 when the customer system is unavailable |
 //! | `GET /health/ready` | API and admin | — | every system's breaker; 200 while ready (an open breaker only degrades it) |
-//! | `POST /admin/breakers/{system}/{action}` | admin | — | `force_open`, `disable`, `reset` |
+//! | `POST /admin/breakers/{system}/{action}` | admin | — | `force_open`, `disable`, `reset`; needs `Authorization: Bearer $DEMO_ADMIN_TOKEN` (401 without it, 403 when none is configured) |
 //! | `GET /metrics` | admin | — | Prometheus text |
 
 use std::sync::Arc;
 
 use axum::extract::{Path, State};
-use axum::http::{header, StatusCode};
+use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
@@ -43,6 +52,8 @@ pub struct AppState<P, C> {
     pub guards: Guards,
     /// The Prometheus exporter, if installed.
     pub metrics: Option<PrometheusHandle>,
+    /// The token the operator's control actions need; with none they are refused.
+    pub admin_token: Option<Arc<str>>,
 }
 
 impl<P, C> Clone for AppState<P, C> {
@@ -52,6 +63,7 @@ impl<P, C> Clone for AppState<P, C> {
             customers: Arc::clone(&self.customers),
             guards: self.guards.clone(),
             metrics: self.metrics.clone(),
+            admin_token: self.admin_token.clone(),
         }
     }
 }
@@ -90,11 +102,10 @@ async fn create_order<P: PaymentPort, C: CustomerPort>(
     State(state): State<AppState<P, C>>,
     Json(body): Json<CreateOrder>,
 ) -> Response {
-    match state
-        .orders
-        .create(CustomerId(body.customer_id), body.amount)
-        .await
-    {
+    let Ok(customer_id) = CustomerId::parse(&body.customer_id) else {
+        return ApiError::InvalidCustomerId.into_response();
+    };
+    match state.orders.create(customer_id, body.amount).await {
         Created::Paid(order) => {
             let location = format!("/orders/{}", order.id);
             (
@@ -132,7 +143,8 @@ async fn get_customer<P: PaymentPort, C: CustomerPort>(
     State(state): State<AppState<P, C>>,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    let customer = state.customers.get(&CustomerId(id)).await?;
+    let id = CustomerId::parse(&id).map_err(|_| ApiError::InvalidCustomerId)?;
+    let customer = state.customers.get(&id).await?;
     Ok(Json(customer).into_response())
 }
 
@@ -151,7 +163,11 @@ async fn ready<P: PaymentPort, C: CustomerPort>(State(state): State<AppState<P, 
 async fn manual<P: PaymentPort, C: CustomerPort>(
     State(state): State<AppState<P, C>>,
     Path((system, action)): Path<(String, String)>,
+    headers: HeaderMap,
 ) -> Response {
+    if let Some(refused) = refusal(state.admin_token.as_deref(), &headers) {
+        return refused;
+    }
     let action: ManualAction = match action.parse() {
         Ok(action) => action,
         Err(err) => {
@@ -172,6 +188,49 @@ async fn manual<P: PaymentPort, C: CustomerPort>(
         )
             .into_response(),
     }
+}
+
+/// `None` when `headers` carry `Authorization: Bearer <token>` (the scheme in any case,
+/// RFC 9110; the token compared in constant time); otherwise the refusal to answer.
+fn refusal(token: Option<&str>, headers: &HeaderMap) -> Option<Response> {
+    let Some(token) = token else {
+        let body = json!({
+            "error": "admin_disabled",
+            "detail": "operator controls are off: start the service with DEMO_ADMIN_TOKEN set and send `Authorization: Bearer <token>`",
+        });
+        return Some((StatusCode::FORBIDDEN, Json(body)).into_response());
+    };
+    let presented = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split_once(' '))
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+        .map(|(_, credential)| credential.trim());
+    match presented {
+        Some(credential) if same(credential.as_bytes(), token.as_bytes()) => None,
+        _ => {
+            let body = json!({
+                "error": "unauthorized",
+                "detail": "operator controls need `Authorization: Bearer <DEMO_ADMIN_TOKEN>`",
+            });
+            Some(
+                (
+                    StatusCode::UNAUTHORIZED,
+                    [(
+                        header::WWW_AUTHENTICATE,
+                        "Bearer realm=\"payments-demo admin\"",
+                    )],
+                    Json(body),
+                )
+                    .into_response(),
+            )
+        }
+    }
+}
+
+/// `a == b` in a time that depends on the lengths only, not on where they differ.
+fn same(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 async fn metrics<P: PaymentPort, C: CustomerPort>(State(state): State<AppState<P, C>>) -> Response {

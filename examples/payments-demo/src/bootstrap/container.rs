@@ -57,6 +57,19 @@ pub struct Container {
     pub orders: Orders<SberAdapter>,
     /// The Prometheus exporter's handle, rendering `/metrics`.
     pub metrics: Option<PrometheusHandle>,
+    /// The bearer token the operator's control actions need: [`ADMIN_TOKEN_VAR`] from
+    /// the environment; with none, the controls are refused.
+    pub admin_token: Option<String>,
+}
+
+/// The environment variable holding the operator's token: `DEMO_ADMIN_TOKEN`.
+pub const ADMIN_TOKEN_VAR: &str = "DEMO_ADMIN_TOKEN";
+
+/// The operator's token from [`ADMIN_TOKEN_VAR`]; unset or empty is none.
+pub fn admin_token_from_env() -> Option<String> {
+    std::env::var(ADMIN_TOKEN_VAR)
+        .ok()
+        .filter(|t| !t.trim().is_empty())
 }
 
 impl Container {
@@ -83,7 +96,15 @@ impl Container {
             customers,
             orders,
             metrics,
+            admin_token: admin_token_from_env(),
         })
+    }
+
+    /// The same, with `token` as the operator's token instead of the environment's.
+    #[must_use]
+    pub fn with_admin_token(mut self, token: Option<String>) -> Self {
+        self.admin_token = token.filter(|t| !t.trim().is_empty());
+        self
     }
 
     /// The public HTTP API over these adapters.
@@ -92,7 +113,8 @@ impl Container {
     }
 
     /// The operator's routes (`/admin/breakers/…`, `/metrics`): serve them on the
-    /// admin listener, never on the public one.
+    /// admin listener, never on the public one. The control actions need
+    /// [`admin_token`](Self::admin_token); the metrics do not.
     pub fn admin_router(&self) -> axum::Router {
         http::admin_router(self.state())
     }
@@ -103,6 +125,7 @@ impl Container {
             customers: Arc::clone(&self.customers),
             guards: self.guards.clone(),
             metrics: self.metrics.clone(),
+            admin_token: self.admin_token.as_deref().map(Arc::from),
         }
     }
 }

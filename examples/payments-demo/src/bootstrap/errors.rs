@@ -10,7 +10,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::{json, Value};
 
-use crate::core::domain::{Order, OrderId};
+use crate::core::domain::{InvalidCustomerId, Order, OrderId};
 use crate::core::orders::ConfirmError;
 use crate::core::ports::{CustomerPortError, PaymentPortError, Unavailable};
 
@@ -23,6 +23,8 @@ pub enum ApiError {
     Customer(CustomerPortError),
     /// No such order.
     OrderNotFound(OrderId),
+    /// A customer id that cannot be one: 400, before any call.
+    InvalidCustomerId,
     /// The order was created, but its payment could not be registered: 409.
     CreatedNotPaid {
         /// The order, status `created`.
@@ -78,10 +80,18 @@ fn payment_body(err: &PaymentPortError) -> (StatusCode, Value) {
             StatusCode::PAYMENT_REQUIRED,
             json!({ "error": "payment_declined", "detail": reason }),
         ),
-        other => (
-            StatusCode::BAD_GATEWAY,
-            json!({ "error": "payment_system_error", "detail": other.to_string() }),
-        ),
+        other => {
+            // The error's text names internal URLs: the log gets it, the client a
+            // generic answer.
+            tracing::warn!(error = %other, "payment system error");
+            (
+                StatusCode::BAD_GATEWAY,
+                json!({
+                    "error": "payment_system_error",
+                    "detail": "the payment system could not be asked or did not answer as expected",
+                }),
+            )
+        }
     }
 }
 
@@ -116,14 +126,28 @@ impl IntoResponse for ApiError {
                         json!({ "error": "customer_not_found" }),
                         None,
                     ),
-                    other => (
-                        StatusCode::BAD_GATEWAY,
-                        json!({ "error": "customer_system_error", "detail": other.to_string() }),
-                        None,
-                    ),
+                    other => {
+                        tracing::warn!(error = %other, "customer system error");
+                        (
+                            StatusCode::BAD_GATEWAY,
+                            json!({
+                                "error": "customer_system_error",
+                                "detail": "the customer system could not be asked or did not answer as expected",
+                            }),
+                            None,
+                        )
+                    }
                 };
                 with_retry_after((status, Json(body)).into_response(), unavailable)
             }
+            ApiError::InvalidCustomerId => (
+                StatusCode::BAD_REQUEST,
+                Json(json!({
+                    "error": "invalid_customer_id",
+                    "detail": InvalidCustomerId.to_string(),
+                })),
+            )
+                .into_response(),
             ApiError::OrderNotFound(id) => (
                 StatusCode::NOT_FOUND,
                 Json(json!({ "error": "order_not_found", "order_id": id })),

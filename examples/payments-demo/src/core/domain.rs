@@ -18,6 +18,33 @@ impl std::fmt::Display for OrderId {
 #[serde(transparent)]
 pub struct CustomerId(pub String);
 
+/// An id that cannot be a customer's: empty, longer than [`CustomerId::MAX_LEN`], or
+/// with a character other than ASCII letters, digits, `-` and `_`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("not a customer id: 1 to {max} ASCII letters, digits, `-` or `_`", max = CustomerId::MAX_LEN)]
+pub struct InvalidCustomerId;
+
+impl CustomerId {
+    /// The longest id the service accepts.
+    pub const MAX_LEN: usize = 64;
+
+    /// An id from a client, checked: the customer system's ids are short and plain, so
+    /// anything else (a `/`, a `..`, a NUL, 10 kB) is refused before any call is made.
+    ///
+    /// ```
+    /// use payments_demo::core::domain::CustomerId;
+    /// assert!(CustomerId::parse("c-42").is_ok());
+    /// assert!(CustomerId::parse("../_faults").is_err());
+    /// ```
+    pub fn parse(id: &str) -> Result<Self, InvalidCustomerId> {
+        let plain = |b: u8| b.is_ascii_alphanumeric() || b == b'-' || b == b'_';
+        if id.is_empty() || id.len() > Self::MAX_LEN || !id.bytes().all(plain) {
+            return Err(InvalidCustomerId);
+        }
+        Ok(CustomerId(id.to_owned()))
+    }
+}
+
 /// The payment system's reference for an order's payment.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(transparent)]

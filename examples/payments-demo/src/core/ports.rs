@@ -8,6 +8,7 @@
 use std::future::Future;
 use std::time::Duration;
 
+use outbound_guard::http::{is_transient, is_transient_status};
 use outbound_guard::CircuitBreakerError;
 
 use super::domain::{Customer, CustomerId, Order, OrderId, PaymentRef};
@@ -43,15 +44,22 @@ pub enum PaymentPortError {
     /// The payment system is unavailable: its guard refused the call or cut it short.
     #[error("payment system '{}' is unavailable: {}", .0.system, .0.detail)]
     SystemUnavailable(Unavailable),
-    /// The payment system answered with a server error.
+    /// The payment system answered with a status the adapter does not expect: 5xx, 408
+    /// and 429 count against its breaker, any other is an answer.
     #[error("payment system answered {status}")]
     Upstream {
         /// The HTTP status.
         status: u16,
     },
-    /// The payment system could not be reached, or its answer could not be read.
+    /// The payment system could not be reached, timed out, or the connection broke:
+    /// an outage.
     #[error("payment system transport error: {0}")]
     Transport(String),
+    /// The request could not be made (a bad URL, a body that does not serialise) or a
+    /// whole answer could not be read (a body that does not parse): this side's
+    /// mistake or a contract mismatch, not an outage.
+    #[error("payment system request error: {0}")]
+    Request(String),
     /// The payment system declined the payment: a correct answer, not an outage.
     #[error("payment declined: {0}")]
     Declined(String),
@@ -67,14 +75,29 @@ impl PaymentPortError {
         PaymentPortError::SystemUnavailable(Unavailable::from_breaker(&err))
     }
 
+    /// A reqwest error as this port's: [`Transport`](Self::Transport) when
+    /// [`outbound_guard::http::is_transient`] says the system is in trouble,
+    /// [`Request`](Self::Request) otherwise. The text (with the URL) is for the log.
+    pub fn from_http(err: &reqwest::Error) -> Self {
+        if is_transient(err) {
+            PaymentPortError::Transport(err.to_string())
+        } else {
+            PaymentPortError::Request(err.to_string())
+        }
+    }
+
     /// The `failure_if` predicate: whether this error says the payment system is in
-    /// trouble (counts against its breaker). A declined payment or an unknown one is
-    /// the system working correctly.
+    /// trouble (counts against its breaker), by the transient classification of
+    /// `outbound_guard::http`. A declined payment, an unknown one, a 4xx other than 408
+    /// and 429, a request this side could not make are the system working correctly.
     pub fn is_outage(&self) -> bool {
-        !matches!(
-            self,
-            PaymentPortError::Declined(_) | PaymentPortError::NotFound
-        )
+        match self {
+            PaymentPortError::SystemUnavailable(_) | PaymentPortError::Transport(_) => true,
+            PaymentPortError::Upstream { status } => is_transient_status(*status),
+            PaymentPortError::Request(_)
+            | PaymentPortError::Declined(_)
+            | PaymentPortError::NotFound => false,
+        }
     }
 }
 
@@ -87,15 +110,21 @@ pub enum CustomerPortError {
     /// No such customer: a correct answer, not an outage.
     #[error("no such customer")]
     NotFound,
-    /// The customer system answered with a server error.
+    /// The customer system answered with a status the adapter does not expect: 5xx,
+    /// 408 and 429 count against its breaker, any other is an answer.
     #[error("customer system answered {status}")]
     Upstream {
         /// The HTTP status.
         status: u16,
     },
-    /// The customer system could not be reached, or its answer could not be read.
+    /// The customer system could not be reached, timed out, or the connection broke:
+    /// an outage.
     #[error("customer system transport error: {0}")]
     Transport(String),
+    /// The request could not be made or a whole answer could not be read: this side's
+    /// mistake or a contract mismatch, not an outage.
+    #[error("customer system request error: {0}")]
+    Request(String),
 }
 
 impl CustomerPortError {
@@ -104,9 +133,26 @@ impl CustomerPortError {
         CustomerPortError::SystemUnavailable(Unavailable::from_breaker(&err))
     }
 
-    /// The `failure_if` predicate: an unknown customer is not an outage.
+    /// A reqwest error as this port's: [`Transport`](Self::Transport) when
+    /// [`outbound_guard::http::is_transient`] says the system is in trouble,
+    /// [`Request`](Self::Request) otherwise.
+    pub fn from_http(err: &reqwest::Error) -> Self {
+        if is_transient(err) {
+            CustomerPortError::Transport(err.to_string())
+        } else {
+            CustomerPortError::Request(err.to_string())
+        }
+    }
+
+    /// The `failure_if` predicate, by the transient classification of
+    /// `outbound_guard::http`: an unknown customer, a 4xx other than 408 and 429, a
+    /// request this side could not make are not an outage.
     pub fn is_outage(&self) -> bool {
-        !matches!(self, CustomerPortError::NotFound)
+        match self {
+            CustomerPortError::SystemUnavailable(_) | CustomerPortError::Transport(_) => true,
+            CustomerPortError::Upstream { status } => is_transient_status(*status),
+            CustomerPortError::Request(_) | CustomerPortError::NotFound => false,
+        }
     }
 }
 

@@ -27,7 +27,7 @@ use std::time::Duration;
 
 use outbound_guard::{Settings, State, SystemSettings};
 use tokio::net::TcpListener;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 
 use crate::bootstrap::Container;
@@ -38,6 +38,10 @@ pub use report::{format_duration, Check};
 
 /// The longest the scenario may run; CI runs it on two busy cores.
 pub const MAX_RUN: Duration = Duration::from_secs(55);
+
+/// The longest the servers may take to drain their requests in flight at the end
+/// (a call is bounded by its `total_timeout`, 2 s in the demo); past it they are cut.
+pub const DRAIN_LIMIT: Duration = Duration::from_secs(10);
 
 /// What the scenario is started with: the settings (loaded after [`env::apply`]) and
 /// the three listeners, bound before the settings so the fakes' URLs could go into
@@ -236,8 +240,31 @@ pub fn slow_latency(settings: &SystemSettings) -> Duration {
     threshold + limit.saturating_sub(threshold) / 4
 }
 
-/// Plays the scenario; with `serve`, keeps everything running afterwards until Ctrl-C.
+/// Resolves once `stop` says so: every server's graceful-shutdown trigger.
+async fn stopped(mut stop: watch::Receiver<bool>) {
+    let _ = stop.wait_for(|s| *s).await;
+}
+
+/// Resolves with the signal's name once SIGTERM or SIGINT has come.
+async fn interrupted(mut signal: watch::Receiver<Option<&'static str>>) -> &'static str {
+    match signal.wait_for(Option::is_some).await {
+        Ok(name) => name.unwrap_or("signal"),
+        // The watcher is gone: no signal will come.
+        Err(_) => std::future::pending().await,
+    }
+}
+
+/// Plays the scenario; with `serve`, keeps everything running afterwards until SIGTERM
+/// or SIGINT. Either signal during the scenario ends it early (as failed). Every
+/// server then shuts down gracefully: the requests in flight are answered first.
 pub async fn run(setup: Setup, serve: bool) -> std::io::Result<Outcome> {
+    let (signal_tx, signal_rx) = watch::channel(None);
+    let signal = crate::bootstrap::shutdown_signal()?;
+    let signal_task = tokio::spawn(async move {
+        let name = signal.await;
+        let _ = signal_tx.send(Some(name));
+    });
+    let (stop_tx, stop_rx) = watch::channel(false);
     let (lines_tx, mut lines_rx) = mpsc::unbounded_channel::<String>();
     let printer = tokio::spawn(async move {
         while let Some(line) = lines_rx.recv().await {
@@ -254,14 +281,16 @@ pub async fn run(setup: Setup, serve: bool) -> std::io::Result<Outcome> {
     let service = listener(setup.service)?;
     let service_url = format!("http://{}", service.local_addr()?);
     let router = container.router();
+    let stop = stopped(stop_rx.clone());
     let service_task = tokio::spawn(async move {
-        let _ = crate::bootstrap::serve(service, router).await;
+        let _ = crate::bootstrap::serve_until(service, router, stop).await;
     });
     let admin = listener(setup.admin)?;
     let admin_url = format!("http://{}", admin.local_addr()?);
     let admin_router = container.admin_router();
+    let stop = stopped(stop_rx.clone());
     let admin_task = tokio::spawn(async move {
-        let _ = crate::bootstrap::serve(admin, admin_router).await;
+        let _ = crate::bootstrap::serve_until(admin, admin_router, stop).await;
     });
 
     // The unguarded twin, on ephemeral ports of 127.0.0.1 too.
@@ -270,8 +299,9 @@ pub async fn run(setup: Setup, serve: bool) -> std::io::Result<Outcome> {
     let twin_listener = fakes::bind().await?;
     let twin_url = format!("http://{}", twin_listener.local_addr()?);
     let twin_router = unguarded::router(&setup.settings, twin_sber.url(), twin_customer.url());
+    let stop = stopped(stop_rx);
     let twin_task = tokio::spawn(async move {
-        let _ = crate::bootstrap::serve(twin_listener, twin_router).await;
+        let _ = crate::bootstrap::serve_until(twin_listener, twin_router, stop).await;
     });
 
     report::header(
@@ -316,29 +346,122 @@ pub async fn run(setup: Setup, serve: bool) -> std::io::Result<Outcome> {
     let ticker = tokio::spawn(report::ticker(Arc::clone(&world)));
 
     let mut checks = Vec::new();
-    let _ = drive(&world, &mut checks).await;
+    tokio::select! {
+        _ = drive(&world, &mut checks) => {}
+        name = interrupted(signal_rx.clone()) => {
+            println!("{name}: ending the scenario early; draining the requests in flight");
+            checks.push(Check::new(false, "the scenario ran to its end", format!("stopped by {name}")));
+        }
+    }
 
     let (stats, _) = tokio::join!(load.stop(), twin_load.stop());
     ticker.abort();
     let elapsed = recorder.start().elapsed();
     final_checks(&world, &stats, &mut checks);
+    admin_checks(&world, &mut checks).await;
     // Let the printer drain the last transition lines before the summary.
     tokio::time::sleep(Duration::from_millis(50)).await;
     report::summary(&world, &stats, &checks, elapsed);
     let outcome = Outcome { checks, elapsed };
 
-    if serve {
+    if serve && signal_rx.borrow().is_none() {
         world.sber.faults().heal();
         world.twin.sber.faults().heal();
         report::serving(&world);
-        let _ = tokio::signal::ctrl_c().await;
-        println!("stopping");
+        let name = interrupted(signal_rx).await;
+        println!("{name}: stopping; draining the requests in flight");
     }
-    service_task.abort();
-    twin_task.abort();
-    admin_task.abort();
+    // Graceful shutdown: stop accepting, answer what is in flight, then return.
+    let _ = stop_tx.send(true);
+    let drain_started = Instant::now();
+    let mut cut = 0;
+    for mut task in [service_task, admin_task, twin_task] {
+        let left = DRAIN_LIMIT.saturating_sub(drain_started.elapsed());
+        if tokio::time::timeout(left, &mut task).await.is_err() {
+            task.abort();
+            cut += 1;
+        }
+    }
+    if cut > 0 {
+        println!(
+            "{cut} server(s) still had requests in flight after {}; cut short",
+            format_duration(DRAIN_LIMIT)
+        );
+    }
+    signal_task.abort();
     printer.abort();
     Ok(outcome)
+}
+
+/// The admin listener as an operator and a scraper meet it: the metrics scrape needs
+/// no token; a control action without the token is refused and changes nothing.
+async fn admin_checks(world: &World, checks: &mut Vec<Check>) {
+    let client = match reqwest::Client::builder()
+        .no_proxy()
+        .timeout(Duration::from_secs(5))
+        .build()
+    {
+        Ok(client) => client,
+        Err(e) => {
+            checks.push(Check::new(
+                false,
+                "an HTTP client for the admin checks",
+                e.to_string(),
+            ));
+            return;
+        }
+    };
+    let admin = &world.admin_url;
+    let status =
+        |r: Result<reqwest::Response, reqwest::Error>| r.map_or(0, |r| r.status().as_u16());
+    let scrape = status(client.get(format!("{admin}/metrics")).send().await);
+    checks.push(Check::new(
+        scrape == 200,
+        "the metrics scrape needs no token",
+        format!("GET /metrics → {scrape}"),
+    ));
+    let before = world.container.sber.system_guard().breaker().state();
+    let anonymous = status(
+        client
+            .post(format!("{admin}/admin/breakers/sber/force_open"))
+            .send()
+            .await,
+    );
+    let after = world.container.sber.system_guard().breaker().state();
+    let expected = if world.container.admin_token.is_some() {
+        401
+    } else {
+        403
+    };
+    let mut detail = format!("anonymous force_open → {anonymous}, sber {before:?} → {after:?}");
+    let mut passed = anonymous == expected && before == after;
+    if let Some(token) = &world.container.admin_token {
+        // With the operator's token the same action goes through; reset after it.
+        let forced = status(
+            client
+                .post(format!("{admin}/admin/breakers/sber/force_open"))
+                .bearer_auth(token)
+                .send()
+                .await,
+        );
+        let state = world.container.sber.system_guard().breaker().state();
+        let reset = status(
+            client
+                .post(format!("{admin}/admin/breakers/sber/reset"))
+                .bearer_auth(token)
+                .send()
+                .await,
+        );
+        passed &= forced == 200 && state == State::ForcedOpen && reset == 200;
+        detail.push_str(&format!(
+            "; with the token force_open → {forced} ({state:?}), reset → {reset}"
+        ));
+    }
+    checks.push(Check::new(
+        passed,
+        "operator controls refuse a request without the admin token",
+        detail,
+    ));
 }
 
 /// The phases, each ended by the transition it waits for.

@@ -430,9 +430,16 @@ pub(super) fn serving(world: &World) {
     println!("  curl -si {url}/customers/c-1");
     println!("  curl -s  {url}/health/ready");
     let admin = &world.admin_url;
-    println!("operator routes and metrics, on the admin listener only:");
+    println!("operator routes and metrics, on the admin listener only (metrics need no token):");
     println!("  curl -s  {admin}/metrics");
-    println!("  curl -s -XPOST {admin}/admin/breakers/sber/force_open   # or disable, reset");
+    if world.container.admin_token.is_some() {
+        println!("  curl -s -XPOST -H \"Authorization: Bearer $DEMO_ADMIN_TOKEN\" {admin}/admin/breakers/sber/force_open   # or disable, reset");
+    } else {
+        println!(
+            "  (the controls are refused: DEMO_ADMIN_TOKEN is not set; rerun with it set, then)"
+        );
+        println!("  curl -s -XPOST -H \"Authorization: Bearer $DEMO_ADMIN_TOKEN\" {admin}/admin/breakers/sber/force_open   # or disable, reset");
+    }
     println!("break Sber and watch the breaker (transitions print here):");
     println!(
         "  curl -s -XPUT '{}/_faults?fail_share=1'       # every call fails",

@@ -147,5 +147,6 @@ pub fn router(settings: &Settings, sber_url: String, customer_url: String) -> ax
         customers,
         guards,
         metrics: None,
+        admin_token: None,
     })
 }

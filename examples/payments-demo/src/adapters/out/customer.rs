@@ -3,7 +3,7 @@
 
 use outbound_guard::{Guard, SystemAdapter};
 
-use super::{http_client, BuildError};
+use super::{endpoint, http_client, BuildError};
 use crate::core::domain::{Customer, CustomerId};
 use crate::core::ports::{CustomerPort, CustomerPortError};
 
@@ -43,7 +43,8 @@ impl CustomerAdapter {
 )]
 impl CustomerPort for CustomerAdapter {
     async fn get(&self, id: &CustomerId) -> Result<Customer, CustomerPortError> {
-        let url = format!("{}/customers/{}", self.base_url, id.0);
+        let url =
+            endpoint(&self.base_url, &["customers", &id.0]).map_err(CustomerPortError::Request)?;
         let response = self.http.get(url).send().await.map_err(transport)?;
         match response.status() {
             status if status.is_success() => response.json().await.map_err(transport),
@@ -56,5 +57,5 @@ impl CustomerPort for CustomerAdapter {
 }
 
 fn transport(err: reqwest::Error) -> CustomerPortError {
-    CustomerPortError::Transport(err.to_string())
+    CustomerPortError::from_http(&err)
 }

@@ -33,6 +33,23 @@ pub enum BuildError {
     WrongGuard(#[from] outbound_guard::WrongGuard),
 }
 
+/// `base` with `segments` appended to its path, each percent-encoded as one segment
+/// (`Url::path_segments_mut`): a `/`, `?`, `#` or `%` inside an id stays inside it, so
+/// no value can reach another path of the system. An empty, `.` or `..` segment is
+/// refused: `Url` would drop it (`/customers/..` becomes `/customers`). The error says
+/// why.
+pub fn endpoint(base: &str, segments: &[&str]) -> Result<reqwest::Url, String> {
+    if let Some(bad) = segments.iter().find(|s| matches!(**s, "" | "." | "..")) {
+        return Err(format!("refused path segment {bad:?}"));
+    }
+    let mut url = reqwest::Url::parse(base).map_err(|e| format!("base URL: {e}"))?;
+    url.path_segments_mut()
+        .map_err(|()| "base URL cannot take a path".to_owned())?
+        .pop_if_empty()
+        .extend(segments);
+    Ok(url)
+}
+
 /// The system's own HTTP client (R-RES-ISO-1), from `outbound_guard::http::client_builder`:
 /// its connect and read timeouts and an idle pool of `max_keepalive` connections
 /// (R-RES-ISO-2). The number of connections in use is bounded by the guard's bulkhead

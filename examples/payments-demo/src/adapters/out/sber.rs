@@ -3,7 +3,7 @@
 use outbound_guard::{Guard, SystemAdapter};
 use serde::{Deserialize, Serialize};
 
-use super::{http_client, BuildError};
+use super::{endpoint, http_client, BuildError};
 use crate::core::domain::{Order, PaymentRef};
 use crate::core::ports::{PaymentPort, PaymentPortError};
 
@@ -52,8 +52,9 @@ impl SberAdapter {
         &self.guard
     }
 
-    fn url(&self, path: &str) -> String {
-        format!("{}{path}", self.base_url)
+    /// The URL of `segments` under Sber's base URL, each encoded as one segment.
+    fn url(&self, segments: &[&str]) -> Result<reqwest::Url, PaymentPortError> {
+        endpoint(&self.base_url, segments).map_err(PaymentPortError::Request)
     }
 }
 
@@ -70,7 +71,7 @@ impl PaymentPort for SberAdapter {
         };
         let response = self
             .http
-            .post(self.url("/payments"))
+            .post(self.url(&["payments"])?)
             .json(&request)
             .send()
             .await
@@ -90,7 +91,7 @@ impl PaymentPort for SberAdapter {
     }
 
     async fn confirm(&self, payment: &PaymentRef) -> Result<(), PaymentPortError> {
-        let url = self.url(&format!("/payments/{}/confirm", payment.0));
+        let url = self.url(&["payments", &payment.0, "confirm"])?;
         let response = self.http.post(url).send().await.map_err(transport)?;
         match response.status() {
             status if status.is_success() => Ok(()),
@@ -103,5 +104,5 @@ impl PaymentPort for SberAdapter {
 }
 
 fn transport(err: reqwest::Error) -> PaymentPortError {
-    PaymentPortError::Transport(err.to_string())
+    PaymentPortError::from_http(&err)
 }
