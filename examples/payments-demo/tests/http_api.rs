@@ -397,3 +397,125 @@ async fn operator_routes_and_metrics_are_not_on_the_public_api() {
         State::Closed
     );
 }
+
+/// Every `resilience_…` series and label value that the shipped alert rules and
+/// dashboard (`ops/`) query is one the service really exports, and the export passes
+/// `promtool check metrics` (required under `CI`; skipped with a note where Debian's
+/// `prometheus` package is not installed).
+#[tokio::test]
+async fn the_shipped_rules_and_dashboard_query_what_the_service_exports() {
+    let h = start(&[]).await;
+    assert_eq!(h.create(1_000).await.status, 201);
+    let scrape = h
+        .client
+        .get(format!("{}/metrics", h.admin_url))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let ops = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ops");
+    for file in ["prometheus/rules.yml", "grafana/outbound-guard.json"] {
+        let mut text = std::fs::read_to_string(ops.join(file)).unwrap();
+        if file.ends_with(".json") {
+            // The dashboard's queries, not its descriptions.
+            let dashboard: Value = serde_json::from_str(&text).unwrap();
+            text = dashboard["panels"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .flat_map(|panel| panel["targets"].as_array().unwrap())
+                .map(|target| target["expr"].as_str().unwrap().to_owned())
+                .collect::<Vec<_>>()
+                .join("\n");
+        }
+        let queried = queried_series(&text);
+        assert!(
+            queried.len() >= 5,
+            "{file} queries too few series: {queried:?}"
+        );
+        for name in queried {
+            assert!(
+                scrape
+                    .lines()
+                    .any(|line| line.starts_with(&format!("{name}{{"))),
+                "{file} queries `{name}`, which the service does not export:\n{scrape}"
+            );
+        }
+        for (label, value) in queried_label_values(&text) {
+            assert!(
+                scrape.contains(&format!("{label}=\"{value}\"")),
+                "{file} matches {label}=\"{value}\", which no exported series has:\n{scrape}"
+            );
+        }
+    }
+    promtool_check_metrics(&scrape);
+}
+
+/// The `resilience_…` names in `text`.
+fn queried_series(text: &str) -> std::collections::BTreeSet<String> {
+    text.match_indices("resilience_")
+        .map(|(start, _)| {
+            text[start..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect()
+        })
+        .collect()
+}
+
+/// The fixed values of the labels the rules and dashboard match on (`state`, `reason`,
+/// `outcome`, `from`, `to`), alternatives of `=~"a|b"` included.
+fn queried_label_values(text: &str) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    for label in ["state", "reason", "outcome", "from", "to"] {
+        for op in ["=\"", "=~\""] {
+            let needle = format!("{label}{op}");
+            for (start, _) in text.match_indices(&needle) {
+                // A whole label name, not the end of a longer one.
+                let before = text[..start].chars().next_back();
+                if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
+                    continue;
+                }
+                let rest = &text[start + needle.len()..];
+                let value = &rest[..rest.find('"').unwrap()];
+                for alternative in value.split('|') {
+                    found.push((label.to_owned(), alternative.to_owned()));
+                }
+            }
+        }
+    }
+    found
+}
+
+fn promtool_check_metrics(scrape: &str) {
+    use std::io::Write;
+    let child = std::process::Command::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn();
+    let mut child = match child {
+        Ok(child) => child,
+        Err(e) if std::env::var_os("CI").is_none() => {
+            eprintln!("promtool not run ({e}): install Debian's `prometheus` package");
+            return;
+        }
+        Err(e) => panic!("promtool is required under CI: {e}"),
+    };
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(scrape.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "promtool check metrics: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
