@@ -14,7 +14,7 @@ use crate::health::SystemHealth;
 use crate::metrics::SystemMetrics;
 use crate::observer::Observer;
 use crate::options::CallOptions;
-use crate::saturation::SlowHolders;
+use crate::saturation::{Episode, SlowHolders};
 use outbound_guard_settings::SystemSettings;
 
 /// One system's bulkhead, breaker and timeouts.
@@ -164,11 +164,11 @@ impl Guard {
     /// once a permit is held.
     ///
     /// A full bulkhead is load, not the system's failure, and the breaker does not count
-    /// it — unless every permit is held by a call already past `cb_slow_threshold`: then
-    /// the system is hanging, and a caller whose wait ends without a permit counts as one
-    /// failure, while the breaker is closed and still in the state the wait began in
-    /// (half-open, the trials alone decide). Each call counted slow stands for at most
-    /// one such caller, so one saturation episode adds at most `permits` failures.
+    /// it — unless the system is hanging: a caller that began waiting while a permit was
+    /// held by a call already past `cb_slow_threshold`, and is turned away with every
+    /// permit so held (no slow call having ended meanwhile), counts as one failure, while
+    /// the breaker is closed and still in the state the wait began in (half-open, the
+    /// trials alone decide).
     ///
     /// # Errors
     ///
@@ -204,12 +204,13 @@ impl Guard {
             return Err(error);
         }
         let generation = breaker.closed_generation();
+        let episode = self.inner.slow.slow_held();
         let wait = self.inner.settings.bulkhead_wait();
         if !wait.is_zero() && self.inner.bulkhead.acquire(wait).await {
             return Ok(BulkheadPermit::new(self));
         }
-        if let Some(generation) = generation {
-            self.saturated(generation);
+        if let (Some(generation), Some(episode)) = (generation, episode) {
+            self.kept_out(generation, episode);
         }
         let cause = Cause::BulkheadFull {
             permits: self.bulkhead_permits(),
@@ -219,14 +220,18 @@ impl Guard {
         Err(CircuitBreakerError::new(self.breaker().name_arc(), cause))
     }
 
-    /// A caller's wait that began while closed in `generation` ended without a permit:
-    /// a failure for the breaker if every permit is held by a slow call and one of them
-    /// still vouches.
+    /// A caller's wait that began while closed in `generation`, with some permit held by
+    /// a slow call in `episode`, ended without a permit: a failure for the breaker if the
+    /// breaker is still closed in `generation` and every permit is now held by a slow call
+    /// of `episode` (see `saturation`).
     #[cold]
-    fn saturated(&self, generation: u64) {
+    fn kept_out(&self, generation: u64, episode: Episode) {
         let breaker = self.breaker();
         if breaker.closed_generation() != Some(generation)
-            || !self.inner.slow.claim(self.bulkhead_permits())
+            || !self
+                .inner
+                .slow
+                .saturated_since(self.bulkhead_permits(), episode)
         {
             return;
         }
