@@ -32,6 +32,7 @@ pin_project_lite::pin_project! {
     /// it drops the call's future first and only then gives the bulkhead permit back, as
     /// [`TimedCall`](crate::TimedCall) does: the call's clean-up is over before the next
     /// caller gets in. Dropped while waiting for a bulkhead permit, it leaves the line.
+    #[doc = include_str!("../doc/guarded-call.md")]
     #[must_use = "futures do nothing unless awaited"]
     pub struct GuardedCall<'g, F, E> {
         // Field order is drop order: the call, then the steps holding the permits.

@@ -114,10 +114,11 @@ pub trait Guarded {
 }
 
 /// Loads the calling crate's settings file (compiled in: the same file `#[circuit_breaker]`
-/// checks, found by the same rule — `resilience.toml` next to its `Cargo.toml`, else the
-/// file named by `[package.metadata.outbound-guard] settings = "…"`, else the workspace
-/// root's `resilience.toml`) and applies the process environment's `CLIENT_…__…`
-/// overrides. Evaluates to `Result<Settings, SettingsError>`.
+/// checks, found by the same rule — the file named by `[package.metadata.outbound-guard]
+/// settings = "…"` in the crate's `Cargo.toml`, alone, if it names one; otherwise
+/// `resilience.toml` next to the crate's `Cargo.toml`, then the workspace root's) and
+/// applies the process environment's `CLIENT_…__…` overrides. Evaluates to
+/// `Result<Settings, SettingsError>`.
 ///
 /// `settings!(env = vars)` takes the environment from an iterator of name/value pairs
 /// instead, for tests.

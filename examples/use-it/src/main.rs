@@ -17,6 +17,7 @@ impl PaymentError {
 
 /// One adapter per external system, holding that system's guard and HTTP client.
 #[derive(outbound_guard::Guarded)]
+#[guarded(system = "sber")]
 pub struct SberAdapter {
     guard: Guard,
     http: reqwest::Client,
@@ -38,8 +39,10 @@ impl SberAdapter {
             base_url,
         })
     }
+}
 
-    #[outbound_guard::circuit_breaker(system = "sber", error_map = PaymentError::unavailable)]
+#[outbound_guard::adapter(system = "sber", error_map = PaymentError::unavailable)]
+impl SberAdapter {
     pub async fn register(&self, order_id: u64) -> Result<String, PaymentError> {
         let url = format!("{}/payments/{order_id}", self.base_url);
         let response = self
@@ -58,7 +61,8 @@ async fn main() -> Result<(), Box<dyn Error>> {
     // resilience.toml (compiled in, the file the attribute checked) + CLIENT_… overrides.
     let settings = outbound_guard::settings!()?;
     let guards = Guards::new(&settings);
-    let sber = SberAdapter::new(guards.get("sber")?)?;
+    // `new` gets the `sber` guard; an adapter holding another system's is refused.
+    let sber = guards.try_adapter(SberAdapter::new)?;
     match sber.register(42).await {
         Ok(payment) => println!("paid: {payment}"),
         Err(PaymentError::Unavailable(e)) => println!("sber is unavailable, try later: {e}"),
