@@ -1,7 +1,9 @@
 //! Time to fast-fail, side by side: how long until callers get fast rejections, how many
 //! calls were issued (and reached the upstream) by then, and how many caller tasks piled
 //! up meanwhile, for our guard and for recloser 1.4, failsafe 1.3 and
-//! tower-resilience-circuitbreaker 0.14, under the same faults at the same steady traffic.
+//! tower-resilience-circuitbreaker 0.14, under the same faults at the same steady traffic,
+//! from a cold start and from a warm one (60 successful calls at the same rate first, as
+//! in a service that was healthy until the fault).
 //!
 //! `cargo run -p outbound-guard-benches --release --example fast_fail` prints a markdown table,
 //! then, per scenario where the upstream hangs or is slow, how ours with the bulkhead
@@ -11,13 +13,15 @@
 //! permits waiting at most `bulkhead_wait`, the breaker, the total timeout and the slow
 //! check, every setting in the guide's proportions.
 //!
-//! Settings: the guide's defaults scaled down — connect 100 ms, read 300 ms, total
-//! 350 ms, slow above 150 ms, window 50, at least 10 calls, 50% (30% for the critical
-//! run), open 30 s (never reached in a run). Every subject has its own fake upstream on
-//! 127.0.0.1 and its own reqwest client (connect 100 ms, read 300 ms); the peers wrap
-//! the same call in `tokio::time::timeout(350 ms, …)`; ours runs it under the guard's
-//! own 350 ms total timeout. One call is spawned every 5 ms for 3 s per scenario; all
-//! subjects of a scenario run at the same time.
+//! Settings: the guide's defaults at 1/50 of their time, traffic included — connect and
+//! `bulkhead_wait` 40 ms (2 s), read 600 ms (30 s), total 700 ms (35 s), slow above
+//! 300 ms (15 s), one caller every 2 ms (100 ms), window 50, at least 10 calls, 50% (30%
+//! for the critical runs), open 30 s (never reached in a run). Every subject has its own
+//! fake upstream on 127.0.0.1 and its own reqwest client (connect 40 ms, read 600 ms); the
+//! peers wrap the same call in `tokio::time::timeout(700 ms, …)`; ours runs it under the
+//! guard's own 700 ms total timeout. One call is spawned every 2 ms for 3 s per scenario
+//! (after the warm-up, in a warm run); all subjects of a scenario run at the same time.
+//! Multiply a time by 50 for the guide's seconds.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -31,20 +35,31 @@ use outbound_guard_tests::adapters::{http_client, upstream_call, PortError, Upst
 use outbound_guard_tests::upstream::{FakeUpstream, Fault, Mode};
 use tower::{Layer, ServiceExt};
 
-const INTERVAL: Duration = Duration::from_millis(5);
+/// The guide's times are divided by this.
+const SCALE: u32 = 50;
+const INTERVAL: Duration = Duration::from_millis(100 / SCALE as u64);
 const RUN: Duration = Duration::from_secs(3);
-const TOTAL: Duration = Duration::from_millis(350);
-const SLOW: Duration = Duration::from_millis(150);
+const CONNECT: Duration = Duration::from_millis(2_000 / SCALE as u64);
+const READ: Duration = Duration::from_millis(30_000 / SCALE as u64);
+const TOTAL: Duration = Duration::from_millis(35_000 / SCALE as u64);
+const SLOW: Duration = Duration::from_millis(15_000 / SCALE as u64);
 const WINDOW: usize = 50;
 const MIN_CALLS: usize = 10;
 const OPEN: Duration = Duration::from_secs(30);
 const TRIALS: usize = 3;
 /// How long a caller may wait for a bulkhead permit: the connect timeout, as by default.
-const BULKHEAD_WAIT: Duration = Duration::from_millis(100);
-/// failsafe's time window: 50 calls at one call every 5 ms.
-const FAILSAFE_WINDOW: Duration = Duration::from_millis(250);
+const BULKHEAD_WAIT: Duration = CONNECT;
+/// Successful calls before the fault, in a warm run.
+const WARM_CALLS: usize = 60;
+/// failsafe's time window: the time 50 calls span at this traffic (50 × 2 ms). failsafe
+/// 1.3 averages over `window.as_secs() * 1000` ms, 0 for any window under a second, so
+/// its "rate" is the last outcome alone: it opens on the first failure once 10 requests
+/// are counted. Kept so (a whole second would hold 500 calls, ten windows' worth): it
+/// makes failsafe as eager as it can be, and the comparison no kinder to us.
+const FAILSAFE_WINDOW: Duration = Duration::from_millis(50 * 100 / SCALE as u64);
 
 /// A scenario: what the upstream does, and the failure-rate threshold.
+#[derive(Clone)]
 struct Scenario {
     name: &'static str,
     mode: Mode,
@@ -88,8 +103,8 @@ fn scenarios() -> Vec<Scenario> {
             slow: false,
         },
         Scenario {
-            name: "(d) slow upstream: 200 ms answers",
-            mode: Mode::Always(Fault::Delay(Duration::from_millis(200))),
+            name: "(d) slow upstream: answers after 400 ms (20 s)",
+            mode: Mode::Always(Fault::Delay(Duration::from_millis(20_000 / SCALE as u64))),
             rate: 0.5,
             slow: true,
         },
@@ -119,8 +134,8 @@ async fn timed_call(http: reqwest::Client, base: String) -> Result<String, PortE
 
 fn client() -> reqwest::Client {
     reqwest::Client::builder()
-        .connect_timeout(Duration::from_millis(100))
-        .read_timeout(Duration::from_millis(300))
+        .connect_timeout(CONNECT)
+        .read_timeout(READ)
         .no_proxy()
         .build()
         .expect("a plain-HTTP client builds")
@@ -130,10 +145,12 @@ fn client() -> reqwest::Client {
 /// total timeout, slow check.
 fn ours(base: String, rate: f64, max_connections: u32) -> Subject {
     let text = format!(
-        "[systems.upstream]\nconnect_timeout = 0.1\nread_timeout = 0.3\ntotal_timeout = {}\n\
+        "[systems.upstream]\nconnect_timeout = {}\nread_timeout = {}\ntotal_timeout = {}\n\
          cb_slow_threshold = {}\ncb_window_size = {WINDOW}\ncb_min_calls = {MIN_CALLS}\n\
          cb_failure_rate = {rate}\ncb_open_duration = {}\ncb_half_open_calls = {TRIALS}\n\
          max_connections = {max_connections}\nbulkhead_wait = {}\n",
+        CONNECT.as_secs_f64(),
+        READ.as_secs_f64(),
         TOTAL.as_secs_f64(),
         SLOW.as_secs_f64(),
         OPEN.as_secs_f64(),
@@ -185,9 +202,8 @@ fn recloser(base: String, rate: f64) -> Subject {
 }
 
 /// failsafe: no count window; its success rate over a time window with at least 10
-/// requests, open for a constant 30 s. No slow calls. It never opens before a whole
-/// window of traffic has passed, so the window is [`FAILSAFE_WINDOW`]: the time our
-/// 50-call window spans at this traffic (50 × 5 ms).
+/// requests, open for a constant 30 s. No slow calls. Its window is [`FAILSAFE_WINDOW`],
+/// which it reads as "the last outcome" (see there).
 fn failsafe(base: String, rate: f64) -> Subject {
     let policy = failsafe::failure_policy::success_rate_over_time_window(
         1.0 - rate,
@@ -210,8 +226,10 @@ fn failsafe(base: String, rate: f64) -> Subject {
 }
 
 /// tower-resilience: a count window of 50, at least 10 calls, the failure rate, 30 s
-/// open, 3 half-open calls, and its slow-call detection: calls over 150 ms are slow, and
-/// a slow-call rate at the failure rate opens it.
+/// open, 3 half-open calls, and its slow-call detection: calls over 300 ms are slow, and
+/// a slow-call rate at the failure rate opens it. With a count window it judges nothing
+/// until the window is full, whatever its minimum: it opens at the 51st call at the
+/// earliest.
 fn tower_resilience(base: String, rate: f64) -> Subject {
     let layer = tower_resilience_circuitbreaker::CircuitBreakerLayer::builder()
         .failure_rate_threshold(rate)
@@ -255,10 +273,26 @@ struct Stats {
     first_bulkhead: Mutex<Option<f64>>,
 }
 
-async fn run(subject: Subject, server: Arc<FakeUpstream>) -> Arc<Stats> {
+/// One subject's run: in a warm one, [`WARM_CALLS`] healthy calls at the same rate first
+/// (not counted); then `mode` and [`RUN`] of measured traffic.
+async fn run(subject: Subject, server: Arc<FakeUpstream>, mode: Mode, warm: bool) -> Arc<Stats> {
     let stats = Arc::new(Stats::default());
-    let start = Instant::now();
     let mut tick = tokio::time::interval(INTERVAL);
+    if warm {
+        server.always(Fault::Ok);
+        let mut calls = Vec::new();
+        for _ in 0..WARM_CALLS {
+            tick.tick().await;
+            calls.push(tokio::spawn(subject()));
+        }
+        for call in calls {
+            let seen = call.await.expect("a call never panics");
+            assert!(matches!(seen, Seen::Ok), "the warm-up calls succeed");
+        }
+    }
+    server.set(mode);
+    server.reset_counters();
+    let start = Instant::now();
     while start.elapsed() < RUN {
         tick.tick().await;
         stats.issued.fetch_add(1, Ordering::SeqCst);
@@ -307,19 +341,21 @@ async fn main() {
     );
     println!("|---|---|---|---|---|---|---|");
     let mut verdicts = Vec::new();
-    for scenario in scenarios() {
+    let runs = scenarios()
+        .into_iter()
+        .flat_map(|scenario| [false, true].map(|warm| (scenario.clone(), warm)));
+    for (scenario, warm) in runs {
         let names = [
-            "**ours, as the guide builds it** (bulkhead 8, wait 100 ms + breaker + slow check)",
+            "**ours, as the guide builds it** (bulkhead 8, wait 40 ms + breaker + slow check)",
             "ours, no bulkhead (max_connections 1000)",
             "recloser 1.4",
-            "failsafe 1.3 (time window 250 ms)",
+            "failsafe 1.3 (time window 100 ms)",
             "tower-resilience-circuitbreaker 0.14 (slow calls on)",
         ];
+        let title = format!("{}, {}", scenario.name, if warm { "warm" } else { "cold" });
         let mut servers = Vec::new();
         for _ in names {
-            let server = Arc::new(FakeUpstream::start().await);
-            server.set(scenario.mode);
-            servers.push(server);
+            servers.push(Arc::new(FakeUpstream::start().await));
         }
         let rate = scenario.rate;
         let subjects: Vec<Subject> = vec![
@@ -332,7 +368,9 @@ async fn main() {
         let runs: Vec<_> = subjects
             .into_iter()
             .zip(&servers)
-            .map(|(subject, server)| tokio::spawn(run(subject, Arc::clone(server))))
+            .map(|(subject, server)| {
+                tokio::spawn(run(subject, Arc::clone(server), scenario.mode, warm))
+            })
             .collect();
         let mut firsts = Vec::new();
         for (name, run) in names.iter().zip(runs) {
@@ -358,20 +396,19 @@ async fn main() {
                 None => String::new(),
             };
             println!(
-                "| {} | {name} | {when} | {issued} | {hits} | {piled} | {} / {} / {}{bulkhead} |",
-                scenario.name,
+                "| {title} | {name} | {when} | {issued} | {hits} | {piled} | {} / {} / {}{bulkhead} |",
                 stats.max_alive.load(Ordering::SeqCst),
                 stats.rejected.load(Ordering::SeqCst),
                 stats.bulkhead_full.load(Ordering::SeqCst),
             );
         }
         if scenario.slow {
-            verdicts.push((scenario.name, firsts));
+            verdicts.push((title, firsts));
         }
     }
     println!();
     for (name, firsts) in verdicts {
-        println!("{}", verdict(name, &firsts));
+        println!("{}", verdict(&name, &firsts));
     }
 }
 

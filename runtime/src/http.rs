@@ -181,19 +181,6 @@ pub fn is_transient_status(status: u16) -> bool {
     status >= 500 || status == 408 || status == 429
 }
 
-/// `reqwest::Client` is a tower `Service`: guarded by a
-/// [`GuardLayer`](crate::tower::GuardLayer) with `failure_if(TransientHttp)`, an answer
-/// counts by [`is_transient_status`], an error by [`is_transient`].
-#[cfg(feature = "tower")]
-impl crate::tower::Classify<reqwest::Response, reqwest::Error> for crate::tower::TransientHttp {
-    fn is_failure(&self, result: &Result<reqwest::Response, reqwest::Error>) -> bool {
-        match result {
-            Ok(response) => is_transient_status(response.status().as_u16()),
-            Err(err) => is_transient(err),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     //! Each class of error, from a real reqwest client against a server on 127.0.0.1.
@@ -362,40 +349,5 @@ mod tests {
         .expect("bounded");
         assert!(err.is_decode(), "{err:?}");
         assert!(!is_transient(&err));
-    }
-
-    #[cfg(feature = "tower")]
-    #[tokio::test]
-    async fn http_reqwest_client_as_a_tower_service_classifies_by_transience() {
-        use tower::{Layer, ServiceExt};
-
-        use crate::tower::{GuardLayer, TransientHttp};
-        use crate::{Guard, Settings};
-
-        let url = server().await;
-        let settings = Settings::parse("[systems.sber]", "inline").unwrap();
-        let guard = Guard::new(settings.system("sber").unwrap());
-        let client = GuardLayer::new(guard.clone())
-            .failure_if(TransientHttp)
-            .layer(client());
-        let call = |request: reqwest::Request| {
-            let service = client.clone();
-            async move { service.oneshot(request).await }
-        };
-        let get = |path: &str| {
-            reqwest::Request::new(
-                reqwest::Method::GET,
-                format!("{url}{path}").parse().unwrap(),
-            )
-        };
-        for path in ["/status/404", "/status/422", "/status/200"] {
-            call(get(path)).await.unwrap();
-        }
-        assert_eq!(guard.breaker().snapshot().failures, 0);
-        for path in ["/status/503", "/status/429", "/hang"] {
-            let _ = call(get(path)).await;
-        }
-        // 503, 429 and the read timeout.
-        assert_eq!(guard.breaker().snapshot().failures, 3);
     }
 }

@@ -254,6 +254,19 @@ impl<B, E> Classify<http::Response<B>, E> for TransientHttp {
     }
 }
 
+/// `reqwest::Client` is a tower `Service`: guarded by a [`GuardLayer`] with
+/// `failure_if(TransientHttp)`, an answer counts by its status (as above), an error by
+/// [`is_transient`](crate::http::is_transient).
+#[cfg(feature = "reqwest")]
+impl Classify<reqwest::Response, reqwest::Error> for TransientHttp {
+    fn is_failure(&self, result: &Result<reqwest::Response, reqwest::Error>) -> bool {
+        match result {
+            Ok(response) => transient_status(response.status().as_u16()),
+            Err(err) => crate::http::is_transient(err),
+        }
+    }
+}
+
 #[cfg(test)]
 mod transient_http_tests {
     use super::{transient_status, Classify, TransientHttp};

@@ -294,7 +294,8 @@ async fn wait_once(guard: &Guard) -> Option<Cause> {
 
 #[tokio::test(start_paused = true)]
 async fn a_waiter_counts_only_in_the_closed_state_its_wait_began_in() {
-    let (guard, _) = guide_guard("cb_min_calls = 50");
+    // Calls hang until 60 s: every permit slow-held from 15 s to 60 s.
+    let (guard, _) = guide_guard("cb_min_calls = 50\ntotal_timeout = 60");
     let hung = hang(&guard, 8);
     sleep(16 * S).await;
     assert_eq!(guard.slow_in_flight(), 8);
@@ -316,25 +317,29 @@ async fn a_waiter_counts_only_in_the_closed_state_its_wait_began_in() {
         0,
         "stale wait not counted"
     );
-    // A wait that begins and ends in the new closed state counts, once per slow call.
+    // A wait that begins and ends in the new closed state counts.
     assert!(matches!(
         wait_once(&guard).await,
         Some(Cause::BulkheadFull { .. })
     ));
     let snap = guard.breaker().snapshot();
     assert_eq!((snap.failures, snap.calls), (1, 1));
+    // Every caller kept out by the hang counts, not one per slow call: 20 more waits of
+    // 2 s end by 59 s, while the hung calls still hold every permit.
     for _ in 0..20 {
         let _ = wait_once(&guard).await;
     }
     assert_eq!(
         guard.breaker().snapshot().failures,
-        8,
-        "eight slow calls stand for eight turned-away callers at most"
+        21,
+        "every caller the hang kept out counts"
     );
     for call in hung {
         call.await.unwrap();
     }
     assert_eq!(guard.slow_in_flight(), 0);
+    // The hang is over: a full bulkhead of fresh calls is load again.
+    assert!(wait_once(&guard).await.is_none());
 }
 
 #[tokio::test(start_paused = true)]
@@ -371,4 +376,160 @@ async fn waiters_turned_away_while_half_open_leave_the_decision_to_the_trials() 
         assert_eq!(guard.call(async { Ok::<_, ()>(()) }).await, Ok(Ok(())));
     }
     assert_eq!(guard.breaker().state(), State::Closed);
+}
+
+/// `n` successful calls, one every 100 ms: a window full of successes, as in a service
+/// that was healthy until now.
+async fn warm_up(guard: &Guard, n: usize) {
+    for _ in 0..n {
+        assert_eq!(guard.call(async { Ok::<_, ()>(()) }).await, Ok(Ok(())));
+        sleep(100 * MS).await;
+    }
+    let snap = guard.breaker().snapshot();
+    assert_eq!(
+        (snap.failures, snap.calls),
+        (0, 50),
+        "a full window of successes"
+    );
+}
+
+/// What a warm service saw of an upstream turning bad: counted from the end of the
+/// warm-up, when the breaker opened and the first caller was turned away at once, and
+/// how many calls reached the upstream by then.
+#[derive(Debug)]
+struct Turned {
+    opened: Duration,
+    first_zero_wait: Duration,
+    reached: usize,
+}
+
+/// After 60 successes, one caller every 100 ms for 60 s, each waiting on `upstream`
+/// (`None`: it hangs; `Some(d)`: it answers after `d`).
+async fn after_warm_up(
+    guard: &Guard,
+    transitions: &Transitions,
+    upstream: Option<Duration>,
+) -> Turned {
+    warm_up(guard, 60).await;
+    let reached = Arc::new(AtomicUsize::new(0));
+    let t0 = Instant::now();
+    let seen = drive(guard, 100 * MS, 60 * S, {
+        let reached = reached.clone();
+        move || {
+            let reached = reached.clone();
+            async move {
+                reached.fetch_add(1, Ordering::SeqCst);
+                match upstream {
+                    Some(answer) => sleep(answer).await,
+                    None => std::future::pending().await,
+                }
+                Ok(())
+            }
+        }
+    })
+    .await;
+    let first_zero_wait =
+        first_zero_wait_rejection(&seen).expect("callers are turned away at once");
+    let (from, to, _, at) = transitions.0.lock().unwrap()[0];
+    assert_eq!((from, to), (State::Closed, State::Open));
+    let opened = at - t0;
+    // Calls that reached the upstream before the first zero-wait rejection.
+    let reached_by_then = seen
+        .iter()
+        .filter(|s| s.refused.is_none() && s.started <= first_zero_wait)
+        .count();
+    assert!(reached_by_then <= reached.load(Ordering::SeqCst));
+    Turned {
+        opened,
+        first_zero_wait,
+        reached: reached_by_then,
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_hang_behind_a_warm_window_fails_fast_under_the_guides_defaults() {
+    let (guard, transitions) = guide_guard("");
+    let settings = guard.settings().clone();
+    let turned = after_warm_up(&guard, &transitions, None).await;
+    eprintln!("hang, warm: {turned:?}");
+    let bound = settings.cb_slow_threshold() + 2 * settings.bulkhead_wait() + S;
+    assert!(
+        turned.first_zero_wait <= bound,
+        "first zero-wait rejection {:?} after the hang, want ≤ {bound:?}",
+        turned.first_zero_wait
+    );
+    assert!(
+        turned.opened >= settings.cb_slow_threshold(),
+        "nothing opens it before a call is slow"
+    );
+    assert_eq!(
+        turned.reached,
+        guard.bulkhead_permits(),
+        "only the 8 calls that hung reached it"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_slow_upstream_behind_a_warm_window_fails_fast_under_the_guides_defaults() {
+    // Answers after 20 s: past the 15 s slow threshold, inside the 35 s total timeout.
+    let (guard, transitions) = guide_guard("");
+    let settings = guard.settings().clone();
+    let turned = after_warm_up(&guard, &transitions, Some(20 * S)).await;
+    eprintln!("slow, warm: {turned:?}");
+    let bound = settings.cb_slow_threshold() + 2 * settings.bulkhead_wait() + S;
+    assert!(
+        turned.first_zero_wait <= bound,
+        "first zero-wait rejection {:?} after the slowdown, want ≤ {bound:?}",
+        turned.first_zero_wait
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn one_hung_call_among_healthy_ones_never_opens_the_breaker() {
+    let (guard, transitions) = guide_guard("");
+    let hung = hang(&guard, 1);
+    sleep(MS).await;
+    // 7 permits left for calls of 1 s, 20 callers a second: the bulkhead is full, one
+    // permit held by a slow call, for the whole hang.
+    let seen = drive(&guard, 50 * MS, 40 * S, || async {
+        sleep(S).await;
+        Ok(())
+    })
+    .await;
+    assert!(seen
+        .iter()
+        .any(|s| matches!(s.refused, Some(Cause::BulkheadFull { .. }))));
+    for call in hung {
+        call.await.unwrap();
+    }
+    assert!(transitions.0.lock().unwrap().is_empty());
+    assert_eq!(guard.breaker().state(), State::Closed);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_bulkhead_of_one_permit_does_not_open_on_its_first_slow_call() {
+    // One permit; its call answers after 16 s, 1 s past the slow threshold (less than
+    // `bulkhead_wait` later); a caller every 100 ms. Cold window: 10 outcomes decide.
+    let (guard, transitions) = guide_guard("max_connections = 1\ncb_window_size = 500");
+    assert_eq!(guard.bulkhead_permits(), 1);
+    let slow = tokio::spawn({
+        let guard = guard.clone();
+        async move {
+            guard
+                .call(async {
+                    sleep(16 * S).await;
+                    Ok::<_, ()>(())
+                })
+                .await
+        }
+    });
+    sleep(MS).await;
+    let seen = drive(&guard, 100 * MS, 20 * S, || async { Ok(()) }).await;
+    assert_eq!(slow.await.unwrap(), Ok(Ok(())));
+    assert!(seen
+        .iter()
+        .any(|s| matches!(s.refused, Some(Cause::BulkheadFull { .. }))));
+    assert!(transitions.0.lock().unwrap().is_empty());
+    let snap = guard.breaker().snapshot();
+    assert_eq!(snap.failures, 1, "the slow call alone: {snap:?}");
 }

@@ -144,12 +144,11 @@ impl Guard {
     /// When the bulkhead is full, an open breaker (not yet due for trials) or a forced
     /// open one turns the caller away at once, before it waits: the guide's breaker
     /// fails calls "immediately, without waiting". A full bulkhead is load, not the
-    /// system's failure, and the breaker does not count it — unless every permit is held
-    /// by a call already past `cb_slow_threshold`: then the system is hanging, and a
-    /// caller whose wait ends without a permit counts as one failure, while the breaker
-    /// is closed and still in the state the wait began in (half-open, the trials alone
-    /// decide). Each call counted slow stands for at most one such caller, so one
-    /// saturation episode adds at most `permits` failures.
+    /// system's failure, and the breaker does not count it — unless the system is
+    /// hanging: a caller that began waiting while a permit was held by a call already
+    /// past `cb_slow_threshold`, and is turned away with every permit so held (no slow
+    /// call having ended meanwhile), counts as one failure, while the breaker is closed
+    /// and still in the state the wait began in (half-open, the trials alone decide).
     ///
     /// The returned future does nothing until polled; see [`GuardedCall`] for what
     /// dropping it early gives back.

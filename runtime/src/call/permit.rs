@@ -16,6 +16,7 @@ use crate::error::{Cause, CircuitBreakerError};
 use crate::guard::Guard;
 use crate::log::CallSpan;
 use crate::observer::Outcome;
+use crate::saturation::Episode;
 
 /// A permit of `guard`'s bulkhead, returned when dropped. With metrics, taking and
 /// returning it moves the in-use gauge. One pointer: the guard reaches everything.
@@ -54,12 +55,13 @@ impl<'g> Slot<'g> {
             return Err(error);
         }
         let generation = breaker.closed_generation();
+        let episode = guard.slow_holders().slow_held();
         let wait = guard.settings().bulkhead_wait();
         if !wait.is_zero() && guard.bulkhead().acquire(wait).await {
             return Ok(Slot::new(guard));
         }
-        if let Some(generation) = generation {
-            saturated(guard, generation);
+        if let (Some(generation), Some(episode)) = (generation, episode) {
+            kept_out(guard, generation, episode);
         }
         let cause = Cause::BulkheadFull {
             permits: guard.bulkhead_permits(),
@@ -78,14 +80,17 @@ impl Drop for Slot<'_> {
     }
 }
 
-/// A caller's wait that began while closed in `generation` ended without a permit: a
-/// failure for the breaker if every permit is held by a slow call and one of them still
-/// vouches.
+/// A caller's wait that began while closed in `generation`, with some permit held by a
+/// slow call in `episode`, ended without a permit: a failure for the breaker if the
+/// breaker is still closed in `generation` and every permit is now held by a slow call
+/// of `episode` (see `saturation`).
 #[cold]
-fn saturated(guard: &Guard, generation: u64) {
+fn kept_out(guard: &Guard, generation: u64, episode: Episode) {
     let breaker = guard.breaker();
     if breaker.closed_generation() != Some(generation)
-        || !guard.slow_holders().claim(guard.bulkhead_permits())
+        || !guard
+            .slow_holders()
+            .saturated_since(guard.bulkhead_permits(), episode)
     {
         return;
     }
