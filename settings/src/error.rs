@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::Key;
+use crate::{Key, Location};
 
 /// What kind of problem a [`SettingsError`] reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,6 +41,7 @@ pub struct SettingsError {
     defaults: bool,
     key: Option<Key>,
     variable: Option<String>,
+    location: Option<Location>,
     message: String,
 }
 
@@ -53,6 +54,7 @@ impl SettingsError {
             defaults: false,
             key: None,
             variable: None,
+            location: None,
             message: message.into(),
         }
     }
@@ -74,6 +76,15 @@ impl SettingsError {
 
     pub(crate) fn variable(mut self, variable: Option<&str>) -> Self {
         self.variable = variable.map(str::to_owned);
+        self
+    }
+
+    /// Where in the file the problem is written, when it is on a key or value of the
+    /// file (not an environment variable's).
+    pub(crate) fn at(mut self, location: Option<Location>) -> Self {
+        if location.is_some() {
+            self.location = location;
+        }
         self
     }
 
@@ -103,6 +114,13 @@ impl SettingsError {
         self.variable.as_deref()
     }
 
+    /// Where in the file the offending key or value is written (line and column), when
+    /// the problem is in the file; `None` for an environment variable's value, code-built
+    /// or deserialised settings, and problems of the whole file.
+    pub fn location(&self) -> Option<Location> {
+        self.location
+    }
+
     /// The problem alone, without the file, system and key prefix.
     pub fn message(&self) -> &str {
         &self.message
@@ -113,6 +131,8 @@ impl fmt::Display for SettingsError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some(variable) = &self.variable {
             write!(f, "environment variable `{variable}`: ")?;
+        } else if let Some(location) = self.location {
+            write!(f, "{}:{location}: ", self.origin)?;
         } else {
             write!(f, "{}: ", self.origin)?;
         }
@@ -146,6 +166,7 @@ impl fmt::Debug for SettingsError {
                 .field("defaults", &self.defaults)
                 .field("key", &self.key)
                 .field("variable", &self.variable)
+                .field("location", &self.location)
                 .field("message", &self.message)
                 .finish()
         } else {

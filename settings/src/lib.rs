@@ -55,9 +55,12 @@ mod builder;
 mod de;
 mod env;
 mod error;
+#[doc(hidden)]
+pub mod explain;
 mod keys;
 mod loader;
 mod locate;
+mod location;
 mod raw;
 mod suggest;
 mod system;
@@ -74,6 +77,7 @@ pub use loader::Loader;
 pub use locate::{
     candidate_files, crate_candidates, tried, workspace_root, Candidate, CandidateKind,
 };
+pub use location::Location;
 pub use system::UNITLESS_SECONDS_LIMIT;
 
 #[doc(hidden)]
