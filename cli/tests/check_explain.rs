@@ -194,7 +194,7 @@ fn explain_names_every_values_origin() {
             .to_owned()
     };
     let file = path.display().to_string();
-    assert!(line("cb_failure_rate").contains(&format!("0.3")), "{out}");
+    assert!(line("cb_failure_rate").contains("= 0.3 "), "{out}");
     assert!(
         line("cb_failure_rate").contains(&format!("{file}:6:19 [systems.sber]")),
         "{out}"

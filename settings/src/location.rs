@@ -11,9 +11,9 @@ use toml::de::{DeTable, DeValue};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Location {
     /// The line, from 1.
-    pub line: usize,
+    pub line: u32,
     /// The column, from 1, in characters.
-    pub column: usize,
+    pub column: u32,
 }
 
 impl Location {
@@ -28,7 +28,13 @@ impl Location {
         let line = before.matches('\n').count() + 1;
         let line_start = before.rfind('\n').map_or(0, |i| i + 1);
         let column = before[line_start..].chars().count() + 1;
-        Location { line, column }
+        // Small, so that `SettingsError` stays small; a file of 4 billion lines is not
+        // a settings file.
+        let small = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        Location {
+            line: small(line),
+            column: small(column),
+        }
     }
 }
 

@@ -53,7 +53,7 @@ fn rejects(body: &str, kind: ErrorKind, key: Option<&str>, allowed: &str) -> Set
         let at = err
             .location()
             .unwrap_or_else(|| panic!("{text:?} should name the line"));
-        assert_eq!(at.line, index + 2, "{text:?}");
+        assert_eq!(at.line as usize, index + 2, "{text:?}");
     }
     let place = match err.location() {
         Some(at) => format!("{ORIGIN}:{}:{}", at.line, at.column),
