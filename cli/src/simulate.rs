@@ -363,6 +363,9 @@ fn secs_between(from: Instant, to: Instant) -> f64 {
     }
 }
 
+/// The most callers one run may have.
+const MAX_CALLERS: u128 = 200_000;
+
 /// One scenario's figures for one system, with the settings as written and, when
 /// comparing, with the changed key.
 struct Outcome {
@@ -379,10 +382,25 @@ pub(crate) fn run_command(args: &SimulateArgs) -> Result<(), Failure> {
             args.rate
         )));
     }
-    if args.every.is_zero() {
-        return Err(Failure::Usage(
-            "--every 0: expected a positive interval between callers, such as 100ms".into(),
-        ));
+    if args.every < Duration::from_millis(1) {
+        return Err(Failure::Usage(format!(
+            "--every {}: expected an interval between callers of at least 1ms, such as 100ms",
+            seconds(args.every)
+        )));
+    }
+    // Each caller is a task on the simulated clock: keep a run to a size that finishes
+    // in seconds.
+    let span = args.duration.checked_add(args.fault_for).and_then(|d| {
+        args.every
+            .checked_mul(args.warm)
+            .and_then(|warm| d.checked_add(warm))
+    });
+    let callers = span.map_or(u128::MAX, |span| span.as_nanos() / args.every.as_nanos());
+    if callers > MAX_CALLERS {
+        return Err(Failure::Usage(format!(
+            "{callers} callers per run (--warm, --duration and --fault-for at one caller every {}): at most {MAX_CALLERS}; shorten the run or space the callers out",
+            seconds(args.every)
+        )));
     }
     let systems: Vec<&SystemSettings> = match &args.system {
         Some(name) => vec![settings.system(name).ok_or_else(|| {
@@ -515,13 +533,21 @@ fn compare_settings(
     };
     let text = std::fs::read_to_string(&args.file)
         .map_err(|e| Failure::Io(format!("cannot read {}: {e}", args.file.display())))?;
-    let mut vars = crate::explain::vars(&args.env);
-    for name in settings.names() {
-        vars.push((
-            outbound_guard_settings::env_var(name, key),
-            value.to_owned(),
-        ));
-    }
+    let changed: Vec<(String, String)> = settings
+        .names()
+        .map(|name| {
+            (
+                outbound_guard_settings::env_var(name, key),
+                value.to_owned(),
+            )
+        })
+        .collect();
+    // The change replaces an override `--env` took from the process for the same key.
+    let mut vars: Vec<(String, String)> = crate::explain::vars(&args.env)
+        .into_iter()
+        .filter(|(name, _)| !changed.iter().any(|(c, _)| c == name))
+        .collect();
+    vars.extend(changed);
     let other = outbound_guard_settings::Loader::new()
         .env(vars)
         .parse(&text, settings.origin())

@@ -138,6 +138,27 @@ fn usage_errors_exit_2() {
     bin().assert().code(2);
     bin().args(["check"]).assert().code(2);
     bin().args(["check", DEMO, "--frobnicate"]).assert().code(2);
+    // Runs too large to finish in seconds, and intervals too short, are refused.
+    for args in [
+        ["--duration", "1000000000s"],
+        ["--every", "0"],
+        ["--warm", "4000000000"],
+    ] {
+        bin()
+            .args(["simulate", DEMO])
+            .args(args)
+            .assert()
+            .code(2)
+            .stderr(
+                predicate::str::contains("at least 1ms")
+                    .or(predicate::str::contains("at most 200000")),
+            );
+    }
+    bin()
+        .args(["simulate", DEMO, "--every", "soon"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("with a unit"));
     bin()
         .args(["simulate", DEMO, "--scenario", "meteor"])
         .assert()
