@@ -97,6 +97,7 @@ where
 {
     let mut chart = ChartBuilder::on(area)
         .margin(10)
+        .margin_right(25)
         .x_label_area_size(30)
         .y_label_area_size(50)
         .build_cartesian_2d(start..end, 0.0..top)?;
@@ -104,6 +105,8 @@ where
         .configure_mesh()
         .x_desc("seconds since the fault started")
         .y_desc(y)
+        .x_label_formatter(&|x| format!("{x:.0}"))
+        .y_label_formatter(&|y| format!("{y:.0}"))
         .light_line_style(WHITE.mix(0.0))
         .draw()?;
     Ok(chart)
