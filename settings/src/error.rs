@@ -29,7 +29,12 @@ pub enum ErrorKind {
 }
 
 /// A settings problem: names the file or environment variable, the system, the key,
-/// and what is allowed.
+/// and what is allowed. A problem with a value written in the file also names its line
+/// and column ([`location`](SettingsError::location)), as compilers do:
+///
+/// ```text
+/// resilience.toml:7:19: [systems.sber] `cb_failure_rate`: got 1.5, expected a share …
+/// ```
 ///
 /// `Debug` shows the same sentence as `Display` (`{:#?}` shows the fields), so that
 /// `fn main() -> Result<(), Box<dyn Error>>` prints a readable line at startup.
