@@ -39,6 +39,9 @@ pub(crate) fn render(
     let origin = settings.origin();
     let all = origins(text, origin, vars.iter().cloned())?;
     let mut out = String::new();
+    if settings.systems().len() == 0 {
+        let _ = writeln!(out, "{origin}: no systems");
+    }
     for (index, system) in settings.systems().enumerate() {
         if index > 0 {
             out.push('\n');

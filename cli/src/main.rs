@@ -212,13 +212,17 @@ fn check(file: &PathBuf, systems: &[String], env: &EnvFlag) -> Result<(), Failur
         .collect();
     let settings = load(file, env, &systems)?;
     let names: Vec<&str> = settings.names().collect();
-    println!(
-        "{}: valid, {} system{}: {}",
-        settings.origin(),
-        names.len(),
-        if names.len() == 1 { "" } else { "s" },
-        names.join(", ")
-    );
+    if names.is_empty() {
+        println!("{}: valid, no systems", settings.origin());
+    } else {
+        println!(
+            "{}: valid, {} system{}: {}",
+            settings.origin(),
+            names.len(),
+            if names.len() == 1 { "" } else { "s" },
+            names.join(", ")
+        );
+    }
     Ok(())
 }
 

@@ -412,6 +412,12 @@ pub(crate) fn run_command(args: &SimulateArgs) -> Result<(), Failure> {
         })?],
         None => settings.systems().collect(),
     };
+    if systems.is_empty() {
+        return Err(Failure::Usage(format!(
+            "{}: no `[systems.NAME]` table to simulate",
+            settings.origin()
+        )));
+    }
     let compared = match &args.compare {
         Some(change) => Some(compare_settings(args, change, &settings)?),
         None => None,
@@ -677,7 +683,7 @@ fn to_tables(
             system.name(),
             system.bulkhead_permits(),
             seconds(system.bulkhead_wait()),
-            (system.cb_failure_rate() * 100.0).round(),
+            percent(system.cb_failure_rate()),
             system.cb_min_calls(),
             system.cb_window_size(),
             seconds(system.cb_slow_threshold()),
@@ -714,8 +720,7 @@ fn scenario_name(args: &SimulateArgs, o: &Outcome, system: &SystemSettings) -> S
     let s = script(args, o.kind, o.warm, system);
     let what = match o.kind {
         ScenarioKind::Hang => "hang".to_owned(),
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-        ScenarioKind::Errors => format!("errors {}%", (s.rate * 100.0).round() as u32),
+        ScenarioKind::Errors => format!("errors {}%", percent(s.rate)),
         ScenarioKind::Slow => format!("slow {}", seconds(s.slow)),
         ScenarioKind::Recovery => format!("recovery after {}", seconds(s.fault_for)),
     };
@@ -724,6 +729,12 @@ fn scenario_name(args: &SimulateArgs, o: &Outcome, system: &SystemSettings) -> S
     } else {
         format!("{what}, warm {}", o.warm)
     }
+}
+
+/// A share as a percentage, to two decimals at most: `60`, `0.01`.
+fn percent(rate: f64) -> String {
+    let text = format!("{:.2}", rate * 100.0);
+    text.trim_end_matches('0').trim_end_matches('.').to_owned()
 }
 
 /// Rows as aligned columns: the first left-aligned, the others right-aligned.
@@ -755,4 +766,27 @@ fn table(rows: &[Vec<String>]) -> String {
         out.push('\n');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shares_show_as_percentages() {
+        assert_eq!(percent(0.6), "60");
+        assert_eq!(percent(0.3), "30");
+        assert_eq!(percent(0.125), "12.5");
+        assert_eq!(percent(0.0001), "0.01");
+        assert_eq!(percent(1.0), "100");
+    }
+
+    #[test]
+    fn tables_align_their_columns() {
+        let rows = vec![
+            vec!["a".to_owned(), "1".to_owned()],
+            vec!["long name".to_owned(), "100".to_owned()],
+        ];
+        assert_eq!(table(&rows), "  a            1\n  long name  100\n");
+    }
 }
