@@ -2,7 +2,8 @@
 
 use std::fmt;
 
-use crate::{Key, Location};
+pub use crate::span::Location;
+use crate::Key;
 
 /// What kind of problem a [`SettingsError`] reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -60,8 +60,8 @@ pub mod explain;
 mod keys;
 mod loader;
 mod locate;
-mod location;
 mod raw;
+mod span;
 mod suggest;
 mod system;
 
@@ -71,13 +71,12 @@ use std::path::Path;
 use suggest::quoted_list;
 
 pub use builder::SystemSettingsBuilder;
-pub use error::{ErrorKind, SettingsError};
+pub use error::{ErrorKind, Location, SettingsError};
 pub use keys::{env_var, env_var_with_prefix, Key, SystemSettings, KEYS};
 pub use loader::Loader;
 pub use locate::{
     candidate_files, crate_candidates, tried, workspace_root, Candidate, CandidateKind,
 };
-pub use location::Location;
 pub use system::UNITLESS_SECONDS_LIMIT;
 
 #[doc(hidden)]

@@ -5,7 +5,7 @@ use std::num::{IntErrorKind, ParseIntError};
 
 use crate::error::{ErrorKind, SettingsError};
 use crate::keys::{key_list, Key, Kind, KEYS};
-use crate::location::{Location, Spans, TableSpans};
+use crate::span::{Location, Spans, TableSpans};
 use crate::suggest::did_you_mean;
 
 /// A value as written in the file, an environment variable or code.
