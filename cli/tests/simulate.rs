@@ -293,11 +293,12 @@ fn every_scenario_cold_and_warm_with_pictures_and_a_comparison() {
         recovery["figures"]["recovered_after_ms"].is_u64(),
         "{recovery:#}"
     );
-    // Warm, 50 % needs more failures in the window than 30 %: it opens later.
+    // Warm, 50 % needs at least as many failures in the window as 30 %: it opens no
+    // earlier.
     let hang_warm = &scenarios[1];
     assert!(
         hang_warm["figures"]["breaker_opened_ms"].as_u64()
-            > hang_warm["compared"]["figures"]["breaker_opened_ms"].as_u64(),
+            >= hang_warm["compared"]["figures"]["breaker_opened_ms"].as_u64(),
         "{hang_warm:#}"
     );
     for name in [
