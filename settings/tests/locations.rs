@@ -6,6 +6,10 @@ use outbound_guard_settings::{ErrorKind, Location, Settings, SettingsError};
 
 const ORIGIN: &str = "resilience.toml";
 
+#[expect(
+    clippy::unnecessary_wraps,
+    reason = "compared with `SettingsError::location`, an option"
+)]
 fn at(line: u32, column: u32) -> Option<Location> {
     Some(Location { line, column })
 }
