@@ -155,6 +155,55 @@ async fn runtime_hang(text: &str, every: Duration, run: Duration) -> Expected {
     }
 }
 
+/// The same, after `warm` successful calls one every `every` (a window of successes,
+/// as a service that was healthy until now): times from the end of the warm-up.
+#[tokio::main(flavor = "current_thread", start_paused = true)]
+async fn runtime_warm_hang(text: &str, warm: usize, every: Duration, run: Duration) -> Expected {
+    let settings = Settings::parse(text, "inline").unwrap();
+    let settings = settings.system("sber").unwrap();
+    let transitions = Arc::new(Transitions::default());
+    let guard = Guard::with_observers(settings, vec![transitions.clone()]);
+    for _ in 0..warm {
+        assert_eq!(guard.call(async { Ok::<_, ()>(()) }).await, Ok(Ok(())));
+        sleep(every).await;
+    }
+    let reached = Arc::new(AtomicUsize::new(0));
+    let t0 = Instant::now();
+    let seen = drive(&guard, every, run, {
+        let reached = reached.clone();
+        move || {
+            let reached = reached.clone();
+            async move {
+                reached.fetch_add(1, Ordering::SeqCst);
+                std::future::pending().await
+            }
+        }
+    })
+    .await;
+    let first_zero_wait = seen
+        .iter()
+        .filter(|s| s.refused.is_some() && s.took.is_zero())
+        .map(|s| s.started)
+        .min()
+        .expect("callers are turned away at once");
+    let opened = transitions
+        .0
+        .lock()
+        .unwrap()
+        .iter()
+        .find(|(_, to, _)| *to == State::Open)
+        .map(|(_, _, at)| *at - t0)
+        .expect("the breaker opens");
+    Expected {
+        first_zero_wait,
+        opened,
+        reached: reached.load(Ordering::SeqCst),
+        permits: guard.bulkhead_permits(),
+        min_calls: settings.cb_min_calls() as usize,
+        bound: settings.cb_slow_threshold() + settings.bulkhead_wait() + S,
+    }
+}
+
 fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap()
 }
@@ -334,4 +383,43 @@ fn tables_name_each_scenario_and_the_comparison() {
         .stdout(predicates::str::contains("hang, warm 60"))
         .stdout(predicates::str::contains("with cb_failure_rate=0.5"))
         .stdout(predicates::str::contains("sber: 8 permits"));
+}
+
+#[test]
+fn a_warm_hang_agrees_with_the_runtimes_drive_after_a_warm_up() {
+    // Successes that answer at once, as the runtime's warm-up calls do.
+    let text = "[systems.sber]\n";
+    let path = scratch("agree-warm").join("resilience.toml");
+    std::fs::write(&path, text).unwrap();
+    let expected = runtime_warm_hang(text, 60, 100 * MS, 60 * S);
+    let report = json(bin().args([
+        "simulate".as_ref(),
+        path.as_os_str(),
+        "--scenario".as_ref(),
+        "hang".as_ref(),
+        "--warm".as_ref(),
+        "60".as_ref(),
+        "--latency".as_ref(),
+        "0".as_ref(),
+        "--duration".as_ref(),
+        "60s".as_ref(),
+        "--json".as_ref(),
+    ]));
+    let scenarios = report["systems"][0]["scenarios"].as_array().unwrap();
+    let warm = scenarios
+        .iter()
+        .find(|s| s["warm"] == 60)
+        .expect("a warm run");
+    let figures = &warm["figures"];
+    assert_eq!(
+        figures["first_zero_wait_refusal_ms"],
+        millis(expected.first_zero_wait),
+        "{figures:#}"
+    );
+    assert_eq!(
+        figures["breaker_opened_ms"],
+        millis(expected.opened),
+        "{figures:#}"
+    );
+    assert_eq!(figures["upstream_calls"], expected.reached, "{figures:#}");
 }
