@@ -109,8 +109,9 @@ struct SimulateArgs {
     /// How long callers keep arriving after the fault starts (recovery: after it ends).
     #[arg(long, value_name = "DURATION", default_value = "120s", value_parser = duration)]
     duration: Duration,
-    /// How long a healthy or failing upstream takes to answer.
-    #[arg(long, value_name = "DURATION", default_value = "50ms", value_parser = duration)]
+    /// How long a healthy or failing upstream takes to answer (at once by default, as
+    /// in the runtime's own paused-time tests).
+    #[arg(long, value_name = "DURATION", default_value = "0s", value_parser = duration)]
     latency: Duration,
     /// How long a slow upstream takes (default: halfway between `cb_slow_threshold` and
     /// `total_timeout`).
