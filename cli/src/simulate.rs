@@ -52,8 +52,11 @@ impl Script {
 /// and why it was refused, if it was.
 #[derive(Debug, Clone, Copy)]
 struct Seen {
+    /// Since the fault started (zero for a warm caller).
     started: Duration,
     took: Duration,
+    /// When the caller was told, in seconds since the fault started (negative while warm).
+    told: f64,
     /// Before the fault started (a warm caller).
     warm: bool,
     refused: Option<Cause>,
@@ -264,6 +267,7 @@ async fn drive(settings: &SystemSettings, script: Script) -> Run {
             let took = start.elapsed();
             Seen {
                 started: start.saturating_duration_since(fault_at),
+                told: secs_between(fault_at, start + took),
                 took,
                 warm: start < fault_at,
                 refused: result
@@ -337,14 +341,7 @@ async fn drive(settings: &SystemSettings, script: Script) -> Run {
         refusals: seen
             .iter()
             .filter(|s| s.refused.is_some())
-            .map(|s| {
-                let started = if s.warm {
-                    -(s.started.as_secs_f64())
-                } else {
-                    s.started.as_secs_f64()
-                };
-                started + s.took.as_secs_f64()
-            })
+            .map(|s| s.told)
             .collect(),
         upstream: starts.iter().map(|at| since(*at)).collect(),
         start: since(t0),
