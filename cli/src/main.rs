@@ -87,7 +87,6 @@ impl ScenarioKind {
 }
 
 #[derive(Debug, Args)]
-#[allow(clippy::struct_excessive_bools)]
 struct SimulateArgs {
     /// The settings file.
     file: PathBuf,
