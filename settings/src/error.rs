@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+pub use crate::span::Location;
 use crate::Key;
 
 /// What kind of problem a [`SettingsError`] reports.
@@ -29,7 +30,12 @@ pub enum ErrorKind {
 }
 
 /// A settings problem: names the file or environment variable, the system, the key,
-/// and what is allowed.
+/// and what is allowed. A problem with a value written in the file also names its line
+/// and column ([`location`](SettingsError::location)), as compilers do:
+///
+/// ```text
+/// resilience.toml:7:19: [systems.sber] `cb_failure_rate`: got 1.5, expected a share …
+/// ```
 ///
 /// `Debug` shows the same sentence as `Display` (`{:#?}` shows the fields), so that
 /// `fn main() -> Result<(), Box<dyn Error>>` prints a readable line at startup.
@@ -41,6 +47,7 @@ pub struct SettingsError {
     defaults: bool,
     key: Option<Key>,
     variable: Option<String>,
+    location: Option<Location>,
     message: String,
 }
 
@@ -53,6 +60,7 @@ impl SettingsError {
             defaults: false,
             key: None,
             variable: None,
+            location: None,
             message: message.into(),
         }
     }
@@ -74,6 +82,15 @@ impl SettingsError {
 
     pub(crate) fn variable(mut self, variable: Option<&str>) -> Self {
         self.variable = variable.map(str::to_owned);
+        self
+    }
+
+    /// Where in the file the problem is written, when it is on a key or value of the
+    /// file (not an environment variable's).
+    pub(crate) fn at(mut self, location: Option<Location>) -> Self {
+        if location.is_some() {
+            self.location = location;
+        }
         self
     }
 
@@ -103,6 +120,13 @@ impl SettingsError {
         self.variable.as_deref()
     }
 
+    /// Where in the file the offending key or value is written (line and column), when
+    /// the problem is in the file; `None` for an environment variable's value, code-built
+    /// or deserialised settings, and problems of the whole file.
+    pub fn location(&self) -> Option<Location> {
+        self.location
+    }
+
     /// The problem alone, without the file, system and key prefix.
     pub fn message(&self) -> &str {
         &self.message
@@ -113,6 +137,8 @@ impl fmt::Display for SettingsError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some(variable) = &self.variable {
             write!(f, "environment variable `{variable}`: ")?;
+        } else if let Some(location) = self.location {
+            write!(f, "{}:{location}: ", self.origin)?;
         } else {
             write!(f, "{}: ", self.origin)?;
         }
@@ -146,6 +172,7 @@ impl fmt::Debug for SettingsError {
                 .field("defaults", &self.defaults)
                 .field("key", &self.key)
                 .field("variable", &self.variable)
+                .field("location", &self.location)
                 .field("message", &self.message)
                 .finish()
         } else {

@@ -57,10 +57,13 @@ mod builder;
 mod de;
 mod env;
 mod error;
+#[doc(hidden)]
+pub mod explain;
 mod keys;
 mod loader;
 mod locate;
 mod raw;
+mod span;
 mod suggest;
 mod system;
 
@@ -70,7 +73,7 @@ use std::path::Path;
 use suggest::quoted_list;
 
 pub use builder::SystemSettingsBuilder;
-pub use error::{ErrorKind, SettingsError};
+pub use error::{ErrorKind, Location, SettingsError};
 pub use keys::{env_var, env_var_with_prefix, Key, SystemSettings, KEYS};
 pub use loader::Loader;
 

@@ -5,6 +5,7 @@ use std::num::{IntErrorKind, ParseIntError};
 
 use crate::error::{ErrorKind, SettingsError};
 use crate::keys::{key_list, Key, Kind, KEYS};
+use crate::span::{Location, Spans, TableSpans};
 use crate::suggest::did_you_mean;
 
 /// A value as written in the file, an environment variable or code.
@@ -43,6 +44,9 @@ pub(crate) struct Entry {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct RawSystem {
     pub entries: BTreeMap<Key, Entry>,
+    /// Where each value set in the file is written (its own table's, or the
+    /// `[defaults]` table's once defaults are applied).
+    pub locations: BTreeMap<Key, Location>,
 }
 
 /// The whole file.
@@ -82,26 +86,46 @@ impl RawFile {
                 origin,
                 format!("not valid TOML: {}", e.to_string().trim_end()),
             )
+            .at(e.span().map(|span| Location::of_offset(text, span.start)))
         })?;
-        Self::from_table(table, origin)
+        Self::from_table_spanned(table, origin, &Spans::index(text))
     }
 
     pub fn from_table(table: toml::Table, origin: &str) -> Result<Self, SettingsError> {
+        Self::from_table_spanned(table, origin, &Spans::default())
+    }
+
+    /// Reads the file's tables; `spans` says where each key is written, for errors.
+    pub(crate) fn from_table_spanned(
+        table: toml::Table,
+        origin: &str,
+        spans: &Spans,
+    ) -> Result<Self, SettingsError> {
+        let no_spans = TableSpans::default();
+        let top = |name: &str| spans.top.get(name).copied();
         let mut file = RawFile::default();
         for (name, value) in table {
             match (name.as_str(), value) {
                 ("systems", toml::Value::Table(systems)) => {
                     for (system, table) in systems {
-                        check_system_name(&system, origin)?;
+                        let system_spans = spans.systems.get(&system).unwrap_or(&no_spans);
+                        check_system_name(&system, origin)
+                            .map_err(|e| e.at(system_spans.header))?;
                         let toml::Value::Table(table) = table else {
                             return Err(SettingsError::new(
                                 ErrorKind::Syntax,
                                 origin,
                                 format!("`systems.{system}` must be a table, written `[systems.{system}]`"),
                             )
-                            .system(&system));
+                            .system(&system)
+                            .at(system_spans.header));
                         };
-                        let raw = RawSystem::from_table(Table::System(&system), table, origin)?;
+                        let raw = RawSystem::from_table_spanned(
+                            Table::System(&system),
+                            table,
+                            origin,
+                            system_spans,
+                        )?;
                         file.systems.insert(system, raw);
                     }
                 }
@@ -110,10 +134,16 @@ impl RawFile {
                         ErrorKind::Syntax,
                         origin,
                         "`systems` must be a table of tables, written `[systems.NAME]`",
-                    ))
+                    )
+                    .at(top("systems")))
                 }
                 ("defaults", toml::Value::Table(table)) => {
-                    file.defaults = RawSystem::from_table(Table::Defaults, table, origin)?;
+                    file.defaults = RawSystem::from_table_spanned(
+                        Table::Defaults,
+                        table,
+                        origin,
+                        &spans.defaults,
+                    )?;
                     if file.defaults.entries.contains_key(&Key::BaseUrl) {
                         return Err(Table::Defaults
                             .error(
@@ -121,7 +151,8 @@ impl RawFile {
                                 origin,
                                 "`base_url` cannot be a default: each system lives at its own address; set it in its `[systems.NAME]` table",
                             )
-                            .at_key(Key::BaseUrl));
+                            .at_key(Key::BaseUrl)
+                            .at(spans.defaults.key(Key::BaseUrl.name())));
                     }
                 }
                 ("defaults", _) => {
@@ -129,7 +160,8 @@ impl RawFile {
                         ErrorKind::Syntax,
                         origin,
                         "`defaults` must be a table, written `[defaults]`",
-                    ))
+                    )
+                    .at(top("defaults")))
                 }
                 (other, _) => {
                     return Err(SettingsError::new(
@@ -138,7 +170,8 @@ impl RawFile {
                         format!(
                             "unknown top-level key `{other}`: the file holds one `[systems.NAME]` table per external system, and optionally a `[defaults]` table"
                         ),
-                    ))
+                    )
+                    .at(top(other)))
                 }
             }
         }
@@ -150,10 +183,19 @@ impl RawFile {
     pub fn apply_defaults(&mut self) {
         for system in self.systems.values_mut() {
             for (key, entry) in &self.defaults.entries {
-                system.entries.entry(*key).or_insert_with(|| Entry {
-                    value: entry.value.clone(),
-                    source: Source::Defaults,
-                });
+                if system.entries.contains_key(key) {
+                    continue;
+                }
+                system.entries.insert(
+                    *key,
+                    Entry {
+                        value: entry.value.clone(),
+                        source: Source::Defaults,
+                    },
+                );
+                if let Some(location) = self.defaults.locations.get(key) {
+                    system.locations.insert(*key, *location);
+                }
             }
         }
     }
@@ -165,21 +207,38 @@ impl RawSystem {
         table: toml::Table,
         origin: &str,
     ) -> Result<Self, SettingsError> {
+        Self::from_table_spanned(table_name, table, origin, &TableSpans::default())
+    }
+
+    /// Reads one table; `spans` says where its keys and values are written.
+    pub(crate) fn from_table_spanned(
+        table_name: Table<'_>,
+        table: toml::Table,
+        origin: &str,
+        spans: &TableSpans,
+    ) -> Result<Self, SettingsError> {
         let mut entries = BTreeMap::new();
+        let mut locations = BTreeMap::new();
         for (name, value) in table {
             let Some(key) = Key::from_name(&name) else {
                 let hint = did_you_mean(&name, KEYS.iter().map(|k| k.name()));
-                return Err(table_name.error(
-                    ErrorKind::UnknownKey,
-                    origin,
-                    format!("unknown key `{name}`; {hint}allowed keys: {}", key_list()),
-                ));
+                return Err(table_name
+                    .error(
+                        ErrorKind::UnknownKey,
+                        origin,
+                        format!("unknown key `{name}`; {hint}allowed keys: {}", key_list()),
+                    )
+                    .at(spans.key(&name)));
             };
             let value = from_toml(key, value).map_err(|expected| {
                 table_name
                     .error(ErrorKind::Malformed, origin, expected)
                     .at_key(key)
+                    .at(spans.value(&name))
             })?;
+            if let Some(location) = spans.value(&name) {
+                locations.insert(key, location);
+            }
             entries.insert(
                 key,
                 Entry {
@@ -188,7 +247,7 @@ impl RawSystem {
                 },
             );
         }
-        Ok(RawSystem { entries })
+        Ok(RawSystem { entries, locations })
     }
 }
 

@@ -37,6 +37,14 @@ impl Reader<'_> {
         self.raw.entries.get(&key)
     }
 
+    /// Where the value of `key` is written in the file, unless a variable set it.
+    fn location(&self, key: Key) -> Option<crate::Location> {
+        match self.entry(key).map(|e| &e.source) {
+            Some(Source::Table | Source::Defaults) => self.raw.locations.get(&key).copied(),
+            _ => None,
+        }
+    }
+
     fn variable(&self, key: Key) -> Option<&str> {
         match self.entry(key).map(|e| &e.source) {
             Some(Source::Variable(name)) => Some(name),
@@ -52,6 +60,7 @@ impl Reader<'_> {
             .system(self.system)
             .at_key(key)
             .variable(self.variable(key))
+            .at(self.location(key))
     }
 
     /// An ordering rule between `key` and `other` is broken: reported on `key`, naming
@@ -59,10 +68,12 @@ impl Reader<'_> {
     /// file that was valid, whichever side it changed).
     fn fail_order(&self, key: Key, other: Key, message: String) -> SettingsError {
         let variable = self.variable(key).or_else(|| self.variable(other));
+        let location = self.location(key).or_else(|| self.location(other));
         SettingsError::new(ErrorKind::Order, self.origin, message)
             .system(self.system)
             .at_key(key)
             .variable(variable)
+            .at(location)
     }
 
     pub(crate) fn seconds(

@@ -24,7 +24,16 @@ fn rejects_file(text: &str, kind: ErrorKind, says: &[&str]) -> SettingsError {
     let error = file_error(text);
     let shown = error.to_string();
     assert_eq!(error.kind(), kind, "{text:?}: {shown}");
-    assert!(shown.starts_with(&format!("{ORIGIN}: ")), "{shown}");
+    // The file, then the line and column of the key or value when the problem is on one.
+    let place = match error.location() {
+        Some(at) => format!("{ORIGIN}:{}:{}: ", at.line, at.column),
+        None => format!("{ORIGIN}: "),
+    };
+    assert!(shown.starts_with(&place), "{shown}");
+    assert!(
+        error.key().is_none() || error.location().is_some(),
+        "{text:?}: an error on a key of the file names its line: {shown}"
+    );
     for part in says {
         assert!(
             shown.contains(part),

@@ -32,7 +32,13 @@ fn clear(error: &SettingsError) -> Result<(), TestCaseError> {
     prop_assert!(!error.message().is_empty(), "an empty message: {shown:?}");
     let located = match error.variable_name() {
         Some(variable) => shown.starts_with(&format!("environment variable `{variable}`: ")),
-        None => shown.starts_with(&format!("{ORIGIN}: ")),
+        None => match error.location() {
+            Some(at) => {
+                prop_assert!(at.line >= 1 && at.column >= 1, "{shown:?}");
+                shown.starts_with(&format!("{ORIGIN}:{}:{}: ", at.line, at.column))
+            }
+            None => shown.starts_with(&format!("{ORIGIN}: ")),
+        },
     };
     prop_assert!(located, "the error does not say where: {shown:?}");
     Ok(())

@@ -40,9 +40,28 @@ fn rejects(body: &str, kind: ErrorKind, key: Option<&str>, allowed: &str) -> Set
     assert_eq!(err.origin(), ORIGIN);
     assert_eq!(err.variable_name(), None);
     let text = err.to_string();
+    // An error on a key written in the file points at its line (the body starts on
+    // line 2, under `[systems.sber]`).
+    let written_on = key.and_then(|key| {
+        body.lines().position(|line| {
+            line.trim_start()
+                .strip_prefix(key)
+                .is_some_and(|rest| rest.trim_start().starts_with('='))
+        })
+    });
+    if let Some(index) = written_on {
+        let at = err
+            .location()
+            .unwrap_or_else(|| panic!("{text:?} should name the line"));
+        assert_eq!(at.line as usize, index + 2, "{text:?}");
+    }
+    let place = match err.location() {
+        Some(at) => format!("{ORIGIN}:{}:{}", at.line, at.column),
+        None => ORIGIN.to_owned(),
+    };
     let prefix = match key {
-        Some(key) => format!("{ORIGIN}: [systems.sber] `{key}`: "),
-        None => format!("{ORIGIN}: [systems.sber]: "),
+        Some(key) => format!("{place}: [systems.sber] `{key}`: "),
+        None => format!("{place}: [systems.sber]: "),
     };
     assert!(
         text.starts_with(&prefix),
@@ -594,7 +613,11 @@ fn the_file_must_be_shaped_as_system_tables() {
         assert_eq!(err.kind(), ErrorKind::Syntax, "{err}");
         assert_eq!(err.origin(), ORIGIN);
         let shown = err.to_string();
-        assert!(shown.starts_with(&format!("{ORIGIN}: ")), "{shown}");
+        let place = match err.location() {
+            Some(at) => format!("{ORIGIN}:{}:{}: ", at.line, at.column),
+            None => format!("{ORIGIN}: "),
+        };
+        assert!(shown.starts_with(&place), "{shown}");
         assert!(shown.contains(says), "{shown:?} should say {says:?}");
         err
     };
@@ -618,7 +641,7 @@ fn a_system_named_default_is_rejected() {
     assert_eq!(err.key().map(Key::name), None);
     let text = err.to_string();
     assert!(
-        text.starts_with(&format!("{ORIGIN}: [systems.default]: ")),
+        text.starts_with(&format!("{ORIGIN}:2:10: [systems.default]: ")),
         "{text}"
     );
     assert!(text.contains("R-RES-CB-X3"), "{text}");

@@ -143,13 +143,19 @@ fn defaults_are_a_template_for_every_system_not_a_shared_breaker() {
     assert_eq!(err.kind(), ErrorKind::UnknownKey);
     assert!(
         err.to_string()
-            .starts_with("resilience.toml: [defaults]: unknown key `cb_failure_rat`; did you mean `cb_failure_rate`?"),
+            .starts_with("resilience.toml:2:1: [defaults]: unknown key `cb_failure_rat`; did you mean `cb_failure_rate`?"),
         "{err}"
     );
     let err =
         Settings::parse("[defaults]\ncb_failure_rate = 2\n[systems.sber]\n", ORIGIN).unwrap_err();
     assert_eq!(err.system_name(), Some("sber"));
     assert!(err.message().contains("`[defaults]`"), "{err}");
+    // The line is the one in `[defaults]` where the value is written.
+    assert!(
+        err.to_string()
+            .starts_with("resilience.toml:2:19: [systems.sber] `cb_failure_rate`: got 2,"),
+        "{err}"
+    );
     let err = Settings::parse("[defaults]\nbase_url = \"http://x.test\"\n", ORIGIN).unwrap_err();
     assert!(err.message().contains("own address"), "{err}");
     let err = Settings::parse("defaults = 3\n", ORIGIN).unwrap_err();

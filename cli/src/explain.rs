@@ -1,0 +1,158 @@
+//! `outbound-guard explain`: every effective value and where it came from, like
+//! `git config --show-origin`.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use outbound_guard_settings::explain::{origins, Origin};
+use outbound_guard_settings::{Key, Settings, SystemSettings};
+
+use crate::{load, EnvFlag, Failure};
+
+pub(crate) fn run(file: &PathBuf, env: &EnvFlag) -> Result<(), Failure> {
+    // Validated first, by the loader a service uses: the same errors as at startup.
+    let settings = load(file, env, &[])?;
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| Failure::Io(format!("cannot read {}: {e}", file.display())))?;
+    print!("{}", render(&settings, &text, &vars(env))?);
+    Ok(())
+}
+
+/// The overrides `--env` applies: the process environment's variables (the loader has
+/// already rejected ours that are not Unicode).
+pub(crate) fn vars(env: &EnvFlag) -> Vec<(String, String)> {
+    if env.env {
+        std::env::vars_os()
+            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+            .collect()
+    } else {
+        Vec::new()
+    }
+}
+
+/// The explanation of `settings`, read from `text` with the overrides `vars`.
+pub(crate) fn render(
+    settings: &Settings,
+    text: &str,
+    vars: &[(String, String)],
+) -> Result<String, Failure> {
+    let origin = settings.origin();
+    let all = origins(text, origin, vars.iter().cloned())?;
+    let mut out = String::new();
+    if settings.systems().len() == 0 {
+        let _ = writeln!(out, "{origin}: no systems");
+    }
+    for (index, system) in settings.systems().enumerate() {
+        if index > 0 {
+            out.push('\n');
+        }
+        let _ = writeln!(out, "[systems.{}]", system.name());
+        let Some(keys) = all.get(system.name()) else {
+            continue;
+        };
+        let values = values(system);
+        for (key, from) in keys {
+            let value = values
+                .get(key.name())
+                .map_or_else(|| "(not set)".to_owned(), |v| shown(*key, v));
+            let from = describe(from, origin, system.name());
+            let _ = writeln!(out, "  {:<20} = {value:<28} {from}", key.name());
+        }
+        let _ = writeln!(
+            out,
+            "  {:<20} = {:<28} derived: max_connections × 0.8, at least 1",
+            "(bulkhead permits)",
+            system.bulkhead_permits(),
+        );
+    }
+    Ok(out)
+}
+
+/// Every key's resolved value, as the settings serialise them (durations with units).
+fn values(system: &SystemSettings) -> serde_json::Map<String, serde_json::Value> {
+    match serde_json::to_value(system) {
+        Ok(serde_json::Value::Object(map)) => map,
+        _ => serde_json::Map::new(),
+    }
+}
+
+fn shown(key: Key, value: &serde_json::Value) -> String {
+    match value {
+        serde_json::Value::String(s) if key == Key::BaseUrl => format!("{:?}", mask_url(s)),
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn describe(from: &Origin, origin: &str, system: &str) -> String {
+    let at = |location: &Option<outbound_guard_settings::Location>| match location {
+        Some(l) => format!("{origin}:{}:{}", l.line, l.column),
+        None => origin.to_owned(),
+    };
+    match from {
+        Origin::Guide => "the guide's default".to_owned(),
+        Origin::Derived(rule) => format!("derived: {rule}"),
+        Origin::Unset => "not set (no default)".to_owned(),
+        Origin::Defaults(location) => format!("{} [defaults]", at(location)),
+        Origin::Table(location) => format!("{} [systems.{system}]", at(location)),
+        Origin::Variable(name) => format!("environment variable {name}"),
+    }
+}
+
+/// A URL with the credentials it may hold masked: the user-info's password and every
+/// query value become `***`.
+pub(crate) fn mask_url(url: &str) -> String {
+    let (scheme, rest) = match url.split_once("://") {
+        Some((scheme, rest)) => (format!("{scheme}://"), rest),
+        None => (String::new(), url),
+    };
+    let (rest, fragment) = match rest.split_once('#') {
+        Some((rest, fragment)) => (rest, format!("#{fragment}")),
+        None => (rest, String::new()),
+    };
+    let (rest, query) = match rest.split_once('?') {
+        Some((rest, query)) => (rest, Some(query)),
+        None => (rest, None),
+    };
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    let (authority, path) = rest.split_at(authority_end);
+    let authority = match authority.rsplit_once('@') {
+        Some((userinfo, host)) => match userinfo.split_once(':') {
+            Some((user, _password)) => format!("{user}:***@{host}"),
+            None => format!("{userinfo}@{host}"),
+        },
+        None => authority.to_owned(),
+    };
+    let query = query.map_or_else(String::new, |query| {
+        let masked: Vec<String> = query
+            .split('&')
+            .map(|pair| match pair.split_once('=') {
+                Some((name, _)) => format!("{name}=***"),
+                None if pair.is_empty() => String::new(),
+                None => "***".to_owned(),
+            })
+            .collect();
+        format!("?{}", masked.join("&"))
+    });
+    format!("{scheme}{authority}{path}{query}{fragment}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn credentials_in_urls_are_masked() {
+        assert_eq!(
+            mask_url("https://user:s3cret@pay.example/api?token=abc&mode=x#top"),
+            "https://user:***@pay.example/api?token=***&mode=***#top"
+        );
+        assert_eq!(mask_url("http://127.0.0.1:8081"), "http://127.0.0.1:8081");
+        assert_eq!(
+            mask_url("http://user@host/p?flag"),
+            "http://user@host/p?***"
+        );
+        // An `@` in the path is not user-info.
+        assert_eq!(mask_url("http://host/a@b:c"), "http://host/a@b:c");
+    }
+}

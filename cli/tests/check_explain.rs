@@ -1,0 +1,320 @@
+//! `outbound-guard check` and `explain`, run as a binary: exit codes, messages identical
+//! to a service's startup, line and column of the offending value, `--systems`, `--env`,
+//! origins, masking; and `check` over mangled files never panics.
+
+use std::path::PathBuf;
+
+use assert_cmd::Command;
+use outbound_guard_settings::{ErrorKind, Loader, Settings};
+use predicates::prelude::*;
+
+const DEMO: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../examples/payments-demo/resilience.toml"
+);
+
+fn bin() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_outbound-guard"));
+    // The tests' own environment must not leak overrides into the runs.
+    for (name, _) in std::env::vars_os() {
+        if name.to_string_lossy().starts_with("CLIENT_") {
+            command.env_remove(name);
+        }
+    }
+    command
+}
+
+/// A file in a directory of this test's own.
+fn file(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("og-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn a_valid_file_passes_with_exit_0() {
+    bin()
+        .args(["check", DEMO])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("valid, 2 systems: customer, sber"));
+}
+
+#[test]
+fn an_invalid_value_fails_with_exit_1_and_startups_message_with_its_line() {
+    let text = "[systems.sber]\nbase_url = \"http://127.0.0.1:8081\"\ncb_failure_rate = 1.5\n";
+    let path = file("bad-rate.toml", text);
+    // What a service prints at startup for the same file.
+    let startup = Settings::from_path(&path, &[]).unwrap_err();
+    assert_eq!(startup.kind(), ErrorKind::OutOfRange);
+    let shown = format!("{}:3:19: [systems.sber] `cb_failure_rate`: got 1.5, expected a share greater than 0 and at most 1", path.display());
+    assert!(startup.to_string().starts_with(&shown), "{startup}");
+    bin()
+        .args(["check".as_ref(), path.as_os_str()])
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(format!("{startup}\n"));
+}
+
+#[test]
+fn syntax_errors_unknown_keys_and_broken_orders_name_their_line() {
+    for (text, line_col, says) in [
+        (
+            "[systems.sber]\nread_timeout = \n",
+            ":2:16: ",
+            "not valid TOML",
+        ),
+        (
+            "[systems.sber]\n\ncb_failur_rate = 0.3\n",
+            ":3:1: [systems.sber]: ",
+            "did you mean `cb_failure_rate`?",
+        ),
+        (
+            "[systems.sber]\nread_timeout = 40\n",
+            ":2:16: [systems.sber] `read_timeout`: ",
+            "is not less than `total_timeout`",
+        ),
+        (
+            "[defaults]\nmax_connections = 0\n[systems.sber]\n",
+            ":2:19: [systems.sber] `max_connections`: ",
+            "comes from the `[defaults]` table",
+        ),
+    ] {
+        let path = file("bad.toml", text);
+        let output = bin()
+            .args(["check".as_ref(), path.as_os_str()])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{text:?}: {stderr}");
+        assert!(
+            stderr.starts_with(&format!("{}{line_col}", path.display())),
+            "{text:?}: {stderr}"
+        );
+        assert!(stderr.contains(says), "{text:?}: {stderr}");
+    }
+}
+
+#[test]
+fn systems_the_binary_calls_must_be_there() {
+    bin()
+        .args(["check", DEMO, "--systems", "sber,customer"])
+        .assert()
+        .code(0);
+    bin()
+        .args(["check", DEMO, "--systems", "sber,fx_rates"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("missing `[systems.fx_rates]`"));
+}
+
+#[test]
+fn env_applies_the_process_overrides_only_when_asked() {
+    bin()
+        .args(["check", DEMO])
+        .env("CLIENT_SBER__CB_FAILURE_RATE", "2")
+        .assert()
+        .code(0);
+    let startup = Loader::new()
+        .env([("CLIENT_SBER__CB_FAILURE_RATE", "2")])
+        .read(DEMO)
+        .unwrap_err();
+    bin()
+        .args(["check", DEMO, "--env"])
+        .env("CLIENT_SBER__CB_FAILURE_RATE", "2")
+        .assert()
+        .code(1)
+        .stderr(format!("{startup}\n"))
+        .stderr(predicate::str::starts_with(
+            "environment variable `CLIENT_SBER__CB_FAILURE_RATE`: ",
+        ));
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    bin().assert().code(2);
+    bin().args(["check"]).assert().code(2);
+    bin().args(["check", DEMO, "--frobnicate"]).assert().code(2);
+    // Runs too large to finish in seconds, and intervals too short, are refused.
+    for args in [
+        ["--duration", "1000000000s"],
+        ["--every", "0"],
+        ["--warm", "4000000000"],
+    ] {
+        bin()
+            .args(["simulate", DEMO])
+            .args(args)
+            .assert()
+            .code(2)
+            .stderr(
+                predicate::str::contains("at least 1ms")
+                    .or(predicate::str::contains("at most 200000")),
+            );
+    }
+    bin()
+        .args(["simulate", DEMO, "--every", "soon"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("with a unit"));
+    bin()
+        .args(["simulate", DEMO, "--scenario", "meteor"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("hang"));
+    bin()
+        .args(["simulate", DEMO, "--system", "fx_rates"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no `[systems.fx_rates]`"));
+    bin()
+        .args(["simulate", DEMO, "--compare", "cb_failure_rat=0.3"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no key `cb_failure_rat`"));
+    bin()
+        .args(["simulate", DEMO, "--compare", "cb_failure_rate=3"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("at most 1"));
+    bin()
+        .args(["simulate", DEMO, "--rate", "1.5"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("at most 1"));
+}
+
+#[test]
+fn a_missing_file_is_named() {
+    bin()
+        .args(["check", "/nonexistent/resilience.toml"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::starts_with(
+            "/nonexistent/resilience.toml: cannot read the settings file",
+        ));
+}
+
+#[test]
+fn explain_names_every_values_origin() {
+    let text = "[defaults]\nread_timeout = \"20s\"\n\n[systems.sber]\nbase_url = \"https://pay:s3cret@sber.test/api?key=abc\"\ncb_failure_rate = 0.3\n";
+    let path = file("explain.toml", text);
+    let output = bin()
+        .args(["explain".as_ref(), path.as_os_str(), "--env".as_ref()])
+        .env("CLIENT_SBER__MAX_CONNECTIONS", "20")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let out = String::from_utf8(output.stdout).unwrap();
+    let line = |key: &str| {
+        out.lines()
+            .find(|l| l.trim_start().starts_with(&format!("{key} ")))
+            .unwrap_or_else(|| panic!("no line for {key}:\n{out}"))
+            .to_owned()
+    };
+    let file = path.display().to_string();
+    assert!(line("cb_failure_rate").contains("= 0.3 "), "{out}");
+    assert!(
+        line("cb_failure_rate").contains(&format!("{file}:6:19 [systems.sber]")),
+        "{out}"
+    );
+    assert!(
+        line("read_timeout").contains(&format!("{file}:2:16 [defaults]")),
+        "{out}"
+    );
+    assert!(
+        line("max_connections").contains("environment variable CLIENT_SBER__MAX_CONNECTIONS"),
+        "{out}"
+    );
+    assert!(line("max_connections").contains("= 20 "), "{out}");
+    assert!(
+        line("cb_slow_threshold").contains("10s")
+            && line("cb_slow_threshold").contains("derived: read_timeout / 2"),
+        "{out}"
+    );
+    assert!(
+        line("max_keepalive").contains("24") && line("max_keepalive").contains("derived"),
+        "{out}"
+    );
+    assert!(
+        line("(bulkhead permits)").contains("16")
+            && line("(bulkhead permits)").contains("max_connections × 0.8"),
+        "{out}"
+    );
+    assert!(
+        line("cb_window_size").contains("the guide's default"),
+        "{out}"
+    );
+    // Credentials are masked; the rest of the address is shown.
+    assert!(!out.contains("s3cret") && !out.contains("abc"), "{out}");
+    assert!(
+        line("base_url").contains("https://pay:***@sber.test/api?key=***"),
+        "{out}"
+    );
+}
+
+#[test]
+fn explain_of_an_invalid_file_fails_as_check_does() {
+    let path = file("explain-bad.toml", "[systems.sber]\ncb_min_calls = 0\n");
+    let startup = Settings::from_path(&path, &[]).unwrap_err();
+    bin()
+        .args(["explain".as_ref(), path.as_os_str()])
+        .assert()
+        .code(1)
+        .stderr(format!("{startup}\n"));
+}
+
+/// Every line dropped, every line doubled, the file cut at many places and characters
+/// swapped for TOML's special ones: `check` says valid or invalid (exit 0 or 1), names
+/// the file, and never panics.
+#[test]
+fn check_over_mangled_files_never_panics() {
+    let text = std::fs::read_to_string(DEMO).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let mut variants = Vec::new();
+    for i in 0..lines.len() {
+        let mut dropped = lines.clone();
+        dropped.remove(i);
+        variants.push(dropped.join("\n"));
+        let mut doubled = lines.clone();
+        doubled.insert(i, lines[i]);
+        variants.push(doubled.join("\n"));
+    }
+    let chars: Vec<char> = text.chars().collect();
+    for cut in (0..chars.len()).step_by(17) {
+        variants.push(chars[..cut].iter().collect());
+    }
+    for (i, special) in (0..chars.len())
+        .step_by(23)
+        .zip("[]=\"'.#\n0\u{0}é{}".chars().cycle())
+    {
+        let mut mangled = chars.clone();
+        mangled[i] = special;
+        variants.push(mangled.into_iter().collect());
+    }
+    let path = file("mangled.toml", "");
+    for variant in variants {
+        std::fs::write(&path, &variant).unwrap();
+        let output = bin()
+            .args(["check".as_ref(), path.as_os_str()])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        match output.status.code() {
+            Some(0) => assert!(stderr.is_empty(), "{variant:?}: {stderr}"),
+            Some(1) => assert!(
+                stderr.starts_with(&path.display().to_string()),
+                "{variant:?}: {stderr}"
+            ),
+            other => panic!("{variant:?}: exit {other:?}: {stderr}"),
+        }
+        // The binary's verdict is the library's.
+        assert_eq!(
+            output.status.code() == Some(0),
+            Settings::from_path(&path, &[]).is_ok(),
+            "{variant:?}"
+        );
+    }
+}

@@ -1,0 +1,425 @@
+//! `outbound-guard simulate`, run as a binary: its figures agree with the runtime's own
+//! paused-time drive of the same scenario, its pictures are written, and a comparison
+//! runs both settings.
+//!
+//! The agreement test replays `runtime/tests/fast_fail.rs`'s
+//! `a_hang_under_the_guides_defaults_fails_fast_near_the_slow_threshold` (the guide's
+//! defaults, a cold hang, one caller every 100 ms for 90 s) through the library, and
+//! derives the expected figures from that run rather than from numbers written here, so
+//! a change to the breaker's rules moves both sides together.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use assert_cmd::Command;
+use outbound_guard::{Cause, Guard, Observer, Settings, State, Transition};
+use tokio::time::{sleep, Instant};
+
+const MS: Duration = Duration::from_millis(1);
+const S: Duration = Duration::from_secs(1);
+
+const DEMO: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../examples/payments-demo/resilience.toml"
+);
+
+fn bin() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_outbound-guard"));
+    for (name, _) in std::env::vars_os() {
+        if name.to_string_lossy().starts_with("CLIENT_") {
+            command.env_remove(name);
+        }
+    }
+    command
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("og-cli-sim-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn json(command: &mut Command) -> serde_json::Value {
+    let output = command.output().unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+// ---- The runtime test's drive, as `runtime/tests/fast_fail.rs` writes it. ----
+
+#[derive(Default)]
+struct Transitions(Mutex<Vec<(State, State, Instant)>>);
+
+impl Observer for Transitions {
+    fn on_transition(&self, t: &Transition<'_>) {
+        self.0.lock().unwrap().push((t.from, t.to, t.at));
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Seen {
+    started: Duration,
+    took: Duration,
+    refused: Option<Cause>,
+}
+
+async fn drive<F, Fut>(guard: &Guard, every: Duration, run: Duration, upstream: F) -> Vec<Seen>
+where
+    F: Fn() -> Fut + Send + Sync + 'static,
+    Fut: std::future::Future<Output = Result<(), ()>> + Send + 'static,
+{
+    let upstream = Arc::new(upstream);
+    let t0 = Instant::now();
+    let mut tasks = Vec::new();
+    while t0.elapsed() < run {
+        let (guard, upstream) = (guard.clone(), upstream.clone());
+        tasks.push(tokio::spawn(async move {
+            let start = Instant::now();
+            let result = guard.call(upstream()).await;
+            Seen {
+                started: start - t0,
+                took: start.elapsed(),
+                refused: result
+                    .err()
+                    .map(|e| *e.cause())
+                    .filter(|c| !matches!(c, Cause::Timeout { .. } | Cause::Slow { .. })),
+            }
+        }));
+        sleep(every).await;
+    }
+    let mut seen = Vec::new();
+    for task in tasks {
+        seen.push(task.await.unwrap());
+    }
+    seen
+}
+
+/// What the runtime's drive measures for a cold hang under `text`'s `sber`.
+struct Expected {
+    first_zero_wait: Duration,
+    opened: Duration,
+    reached: usize,
+    permits: usize,
+    min_calls: usize,
+    bound: Duration,
+}
+
+#[tokio::main(flavor = "current_thread", start_paused = true)]
+async fn runtime_hang(text: &str, every: Duration, run: Duration) -> Expected {
+    let settings = Settings::parse(text, "inline").unwrap();
+    let settings = settings.system("sber").unwrap();
+    let transitions = Arc::new(Transitions::default());
+    let guard = Guard::with_observers(settings, vec![transitions.clone()]);
+    let reached = Arc::new(AtomicUsize::new(0));
+    let t0 = Instant::now();
+    let seen = drive(&guard, every, run, {
+        let reached = reached.clone();
+        move || {
+            let reached = reached.clone();
+            async move {
+                reached.fetch_add(1, Ordering::SeqCst);
+                std::future::pending().await
+            }
+        }
+    })
+    .await;
+    let first_zero_wait = seen
+        .iter()
+        .filter(|s| s.refused.is_some() && s.took.is_zero())
+        .map(|s| s.started)
+        .min()
+        .expect("callers are turned away at once");
+    let opened = transitions
+        .0
+        .lock()
+        .unwrap()
+        .iter()
+        .find(|(_, to, _)| *to == State::Open)
+        .map(|(_, _, at)| *at - t0)
+        .expect("the breaker opens");
+    Expected {
+        first_zero_wait,
+        opened,
+        reached: reached.load(Ordering::SeqCst),
+        permits: guard.bulkhead_permits(),
+        min_calls: settings.cb_min_calls() as usize,
+        bound: settings.cb_slow_threshold() + settings.bulkhead_wait() + S,
+    }
+}
+
+/// The same, after `warm` successful calls one every `every` (a window of successes,
+/// as a service that was healthy until now): times from the end of the warm-up.
+#[tokio::main(flavor = "current_thread", start_paused = true)]
+async fn runtime_warm_hang(text: &str, warm: usize, every: Duration, run: Duration) -> Expected {
+    let settings = Settings::parse(text, "inline").unwrap();
+    let settings = settings.system("sber").unwrap();
+    let transitions = Arc::new(Transitions::default());
+    let guard = Guard::with_observers(settings, vec![transitions.clone()]);
+    for _ in 0..warm {
+        assert_eq!(guard.call(async { Ok::<_, ()>(()) }).await, Ok(Ok(())));
+        sleep(every).await;
+    }
+    let reached = Arc::new(AtomicUsize::new(0));
+    let t0 = Instant::now();
+    let seen = drive(&guard, every, run, {
+        let reached = reached.clone();
+        move || {
+            let reached = reached.clone();
+            async move {
+                reached.fetch_add(1, Ordering::SeqCst);
+                std::future::pending().await
+            }
+        }
+    })
+    .await;
+    let first_zero_wait = seen
+        .iter()
+        .filter(|s| s.refused.is_some() && s.took.is_zero())
+        .map(|s| s.started)
+        .min()
+        .expect("callers are turned away at once");
+    let opened = transitions
+        .0
+        .lock()
+        .unwrap()
+        .iter()
+        .find(|(_, to, _)| *to == State::Open)
+        .map(|(_, _, at)| *at - t0)
+        .expect("the breaker opens");
+    Expected {
+        first_zero_wait,
+        opened,
+        reached: reached.load(Ordering::SeqCst),
+        permits: guard.bulkhead_permits(),
+        min_calls: settings.cb_min_calls() as usize,
+        bound: settings.cb_slow_threshold() + settings.bulkhead_wait() + S,
+    }
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap()
+}
+
+#[test]
+fn a_cold_hang_under_the_guides_defaults_agrees_with_the_runtimes_own_drive() {
+    let text = "[systems.sber]\n";
+    let path = scratch("agree").join("resilience.toml");
+    std::fs::write(&path, text).unwrap();
+    let expected = runtime_hang(text, 100 * MS, 90 * S);
+
+    let report = json(bin().args([
+        "simulate".as_ref(),
+        path.as_os_str(),
+        "--scenario".as_ref(),
+        "hang".as_ref(),
+        "--warm".as_ref(),
+        "0".as_ref(),
+        "--every".as_ref(),
+        "100ms".as_ref(),
+        "--duration".as_ref(),
+        "90s".as_ref(),
+        "--json".as_ref(),
+    ]));
+    let scenarios = report["systems"][0]["scenarios"].as_array().unwrap();
+    assert_eq!(scenarios.len(), 1, "{report:#}");
+    assert_eq!(scenarios[0]["scenario"], "hang");
+    assert_eq!(scenarios[0]["warm"], 0);
+    let figures = &scenarios[0]["figures"];
+    assert_eq!(report["systems"][0]["bulkhead_permits"], expected.permits);
+
+    // The same figures as the runtime's drive…
+    assert_eq!(
+        figures["first_zero_wait_refusal_ms"],
+        millis(expected.first_zero_wait),
+        "{figures:#}"
+    );
+    assert_eq!(
+        figures["breaker_opened_ms"],
+        millis(expected.opened),
+        "{figures:#}"
+    );
+    assert_eq!(figures["upstream_calls"], expected.reached, "{figures:#}");
+    // …and the bounds the runtime test asserts on them.
+    let first = Duration::from_millis(figures["first_zero_wait_refusal_ms"].as_u64().unwrap());
+    assert!(first <= expected.bound, "{first:?} > {:?}", expected.bound);
+    let reached = figures["upstream_calls"].as_u64().unwrap();
+    assert!(reached <= (expected.permits + expected.min_calls) as u64);
+    assert!(figures["upstream_calls_until_fast_fail"].as_u64().unwrap() <= reached);
+    assert!(figures["first_refusal_ms"].as_u64().unwrap() <= millis(first));
+    assert!(figures["open_cycles"].as_u64().unwrap() >= 1);
+    assert_eq!(figures["recovered_after_ms"], serde_json::Value::Null);
+}
+
+#[test]
+fn other_settings_agree_too() {
+    // A smaller bulkhead and a shorter slow threshold: the figures still come from the
+    // same code, whatever they are.
+    let text = "[systems.sber]\nmax_connections = 4\nread_timeout = 8\ntotal_timeout = 10\ncb_min_calls = 5\n";
+    let path = scratch("agree-other").join("resilience.toml");
+    std::fs::write(&path, text).unwrap();
+    let expected = runtime_hang(text, 250 * MS, 40 * S);
+    let report = json(bin().args([
+        "simulate".as_ref(),
+        path.as_os_str(),
+        "--scenario".as_ref(),
+        "hang".as_ref(),
+        "--warm".as_ref(),
+        "0".as_ref(),
+        "--every".as_ref(),
+        "250ms".as_ref(),
+        "--duration".as_ref(),
+        "40s".as_ref(),
+        "--json".as_ref(),
+    ]));
+    let figures = &report["systems"][0]["scenarios"][0]["figures"];
+    assert_eq!(
+        figures["first_zero_wait_refusal_ms"],
+        millis(expected.first_zero_wait)
+    );
+    assert_eq!(figures["breaker_opened_ms"], millis(expected.opened));
+    assert_eq!(figures["upstream_calls"], expected.reached);
+}
+
+#[test]
+fn every_scenario_cold_and_warm_with_pictures_and_a_comparison() {
+    let out = scratch("pictures");
+    let report = json(bin().args([
+        "simulate".as_ref(),
+        DEMO.as_ref(),
+        "--system".as_ref(),
+        "customer".as_ref(),
+        "--compare".as_ref(),
+        "cb_failure_rate=0.3".as_ref(),
+        "--out".as_ref(),
+        out.as_os_str(),
+        "--json".as_ref(),
+    ]));
+    let systems = report["systems"].as_array().unwrap();
+    assert_eq!(systems.len(), 1);
+    assert_eq!(systems[0]["system"], "customer");
+    let scenarios = systems[0]["scenarios"].as_array().unwrap();
+    let names: Vec<String> = scenarios
+        .iter()
+        .map(|s| format!("{}-{}", s["scenario"].as_str().unwrap(), s["warm"]))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "hang-0",
+            "hang-60",
+            "errors-0",
+            "errors-60",
+            "slow-0",
+            "slow-60",
+            "recovery-0",
+            "recovery-60"
+        ]
+    );
+    for s in scenarios {
+        let f = &s["figures"];
+        assert!(f["breaker_opened_ms"].is_u64(), "{s:#}");
+        assert!(f["first_zero_wait_refusal_ms"].is_u64(), "{s:#}");
+        assert_eq!(s["compared"]["change"], "cb_failure_rate=0.3");
+        assert!(
+            s["compared"]["figures"]["breaker_opened_ms"].is_u64(),
+            "{s:#}"
+        );
+    }
+    // The recovery scenario closes again once the fault is over.
+    let recovery = scenarios
+        .iter()
+        .find(|s| s["scenario"] == "recovery")
+        .unwrap();
+    assert!(
+        recovery["figures"]["recovered_after_ms"].is_u64(),
+        "{recovery:#}"
+    );
+    // Warm, 50 % needs at least as many failures in the window as 30 %: it opens no
+    // earlier.
+    let hang_warm = &scenarios[1];
+    assert!(
+        hang_warm["figures"]["breaker_opened_ms"].as_u64()
+            >= hang_warm["compared"]["figures"]["breaker_opened_ms"].as_u64(),
+        "{hang_warm:#}"
+    );
+    for name in [
+        "customer-hang-cold.svg",
+        "customer-hang-warm.svg",
+        "customer-errors-cold.svg",
+        "customer-slow-warm.svg",
+        "customer-recovery-warm.svg",
+    ] {
+        let svg = std::fs::read_to_string(out.join(name)).unwrap();
+        assert!(svg.starts_with("<svg"), "{name}");
+        assert!(svg.contains("breaker open"), "{name}: a state band");
+        assert!(svg.contains("refusals / s"), "{name}");
+    }
+}
+
+#[test]
+fn tables_name_each_scenario_and_the_comparison() {
+    bin()
+        .args([
+            "simulate",
+            DEMO,
+            "--system",
+            "sber",
+            "--scenario",
+            "hang",
+            "--compare",
+            "cb_failure_rate=0.5",
+        ])
+        .assert()
+        .code(0)
+        .stdout(predicates::str::contains("hang, cold"))
+        .stdout(predicates::str::contains("hang, warm 60"))
+        .stdout(predicates::str::contains("with cb_failure_rate=0.5"))
+        .stdout(predicates::str::contains("sber: 8 permits"));
+}
+
+#[test]
+fn a_warm_hang_agrees_with_the_runtimes_drive_after_a_warm_up() {
+    // Successes that answer at once, as the runtime's warm-up calls do.
+    let text = "[systems.sber]\n";
+    let path = scratch("agree-warm").join("resilience.toml");
+    std::fs::write(&path, text).unwrap();
+    let expected = runtime_warm_hang(text, 60, 100 * MS, 60 * S);
+    let report = json(bin().args([
+        "simulate".as_ref(),
+        path.as_os_str(),
+        "--scenario".as_ref(),
+        "hang".as_ref(),
+        "--warm".as_ref(),
+        "60".as_ref(),
+        "--latency".as_ref(),
+        "0".as_ref(),
+        "--duration".as_ref(),
+        "60s".as_ref(),
+        "--json".as_ref(),
+    ]));
+    let scenarios = report["systems"][0]["scenarios"].as_array().unwrap();
+    let warm = scenarios
+        .iter()
+        .find(|s| s["warm"] == 60)
+        .expect("a warm run");
+    let figures = &warm["figures"];
+    assert_eq!(
+        figures["first_zero_wait_refusal_ms"],
+        millis(expected.first_zero_wait),
+        "{figures:#}"
+    );
+    assert_eq!(
+        figures["breaker_opened_ms"],
+        millis(expected.opened),
+        "{figures:#}"
+    );
+    assert_eq!(figures["upstream_calls"], expected.reached, "{figures:#}");
+}
