@@ -1,4 +1,4 @@
-//! The operator's controls on the admin listener (issue 20 §3): a control action needs
+//! The operator's controls on the admin listener: a control action needs
 //! the bearer token from `DEMO_ADMIN_TOKEN`; without one configured the controls are
 //! refused; the metrics scrape needs no token.
 

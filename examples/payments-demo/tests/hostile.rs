@@ -1,4 +1,4 @@
-//! Hostile ids on the public API (issue 20 §2): a client must not be able to steer the
+//! Hostile ids on the public API: a client must not be able to steer the
 //! service's calls to another path of the upstream, nor open a breaker for everyone
 //! with requests that are its own mistakes.
 

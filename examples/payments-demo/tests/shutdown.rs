@@ -1,4 +1,4 @@
-//! Graceful shutdown (issue 20 §3): SIGTERM and SIGINT both stop the service, which
+//! Graceful shutdown: SIGTERM and SIGINT both stop the service, which
 //! stops accepting connections and lets every request in flight finish first.
 
 mod common;

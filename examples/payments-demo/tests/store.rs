@@ -1,4 +1,4 @@
-//! The demo's order store is capped (issue 20 §3): it keeps the latest orders and
+//! The demo's order store is capped: it keeps the latest orders and
 //! forgets the oldest, so a long run cannot grow it without bound.
 
 use payments_demo::adapters::out::memory::{InMemoryOrders, DEFAULT_MAX_ORDERS};
