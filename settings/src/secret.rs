@@ -25,6 +25,15 @@ pub fn mask_url(url: &str) -> String {
         Some((scheme, rest)) => (format!("{scheme}://"), rest),
         None => (String::new(), url),
     };
+    // A password written without percent-encoding may hold `/`, `?`, `#` or `@`: the
+    // user-info runs to the last `@`. Masking too much of an odd path is the safe side.
+    if let Some((userinfo, after)) = rest.rsplit_once('@') {
+        if let Some((user, _password)) = userinfo.split_once(':') {
+            if !user.contains(['/', '?', '#']) {
+                return format!("{scheme}{user}:{MASK}@{}", mask_url(after));
+            }
+        }
+    }
     let (rest, fragment) = match rest.split_once('#') {
         Some((rest, fragment)) => (rest, format!("#{fragment}")),
         None => (rest, String::new()),
@@ -99,6 +108,20 @@ mod tests {
         assert_eq!(mask_url("http://host/a@b:c"), "http://host/a@b:c");
         // Not a URL, still masked.
         assert_eq!(mask_url("u:hunter2@host/x"), "u:***@host/x");
+        // A password with characters it should have percent-encoded.
+        for raw in ["hun/ter2", "hun?ter2", "hun#ter2", "hun@ter2", "hun:ter2"] {
+            let url = format!("https://u:{raw}@pay.example/api?token=t");
+            assert_eq!(
+                mask_url(&url),
+                "https://u:***@pay.example/api?token=***",
+                "{raw}"
+            );
+        }
+        // A query value holding `@` and `:` is masked as a query value.
+        assert_eq!(
+            mask_url("http://host/p?x=1:2&e=a@b"),
+            "http://host/p?x=***&e=***"
+        );
     }
 
     #[test]
