@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use outbound_guard_settings::explain::{origins, Origin};
-use outbound_guard_settings::{Key, Settings, SystemSettings};
+use outbound_guard_settings::{mask_url, Key, Settings, SystemSettings};
 
 use crate::{load, EnvFlag, Failure};
 
@@ -96,63 +96,5 @@ fn describe(from: &Origin, origin: &str, system: &str) -> String {
         Origin::Defaults(location) => format!("{} [defaults]", at(location)),
         Origin::Table(location) => format!("{} [systems.{system}]", at(location)),
         Origin::Variable(name) => format!("environment variable {name}"),
-    }
-}
-
-/// A URL with the credentials it may hold masked: the user-info's password and every
-/// query value become `***`.
-pub(crate) fn mask_url(url: &str) -> String {
-    let (scheme, rest) = match url.split_once("://") {
-        Some((scheme, rest)) => (format!("{scheme}://"), rest),
-        None => (String::new(), url),
-    };
-    let (rest, fragment) = match rest.split_once('#') {
-        Some((rest, fragment)) => (rest, format!("#{fragment}")),
-        None => (rest, String::new()),
-    };
-    let (rest, query) = match rest.split_once('?') {
-        Some((rest, query)) => (rest, Some(query)),
-        None => (rest, None),
-    };
-    let authority_end = rest.find('/').unwrap_or(rest.len());
-    let (authority, path) = rest.split_at(authority_end);
-    let authority = match authority.rsplit_once('@') {
-        Some((userinfo, host)) => match userinfo.split_once(':') {
-            Some((user, _password)) => format!("{user}:***@{host}"),
-            None => format!("{userinfo}@{host}"),
-        },
-        None => authority.to_owned(),
-    };
-    let query = query.map_or_else(String::new, |query| {
-        let masked: Vec<String> = query
-            .split('&')
-            .map(|pair| match pair.split_once('=') {
-                Some((name, _)) => format!("{name}=***"),
-                None if pair.is_empty() => String::new(),
-                None => "***".to_owned(),
-            })
-            .collect();
-        format!("?{}", masked.join("&"))
-    });
-    format!("{scheme}{authority}{path}{query}{fragment}")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn credentials_in_urls_are_masked() {
-        assert_eq!(
-            mask_url("https://user:s3cret@pay.example/api?token=abc&mode=x#top"),
-            "https://user:***@pay.example/api?token=***&mode=***#top"
-        );
-        assert_eq!(mask_url("http://127.0.0.1:8081"), "http://127.0.0.1:8081");
-        assert_eq!(
-            mask_url("http://user@host/p?flag"),
-            "http://user@host/p?***"
-        );
-        // An `@` in the path is not user-info.
-        assert_eq!(mask_url("http://host/a@b:c"), "http://host/a@b:c");
     }
 }

@@ -318,3 +318,62 @@ fn check_over_mangled_files_never_panics() {
         );
     }
 }
+
+/// Runs the binary with `args` and `env`, and checks that neither stream shows the
+/// password or the query value of the `base_url`s used below.
+fn assert_output_masked(args: &[&str], env: &[(&str, &str)]) -> (String, String) {
+    let mut command = bin();
+    command.args(args);
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    let output = command.output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    for (stream, text) in [("stdout", &stdout), ("stderr", &stderr)] {
+        assert!(
+            !text.contains("hunter2") && !text.contains("t0k3n"),
+            "{args:?} shows a secret on {stream}: {text}"
+        );
+    }
+    (stdout, stderr)
+}
+
+#[test]
+fn check_and_explain_never_print_credentials() {
+    let good = file(
+        "secret-good.toml",
+        "[systems.sber]\nbase_url = \"http://svc-user:hunter2@pay.example/api?token=t0k3n\"\n",
+    );
+    let bad = file(
+        "secret-bad.toml",
+        "[systems.sber]\nbase_url = \"ftp://svc-user:hunter2@pay.example/api?token=t0k3n\"\n",
+    );
+    let good = good.to_str().unwrap();
+    let bad = bad.to_str().unwrap();
+    let (out, _) = assert_output_masked(&["explain", good], &[]);
+    assert!(
+        out.contains("http://svc-user:***@pay.example/api?token=***"),
+        "{out}"
+    );
+    assert_output_masked(&["check", good], &[]);
+    let (_, err) = assert_output_masked(&["check", bad], &[]);
+    assert!(err.contains("ftp://svc-user:***@"), "{err}");
+    assert_output_masked(&["explain", bad], &[]);
+    let override_ = [(
+        "CLIENT_SBER__BASE_URL",
+        "ftp://u:hunter2@pay.example/?token=t0k3n",
+    )];
+    let (_, err) = assert_output_masked(&["check", good, "--env"], &override_);
+    assert!(err.contains("CLIENT_SBER__BASE_URL"), "{err}");
+    assert_output_masked(&["explain", good, "--env"], &override_);
+    let valid_override = [(
+        "CLIENT_SBER__BASE_URL",
+        "https://u:hunter2@other.example/?token=t0k3n",
+    )];
+    let (out, _) = assert_output_masked(&["explain", good, "--env"], &valid_override);
+    assert!(
+        out.contains("https://u:***@other.example/?token=***"),
+        "{out}"
+    );
+}

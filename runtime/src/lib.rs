@@ -97,7 +97,7 @@ pub use wiring::{Guarded, SystemAdapter, WiringError, WrongGuard};
 /// crate root, and only there.
 pub mod settings {
     pub use outbound_guard_settings::{
-        build, env_var, env_var_with_prefix, ErrorKind, Key, Loader, Location,
+        build, env_var, env_var_with_prefix, mask_url, ErrorKind, Key, Loader, Location,
         SystemSettingsBuilder, ENV_PREFIX, FILE_NAME, KEYS, PATH_VARIABLE,
     };
 }

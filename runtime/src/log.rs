@@ -12,6 +12,10 @@
 //! | operator: force open | `sber forced open by an operator` | WARN |
 //! | operator: disable | `sber disabled (forced closed) by an operator: every call goes through, nothing is counted` | WARN |
 //! | operator: reset | `sber reset to closed by an operator` | INFO |
+//!
+//! An operator's action that finds the breaker already in its target state (a reset of a
+//! closed breaker, a second disable) is no transition, and logs nothing
+//! ([`Breaker::act`](crate::Breaker::act)).
 
 use std::fmt;
 use std::str::FromStr;

@@ -12,19 +12,36 @@
 //! |---|---|---|---|
 //! | `resilience_calls_total` | counter | `system`, `outcome` | Guarded calls by how they ended. `outcome`: `success`, `failure` (an error that counts, or a panic), `slow` (finished after `cb_slow_threshold`; counted as a breaker failure), `timeout` (cut off at `total_timeout`), `rejected` (the breaker or the bulkhead refused it; see `resilience_rejections_total`), `cancelled` (the caller dropped it; not counted by the breaker unless it had already run past `cb_slow_threshold`). |
 //! | `resilience_rejections_total` | counter | `system`, `reason` | Calls refused before they started. `reason`: `open`, `half_open_full`, `forced_open`, `bulkhead_full` ([`Cause::as_str`](crate::Cause::as_str)). |
-//! | `resilience_state` | gauge | `system`, `state` | 1 for the breaker's current state, 0 for the other four. `state`: `closed`, `open`, `half_open`, `forced_open`, `disabled`. Alert on `resilience_state{state=~"open\|forced_open"} == 1`. An open breaker moves to `half_open` when `cb_open_duration` has passed on the next call or reading ([`Guards::health`](crate::Guards::health), [`Guards::refresh`](crate::Guards::refresh)): call `refresh` in the `/metrics` handler and an idle system never looks stuck open. |
+//! | `resilience_state` | gauge | `system`, `state` | 1 for the breaker's current state, 0 for the other four (during a transition the new state is set to 1 before the old one is cleared, so a scrape may see both for an instant, never none). `state`: `closed`, `open`, `half_open`, `forced_open`, `disabled`. Alert on `resilience_state{state=~"open\|forced_open"} == 1`. An open breaker moves to `half_open` when `cb_open_duration` has passed on the next call or reading ([`Guards::health`](crate::Guards::health), [`Guards::refresh`](crate::Guards::refresh)): call `refresh` in the `/metrics` handler and an idle system never looks stuck open. |
 //! | `resilience_failure_rate` | gauge | `system` | Failures / outcomes in the breaker's window, 0–1 (0 for an empty window; the window restarts with every state). While open: the rate that tripped it (the window's at the moment it opened, or the trials' when one failed), so a dashboard shows why. |
 //! | `resilience_call_duration_seconds` | histogram | `system` | How long calls ran, in seconds, for calls that started (success, failure, slow, timeout). |
 //! | `resilience_bulkhead_in_use` | gauge | `system` | Bulkhead permits taken right now. |
 //! | `resilience_bulkhead_permits` | gauge | `system` | The bulkhead's size (`max_connections × 0.8`); saturation is `in_use / permits`. |
-//! | `resilience_transitions_total` | counter | `system`, `from`, `to` | Breaker transitions, operators' actions included. Every transition the breaker can make is registered at 0. |
+//! | `resilience_transitions_total` | counter | `system`, `from`, `to` | Breaker transitions, operators' actions included. The 15 transitions the breaker can make are registered at 0: its own four (closed → open, open → half-open, half-open → closed or open) and an operator's force open, disable and reset from any other state. An action that finds the breaker in its target state (reset of a closed breaker, say) is no transition: not counted. |
 //!
 //! `resilience_state` is one series per state (the `kube_pod_status_phase` style) rather
 //! than a numeric code: queries and alerts name the state, and adding a state never
 //! renumbers the others.
 //!
-//! The facade has no buckets: set them in the exporter, e.g.
-//! `PrometheusBuilder::new().set_buckets_for_metric(Matcher::Full(CALL_DURATION_SECONDS.into()), &[0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 15.0, 30.0, 35.0])`.
+//! **Histogram buckets.** The facade has none, and `metrics-exporter-prometheus` exports a
+//! histogram without buckets as a summary (quantiles of one process, which cannot be
+//! aggregated across replicas, and `histogram_quantile` cannot read). Give the exporter
+//! [`duration_buckets`], which reach past every system's `total_timeout`, so that a
+//! timed-out call lands in a bucket rather than `+Inf`:
+//!
+//! ```ignore
+//! use metrics_exporter_prometheus::{Matcher, PrometheusBuilder};
+//! use outbound_guard::metrics::{duration_buckets, CALL_DURATION_SECONDS};
+//!
+//! let settings = outbound_guard::settings!()?;
+//! PrometheusBuilder::new()
+//!     .set_buckets_for_metric(
+//!         Matcher::Full(CALL_DURATION_SECONDS.into()),
+//!         &duration_buckets(&settings),
+//!     )?
+//!     .install_recorder()?;
+//! let guards = outbound_guard::Guards::new(&settings); // after the recorder
+//! ```
 //!
 //! With metrics on, a call costs a few atomic updates more (the failure rate is read
 //! without a lock). The state gauges move only with transitions, which reach the metrics
@@ -38,7 +55,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 
 use ::metrics::{Counter, Gauge, Histogram, Unit};
-use outbound_guard_settings::SystemSettings;
+use outbound_guard_settings::{Settings, SystemSettings};
 
 use crate::breaker::{Breaker, State};
 use crate::error::Cause;
@@ -63,6 +80,41 @@ pub const BULKHEAD_IN_USE: &str = "resilience_bulkhead_in_use";
 pub const BULKHEAD_PERMITS: &str = "resilience_bulkhead_permits";
 /// `resilience_transitions_total{system, from, to}`: breaker transitions.
 pub const TRANSITIONS_TOTAL: &str = "resilience_transitions_total";
+
+/// The standard ladder of bucket bounds [`duration_buckets`] takes from, in seconds:
+/// Prometheus' default buckets, continued up to a day (the longest `total_timeout`).
+const LADDER: [f64; 19] = [
+    0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0,
+    900.0, 3600.0, 86_400.0,
+];
+
+/// Bucket bounds for [`CALL_DURATION_SECONDS`], in seconds, that cover every system of
+/// `settings`: the standard ladder (5 ms to 10 s as Prometheus' defaults, then 15 s,
+/// 30 s, 1 min, 2 min, 5 min, …) up to the first bound at or past the largest
+/// `total_timeout`, plus each system's `total_timeout` itself. So a call cut off at its
+/// timeout lands in a bucket of its own, never in `+Inf` alone. With the guide's
+/// defaults (35 s): `[0.005, …, 10, 15, 30, 35, 60]`.
+///
+/// Give them to the exporter, before the guards are built (see the [module](self)):
+/// `PrometheusBuilder::new().set_buckets_for_metric(Matcher::Full(CALL_DURATION_SECONDS.into()), &duration_buckets(&settings))`.
+pub fn duration_buckets(settings: &Settings) -> Vec<f64> {
+    let timeouts: Vec<f64> = settings
+        .systems()
+        .map(|system| system.total_timeout().as_secs_f64())
+        .collect();
+    let largest = timeouts.iter().copied().fold(0.0, f64::max);
+    let mut buckets: Vec<f64> = Vec::with_capacity(LADDER.len() + timeouts.len());
+    for bound in LADDER {
+        buckets.push(bound);
+        if bound >= largest {
+            break;
+        }
+    }
+    buckets.extend(timeouts);
+    buckets.sort_by(f64::total_cmp);
+    buckets.dedup();
+    buckets
+}
 
 /// Whether [`Guards::new`](crate::Guards::new) registers metrics: with the feature.
 /// (The unit tests compile this module without it, and turn metrics on where they want
@@ -162,11 +214,11 @@ fn rejection_index(cause: &Cause) -> Option<usize> {
 }
 
 /// Whether the breaker can go from `from` to `to`: its own four transitions, and an
-/// operator's force open, disable (from any other state) and reset (from any state).
+/// operator's force open, disable and reset, each from any other state (an action that
+/// finds the breaker in its target state is no transition).
 fn possible(from: State, to: State) -> bool {
     match to {
-        State::Closed => true,
-        State::ForcedOpen | State::Disabled => from != to,
+        State::Closed | State::ForcedOpen | State::Disabled => from != to,
         State::Open => matches!(from, State::Closed | State::HalfOpen),
         State::HalfOpen => from == State::Open,
     }
@@ -303,8 +355,10 @@ impl SystemMetrics {
         }
         let previous = self.shown.swap(index as u8, Ordering::Relaxed) as usize;
         if previous != index {
-            self.state[previous].set(0.0);
+            // The new state first: a scrape between the two writes sees both states at
+            // 1, never none.
             self.state[index].set(1.0);
+            self.state[previous].set(0.0);
         }
     }
 }

@@ -229,7 +229,9 @@ impl Guards {
     /// disable it (forced closed: every call admitted, nothing counted) or reset it
     /// (closed, empty window). Both stay until the next action. Reported to the observers
     /// as a transition with reason `manual` — logged and counted — unless the breaker is
-    /// already forced open or disabled as asked. Returns the system's health after it.
+    /// already in the state asked for: then it is a no-op that changes, logs and counts
+    /// nothing ([`Breaker::act`](crate::Breaker::act) says which). Returns the system's
+    /// health after it.
     ///
     /// `ManualAction` parses from `force_open`, `disable` and `reset`, for an admin
     /// endpoint such as `POST /admin/breakers/{system}/{action}`.
@@ -243,12 +245,7 @@ impl Guards {
         action: ManualAction,
     ) -> Result<SystemHealth, UnknownSystem> {
         let guard = self.find(system)?;
-        let breaker = guard.breaker();
-        match action {
-            ManualAction::ForceOpen => breaker.force_open(),
-            ManualAction::Disable => breaker.disable(),
-            ManualAction::Reset => breaker.reset(),
-        }
+        guard.breaker().act(action);
         Ok(guard.health())
     }
 }

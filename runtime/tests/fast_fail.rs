@@ -300,14 +300,16 @@ async fn a_waiter_counts_only_in_the_closed_state_its_wait_began_in() {
     sleep(16 * S).await;
     assert_eq!(guard.slow_in_flight(), 8);
     assert_eq!(guard.breaker().snapshot().failures, 8);
-    // An operator resets the breaker while a caller waits: its wait belongs to the
-    // earlier generation and does not land in the new one.
+    // An operator forces the breaker open and resets it while a caller waits (a reset
+    // alone of a closed breaker is a no-op that keeps its window): its wait belongs to
+    // the earlier closed state and does not land in the new one.
     let waiter = tokio::spawn({
         let guard = guard.clone();
         async move { wait_once(&guard).await }
     });
     sleep(S).await;
-    guard.breaker().reset();
+    assert!(guard.breaker().force_open());
+    assert!(guard.breaker().reset());
     assert!(matches!(
         waiter.await.unwrap(),
         Some(Cause::BulkheadFull { .. })

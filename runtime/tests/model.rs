@@ -233,7 +233,9 @@ impl Model {
     }
 
     fn reset(&mut self) {
-        self.enter(MState::Closed);
+        if self.state != MState::Closed {
+            self.enter(MState::Closed);
+        }
     }
 }
 

@@ -64,7 +64,9 @@ fn serialize_system<M: SerializeMap>(
 }
 
 /// Every key of the system, resolved, and its `name`: what [`Deserialize`] reads back
-/// (for figment's `Serialized::defaults`, or to log the settings in effect).
+/// (for figment's `Serialized::defaults`). It is data, so `base_url` is written whole,
+/// credentials included: to log the settings in effect, use `Debug`, which masks them
+/// ([`mask_url`](crate::mask_url)).
 impl Serialize for SystemSettings {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(None)?;
@@ -74,7 +76,8 @@ impl Serialize for SystemSettings {
 }
 
 /// `systems`, one table per system with every key resolved: what [`Deserialize`] reads
-/// back.
+/// back. Like [`SystemSettings`]' form, it carries each `base_url` whole; log `Debug`
+/// instead, which masks credentials.
 impl Serialize for Settings {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         struct Table<'a>(&'a SystemSettings);

@@ -61,7 +61,9 @@ impl SettingsError {
             key: None,
             variable: None,
             location: None,
-            message: message.into(),
+            // Text the user wrote may be quoted (a value, a TOML parser's excerpt of the
+            // line): credentials in any URL in it are masked.
+            message: crate::secret::mask_urls_in(&message.into()),
         }
     }
 

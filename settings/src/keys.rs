@@ -109,6 +109,13 @@ macro_rules! convert {
     (set Rate, $v:expr) => {
         Value::Number($v)
     };
+
+    (debug Url, $v:expr) => {
+        &$v.as_deref().map(crate::mask_url)
+    };
+    (debug $kind:ident, $v:expr) => {
+        &$v
+    };
 }
 
 /// Writes one key of a serialised system: durations as strings with their unit, which
@@ -161,7 +168,10 @@ macro_rules! keys {
         }
 
         /// One external system's validated settings.
-        #[derive(Debug, Clone, PartialEq)]
+        ///
+        /// `Debug` masks the credentials a `base_url` may hold ([`mask_url`](crate::mask_url));
+        /// [`base_url`](SystemSettings::base_url) returns the real value.
+        #[derive(Clone, PartialEq)]
         #[non_exhaustive]
         pub struct SystemSettings {
             /// The system's name, the table's key: `sber` for `[systems.sber]`.
@@ -183,6 +193,15 @@ macro_rules! keys {
                     convert!(get $kind, self.$name)
                 }
             )*
+        }
+
+        impl fmt::Debug for SystemSettings {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_struct("SystemSettings")
+                    .field("name", &self.name)
+                    $(.field(stringify!($name), convert!(debug $kind, self.$name)))*
+                    .finish()
+            }
         }
 
         /// Every key as read, with its default, before the rules between keys; durations

@@ -63,6 +63,7 @@ mod keys;
 mod loader;
 mod locate;
 mod raw;
+mod secret;
 mod span;
 mod suggest;
 mod system;
@@ -76,6 +77,7 @@ pub use builder::SystemSettingsBuilder;
 pub use error::{ErrorKind, Location, SettingsError};
 pub use keys::{env_var, env_var_with_prefix, Key, SystemSettings, KEYS};
 pub use loader::Loader;
+pub use secret::{mask_url, MASK};
 
 #[doc(hidden)]
 pub mod __private {

@@ -135,7 +135,10 @@ impl Reader<'_> {
                     Err(self.fail(
                         ErrorKind::Malformed,
                         key,
-                        format!("got {url:?}, expected an absolute http:// or https:// URL"),
+                        format!(
+                            "got {:?}, expected an absolute http:// or https:// URL",
+                            crate::mask_url(url)
+                        ),
                     ))
                 }
             }

@@ -70,6 +70,28 @@ async fn controls_with_the_right_token_act() {
 }
 
 #[tokio::test]
+async fn an_action_that_finds_its_state_answers_that_it_changed_nothing() {
+    let h = common::start(Some(TOKEN)).await;
+    let auth = format!("Bearer {TOKEN}");
+    let changed = |body: &str| {
+        let json: serde_json::Value = serde_json::from_str(body).unwrap();
+        json["changed"].as_bool().unwrap()
+    };
+    let (status, body) = post(&h, "/admin/breakers/sber/reset", Some(&auth)).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(!changed(&body), "reset of a closed breaker: {body}");
+    for action in ["force_open", "disable", "reset"] {
+        let (status, body) = post(&h, &format!("/admin/breakers/sber/{action}"), Some(&auth)).await;
+        assert_eq!(status, 200, "{body}");
+        assert!(changed(&body), "{action}: {body}");
+        let (status, body) = post(&h, &format!("/admin/breakers/sber/{action}"), Some(&auth)).await;
+        assert_eq!(status, 200, "{body}");
+        assert!(!changed(&body), "{action} again: {body}");
+    }
+    assert_eq!(sber_state(&h), State::Closed);
+}
+
+#[tokio::test]
 async fn with_no_token_configured_every_control_is_refused() {
     let h = common::start(None).await;
     for auth in [None, Some("Bearer "), Some("Bearer anything")] {

@@ -451,6 +451,26 @@ async fn the_shipped_rules_and_dashboard_query_what_the_service_exports() {
         }
     }
     promtool_check_metrics(&scrape);
+    // Latency is a histogram (not a summary) whose buckets reach every system's
+    // `total_timeout` (35 s by default), so a timed-out call never lands in `+Inf` alone.
+    for system in ["sber", "customer"] {
+        let total = h
+            .container
+            .guards
+            .get(system)
+            .unwrap()
+            .settings()
+            .total_timeout();
+        let bucket = format!(
+            "resilience_call_duration_seconds_bucket{{system=\"{system}\",le=\"{}\"}}",
+            total.as_secs_f64()
+        );
+        assert!(scrape.contains(&bucket), "no {bucket}:\n{scrape}");
+    }
+    assert!(
+        !scrape.contains("resilience_call_duration_seconds{"),
+        "exported as a summary:\n{scrape}"
+    );
 }
 
 /// The `resilience_…` names in `text`.

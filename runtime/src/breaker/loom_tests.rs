@@ -375,7 +375,7 @@ fn closed_outcomes_racing_an_opening_land_in_no_later_window() {
 #[test]
 fn a_stale_outcome_never_lands_in_a_window_256_generations_later() {
     // A recorder preempted between its look at the state and its write, while an
-    // operator resets the breaker 256 times: the outcome belongs to generation 0 and
+    // operator forces it open and resets it 128 times: the outcome belongs to generation 0 and
     // must not land in the window of generation 256 (whose low byte is 0 again).
     let mut builder = loom::model::Builder::new();
     // One preemption is all it takes: the recorder stops, the operator runs to the end.
@@ -388,7 +388,9 @@ fn a_stale_outcome_never_lands_in_a_window_256_generations_later() {
         let operator = {
             let core = core.clone();
             thread::spawn(move || {
-                for _ in 0..256 {
+                // 256 transitions: a reset of a closed breaker is none.
+                for _ in 0..128 {
+                    core.manual(ManualAction::ForceOpen, 0).unwrap();
                     core.manual(ManualAction::Reset, 0).unwrap();
                 }
             })

@@ -268,25 +268,36 @@ impl Breaker {
         self.core.config().failure_rate
     }
 
-    /// Forces the breaker open: every call is rejected until [`Breaker::reset`].
-    pub fn force_open(&self) {
-        self.manual(ManualAction::ForceOpen);
+    /// Forces the breaker open: every call is rejected until [`Breaker::reset`]. Returns
+    /// `false` if it was already forced open: see [`Breaker::act`].
+    pub fn force_open(&self) -> bool {
+        self.act(ManualAction::ForceOpen)
     }
 
     /// Disables the breaker (forced closed): every call is admitted and nothing counted
-    /// until [`Breaker::reset`].
-    pub fn disable(&self) {
-        self.manual(ManualAction::Disable);
+    /// until [`Breaker::reset`]. Returns `false` if it was already disabled: see
+    /// [`Breaker::act`].
+    pub fn disable(&self) -> bool {
+        self.act(ManualAction::Disable)
     }
 
-    /// Back to closed with an empty window.
-    pub fn reset(&self) {
-        self.manual(ManualAction::Reset);
+    /// Back to closed with an empty window. Returns `false` if it was already closed:
+    /// its window is then kept (to start a closed breaker's window afresh, force it open
+    /// and reset it); see [`Breaker::act`].
+    pub fn reset(&self) -> bool {
+        self.act(ManualAction::Reset)
     }
 
-    fn manual(&self, action: ManualAction) {
+    /// An operator's action: whether it changed the state. An action that finds the
+    /// breaker already in its target state (force open of a forced-open breaker, disable
+    /// of a disabled one, reset of a closed one) is a no-op: nothing changes, and nothing
+    /// is logged, counted or reported to the observers. Otherwise it is a transition
+    /// with reason [`Reason::Manual`].
+    pub fn act(&self, action: ManualAction) -> bool {
         let change = self.core.manual(action, self.nanos(Instant::now()));
+        let changed = change.is_some();
         self.report(change);
+        changed
     }
 
     #[inline]

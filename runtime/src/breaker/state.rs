@@ -543,7 +543,8 @@ impl Core {
         }
     }
 
-    /// An operator's action; `None` if the breaker is already in the target state.
+    /// An operator's action; `None`, changing nothing, if the breaker is already in the
+    /// target state (a reset of a closed breaker keeps its window).
     pub(crate) fn manual(&self, action: ManualAction, now: u64) -> Option<Change> {
         let mut inner = self.lock();
         let current = State::from_code(self.state.load(Ordering::Relaxed));
@@ -552,7 +553,9 @@ impl Core {
             ManualAction::Disable => State::Disabled,
             ManualAction::Reset => State::Closed,
         };
-        if current == target && action != ManualAction::Reset {
+        // One rule for every action: one that finds the breaker in its target state
+        // changes nothing, not even the window, and is no transition.
+        if current == target {
             return None;
         }
         Some(self.transition(&mut inner, target, Reason::Manual(action), now))

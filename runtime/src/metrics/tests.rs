@@ -174,7 +174,6 @@ fn every_configured_system_is_registered_at_startup_before_its_first_call() {
             ("open", "half_open"),
             ("half_open", "closed"),
             ("half_open", "open"),
-            ("closed", "closed"),
             ("open", "closed"),
             ("forced_open", "closed"),
             ("disabled", "closed"),
@@ -195,6 +194,19 @@ fn every_configured_system_is_registered_at_startup_before_its_first_call() {
             );
         }
         assert_eq!(transitions(&r, system, "closed", "half_open"), None);
+        // An action that finds the breaker in its target state is no transition.
+        for same in ["closed", "open", "half_open", "forced_open", "disabled"] {
+            assert_eq!(transitions(&r, system, same, same), None, "{same}");
+        }
+        let registered = r
+            .all_series()
+            .into_iter()
+            .filter(|s| {
+                s.starts_with(super::TRANSITIONS_TOTAL)
+                    && s.contains(&format!("system=\"{system}\""))
+            })
+            .count();
+        assert_eq!(registered, possible.len(), "{system}");
     }
     assert_eq!(gauge(&r, "resilience_bulkhead_permits", "sber"), Some(4.0));
     assert_eq!(
@@ -202,10 +214,10 @@ fn every_configured_system_is_registered_at_startup_before_its_first_call() {
         Some(8.0)
     );
 
-    // Nothing else: 6 outcomes + 4 reasons + 5 states + 16 transitions + failure rate,
-    // duration, in use, permits = 35 series per system.
+    // Nothing else: 6 outcomes + 4 reasons + 5 states + 15 transitions + failure rate,
+    // duration, in use, permits = 34 series per system.
     let all = r.all_series();
-    assert_eq!(all.len(), 70, "{all:#?}");
+    assert_eq!(all.len(), 68, "{all:#?}");
     assert!(all.iter().all(|s| s.starts_with("resilience_")));
 
     // Described, with Prometheus' base units.
@@ -394,6 +406,249 @@ async fn operators_actions_are_counted_as_transitions() {
     assert_eq!(transitions(&r, "sber", "disabled", "closed"), Some(1));
     assert_eq!(shown_state(&r, "sber"), "closed");
     assert_eq!(shown_state(&r, "customer"), "closed");
+}
+
+/// Every transition `observer` was handed.
+#[derive(Default)]
+struct Seen(std::sync::Mutex<Vec<(State, State)>>);
+
+impl Observer for Seen {
+    fn on_transition(&self, t: &Transition<'_>) {
+        self.0.lock().unwrap().push((t.from, t.to));
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_action_that_finds_its_target_state_is_a_no_op_for_every_action() {
+    let seen = Arc::new(Seen::default());
+    let recorder = TestRecorder::new();
+    let guards = metrics::with_local_recorder(&*recorder, || {
+        Guards::builder(&settings())
+            .metrics(true)
+            .observer(seen.clone())
+            .build()
+    });
+    let sber = guards.get("sber").unwrap();
+    let r = &recorder;
+    let counted = || {
+        let states = ["closed", "open", "half_open", "forced_open", "disabled"];
+        states
+            .iter()
+            .flat_map(|from| states.iter().map(move |to| (*from, *to)))
+            .filter_map(|(from, to)| transitions(r, "sber", from, to))
+            .sum::<u64>()
+    };
+
+    // A closed breaker with a failure in its window: a reset keeps it.
+    fail(&sber).await;
+    assert_eq!(sber.breaker().failure_rate(), 1.0);
+    assert!(!sber.breaker().reset(), "reset of a closed breaker");
+    assert_eq!(sber.breaker().failure_rate(), 1.0, "the window is kept");
+    guards.manual("sber", ManualAction::Reset).unwrap();
+    assert_eq!(counted(), 0);
+    assert!(seen.0.lock().unwrap().is_empty());
+    assert_eq!(shown_state(r, "sber"), "closed");
+
+    for (action, state) in [
+        (ManualAction::ForceOpen, State::ForcedOpen),
+        (ManualAction::Disable, State::Disabled),
+        (ManualAction::Reset, State::Closed),
+    ] {
+        assert!(sber.breaker().act(action), "{action:?} changes the state");
+        let before = (counted(), seen.0.lock().unwrap().len());
+        assert!(!sber.breaker().act(action), "{action:?} again is a no-op");
+        let health = guards.manual("sber", action).unwrap();
+        assert_eq!(health.snapshot.state, state);
+        assert_eq!(
+            (counted(), seen.0.lock().unwrap().len()),
+            before,
+            "{action:?} again records and notifies nothing"
+        );
+        assert_eq!(shown_state(r, "sber"), state.as_str());
+    }
+    assert_eq!(
+        *seen.0.lock().unwrap(),
+        vec![
+            (State::Closed, State::ForcedOpen),
+            (State::ForcedOpen, State::Disabled),
+            (State::Disabled, State::Closed),
+        ]
+    );
+    assert_eq!(counted(), 3);
+}
+
+#[test]
+fn duration_buckets_reach_past_every_total_timeout() {
+    let defaults = Settings::parse(
+        "[systems.a]\n[systems.b]\nread_timeout = 10\ntotal_timeout = 12",
+        "inline",
+    )
+    .unwrap();
+    let buckets = super::duration_buckets(&defaults);
+    assert_eq!(
+        buckets,
+        [
+            0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 12.0, 15.0, 30.0, 35.0,
+            60.0
+        ]
+    );
+    let long = Settings::parse(
+        "[systems.a]\nread_timeout = 100\ncb_slow_threshold = 50\ntotal_timeout = \"2.5m\"",
+        "inline",
+    )
+    .unwrap();
+    let buckets = super::duration_buckets(&long);
+    assert_eq!(buckets.last(), Some(&300.0));
+    assert!(buckets.contains(&150.0));
+    assert!(buckets.windows(2).all(|w| w[0] < w[1]), "{buckets:?}");
+    let empty = Settings::parse("", "inline").unwrap();
+    assert_eq!(super::duration_buckets(&empty), [0.005]);
+}
+
+/// A recorder whose `resilience_state` gauges check, at every write, that at least one
+/// state of their system is shown; every other series records nothing.
+mod invariant {
+    use std::collections::HashMap;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::{Arc, Mutex};
+
+    use metrics::{
+        Counter, Gauge, GaugeFn, Histogram, Key, KeyName, Metadata, Recorder, SharedString, Unit,
+    };
+
+    use crate::breaker::State;
+
+    #[derive(Default)]
+    pub(super) struct StateBoard {
+        /// Per system, the value of each state's gauge.
+        values: Mutex<HashMap<String, [f64; 5]>>,
+        pub(super) writes: AtomicUsize,
+        pub(super) torn: AtomicUsize,
+    }
+
+    struct StateGauge {
+        board: Arc<StateBoard>,
+        system: String,
+        index: usize,
+    }
+
+    impl StateGauge {
+        fn write(&self, f: impl FnOnce(f64) -> f64) {
+            let mut values = self.board.values.lock().unwrap();
+            let row = values.entry(self.system.clone()).or_insert([f64::NAN; 5]);
+            row[self.index] = f(row[self.index]);
+            self.board.writes.fetch_add(1, Ordering::Relaxed);
+            // Before every series is written once (registration), nothing to check.
+            if row.iter().all(|v| !v.is_nan()) && !row.contains(&1.0) {
+                self.board.torn.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+
+    impl GaugeFn for StateGauge {
+        fn increment(&self, value: f64) {
+            self.write(|v| v + value);
+        }
+
+        fn decrement(&self, value: f64) {
+            self.write(|v| v - value);
+        }
+
+        fn set(&self, value: f64) {
+            self.write(|_| value);
+        }
+    }
+
+    pub(super) struct Checking(pub(super) Arc<StateBoard>);
+
+    impl Recorder for Checking {
+        fn describe_counter(&self, _: KeyName, _: Option<Unit>, _: SharedString) {}
+        fn describe_gauge(&self, _: KeyName, _: Option<Unit>, _: SharedString) {}
+        fn describe_histogram(&self, _: KeyName, _: Option<Unit>, _: SharedString) {}
+
+        fn register_counter(&self, _: &Key, _: &Metadata<'_>) -> Counter {
+            Counter::noop()
+        }
+
+        fn register_gauge(&self, key: &Key, _: &Metadata<'_>) -> Gauge {
+            if key.name() != super::super::STATE {
+                return Gauge::noop();
+            }
+            let label = |name: &str| {
+                key.labels()
+                    .find(|l| l.key() == name)
+                    .map(|l| l.value().to_owned())
+                    .unwrap_or_default()
+            };
+            let state = label("state");
+            let index = State::ALL
+                .iter()
+                .position(|s| s.as_str() == state)
+                .expect("a known state");
+            Gauge::from_arc(Arc::new(StateGauge {
+                board: Arc::clone(&self.0),
+                system: label("system"),
+                index,
+            }))
+        }
+
+        fn register_histogram(&self, _: &Key, _: &Metadata<'_>) -> Histogram {
+            Histogram::noop()
+        }
+    }
+}
+
+#[test]
+fn a_scrape_never_sees_no_state_even_under_concurrent_transitions() {
+    let board = Arc::new(invariant::StateBoard::default());
+    let recorder = invariant::Checking(Arc::clone(&board));
+    let settings = Settings::parse(
+        "[systems.flappy]\ncb_window_size = 2\ncb_min_calls = 2\ncb_open_duration = \"1ms\"\ncb_half_open_calls = 1",
+        "inline",
+    )
+    .unwrap();
+    let guards = metrics::with_local_recorder(&recorder, || {
+        Guards::builder(&settings).metrics(true).build()
+    });
+    let guard = guards.get("flappy").unwrap().clone();
+    // Operators and callers on several threads, every kind of transition among them.
+    let threads: Vec<_> = (0..4u64)
+        .map(|thread| {
+            let guard = guard.clone();
+            std::thread::spawn(move || {
+                let actions = [
+                    ManualAction::ForceOpen,
+                    ManualAction::Disable,
+                    ManualAction::Reset,
+                ];
+                for i in 0..2_000u64 {
+                    let breaker = guard.breaker();
+                    if (i + thread) % 3 == 0 {
+                        breaker.act(actions[((i / 3 + thread) % 3) as usize]);
+                    } else if let Ok(permit) = breaker.try_acquire() {
+                        if (i + thread) % 2 == 0 {
+                            permit.failure();
+                        } else {
+                            permit.success();
+                        }
+                    }
+                }
+            })
+        })
+        .collect();
+    for thread in threads {
+        thread.join().unwrap();
+    }
+    let writes = board.writes.load(std::sync::atomic::Ordering::Relaxed);
+    assert!(
+        writes > 1_000,
+        "the transitions moved the gauges: {writes} writes"
+    );
+    assert_eq!(
+        board.torn.load(std::sync::atomic::Ordering::Relaxed),
+        0,
+        "writes that left no state shown, of {writes}"
+    );
 }
 
 #[tokio::test(start_paused = true)]

@@ -159,7 +159,10 @@ async fn ready<P: PaymentPort, C: CustomerPort>(State(state): State<AppState<P, 
 }
 
 /// An operator's action on a breaker: `force_open`, `disable` or `reset`
-/// (the runtime's [`Guards::manual`]); answers the system's health after it.
+/// (the runtime's [`Breaker::act`](outbound_guard::Breaker::act), as
+/// [`Guards::manual`] does); answers the system's state after it, and `changed`: `false`
+/// when the breaker was already in the state asked for, which is then a no-op (nothing
+/// logged or counted).
 async fn manual<P: PaymentPort, C: CustomerPort>(
     State(state): State<AppState<P, C>>,
     Path((system, action)): Path<(String, String)>,
@@ -175,13 +178,18 @@ async fn manual<P: PaymentPort, C: CustomerPort>(
             return (StatusCode::BAD_REQUEST, Json(body)).into_response();
         }
     };
-    match state.guards.manual(&system, action) {
-        Ok(health) => Json(json!({
-            "system": &*health.snapshot.system,
-            "state": health.snapshot.state.as_str(),
-            "status": health.status.as_str(),
-        }))
-        .into_response(),
+    match state.guards.get(&system) {
+        Ok(guard) => {
+            let changed = guard.breaker().act(action);
+            let health = guard.health();
+            Json(json!({
+                "system": &*health.snapshot.system,
+                "state": health.snapshot.state.as_str(),
+                "status": health.status.as_str(),
+                "changed": changed,
+            }))
+            .into_response()
+        }
         Err(err) => (
             StatusCode::NOT_FOUND,
             Json(json!({ "error": "unknown_system", "detail": err.to_string() })),

@@ -80,7 +80,7 @@ impl Container {
         observers: Vec<Arc<dyn Observer>>,
     ) -> Result<Self, StartupError> {
         // The recorder first: the guards register every system's series with it.
-        let metrics = prometheus();
+        let metrics = prometheus(settings);
         let guards = observers
             .into_iter()
             .fold(Guards::builder(settings), |builder, observer| {
@@ -131,14 +131,13 @@ impl Container {
 }
 
 /// The process-wide Prometheus recorder, installed on first use (a process has one
-/// global `metrics` recorder; tests build many containers in one process).
-fn prometheus() -> Option<PrometheusHandle> {
+/// global `metrics` recorder; tests build many containers in one process). The call
+/// durations are a histogram whose buckets cover every system's `total_timeout`.
+fn prometheus(settings: &Settings) -> Option<PrometheusHandle> {
     static HANDLE: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
     HANDLE
         .get_or_init(|| {
-            let buckets = [
-                0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0,
-            ];
+            let buckets = outbound_guard::metrics::duration_buckets(settings);
             PrometheusBuilder::new()
                 .set_buckets_for_metric(
                     Matcher::Full(outbound_guard::metrics::CALL_DURATION_SECONDS.into()),

@@ -9,9 +9,20 @@ use std::future::Future;
 use std::time::Duration;
 
 use outbound_guard::http::{is_transient, is_transient_status};
+use outbound_guard::settings::mask_url;
 use outbound_guard::CircuitBreakerError;
 
 use super::domain::{Customer, CustomerId, Order, OrderId, PaymentRef};
+
+/// A reqwest error's text for the log, with the credentials of the URL it names
+/// (a password, query values from `base_url`) masked as `***`.
+fn http_error_text(err: &reqwest::Error) -> String {
+    let text = err.to_string();
+    match err.url() {
+        Some(url) => text.replace(url.as_str(), &mask_url(url.as_str())),
+        None => text,
+    }
+}
 
 /// A system refused or cut short by its guard: breaker open, half-open trials taken,
 /// bulkhead full, or the total timeout elapsed.
@@ -77,12 +88,13 @@ impl PaymentPortError {
 
     /// A reqwest error as this port's: [`Transport`](Self::Transport) when
     /// [`outbound_guard::http::is_transient`] says the system is in trouble,
-    /// [`Request`](Self::Request) otherwise. The text (with the URL) is for the log.
+    /// [`Request`](Self::Request) otherwise. The text (with the URL, credentials
+    /// masked) is for the log.
     pub fn from_http(err: &reqwest::Error) -> Self {
         if is_transient(err) {
-            PaymentPortError::Transport(err.to_string())
+            PaymentPortError::Transport(http_error_text(err))
         } else {
-            PaymentPortError::Request(err.to_string())
+            PaymentPortError::Request(http_error_text(err))
         }
     }
 
@@ -138,9 +150,9 @@ impl CustomerPortError {
     /// [`Request`](Self::Request) otherwise.
     pub fn from_http(err: &reqwest::Error) -> Self {
         if is_transient(err) {
-            CustomerPortError::Transport(err.to_string())
+            CustomerPortError::Transport(http_error_text(err))
         } else {
-            CustomerPortError::Request(err.to_string())
+            CustomerPortError::Request(http_error_text(err))
         }
     }
 
@@ -190,4 +202,30 @@ pub trait OrderRepository: Send + Sync + 'static {
     fn get(&self, id: OrderId) -> Option<Order>;
     /// Replaces an order.
     fn update(&self, order: &Order);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_transport_error_logs_its_url_without_credentials() {
+        // Nothing listens on port 1 of the loopback: the request fails at once.
+        let err = reqwest::Client::new()
+            .get("http://svc-user:hunter2@127.0.0.1:1/api?token=t0k3n")
+            .send()
+            .await
+            .unwrap_err();
+        assert!(err.url().is_some(), "the error names its URL");
+        for text in [
+            PaymentPortError::from_http(&err).to_string(),
+            CustomerPortError::from_http(&err).to_string(),
+        ] {
+            assert!(
+                !text.contains("hunter2") && !text.contains("t0k3n"),
+                "{text}"
+            );
+            assert!(text.contains("127.0.0.1:1/api?token=***"), "{text}");
+        }
+    }
 }
