@@ -62,6 +62,7 @@ pub mod metrics;
 mod metrics;
 mod observer;
 mod registry;
+mod reload;
 mod saturation;
 mod sync;
 #[cfg(feature = "test-support")]
@@ -102,23 +103,54 @@ pub mod settings {
     };
 }
 
-/// Loads the calling crate's settings file (compiled in: the same file `#[circuit_breaker]`
-/// checks, found by the same rule — the file named by `[package.metadata.outbound-guard]
-/// settings = "…"` in the crate's `Cargo.toml`, alone, if it names one; otherwise
-/// `resilience.toml` next to the crate's `Cargo.toml`, then the workspace root's) and
-/// applies the process environment's `CLIENT_…__…` overrides. Evaluates to
-/// `Result<Settings, SettingsError>`.
+/// Loads the service's settings: the file the environment variable
+/// [`RESILIENCE_SETTINGS`](settings::PATH_VARIABLE) names when it is set (a file mounted at
+/// run time, such as a Kubernetes ConfigMap), otherwise the calling crate's settings
+/// file compiled in (the same file `#[circuit_breaker]` checks, found by the same rule —
+/// the file named by `[package.metadata.outbound-guard] settings = "…"` in the crate's
+/// `Cargo.toml`, alone, if it names one; otherwise `resilience.toml` next to the crate's
+/// `Cargo.toml`, then the workspace root's). Either way it applies the process
+/// environment's `CLIENT_…__…` overrides and validates the result. Evaluates to
+/// `Result<Settings, SettingsError>`; [`Settings::origin`] says which file is in effect.
+///
+/// The settings must hold every system this binary calls: each system of the compiled-in
+/// file, and each system named by a guard in any crate linked into the binary
+/// (`#[adapter]`, `#[circuit_breaker]`, `#[derive(Guarded)] #[guarded(system = …)]`,
+/// collected at link time) or by [`calls!`]. A mounted file that cannot be read is an
+/// error naming its path and the variable; one without a table for such a system is an
+/// error naming the system.
 ///
 /// `settings!(env = vars)` takes the environment from an iterator of name/value pairs
-/// instead, for tests.
+/// instead (`RESILIENCE_SETTINGS` included), for tests.
 #[macro_export]
 macro_rules! settings {
     () => {{
         let (text, origin): (&str, &str) = $crate::__private::settings_file!();
-        $crate::Settings::load(text, origin)
+        $crate::__private::load_settings($crate::settings::Loader::new(), text, origin)
     }};
     (env = $vars:expr) => {{
         let (text, origin): (&str, &str) = $crate::__private::settings_file!();
-        $crate::Settings::load_with_env(text, origin, $vars)
+        $crate::__private::load_settings($crate::settings::Loader::new().env($vars), text, origin)
     }};
+}
+
+/// Declares systems this binary calls without an attribute naming them, such as a
+/// system reached only through [`Guards::get`] by name (the tower layer): a settings
+/// file mounted at run time must then hold them too (see [`settings!`]). An item:
+/// write it once anywhere in any crate of the binary.
+///
+/// ```
+/// outbound_guard::calls!("sber", "customer");
+/// ```
+#[macro_export]
+macro_rules! calls {
+    ($($system:literal),+ $(,)?) => {
+        $(
+            const _: () = {
+                #[$crate::__private::linkme::distributed_slice($crate::__private::CALLED_SYSTEMS)]
+                #[linkme(crate = $crate::__private::linkme)]
+                static __CB_CALLS: &::core::primitive::str = $system;
+            };
+        )+
+    };
 }

@@ -319,6 +319,10 @@ impl GuardsBuilder<'_> {
         if self.metrics {
             metrics::describe();
         }
+        #[cfg(feature = "tracing")]
+        if self.tracing {
+            crate::reload::settings_in_effect(self.settings);
+        }
         let by_name = self
             .settings
             .systems()
