@@ -91,6 +91,7 @@ pub use observer::{CallEvent, Observer, Outcome, Transition};
 pub use outbound_guard_macros::{adapter, circuit_breaker, unguarded, Guarded};
 pub use outbound_guard_settings::{Settings, SettingsError, SystemSettings};
 pub use registry::{Guards, GuardsBuilder};
+pub use reload::{ReloadError, Reloaded};
 pub use wiring::{Guarded, SystemAdapter, WiringError, WrongGuard};
 
 /// The rest of the settings crate: keys, the loader, environment variable names, the

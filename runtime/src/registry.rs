@@ -1,7 +1,7 @@
 //! Every system's guard, built once at startup from the settings.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use outbound_guard_settings::Settings;
 
@@ -37,6 +37,10 @@ pub struct Guards {
     origin: String,
     by_name: BTreeMap<String, Guard>,
     readiness: ReadinessPolicy,
+    /// Serialises reloads (shared by the clones, as the guards are).
+    reload: Arc<Mutex<()>>,
+    /// Whether metrics are recorded (a reload's count too).
+    metrics: bool,
 }
 
 impl Guards {
@@ -344,6 +348,19 @@ impl GuardsBuilder<'_> {
             origin: self.settings.origin().to_owned(),
             by_name,
             readiness: self.readiness,
+            reload: Arc::new(Mutex::new(())),
+            metrics: self.metrics,
         }
+    }
+}
+
+impl Guards {
+    /// Held while a reload runs.
+    pub(crate) fn reload_lock(&self) -> MutexGuard<'_, ()> {
+        self.reload.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub(crate) fn metrics_on(&self) -> bool {
+        self.metrics
     }
 }

@@ -93,7 +93,7 @@ pub struct SberAdapter {
 impl SberAdapter {
     /// The adapter for the `sber` guard, calling `base` (`http://127.0.0.1:PORT`).
     pub fn new(guard: Guard, base: &str) -> Self {
-        let http = http_client(guard.settings());
+        let http = http_client(&guard.settings());
         SberAdapter {
             guard,
             http,
@@ -141,7 +141,7 @@ pub struct CustomerAdapter {
 impl CustomerAdapter {
     /// The adapter for the `customer` guard, calling `base`.
     pub fn new(guard: Guard, base: &str) -> Self {
-        let http = http_client(guard.settings());
+        let http = http_client(&guard.settings());
         CustomerAdapter {
             guard,
             http,

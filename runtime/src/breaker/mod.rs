@@ -100,13 +100,7 @@ impl Breaker {
 
     /// A closed breaker that reports to `observers`.
     pub fn with_observers(settings: &SystemSettings, observers: Vec<Arc<dyn Observer>>) -> Self {
-        let config = Config {
-            window: settings.cb_window_size(),
-            min_calls: settings.cb_min_calls(),
-            failure_rate: settings.cb_failure_rate(),
-            open_nanos: duration_nanos(settings.cb_open_duration()),
-            trials: settings.cb_half_open_calls(),
-        };
+        let config = config_of(settings);
         let call_observers = observers
             .iter()
             .filter(|o| o.wants_calls())
@@ -318,6 +312,26 @@ impl Breaker {
                 crate::log::observer_panicked(&self.name, "on_transition");
             }
         }
+    }
+}
+
+/// The breaker's parameters in `settings`.
+fn config_of(settings: &SystemSettings) -> Config {
+    Config {
+        window: settings.cb_window_size(),
+        min_calls: settings.cb_min_calls(),
+        failure_rate: settings.cb_failure_rate(),
+        open_nanos: duration_nanos(settings.cb_open_duration()),
+        trials: settings.cb_half_open_calls(),
+    }
+}
+
+impl Breaker {
+    /// A reload's `cb_…` settings, keeping the state, its generation and open period,
+    /// trials in progress and the window's newest outcomes; they apply from the next
+    /// outcome (an open period already running keeps its end).
+    pub(crate) fn reconfigure(&self, settings: &SystemSettings) {
+        self.core.reconfigure(config_of(settings));
     }
 }
 

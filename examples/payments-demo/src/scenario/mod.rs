@@ -138,7 +138,7 @@ impl Schedule {
 pub const HANG: Duration = Duration::from_secs(3600);
 
 impl World {
-    fn sber_settings(&self) -> &SystemSettings {
+    fn sber_settings(&self) -> std::sync::Arc<SystemSettings> {
         self.container.sber.system_guard().settings()
     }
 
