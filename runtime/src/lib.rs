@@ -31,7 +31,8 @@
 //! through the `metrics` facade; `reqwest` builds each system's HTTP client from its
 //! settings (the `http` module); `tower` guards any `tower::Service` (the `tower`
 //! module); `test-support` puts a guard into a given state in users' tests (the
-//! `testing` module).
+//! `testing` module); `watch` reloads the mounted settings file when it changes
+//! ([`Guards::watch`]).
 //!
 //! Which settings are enforced where: the guard enforces `total_timeout`, every `cb_*`
 //! key and the bulkhead (`max_connections × 0.8` permits, `bulkhead_wait`); the HTTP
@@ -71,6 +72,9 @@ pub mod testing;
 #[cfg(feature = "tower")]
 #[cfg_attr(docsrs, doc(cfg(feature = "tower")))]
 pub mod tower;
+#[cfg(feature = "watch")]
+#[cfg_attr(docsrs, doc(cfg(feature = "watch")))]
+mod watch;
 mod wiring;
 
 #[doc(hidden)]
@@ -92,6 +96,9 @@ pub use outbound_guard_macros::{adapter, circuit_breaker, unguarded, Guarded};
 pub use outbound_guard_settings::{Settings, SettingsError, SystemSettings};
 pub use registry::{Guards, GuardsBuilder};
 pub use reload::{ReloadError, Reloaded};
+#[cfg(feature = "watch")]
+#[cfg_attr(docsrs, doc(cfg(feature = "watch")))]
+pub use watch::{SettingsWatcher, WatchError};
 pub use wiring::{Guarded, SystemAdapter, WiringError, WrongGuard};
 
 /// The rest of the settings crate: keys, the loader, environment variable names, the
