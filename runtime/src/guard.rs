@@ -82,7 +82,7 @@ impl Guard {
     ) -> Self {
         let permits = settings.bulkhead_permits();
         debug_assert!(permits >= 1, "the settings guarantee at least one permit");
-        Guard {
+        let guard = Guard {
             inner: Arc::new(Inner {
                 settings: RwLock::new(Arc::new(settings.clone())),
                 total_timeout: AtomicU64::new(nanos(settings.total_timeout())),
@@ -93,7 +93,10 @@ impl Guard {
                 slow: SlowHolders::default(),
                 metrics,
             }),
-        }
+        };
+        // The file's `cb_mode`, if not `auto`.
+        guard.inner.breaker.apply_mode(settings.cb_mode(), None);
+        guard
     }
 
     /// The guard's metrics (nothing to record unless built with them).
@@ -145,6 +148,7 @@ impl Guard {
     /// durations and thresholds apply from the next call and the next outcome.
     pub(crate) fn apply(&self, settings: &SystemSettings) {
         debug_assert_eq!(settings.name(), self.system());
+        let previous = self.settings().cb_mode();
         self.inner.breaker.reconfigure(settings);
         self.inner.bulkhead.resize(settings.bulkhead_permits());
         self.inner
@@ -164,6 +168,10 @@ impl Guard {
             .settings
             .write()
             .unwrap_or_else(PoisonError::into_inner) = Arc::new(settings.clone());
+        // Last: a call admitted from here on already has the new parameters.
+        self.inner
+            .breaker
+            .apply_mode(settings.cb_mode(), Some(previous));
     }
 
     /// The system's breaker.

@@ -81,7 +81,7 @@ mod wiring;
 #[path = "private.rs"]
 pub mod __private;
 
-pub use breaker::{Breaker, BreakerPermit, ManualAction, Reason, Snapshot, State, Trials};
+pub use breaker::{Breaker, BreakerPermit, ManualAction, Reason, SetBy, Snapshot, State, Trials};
 pub use call::{CallOptions, GuardedCall};
 pub use error::{Cause, CircuitBreakerError, UnknownSystem};
 pub use guard::Guard;
@@ -106,7 +106,7 @@ pub use wiring::{Guarded, SystemAdapter, WiringError, WrongGuard};
 /// crate root, and only there.
 pub mod settings {
     pub use outbound_guard_settings::{
-        build, env_var, env_var_with_prefix, ErrorKind, Key, Loader, Location,
+        build, env_var, env_var_with_prefix, CbMode, ErrorKind, Key, Loader, Location,
         SystemSettingsBuilder, ENV_PREFIX, FILE_NAME, KEYS, PATH_VARIABLE,
     };
 }

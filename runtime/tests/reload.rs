@@ -358,3 +358,67 @@ async fn a_reload_racing_manual_actions_never_undoes_one() {
     );
     let _ = Duration::ZERO;
 }
+
+/// `cb_mode` in the file: applied at startup and when a reload changes it; the state
+/// says who set it; back to `auto`, only the file's own state is undone.
+#[tokio::test(start_paused = true)]
+async fn cb_mode_in_the_file_forces_a_breaker_open_and_back_keeping_what_it_knew() {
+    use outbound_guard::SetBy;
+
+    let started = guards("cb_mode = \"disabled\"");
+    let sber = started.get("sber").unwrap();
+    assert_eq!(sber.breaker().state(), State::Disabled);
+    assert_eq!(sber.breaker().set_by(), Some(SetBy::File));
+
+    let guards = guards("cb_window_size = 10\ncb_min_calls = 10");
+    fail(&guards).await;
+    succeed(&guards).await;
+    let sber = guards.get("sber").unwrap();
+    guards
+        .reload(&settings(
+            "cb_window_size = 10\ncb_min_calls = 10\ncb_mode = \"forced_open\"",
+        ))
+        .unwrap();
+    assert_eq!(sber.breaker().state(), State::ForcedOpen);
+    assert_eq!(sber.breaker().snapshot().set_by, Some(SetBy::File));
+    assert!(
+        sber.call(async { Ok::<_, ()>(()) }).await.is_err(),
+        "rejected"
+    );
+    // The same mode again changes nothing.
+    guards
+        .reload(&settings(
+            "cb_window_size = 10\ncb_min_calls = 9\ncb_mode = \"forced_open\"",
+        ))
+        .unwrap();
+    assert_eq!(sber.breaker().state(), State::ForcedOpen);
+    guards
+        .reload(&settings("cb_window_size = 10\ncb_min_calls = 10"))
+        .unwrap();
+    assert_eq!(sber.breaker().state(), State::Closed);
+    assert_eq!(sber.breaker().set_by(), None);
+
+    // An operator's action stands when the file goes back to auto.
+    guards
+        .reload(&settings(
+            "cb_window_size = 10\ncb_min_calls = 10\ncb_mode = \"disabled\"",
+        ))
+        .unwrap();
+    guards.manual("sber", ManualAction::ForceOpen).unwrap();
+    assert_eq!(sber.breaker().set_by(), Some(SetBy::Operator));
+    guards
+        .reload(&settings("cb_window_size = 10\ncb_min_calls = 10"))
+        .unwrap();
+    assert_eq!(sber.breaker().state(), State::ForcedOpen);
+    assert_eq!(sber.breaker().set_by(), Some(SetBy::Operator));
+}
+
+#[test]
+fn a_cb_mode_that_is_not_one_is_an_error_naming_the_key_and_the_modes() {
+    let err =
+        Settings::parse("[systems.sber]\ncb_mode = \"open\"\n", "resilience.toml").unwrap_err();
+    let text = err.to_string();
+    assert!(text.contains("cb_mode"), "{text}");
+    assert!(text.contains("\"forced_open\""), "{text}");
+    assert!(text.contains("resilience.toml:2"), "{text}");
+}

@@ -62,6 +62,7 @@ pub mod explain;
 mod keys;
 mod loader;
 mod locate;
+mod mode;
 mod raw;
 mod span;
 mod suggest;
@@ -76,6 +77,7 @@ pub use builder::SystemSettingsBuilder;
 pub use error::{ErrorKind, Location, SettingsError};
 pub use keys::{env_var, env_var_with_prefix, Key, SystemSettings, KEYS};
 pub use loader::Loader;
+pub use mode::CbMode;
 
 #[doc(hidden)]
 pub mod __private {

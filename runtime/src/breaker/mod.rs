@@ -4,6 +4,7 @@
 mod delivery;
 #[cfg(all(test, outbound_guard_loom))]
 mod loom_tests;
+mod set_by;
 pub(crate) mod state;
 #[cfg(test)]
 mod tests;
@@ -17,6 +18,7 @@ use outbound_guard_settings::SystemSettings;
 use tokio::time::Instant;
 
 use delivery::Delivery;
+pub use set_by::SetBy;
 use state::{Change, Config, Core, Denied, Ticket};
 pub use state::{ManualAction, Reason, State};
 
@@ -47,6 +49,8 @@ pub struct Breaker {
     observers: Vec<Arc<dyn Observer>>,
     /// The observers that want every call's outcome (see [`Observer::wants_calls`]).
     call_observers: Vec<Arc<dyn Observer>>,
+    /// Who made the last manual action: [`SetBy`] as a number (see `set_by.rs`).
+    set_by: std::sync::atomic::AtomicU8,
 }
 
 impl std::fmt::Debug for Breaker {
@@ -81,6 +85,9 @@ pub struct Snapshot {
     /// While open: why it opened ([`Reason::FailureRate`] or [`Reason::TrialFailed`],
     /// with the figures shown in `failures` and `calls`).
     pub opened_by: Option<Reason>,
+    /// While forced open or disabled: who put it there, the settings file (`cb_mode`)
+    /// or an operator (the API).
+    pub set_by: Option<SetBy>,
 }
 
 /// A half-open breaker's trial calls so far.
@@ -113,6 +120,7 @@ impl Breaker {
             epoch: Instant::now(),
             observers,
             call_observers,
+            set_by: std::sync::atomic::AtomicU8::new(0),
         }
     }
 
@@ -216,6 +224,7 @@ impl Breaker {
                 succeeded: reading.trials_succeeded,
             },
             opened_by: reading.opened_by,
+            set_by: self.set_by_in(reading.state),
         }
     }
 
@@ -279,6 +288,10 @@ impl Breaker {
     }
 
     fn manual(&self, action: ManualAction) {
+        self.manual_by(action, SetBy::Operator);
+    }
+
+    fn manual_action(&self, action: ManualAction) {
         let change = self.core.manual(action, self.nanos(Instant::now()));
         self.report(change);
     }
