@@ -158,9 +158,10 @@ pub use linkme;
 pub static CALLED_SYSTEMS: [&'static str];
 
 /// What `settings!()` does: the file `RESILIENCE_SETTINGS` names if it is set (a file
-/// mounted at run time), else the compiled-in `text` named `origin`; either way with
-/// `loader`'s environment overrides, and required to hold every system this binary
-/// calls: each system of the compiled-in file and each in [`CALLED_SYSTEMS`].
+/// mounted at run time), required to hold every system this binary calls (each system
+/// of the compiled-in file and each in [`CALLED_SYSTEMS`]); else the compiled-in `text`
+/// named `origin`, whose systems the attributes were checked against at compile time.
+/// Either way with `loader`'s environment overrides.
 ///
 /// # Errors
 ///
@@ -171,9 +172,13 @@ pub fn load_settings(
     text: &str,
     origin: &str,
 ) -> Result<crate::Settings, crate::SettingsError> {
-    loader
-        .require_systems(called_systems(text, origin))
-        .parse_or_mounted(text, origin)
+    if loader.mounted().is_some() {
+        loader
+            .require_systems(called_systems(text, origin))
+            .parse_or_mounted(text, origin)
+    } else {
+        loader.parse(text, origin)
+    }
 }
 
 /// The systems this binary calls: the compiled-in file's and every guard's (link time),
