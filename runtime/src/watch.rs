@@ -11,7 +11,7 @@ use outbound_guard_settings::Loader;
 
 use crate::registry::Guards;
 
-/// Kubernetes' name for the current version of a mounted ConfigMap: the directory's
+/// Kubernetes' name for the current version of a mounted `ConfigMap`: the directory's
 /// files are symlinks through it, and an update swaps it in one rename.
 const CONFIGMAP_DATA: &str = "..data";
 
@@ -63,7 +63,7 @@ impl Guards {
     /// Stops when the returned [`SettingsWatcher`] is dropped.
     ///
     /// It watches the file's directory, not the file, and reloads on any change there
-    /// naming the file or `..data`: a Kubernetes ConfigMap volume updates its files by
+    /// naming the file or `..data`: a Kubernetes `ConfigMap` volume updates its files by
     /// swapping the `..data` symlink, which a watch of the file itself never sees. An
     /// editor's in-place write may be seen half-written: that reload is refused as
     /// invalid and the next event, once the write is finished, applies it.

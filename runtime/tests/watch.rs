@@ -1,5 +1,5 @@
 //! `Guards::watch`: the settings file reloaded when it changes, written in place or
-//! replaced as a Kubernetes ConfigMap volume replaces it (a `..data` symlink swap).
+//! replaced as a Kubernetes `ConfigMap` volume replaces it (a `..data` symlink swap).
 #![cfg(unix)]
 
 use std::path::{Path, PathBuf};
@@ -72,7 +72,7 @@ fn a_file_written_in_place_is_reloaded() {
     assert!(wait_for(&guards, 9));
 }
 
-/// The layout of a ConfigMap volume: `resilience.toml -> ..data/resilience.toml`,
+/// The layout of a `ConfigMap` volume: `resilience.toml -> ..data/resilience.toml`,
 /// `..data -> ..2026_12_03_v1`; an update writes a new version directory and renames a
 /// new `..data` symlink over the old one.
 #[test]

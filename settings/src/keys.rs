@@ -287,7 +287,7 @@ keys! {
     /// The operator's switch, applied at startup and whenever a reload changes it:
     /// `"auto"` (the default; the breaker decides), `"forced_open"` (every call
     /// rejected) or `"disabled"` (every call admitted, nothing counted). Editing it in a
-    /// mounted ConfigMap acts on every replica; back to `"auto"`, a breaker the file
+    /// mounted Kubernetes `ConfigMap` acts on every replica; back to `"auto"`, a breaker the file
     /// had set is reset to closed. See [`CbMode`].
     CbMode cb_mode: Mode {}
 }

@@ -1,5 +1,5 @@
 //! `cb_mode`: the operator's switch for a breaker, written in the settings file so that
-//! editing one ConfigMap acts on every replica.
+//! editing one `ConfigMap` acts on every replica.
 
 use std::fmt;
 
