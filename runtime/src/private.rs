@@ -171,7 +171,7 @@ pub fn load_settings(
     loader: outbound_guard_settings::Loader,
     text: &str,
     origin: &str,
-) -> Result<crate::Settings, crate::SettingsError> {
+) -> Result<outbound_guard_settings::Settings, outbound_guard_settings::SettingsError> {
     if loader.mounted().is_some() {
         loader
             .require_systems(called_systems(text, origin))
@@ -188,9 +188,11 @@ pub fn called_systems(text: &str, origin: &str) -> Vec<String> {
     // The compiled-in file alone, without the environment: only its system names are
     // wanted (it was checked at compile time; if it no longer parses alone, its errors
     // are reported when it is loaded).
-    if let Ok(compiled) =
-        crate::Settings::load_with_env(text, origin, core::iter::empty::<(&str, &str)>())
-    {
+    if let Ok(compiled) = outbound_guard_settings::Settings::load_with_env(
+        text,
+        origin,
+        core::iter::empty::<(&str, &str)>(),
+    ) {
         systems.extend(compiled.names().map(str::to_owned));
     }
     systems.sort();

@@ -325,7 +325,7 @@ impl GuardsBuilder<'_> {
         }
         #[cfg(feature = "tracing")]
         if self.tracing {
-            crate::reload::settings_in_effect(self.settings);
+            settings_in_effect(self.settings);
         }
         let by_name = self
             .settings
@@ -363,4 +363,18 @@ impl Guards {
     pub(crate) fn metrics_on(&self) -> bool {
         self.metrics
     }
+}
+
+/// The one startup line saying which file is in effect:
+/// `outbound-guard settings from /etc/payments/resilience.toml: sber, customer`.
+#[cfg(feature = "tracing")]
+pub(crate) fn settings_in_effect(settings: &Settings) {
+    let systems: Vec<&str> = settings.names().collect();
+    tracing::info!(
+        target: "outbound_guard",
+        origin = settings.origin(),
+        "outbound-guard settings from {}: {}",
+        settings.origin(),
+        systems.join(", ")
+    );
 }

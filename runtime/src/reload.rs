@@ -8,20 +8,6 @@ use outbound_guard_settings::{Loader, Settings, SettingsError};
 
 use crate::registry::Guards;
 
-/// The one startup line saying which file is in effect:
-/// `outbound-guard settings from /etc/payments/resilience.toml: sber, customer`.
-#[cfg(feature = "tracing")]
-pub(crate) fn settings_in_effect(settings: &Settings) {
-    let systems: Vec<&str> = settings.names().collect();
-    tracing::info!(
-        target: "outbound_guard",
-        origin = settings.origin(),
-        "outbound-guard settings from {}: {}",
-        settings.origin(),
-        systems.join(", ")
-    );
-}
-
 /// What a reload changed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -165,7 +151,7 @@ impl Guards {
             .collect();
         let removed: Vec<String> = self
             .iter()
-            .map(crate::Guard::system)
+            .map(crate::guard::Guard::system)
             .filter(|name| settings.system(name).is_none())
             .map(str::to_owned)
             .collect();

@@ -14,7 +14,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 use std::time::Duration;
 
-use outbound_guard_settings::SystemSettings;
+use outbound_guard_settings::{CbMode, SystemSettings};
 use tokio::time::Instant;
 
 use delivery::Delivery;
@@ -120,7 +120,7 @@ impl Breaker {
             epoch: Instant::now(),
             observers,
             call_observers,
-            set_by: std::sync::atomic::AtomicU8::new(0),
+            set_by: std::sync::atomic::AtomicU8::new(set_by::NOBODY),
         }
     }
 
@@ -340,6 +340,46 @@ fn config_of(settings: &SystemSettings) -> Config {
 }
 
 impl Breaker {
+    /// A manual action, and who made it.
+    pub(crate) fn manual_by(&self, action: ManualAction, by: SetBy) {
+        // Stored first: a reading that sees the new state sees who set it (or a later one).
+        self.set_by
+            .store(by.code(), std::sync::atomic::Ordering::Release);
+        self.manual_action(action);
+    }
+
+    /// Who set `state`, if it is one a manual action sets and keeps.
+    fn set_by_in(&self, state: State) -> Option<SetBy> {
+        if !matches!(state, State::ForcedOpen | State::Disabled) {
+            return None;
+        }
+        SetBy::from_code(self.set_by.load(std::sync::atomic::Ordering::Acquire))
+    }
+
+    /// Who forced the breaker open or disabled it, while it is: the settings file
+    /// (`cb_mode`) or an operator (the API).
+    pub fn set_by(&self) -> Option<SetBy> {
+        self.set_by_in(self.state())
+    }
+
+    /// Applies the file's `cb_mode` when it changed from `previous` (`None` at startup,
+    /// where `auto` changes nothing). Back to `auto`, only a state the file set is reset:
+    /// an operator's action stands until an operator undoes it.
+    pub(crate) fn apply_mode(&self, mode: CbMode, previous: Option<CbMode>) {
+        if previous == Some(mode) {
+            return;
+        }
+        match mode {
+            CbMode::ForcedOpen => self.manual_by(ManualAction::ForceOpen, SetBy::File),
+            CbMode::Disabled => self.manual_by(ManualAction::Disable, SetBy::File),
+            CbMode::Auto => {
+                if previous.is_some() && self.set_by() == Some(SetBy::File) {
+                    self.manual_by(ManualAction::Reset, SetBy::File);
+                }
+            }
+        }
+    }
+
     /// A reload's `cb_…` settings, keeping the state, its generation and open period,
     /// trials in progress and the window's newest outcomes; they apply from the next
     /// outcome (an open period already running keeps its end).
