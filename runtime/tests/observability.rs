@@ -449,6 +449,8 @@ mod logs {
         assert_eq!(
             capture.lines(),
             [
+                // Once, at startup: which file is in effect.
+                "INFO outbound-guard settings from resilience.toml: customer, sber",
                 "WARN sber opened: 3 of 10 calls failed (30% ≥ 30%)",
                 "INFO sber half-open after 30s",
                 "INFO sber closed: 3/3 trials succeeded",
