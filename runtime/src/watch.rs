@@ -70,7 +70,8 @@ impl Guards {
     ///
     /// ```no_run
     /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// let settings = outbound_guard::settings!()?;
+    /// # let settings = outbound_guard::Settings::parse("[systems.sber]", "inline")?;
+    /// // In a service: `let settings = outbound_guard::settings!()?;`
     /// let guards = outbound_guard::Guards::new(&settings);
     /// let _watcher = match std::env::var_os(outbound_guard::settings::PATH_VARIABLE) {
     ///     Some(path) => Some(guards.watch(path)?),
