@@ -159,7 +159,7 @@ pub static CALLED_SYSTEMS: [&'static str];
 
 /// What `settings!()` does: the file `RESILIENCE_SETTINGS` names if it is set (a file
 /// mounted at run time), required to hold every system this binary calls (each system
-/// of the compiled-in file and each in [`CALLED_SYSTEMS`]); else the compiled-in `text`
+/// of the compiled-in file and each in `CALLED_SYSTEMS`); else the compiled-in `text`
 /// named `origin`, whose systems the attributes were checked against at compile time.
 /// Either way with `loader`'s environment overrides.
 ///
