@@ -167,7 +167,20 @@ impl Guards {
             let Some(new) = settings.system(guard.system()) else {
                 continue; // checked above
             };
-            if *guard.settings() != *new {
+            let current = guard.settings();
+            if *current != *new {
+                #[cfg(feature = "tracing")]
+                if current.cb_mode() != new.cb_mode() {
+                    // The transition's own line says "by an operator": this one says which.
+                    tracing::warn!(
+                        target: "outbound_guard",
+                        system = guard.system(),
+                        "{}: cb_mode = \"{}\" in {}, applied by the reload",
+                        guard.system(),
+                        new.cb_mode(),
+                        settings.origin()
+                    );
+                }
                 guard.apply(new);
                 changed.push(guard.system().to_owned());
             }
@@ -200,5 +213,61 @@ impl Guards {
                 "outbound-guard settings not reloaded, the running ones stay in effect: {error}"
             ),
         }
+    }
+}
+
+#[cfg(test)]
+#[allow(dead_code)]
+#[path = "metrics/test_recorder.rs"]
+mod test_recorder;
+
+#[cfg(test)]
+mod tests {
+    use outbound_guard_settings::Settings;
+
+    use super::test_recorder::TestRecorder;
+
+    use crate::registry::Guards;
+
+    const OK: &str = r#"resilience_settings_reloads_total{result="ok"}"#;
+    const INVALID: &str = r#"resilience_settings_reloads_total{result="invalid"}"#;
+
+    #[test]
+    fn every_reload_is_counted_by_its_result_and_a_bad_one_changes_nothing() {
+        let recorder = TestRecorder::new();
+        let start = Settings::parse("[systems.sber]\ncb_min_calls = 4", "a.toml").unwrap();
+        let next = Settings::parse("[systems.sber]\ncb_min_calls = 5", "b.toml").unwrap();
+        let more = Settings::parse("[systems.sber]\n[systems.ledger]", "c.toml").unwrap();
+        let dir = std::env::temp_dir().join(format!("og-reload-metric-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let bad = dir.join("bad.toml");
+        std::fs::write(&bad, "[systems.sber]\ncb_min_calls = 0\n").unwrap();
+        let guards = metrics::with_local_recorder(&*recorder, || {
+            let guards = Guards::builder(&start).metrics(true).build();
+            guards.reload(&next).unwrap();
+            guards.reload(&more).unwrap_err();
+            guards.reload_file(&bad).unwrap_err();
+            guards.reload_file(dir.join("missing.toml")).unwrap_err();
+            guards
+        });
+        assert_eq!(recorder.counter(OK), Some(1));
+        assert_eq!(recorder.counter(INVALID), Some(3));
+        assert_eq!(
+            guards.get("sber").unwrap().settings().cb_min_calls(),
+            5,
+            "the valid reload only"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn guards_built_without_metrics_count_no_reload() {
+        let recorder = TestRecorder::new();
+        let start = Settings::parse("[systems.sber]", "a.toml").unwrap();
+        metrics::with_local_recorder(&*recorder, || {
+            let guards = Guards::builder(&start).metrics(false).build();
+            guards.reload(&start).unwrap();
+        });
+        assert_eq!(recorder.counter(OK), None);
     }
 }
