@@ -216,8 +216,9 @@ impl Guards {
     }
 }
 
+// The metrics tests' recorder, loaded here too: its module there is private to them.
 #[cfg(test)]
-#[allow(dead_code)]
+#[allow(dead_code, clippy::duplicate_mod)]
 #[path = "metrics/test_recorder.rs"]
 mod test_recorder;
 
