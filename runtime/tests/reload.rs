@@ -439,3 +439,44 @@ fn a_cb_mode_that_is_not_one_is_an_error_naming_the_key_and_the_modes() {
     assert!(text.contains("\"forced_open\""), "{text}");
     assert!(text.contains("resilience.toml:2"), "{text}");
 }
+
+/// Calls admitted before a reload finish after it: they keep their permits until they
+/// end, and each outcome lands once in the breaker's (resized) window; a call admitted
+/// before the breaker opened is not counted in the open period's trials.
+#[tokio::test(start_paused = true)]
+async fn calls_in_flight_across_a_reload_keep_their_permits_and_count_once() {
+    let before = "cb_window_size = 10\ncb_min_calls = 10\nmax_connections = 5\nbulkhead_wait = 0";
+    let after = "cb_window_size = 4\ncb_min_calls = 4\nmax_connections = 10\nbulkhead_wait = 0";
+    let guards = guards(before);
+    let sber = guards.get("sber").unwrap();
+    succeed(&guards).await;
+    let mut held = Vec::new();
+    for _ in 0..4 {
+        held.push(hold(&sber).await.unwrap());
+    }
+    assert_eq!(sber.in_flight(), 4);
+    guards.reload(&settings(after)).unwrap();
+    assert_eq!(sber.in_flight(), 4, "no permit revoked or made up");
+    assert_eq!(sber.bulkhead_permits(), 8);
+    assert_eq!(counts(sber.breaker()), (State::Closed, 0, 1));
+    let first = held.remove(0);
+    let _ = first.finish(Err(())).await;
+    assert_eq!(counts(sber.breaker()), (State::Closed, 1, 2));
+    let second = held.remove(0);
+    let _ = second.finish(Ok(())).await;
+    assert_eq!(counts(sber.breaker()), (State::Closed, 1, 3));
+    // 2 of 4 under the new rules (0.5 by default) opens it...
+    let third = held.remove(0);
+    let _ = third.finish(Err(())).await;
+    assert_eq!(sber.breaker().state(), State::Open);
+    // ...and the last call, admitted while closed, is not counted in the open state.
+    let last = held.remove(0);
+    let _ = last.finish(Err(())).await;
+    assert_eq!(sber.in_flight(), 0, "every permit came back");
+    let snapshot = sber.breaker().snapshot();
+    assert_eq!(
+        (snapshot.failures, snapshot.calls),
+        (2, 4),
+        "the figures that opened it"
+    );
+}
