@@ -159,7 +159,7 @@ fn ours(base: String, rate: f64, max_connections: u32) -> Subject {
     let settings = Settings::parse(&text, "fast_fail").expect("valid settings");
     let guards = Guards::builder(&settings).tracing(false).build();
     let guard = guards.get("upstream").expect("declared");
-    let http = http_client(guard.settings());
+    let http = http_client(&guard.settings());
     let adapter = Arc::new(UpstreamAdapter::new(guard, http, &base));
     Arc::new(move || {
         let adapter = Arc::clone(&adapter);

@@ -118,10 +118,12 @@ pub(crate) fn adapter(args: TokenStream, item: TokenStream, lookup: &dyn Lookup)
                 .map_or_else(Span::call_site, |a| a.system.span());
             quote_spanned!(span=> const _: () = #check;)
         });
+    let calls = guarding.map(|args| crate::calls::called(&args.krate, &args.system));
     quote! {
         #errors
         #track
         #check
+        #calls
         #block
     }
 }

@@ -158,8 +158,10 @@ fn expand(input: &DeriveInput, lookup: &dyn Lookup) -> syn::Result<TokenStream> 
                     const _: &[u8] = ::core::include_bytes!(#path);
                 )
             });
+            let calls = crate::calls::called(&krate, system);
             let declared = quote! {
                 #track
+                #calls
                 #[automatically_derived]
                 impl #impl_generics #krate::SystemAdapter for #ident #ty_generics #where_clause {
                     const SYSTEM: &'static str = #system;

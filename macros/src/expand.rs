@@ -207,7 +207,12 @@ pub(crate) fn generate(args: &Args, method: &Method, context: &Context) -> Token
     });
     // What comes before the call: the file's tracking, a generic block's system check.
     let check = context.block.and_then(|block| block.check.as_ref());
-    let first = quote!(#track #check);
+    // A method of an `#[adapter]` block is recorded once, by the block.
+    let calls = context
+        .block
+        .is_none()
+        .then(|| crate::calls::called(krate, system));
+    let first = quote!(#track #check #calls);
     let body = match &method.body {
         Body::Native(_) => quote! {
             #first

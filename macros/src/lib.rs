@@ -19,6 +19,7 @@
 
 mod adapter;
 mod args;
+mod calls;
 mod derive;
 mod expand;
 mod lookup;

@@ -1,7 +1,9 @@
 //! The guard: one per system, holding that system's settings, bulkhead and breaker
 //! (R-RES-ISO-1/3). Cloning it is cheap and shares all three.
 
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, PoisonError, RwLock};
+use std::time::Duration;
 
 use crate::breaker::Breaker;
 use crate::bulkhead::Bulkhead;
@@ -37,7 +39,12 @@ pub struct Guard {
 }
 
 struct Inner {
-    settings: SystemSettings,
+    /// Replaced whole by a reload; read by [`Guard::settings`], off the call path.
+    settings: RwLock<Arc<SystemSettings>>,
+    /// The durations every call reads, as nanoseconds: one relaxed load each.
+    total_timeout: AtomicU64,
+    slow_threshold: AtomicU64,
+    bulkhead_wait: AtomicU64,
     breaker: Breaker,
     bulkhead: Bulkhead,
     /// Bulkhead permits held by calls already counted slow.
@@ -75,15 +82,21 @@ impl Guard {
     ) -> Self {
         let permits = settings.bulkhead_permits();
         debug_assert!(permits >= 1, "the settings guarantee at least one permit");
-        Guard {
+        let guard = Guard {
             inner: Arc::new(Inner {
-                settings: settings.clone(),
+                settings: RwLock::new(Arc::new(settings.clone())),
+                total_timeout: AtomicU64::new(nanos(settings.total_timeout())),
+                slow_threshold: AtomicU64::new(nanos(settings.cb_slow_threshold())),
+                bulkhead_wait: AtomicU64::new(nanos(settings.bulkhead_wait())),
                 breaker: Breaker::with_observers(settings, observers),
                 bulkhead: Bulkhead::new(permits),
                 slow: SlowHolders::default(),
                 metrics,
             }),
-        }
+        };
+        // The file's `cb_mode`, if not `auto`.
+        guard.inner.breaker.apply_mode(settings.cb_mode(), None);
+        guard
     }
 
     /// The guard's metrics (nothing to record unless built with them).
@@ -95,13 +108,70 @@ impl Guard {
     /// The system's name: `sber`.
     #[inline]
     pub fn system(&self) -> &str {
-        self.inner.settings.name()
+        self.inner.breaker.name()
     }
 
-    /// The system's settings, environment overrides applied.
+    /// The system's settings, environment overrides applied: the ones in effect now
+    /// (a [reload](crate::Guards::reload) replaces them; a caller holding these keeps
+    /// its copy).
+    pub fn settings(&self) -> Arc<SystemSettings> {
+        Arc::clone(
+            &self
+                .inner
+                .settings
+                .read()
+                .unwrap_or_else(PoisonError::into_inner),
+        )
+    }
+
+    /// `total_timeout` in effect.
     #[inline]
-    pub fn settings(&self) -> &SystemSettings {
-        &self.inner.settings
+    pub(crate) fn total_timeout(&self) -> Duration {
+        Duration::from_nanos(self.inner.total_timeout.load(Ordering::Relaxed))
+    }
+
+    /// `cb_slow_threshold` in effect.
+    #[inline]
+    pub(crate) fn slow_threshold(&self) -> Duration {
+        Duration::from_nanos(self.inner.slow_threshold.load(Ordering::Relaxed))
+    }
+
+    /// `bulkhead_wait` in effect.
+    #[inline]
+    pub(crate) fn bulkhead_wait(&self) -> Duration {
+        Duration::from_nanos(self.inner.bulkhead_wait.load(Ordering::Relaxed))
+    }
+
+    /// Applies a reload's settings of this system, keeping what the guard knows: the
+    /// breaker's state, window and trials (see [`Breaker`]'s reconfiguration), and the
+    /// bulkhead's permits in use. Calls admitted before keep their deadlines; the new
+    /// durations and thresholds apply from the next call and the next outcome.
+    pub(crate) fn apply(&self, settings: &SystemSettings) {
+        debug_assert_eq!(settings.name(), self.system());
+        let previous = self.settings().cb_mode();
+        self.inner.breaker.reconfigure(settings);
+        self.inner.bulkhead.resize(settings.bulkhead_permits());
+        self.inner
+            .metrics
+            .bulkhead_resized(settings.bulkhead_permits());
+        self.inner
+            .total_timeout
+            .store(nanos(settings.total_timeout()), Ordering::Relaxed);
+        self.inner
+            .slow_threshold
+            .store(nanos(settings.cb_slow_threshold()), Ordering::Relaxed);
+        self.inner
+            .bulkhead_wait
+            .store(nanos(settings.bulkhead_wait()), Ordering::Relaxed);
+        *self
+            .inner
+            .settings
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = Arc::new(settings.clone());
+        // Last: a call admitted from here on already has the new parameters.
+        self.inner
+            .breaker
+            .apply_mode(settings.cb_mode(), Some(previous));
     }
 
     /// The system's breaker.
@@ -136,4 +206,9 @@ impl Guard {
     pub(crate) fn slow_holders(&self) -> &SlowHolders {
         &self.inner.slow
     }
+}
+
+/// `d` in nanoseconds, saturating (settings bound durations to a day).
+fn nanos(d: Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }

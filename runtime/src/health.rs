@@ -130,7 +130,7 @@ impl Guard {
 /// ```json
 /// {"status":"degraded","ready":true,"policy":"degrade_on_open","systems":{
 ///   "sber":{"status":"down","state":"open","failures":3,"calls":10,"failure_rate":0.3,
-///           "opened_by":"failure_rate","failure_rate_threshold":0.3,
+///           "opened_by":"failure_rate","set_by":null,"failure_rate_threshold":0.3,
 ///           "since":"2026-05-01T03:12:09.512Z","for_seconds":12.5,"retry_after_seconds":17.5,
 ///           "in_flight":0,"slow_in_flight":0,"bulkhead_permits":8}}}
 /// ```
@@ -139,7 +139,8 @@ impl Guard {
 /// entered; rates and seconds are rounded to the millisecond; `retry_after_seconds` is
 /// `null` unless open. The window restarts with every state; while open, `failures`,
 /// `calls` and `failure_rate` are the figures that tripped it and `opened_by` the reason
-/// (`null` in other states). A breaker whose open duration has passed reads
+/// (`null` in other states). While forced open or disabled, `set_by` says who did it:
+/// `file` (the settings file's `cb_mode`) or `operator` (the API); `null` otherwise. A breaker whose open duration has passed reads
 /// `half_open`, never `open` with nothing left.
 ///
 /// ```
@@ -215,14 +216,14 @@ mod json {
     use serde::ser::{Serialize, SerializeStruct, Serializer};
 
     use super::SystemHealth;
-    use crate::breaker::Reason;
+    use crate::breaker::{Reason, SetBy};
 
     /// Flat, in the order [`Health`](super::Health) documents; the snapshot's `system`
     /// and `since` (tokio's clock) are left out.
     impl Serialize for SystemHealth {
         fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
             let snapshot = &self.snapshot;
-            let mut out = s.serialize_struct("SystemHealth", 13)?;
+            let mut out = s.serialize_struct("SystemHealth", 14)?;
             out.serialize_field("status", &self.status)?;
             out.serialize_field("state", &snapshot.state)?;
             out.serialize_field("failures", &snapshot.failures)?;
@@ -232,6 +233,7 @@ mod json {
                 "opened_by",
                 &snapshot.opened_by.as_ref().map(Reason::as_str),
             )?;
+            out.serialize_field("set_by", &snapshot.set_by.map(SetBy::as_str))?;
             out.serialize_field(
                 "failure_rate_threshold",
                 &rounded(self.failure_rate_threshold),

@@ -31,7 +31,8 @@
 //! through the `metrics` facade; `reqwest` builds each system's HTTP client from its
 //! settings (the `http` module); `tower` guards any `tower::Service` (the `tower`
 //! module); `test-support` puts a guard into a given state in users' tests (the
-//! `testing` module).
+//! `testing` module); `watch` reloads the mounted settings file when it changes
+//! ([`Guards::watch`]).
 //!
 //! Which settings are enforced where: the guard enforces `total_timeout`, every `cb_*`
 //! key and the bulkhead (`max_connections × 0.8` permits, `bulkhead_wait`); the HTTP
@@ -62,6 +63,7 @@ pub mod metrics;
 mod metrics;
 mod observer;
 mod registry;
+mod reload;
 mod saturation;
 mod sync;
 #[cfg(feature = "test-support")]
@@ -70,13 +72,16 @@ pub mod testing;
 #[cfg(feature = "tower")]
 #[cfg_attr(docsrs, doc(cfg(feature = "tower")))]
 pub mod tower;
+#[cfg(feature = "watch")]
+#[cfg_attr(docsrs, doc(cfg(feature = "watch")))]
+mod watch;
 mod wiring;
 
 #[doc(hidden)]
 #[path = "private.rs"]
 pub mod __private;
 
-pub use breaker::{Breaker, BreakerPermit, ManualAction, Reason, Snapshot, State, Trials};
+pub use breaker::{Breaker, BreakerPermit, ManualAction, Reason, SetBy, Snapshot, State, Trials};
 pub use call::{CallOptions, GuardedCall};
 pub use error::{Cause, CircuitBreakerError, UnknownSystem};
 pub use guard::Guard;
@@ -90,6 +95,10 @@ pub use observer::{CallEvent, Observer, Outcome, Transition};
 pub use outbound_guard_macros::{adapter, circuit_breaker, unguarded, Guarded};
 pub use outbound_guard_settings::{Settings, SettingsError, SystemSettings};
 pub use registry::{Guards, GuardsBuilder};
+pub use reload::{ReloadError, Reloaded};
+#[cfg(feature = "watch")]
+#[cfg_attr(docsrs, doc(cfg(feature = "watch")))]
+pub use watch::{SettingsWatcher, WatchError};
 pub use wiring::{Guarded, SystemAdapter, WiringError, WrongGuard};
 
 /// The rest of the settings crate: keys, the loader, environment variable names, the
@@ -97,28 +106,59 @@ pub use wiring::{Guarded, SystemAdapter, WiringError, WrongGuard};
 /// crate root, and only there.
 pub mod settings {
     pub use outbound_guard_settings::{
-        build, env_var, env_var_with_prefix, mask_url, ErrorKind, Key, Loader, Location,
+        build, env_var, env_var_with_prefix, mask_url, CbMode, ErrorKind, Key, Loader, Location,
         SystemSettingsBuilder, ENV_PREFIX, FILE_NAME, KEYS, PATH_VARIABLE,
     };
 }
 
-/// Loads the calling crate's settings file (compiled in: the same file `#[circuit_breaker]`
-/// checks, found by the same rule — the file named by `[package.metadata.outbound-guard]
-/// settings = "…"` in the crate's `Cargo.toml`, alone, if it names one; otherwise
-/// `resilience.toml` next to the crate's `Cargo.toml`, then the workspace root's) and
-/// applies the process environment's `CLIENT_…__…` overrides. Evaluates to
-/// `Result<Settings, SettingsError>`.
+/// Loads the service's settings: the file the environment variable
+/// [`RESILIENCE_SETTINGS`](settings::PATH_VARIABLE) names when it is set (a file mounted at
+/// run time, such as a Kubernetes `ConfigMap`), otherwise the calling crate's settings
+/// file compiled in (the same file `#[circuit_breaker]` checks, found by the same rule —
+/// the file named by `[package.metadata.outbound-guard] settings = "…"` in the crate's
+/// `Cargo.toml`, alone, if it names one; otherwise `resilience.toml` next to the crate's
+/// `Cargo.toml`, then the workspace root's). Either way it applies the process
+/// environment's `CLIENT_…__…` overrides and validates the result. Evaluates to
+/// `Result<Settings, SettingsError>`; [`Settings::origin`] says which file is in effect.
+///
+/// The settings must hold every system this binary calls: each system of the compiled-in
+/// file, and each system named by a guard in any crate linked into the binary
+/// (`#[adapter]`, `#[circuit_breaker]`, `#[derive(Guarded)] #[guarded(system = …)]`,
+/// collected at link time) or by [`calls!`]. A mounted file that cannot be read is an
+/// error naming its path and the variable; one without a table for such a system is an
+/// error naming the system.
 ///
 /// `settings!(env = vars)` takes the environment from an iterator of name/value pairs
-/// instead, for tests.
+/// instead (`RESILIENCE_SETTINGS` included), for tests.
 #[macro_export]
 macro_rules! settings {
     () => {{
         let (text, origin): (&str, &str) = $crate::__private::settings_file!();
-        $crate::Settings::load(text, origin)
+        $crate::__private::load_settings($crate::settings::Loader::new(), text, origin)
     }};
     (env = $vars:expr) => {{
         let (text, origin): (&str, &str) = $crate::__private::settings_file!();
-        $crate::Settings::load_with_env(text, origin, $vars)
+        $crate::__private::load_settings($crate::settings::Loader::new().env($vars), text, origin)
     }};
+}
+
+/// Declares systems this binary calls without an attribute naming them, such as a
+/// system reached only through [`Guards::get`] by name (the tower layer): a settings
+/// file mounted at run time must then hold them too (see [`settings!`]). An item:
+/// write it once anywhere in any crate of the binary.
+///
+/// ```
+/// outbound_guard::calls!("sber", "customer");
+/// ```
+#[macro_export]
+macro_rules! calls {
+    ($($system:literal),+ $(,)?) => {
+        $(
+            const _: () = {
+                #[$crate::__private::linkme::distributed_slice($crate::__private::CALLED_SYSTEMS)]
+                #[linkme(crate = $crate::__private::linkme)]
+                static __CB_CALLS: &::core::primitive::str = $system;
+            };
+        )+
+    };
 }

@@ -407,3 +407,28 @@ impl Observer for SystemMetrics {
         }
     }
 }
+
+/// `resilience_settings_reloads_total{result}`: settings reloads, `result` `ok` or
+/// `invalid` (the file was invalid or changed the set of systems: nothing changed).
+pub const SETTINGS_RELOADS_TOTAL: &str = "resilience_settings_reloads_total";
+
+/// Counts one reload.
+pub(crate) fn settings_reloaded(ok: bool) {
+    ::metrics::describe_counter!(
+        SETTINGS_RELOADS_TOTAL,
+        Unit::Count,
+        "Settings reloads by result: ok, or invalid (nothing changed)."
+    );
+    let result = if ok { "ok" } else { "invalid" };
+    ::metrics::counter!(SETTINGS_RELOADS_TOTAL, "result" => result).increment(1);
+}
+
+impl GuardMetrics {
+    /// The bulkhead's new size after a reload.
+    pub(crate) fn bulkhead_resized(&self, permits: usize) {
+        if let Some(metrics) = &self.0 {
+            ::metrics::gauge!(BULKHEAD_PERMITS, "system" => metrics.system.clone())
+                .set(permits as f64);
+        }
+    }
+}

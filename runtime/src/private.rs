@@ -148,3 +148,54 @@ impl Message {
         }
     }
 }
+
+pub use linkme;
+
+/// The systems named by a guard in any crate linked into the binary: one entry per
+/// `#[outbound_guard::adapter]` block, `#[circuit_breaker]` method,
+/// `#[derive(Guarded)] #[guarded(system = …)]` and [`calls!`](crate::calls) system.
+#[linkme::distributed_slice]
+pub static CALLED_SYSTEMS: [&'static str];
+
+/// What `settings!()` does: the file `RESILIENCE_SETTINGS` names if it is set (a file
+/// mounted at run time), required to hold every system this binary calls (each system
+/// of the compiled-in file and each in `CALLED_SYSTEMS`); else the compiled-in `text`
+/// named `origin`, whose systems the attributes were checked against at compile time.
+/// Either way with `loader`'s environment overrides.
+///
+/// # Errors
+///
+/// As [`Loader::parse_or_mounted`](outbound_guard_settings::Loader::parse_or_mounted):
+/// an unreadable mounted file names its path and the variable; a missing system is named.
+pub fn load_settings(
+    loader: outbound_guard_settings::Loader,
+    text: &str,
+    origin: &str,
+) -> Result<outbound_guard_settings::Settings, outbound_guard_settings::SettingsError> {
+    if loader.mounted().is_some() {
+        loader
+            .require_systems(called_systems(text, origin))
+            .parse_or_mounted(text, origin)
+    } else {
+        loader.parse(text, origin)
+    }
+}
+
+/// The systems this binary calls: the compiled-in file's and every guard's (link time),
+/// sorted, once each.
+pub fn called_systems(text: &str, origin: &str) -> Vec<String> {
+    let mut systems: Vec<String> = CALLED_SYSTEMS.iter().map(|s| (*s).to_owned()).collect();
+    // The compiled-in file alone, without the environment: only its system names are
+    // wanted (it was checked at compile time; if it no longer parses alone, its errors
+    // are reported when it is loaded).
+    if let Ok(compiled) = outbound_guard_settings::Settings::load_with_env(
+        text,
+        origin,
+        core::iter::empty::<(&str, &str)>(),
+    ) {
+        systems.extend(compiled.names().map(str::to_owned));
+    }
+    systems.sort();
+    systems.dedup();
+    systems
+}

@@ -1,7 +1,7 @@
 //! Every system's guard, built once at startup from the settings.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use outbound_guard_settings::Settings;
 
@@ -37,6 +37,10 @@ pub struct Guards {
     origin: String,
     by_name: BTreeMap<String, Guard>,
     readiness: ReadinessPolicy,
+    /// Serialises reloads (shared by the clones, as the guards are).
+    reload: Arc<Mutex<()>>,
+    /// Whether metrics are recorded (a reload's count too).
+    metrics: bool,
 }
 
 impl Guards {
@@ -316,6 +320,10 @@ impl GuardsBuilder<'_> {
         if self.metrics {
             metrics::describe();
         }
+        #[cfg(feature = "tracing")]
+        if self.tracing {
+            settings_in_effect(self.settings);
+        }
         let by_name = self
             .settings
             .systems()
@@ -337,6 +345,33 @@ impl GuardsBuilder<'_> {
             origin: self.settings.origin().to_owned(),
             by_name,
             readiness: self.readiness,
+            reload: Arc::new(Mutex::new(())),
+            metrics: self.metrics,
         }
     }
+}
+
+impl Guards {
+    /// Held while a reload runs.
+    pub(crate) fn reload_lock(&self) -> MutexGuard<'_, ()> {
+        self.reload.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub(crate) fn metrics_on(&self) -> bool {
+        self.metrics
+    }
+}
+
+/// The one startup line saying which file is in effect:
+/// `outbound-guard settings from /etc/payments/resilience.toml: sber, customer`.
+#[cfg(feature = "tracing")]
+pub(crate) fn settings_in_effect(settings: &Settings) {
+    let systems: Vec<&str> = settings.names().collect();
+    tracing::info!(
+        target: "outbound_guard",
+        origin = settings.origin(),
+        "outbound-guard settings from {}: {}",
+        settings.origin(),
+        systems.join(", ")
+    );
 }

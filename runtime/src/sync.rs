@@ -6,11 +6,11 @@
 //! then fails to build without its own loom dependency.
 
 #[cfg(not(outbound_guard_loom))]
-pub(crate) use std::sync::atomic::{AtomicU64, Ordering};
+pub(crate) use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 #[cfg(not(outbound_guard_loom))]
 pub(crate) use std::sync::{Mutex, MutexGuard};
 
 #[cfg(outbound_guard_loom)]
-pub(crate) use loom::sync::atomic::{AtomicU64, Ordering};
+pub(crate) use loom::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 #[cfg(outbound_guard_loom)]
 pub(crate) use loom::sync::{Mutex, MutexGuard};

@@ -449,6 +449,8 @@ mod logs {
         assert_eq!(
             capture.lines(),
             [
+                // Once, at startup: which file is in effect.
+                "INFO outbound-guard settings from resilience.toml: customer, sber",
                 "WARN sber opened: 3 of 10 calls failed (30% ≥ 30%)",
                 "INFO sber half-open after 30s",
                 "INFO sber closed: 3/3 trials succeeded",
@@ -782,6 +784,11 @@ async fn the_health_json_says_what_the_snapshot_says() {
     assert_eq!(s["calls"], 10);
     assert_eq!(s["failure_rate"], 0.3);
     assert_eq!(s["opened_by"], "failure_rate");
+    assert_eq!(
+        s["set_by"],
+        serde_json::Value::Null,
+        "opened by the breaker itself"
+    );
     assert_eq!(s["slow_in_flight"], 0);
     assert_eq!(s["failure_rate_threshold"], 0.3);
     assert_eq!(s["for_seconds"], 12.5);
@@ -817,6 +824,7 @@ async fn the_health_json_says_what_the_snapshot_says() {
             "calls",
             "failure_rate",
             "opened_by",
+            "set_by",
             "failure_rate_threshold",
             "since",
             "for_seconds",
@@ -840,6 +848,7 @@ async fn operators_act_by_system_name() {
         (after.snapshot.state, after.status),
         (State::ForcedOpen, Status::Down)
     );
+    assert_eq!(after.snapshot.set_by, Some(outbound_guard::SetBy::Operator));
     let err = sber.call(async { Ok::<_, ()>(()) }).await.unwrap_err();
     assert_eq!(err.to_string(), "sber: circuit forced open by an operator");
     // The other system is untouched.

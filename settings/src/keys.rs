@@ -8,7 +8,7 @@ use std::time::Duration;
 use crate::error::SettingsError;
 use crate::raw::Value;
 use crate::system::Reader;
-use crate::SystemSettingsBuilder;
+use crate::{CbMode, SystemSettingsBuilder};
 
 /// Upper bound of `cb_window_size` and `cb_min_calls` (keeps the window's ring small).
 const MAX_WINDOW: i64 = 10_000;
@@ -31,6 +31,7 @@ pub(crate) enum Kind {
     Seconds,
     Count,
     Rate,
+    Mode,
 }
 
 /// Per-kind pieces of the table's expansion: the type a value is read as (`read`), kept
@@ -40,21 +41,25 @@ macro_rules! kind {
     (read Seconds) => { f64 };
     (read Count) => { u32 };
     (read Rate) => { f64 };
+    (read Mode) => { CbMode };
 
     (field Url) => { Option<String> };
     (field Seconds) => { Duration };
     (field Count) => { u32 };
     (field Rate) => { f64 };
+    (field Mode) => { CbMode };
 
     (get Url) => { Option<&str> };
     (get Seconds) => { Duration };
     (get Count) => { u32 };
     (get Rate) => { f64 };
+    (get Mode) => { CbMode };
 
     (set Url) => { impl Into<String> };
     (set Seconds) => { Duration };
     (set Count) => { u32 };
     (set Rate) => { f64 };
+    (set Mode) => { CbMode };
 }
 
 /// Reads one key with its default and bounds, as the table states them.
@@ -73,6 +78,9 @@ macro_rules! read {
     };
     ($r:ident, $key:expr, Rate { default: $default:expr }) => {
         $r.rate($key, $default)
+    };
+    ($r:ident, $key:expr, Mode {}) => {
+        $r.mode($key)
     };
 }
 
@@ -109,6 +117,9 @@ macro_rules! convert {
     (set Rate, $v:expr) => {
         Value::Number($v)
     };
+    (set Mode, $v:expr) => {
+        Value::Text(CbMode::as_str($v).to_owned())
+    };
 
     (debug Url, $v:expr) => {
         &$v.as_deref().map(crate::mask_url)
@@ -128,6 +139,9 @@ macro_rules! serialize {
     };
     ($map:ident, $name:expr, Seconds, $v:expr) => {
         $map.serialize_entry($name, &humantime::format_duration($v).to_string())?
+    };
+    ($map:ident, $name:expr, Mode, $v:expr) => {
+        $map.serialize_entry($name, $v.as_str())?
     };
     ($map:ident, $name:expr, $kind:ident, $v:expr) => {
         $map.serialize_entry($name, &$v)?
@@ -289,6 +303,12 @@ keys! {
     /// The longest a call waits for a bulkhead permit before it is rejected:
     /// `connect_timeout` by default (the guide's pool timeout); 0 rejects at once.
     BulkheadWait bulkhead_wait: Seconds { default: connect_timeout, zero: allowed }
+    /// The operator's switch, applied at startup and whenever a reload changes it:
+    /// `"auto"` (the default; the breaker decides), `"forced_open"` (every call
+    /// rejected) or `"disabled"` (every call admitted, nothing counted). Editing it in a
+    /// mounted Kubernetes `ConfigMap` acts on every replica; back to `"auto"`, a breaker the file
+    /// had set is reset to closed. See [`CbMode`].
+    CbMode cb_mode: Mode {}
 }
 
 impl Key {

@@ -62,6 +62,7 @@ pub mod explain;
 mod keys;
 mod loader;
 mod locate;
+mod mode;
 mod raw;
 mod secret;
 mod span;
@@ -77,6 +78,7 @@ pub use builder::SystemSettingsBuilder;
 pub use error::{ErrorKind, Location, SettingsError};
 pub use keys::{env_var, env_var_with_prefix, Key, SystemSettings, KEYS};
 pub use loader::Loader;
+pub use mode::CbMode;
 pub use secret::{mask_url, MASK};
 
 #[doc(hidden)]

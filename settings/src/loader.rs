@@ -1,6 +1,6 @@
 //! How settings are loaded: which environment, which prefix, which systems must be there.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::error::{ErrorKind, SettingsError};
 use crate::{env, raw, Settings, ENV_PREFIX, PATH_VARIABLE};
@@ -129,15 +129,8 @@ impl Loader {
     /// As [`Loader::read`] for a mounted file (an unreadable one names the variable
     /// too), else as [`Loader::parse`].
     pub fn parse_or_mounted(&self, text: &str, origin: &str) -> Result<Settings, SettingsError> {
-        let mounted = match &self.env {
-            Some(vars) => vars
-                .iter()
-                .find(|(name, _)| name == PATH_VARIABLE)
-                .map(|(_, value)| std::ffi::OsString::from(value)),
-            None => std::env::var_os(PATH_VARIABLE),
-        };
-        match mounted {
-            Some(path) if !path.is_empty() => self.read(Path::new(&path)).map_err(|e| {
+        match self.mounted() {
+            Some(path) => self.read(&path).map_err(|e| {
                 if e.kind() == ErrorKind::Io {
                     let message = format!("names `{}`: {}", e.origin(), e.message());
                     SettingsError::new(ErrorKind::Io, e.origin(), message)
@@ -148,6 +141,19 @@ impl Loader {
             }),
             _ => self.parse(text, origin),
         }
+    }
+
+    /// The file [`PATH_VARIABLE`] names in this loader's environment, if it is set to a
+    /// non-empty path: the file [`parse_or_mounted`](Self::parse_or_mounted) reads.
+    pub fn mounted(&self) -> Option<PathBuf> {
+        let path = match &self.env {
+            Some(vars) => vars
+                .iter()
+                .find(|(name, _)| name == PATH_VARIABLE)
+                .map(|(_, value)| std::ffi::OsString::from(value)),
+            None => std::env::var_os(PATH_VARIABLE),
+        }?;
+        (!path.is_empty()).then(|| PathBuf::from(path))
     }
 
     fn check_prefix(&self, origin: &str) -> Result<(), SettingsError> {

@@ -260,6 +260,7 @@ pub(crate) fn expected(kind: Kind) -> &'static str {
         }
         Kind::Count => "a whole number such as 10",
         Kind::Rate => "a share between 0 and 1 such as 0.5",
+        Kind::Mode => "one of \"auto\", \"forced_open\", \"disabled\"",
     }
 }
 
@@ -271,7 +272,7 @@ fn from_toml(key: Key, value: toml::Value) -> Result<Value, String> {
     let kind = key.kind();
     let expected = || format!("expected {}", expected(kind));
     match (kind, value) {
-        (Kind::Url, toml::Value::String(s)) => Ok(Value::Text(s)),
+        (Kind::Url | Kind::Mode, toml::Value::String(s)) => Ok(Value::Text(s)),
         (Kind::Count, toml::Value::Integer(i)) => Ok(Value::Integer(i)),
         (Kind::Rate, toml::Value::Integer(i)) => Ok(Value::Number(i as f64)),
         (Kind::Rate, toml::Value::Float(f)) => Ok(Value::Number(f)),
@@ -326,7 +327,7 @@ pub(crate) fn from_env(key: Key, text: &str) -> Result<Value, &'static str> {
     let kind = key.kind();
     let text = text.trim();
     match kind {
-        Kind::Url => Ok(Value::Text(text.to_owned())),
+        Kind::Url | Kind::Mode => Ok(Value::Text(text.to_owned())),
         Kind::Count => text
             .parse()
             .map(Value::Integer)

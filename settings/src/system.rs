@@ -146,6 +146,23 @@ impl Reader<'_> {
         }
     }
 
+    pub(crate) fn mode(&self, key: Key) -> Result<crate::CbMode, SettingsError> {
+        match self.entry(key).map(|e| &e.value) {
+            None => Ok(crate::CbMode::default()),
+            Some(Value::Text(text)) => crate::CbMode::from_name(text.trim()).ok_or_else(|| {
+                self.fail(
+                    ErrorKind::Malformed,
+                    key,
+                    format!(
+                        "got {text:?}, expected {}",
+                        crate::raw::expected(crate::keys::Kind::Mode)
+                    ),
+                )
+            }),
+            Some(_) => unreachable_kind(),
+        }
+    }
+
     pub(crate) fn rate(&self, key: Key, default: f64) -> Result<f64, SettingsError> {
         let rate = match self.entry(key).map(|e| &e.value) {
             None => default,

@@ -745,6 +745,7 @@ fn every_key_has_a_working_override() {
         (Key::MaxConnections, "20"),
         (Key::MaxKeepalive, "4"),
         (Key::BulkheadWait, "0.25"),
+        (Key::CbMode, "forced_open"),
     ];
     assert_eq!(values.len(), KEYS.len());
     for (key, value) in values {
@@ -771,6 +772,7 @@ fn every_key_has_a_working_override() {
     assert_eq!(s.cb_slow_threshold(), secs(3.0));
     assert_eq!(s.max_connections(), 20);
     assert_eq!(s.max_keepalive(), 4);
+    assert_eq!(s.cb_mode(), outbound_guard_settings::CbMode::ForcedOpen);
     assert_eq!(s.bulkhead_wait(), secs(0.25));
 }
 

@@ -93,7 +93,7 @@ pub struct SberAdapter {
 impl SberAdapter {
     /// The adapter for the `sber` guard, calling `base` (`http://127.0.0.1:PORT`).
     pub fn new(guard: Guard, base: &str) -> Self {
-        let http = http_client(guard.settings());
+        let http = http_client(&guard.settings());
         SberAdapter {
             guard,
             http,
@@ -141,7 +141,7 @@ pub struct CustomerAdapter {
 impl CustomerAdapter {
     /// The adapter for the `customer` guard, calling `base`.
     pub fn new(guard: Guard, base: &str) -> Self {
-        let http = http_client(guard.settings());
+        let http = http_client(&guard.settings());
         CustomerAdapter {
             guard,
             http,
@@ -162,7 +162,10 @@ impl CustomerAdapter {
 }
 
 /// The adapter of the time-to-fast-fail comparison: one GET to its upstream, every
-/// error an outage.
+/// error an outage. Behind the feature `fast-fail` (the benches'): a binary linking
+/// this crate for its fakes (the demo) does not call `upstream`, so it must not link
+/// a guard naming it (a mounted settings file is required to hold every such system).
+#[cfg(feature = "fast-fail")]
 #[derive(outbound_guard::Guarded, Debug, Clone)]
 pub struct UpstreamAdapter {
     guard: Guard,
@@ -170,6 +173,7 @@ pub struct UpstreamAdapter {
     base: String,
 }
 
+#[cfg(feature = "fast-fail")]
 impl UpstreamAdapter {
     /// The adapter for the `upstream` guard, calling `base` with `http`.
     pub fn new(guard: Guard, http: reqwest::Client, base: &str) -> Self {

@@ -23,7 +23,9 @@ transition happened.
 DEMO_ADMIN_TOKEN: the bearer token the operator routes need
 (Authorization: Bearer <token>); unset, they are refused. /metrics needs none.
 
-Settings: examples/payments-demo/resilience.toml, overridden by CLIENT_<SYSTEM>__<KEY> variables
+Settings: examples/payments-demo/resilience.toml, or the file RESILIENCE_SETTINGS names
+(watched: an edit, such as cb_mode = \"forced_open\" for sber, is reloaded while the
+service runs), overridden by CLIENT_<SYSTEM>__<KEY> variables
 (e.g. CLIENT_SBER__CB_OPEN_DURATION=3). The demo sets short durations itself where
 you have not.";
 

@@ -14,6 +14,13 @@ impl SberAdapter {
         Self: 'async_trait,
     {
         const _: &[u8] = ::core::include_bytes!("/service/resilience.toml");
+        const _: () = {
+            #[::outbound_guard::__private::linkme::distributed_slice(
+                ::outbound_guard::__private::CALLED_SYSTEMS
+            )]
+            #[linkme(crate = ::outbound_guard::__private::linkme)]
+            static __CB_CALLS: &::core::primitive::str = "customer";
+        };
         ::std::boxed::Box::pin(async move {
             if let ::core::option::Option::Some(__cb_ret) = ::core::option::Option::None::<
                 Result<Customer, CustomerPortError>,

@@ -1,6 +1,13 @@
 impl SberAdapter {
     async fn refund(&mut self, id: u64) -> Result<(), PaymentPortError> {
         const _: &[u8] = ::core::include_bytes!("/service/resilience.toml");
+        const _: () = {
+            #[::my_resilience::__private::linkme::distributed_slice(
+                ::my_resilience::__private::CALLED_SYSTEMS
+            )]
+            #[linkme(crate = ::my_resilience::__private::linkme)]
+            static __CB_CALLS: &::core::primitive::str = "sber";
+        };
         let __cb_guard = ::core::clone::Clone::clone(
             ::my_resilience::__private::guard(&*self, "sber"),
         );

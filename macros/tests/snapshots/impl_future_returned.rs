@@ -6,6 +6,13 @@ impl SberAdapter {
         Output = Result<PaymentRef, PaymentPortError>,
     > + Send {
         const _: &[u8] = ::core::include_bytes!("/service/resilience.toml");
+        const _: () = {
+            #[::outbound_guard::__private::linkme::distributed_slice(
+                ::outbound_guard::__private::CALLED_SYSTEMS
+            )]
+            #[linkme(crate = ::outbound_guard::__private::linkme)]
+            static __CB_CALLS: &::core::primitive::str = "sber";
+        };
         async move {
             if let ::core::option::Option::Some(__cb_ret) = ::core::option::Option::None::<
                 Result<PaymentRef, PaymentPortError>,

@@ -1,6 +1,13 @@
 impl SberAdapter {
     pub async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> {
         const _: &[u8] = ::core::include_bytes!("/service/resilience.toml");
+        const _: () = {
+            #[::outbound_guard::__private::linkme::distributed_slice(
+                ::outbound_guard::__private::CALLED_SYSTEMS
+            )]
+            #[linkme(crate = ::outbound_guard::__private::linkme)]
+            static __CB_CALLS: &::core::primitive::str = "sber";
+        };
         let __cb_guard = ::outbound_guard::__private::guard(self, "sber");
         #[allow(unknown_lints, unused_braces)]
         let __cb_judged = __cb_guard

@@ -531,3 +531,39 @@ fn a_success_skipped_without_the_lock_hides_no_failure() {
         }
     });
 }
+
+/// A reload racing the lock-free check of a full window of successes (the only place
+/// the window's size is read without the lock): shrinking the window while a success
+/// and a failure are recorded leaves counts that the ring holds exactly, within the new
+/// size, and the failure is never lost unless a newer outcome pushed it out.
+#[test]
+fn a_reload_shrinking_the_window_races_recording_without_a_torn_count() {
+    check(|| {
+        let core = core(3, 3, 1.0, 1);
+        for _ in 0..3 {
+            let ticket = admit(&core, 0).unwrap();
+            assert!(core.record(ticket, false, || 0).is_none());
+        }
+        let success = admit(&core, 0).unwrap();
+        let failure = admit(&core, 0).unwrap();
+        let recorder = {
+            let core = core.clone();
+            thread::spawn(move || {
+                core.record(success, false, || 0);
+                core.record(failure, true, || 0);
+            })
+        };
+        core.reconfigure(Config {
+            window: 2,
+            min_calls: 2,
+            failure_rate: 1.0,
+            open_nanos: OPEN,
+            trials: 1,
+        });
+        recorder.join().unwrap();
+        let (failures, calls) = core.window_counts();
+        assert_eq!(core.state(), State::Closed);
+        assert_eq!(calls, 2, "the new size, full");
+        assert_eq!(failures, 1, "the failure is the newest outcome: kept");
+    });
+}

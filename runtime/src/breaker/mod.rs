@@ -4,6 +4,7 @@
 mod delivery;
 #[cfg(all(test, outbound_guard_loom))]
 mod loom_tests;
+mod set_by;
 pub(crate) mod state;
 #[cfg(test)]
 mod tests;
@@ -13,10 +14,11 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 use std::time::Duration;
 
-use outbound_guard_settings::SystemSettings;
+use outbound_guard_settings::{CbMode, SystemSettings};
 use tokio::time::Instant;
 
 use delivery::Delivery;
+pub use set_by::SetBy;
 use state::{Change, Config, Core, Denied, Ticket};
 pub use state::{ManualAction, Reason, State};
 
@@ -47,6 +49,8 @@ pub struct Breaker {
     observers: Vec<Arc<dyn Observer>>,
     /// The observers that want every call's outcome (see [`Observer::wants_calls`]).
     call_observers: Vec<Arc<dyn Observer>>,
+    /// Who made the last manual action: [`SetBy`] as a number (see `set_by.rs`).
+    set_by: std::sync::atomic::AtomicU8,
 }
 
 impl std::fmt::Debug for Breaker {
@@ -81,6 +85,9 @@ pub struct Snapshot {
     /// While open: why it opened ([`Reason::FailureRate`] or [`Reason::TrialFailed`],
     /// with the figures shown in `failures` and `calls`).
     pub opened_by: Option<Reason>,
+    /// While forced open or disabled: who put it there, the settings file (`cb_mode`)
+    /// or an operator (the API).
+    pub set_by: Option<SetBy>,
 }
 
 /// A half-open breaker's trial calls so far.
@@ -100,13 +107,7 @@ impl Breaker {
 
     /// A closed breaker that reports to `observers`.
     pub fn with_observers(settings: &SystemSettings, observers: Vec<Arc<dyn Observer>>) -> Self {
-        let config = Config {
-            window: settings.cb_window_size(),
-            min_calls: settings.cb_min_calls(),
-            failure_rate: settings.cb_failure_rate(),
-            open_nanos: duration_nanos(settings.cb_open_duration()),
-            trials: settings.cb_half_open_calls(),
-        };
+        let config = config_of(settings);
         let call_observers = observers
             .iter()
             .filter(|o| o.wants_calls())
@@ -119,6 +120,7 @@ impl Breaker {
             epoch: Instant::now(),
             observers,
             call_observers,
+            set_by: std::sync::atomic::AtomicU8::new(set_by::NOBODY),
         }
     }
 
@@ -222,6 +224,7 @@ impl Breaker {
                 succeeded: reading.trials_succeeded,
             },
             opened_by: reading.opened_by,
+            set_by: self.set_by_in(reading.state),
         }
     }
 
@@ -294,6 +297,11 @@ impl Breaker {
     /// is logged, counted or reported to the observers. Otherwise it is a transition
     /// with reason [`Reason::Manual`].
     pub fn act(&self, action: ManualAction) -> bool {
+        self.manual_by(action, SetBy::Operator)
+    }
+
+    /// The action itself: whether it changed the state.
+    fn manual_action(&self, action: ManualAction) -> bool {
         let change = self.core.manual(action, self.nanos(Instant::now()));
         let changed = change.is_some();
         self.report(change);
@@ -329,6 +337,81 @@ impl Breaker {
                 crate::log::observer_panicked(&self.name, "on_transition");
             }
         }
+    }
+}
+
+/// The breaker's parameters in `settings`.
+fn config_of(settings: &SystemSettings) -> Config {
+    Config {
+        window: settings.cb_window_size(),
+        min_calls: settings.cb_min_calls(),
+        failure_rate: settings.cb_failure_rate(),
+        open_nanos: duration_nanos(settings.cb_open_duration()),
+        trials: settings.cb_half_open_calls(),
+    }
+}
+
+impl Breaker {
+    /// A manual action, and who made it: whether it changed the state. A no-op action
+    /// changes nothing, not even who set the state.
+    pub(crate) fn manual_by(&self, action: ManualAction, by: SetBy) -> bool {
+        use std::sync::atomic::Ordering;
+        // Stored first: a reading that sees the new state sees who set it (or a later one).
+        let before = self.set_by.swap(by.code(), Ordering::AcqRel);
+        let changed = self.manual_action(action);
+        if !changed {
+            // Unless another action has stored its own since.
+            let _ = self.set_by.compare_exchange(
+                by.code(),
+                before,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            );
+        }
+        changed
+    }
+
+    /// Who set `state`, if it is one a manual action sets and keeps.
+    fn set_by_in(&self, state: State) -> Option<SetBy> {
+        if !matches!(state, State::ForcedOpen | State::Disabled) {
+            return None;
+        }
+        SetBy::from_code(self.set_by.load(std::sync::atomic::Ordering::Acquire))
+    }
+
+    /// Who forced the breaker open or disabled it, while it is: the settings file
+    /// (`cb_mode`) or an operator (the API).
+    pub fn set_by(&self) -> Option<SetBy> {
+        self.set_by_in(self.state())
+    }
+
+    /// Applies the file's `cb_mode` when it changed from `previous` (`None` at startup,
+    /// where `auto` changes nothing). Back to `auto`, only a state the file set is reset:
+    /// an operator's action stands until an operator undoes it.
+    pub(crate) fn apply_mode(&self, mode: CbMode, previous: Option<CbMode>) {
+        if previous == Some(mode) {
+            return;
+        }
+        match mode {
+            CbMode::ForcedOpen => {
+                self.manual_by(ManualAction::ForceOpen, SetBy::File);
+            }
+            CbMode::Disabled => {
+                self.manual_by(ManualAction::Disable, SetBy::File);
+            }
+            CbMode::Auto => {
+                if previous.is_some() && self.set_by() == Some(SetBy::File) {
+                    self.manual_by(ManualAction::Reset, SetBy::File);
+                }
+            }
+        }
+    }
+
+    /// A reload's `cb_…` settings, keeping the state, its generation and open period,
+    /// trials in progress and the window's newest outcomes; they apply from the next
+    /// outcome (an open period already running keeps its end).
+    pub(crate) fn reconfigure(&self, settings: &SystemSettings) {
+        self.core.reconfigure(config_of(settings));
     }
 }
 

@@ -26,7 +26,7 @@ use std::time::Duration;
 use crossbeam_utils::CachePadded;
 
 use super::window::Window;
-use crate::sync::{AtomicU64, Mutex, MutexGuard, Ordering};
+use crate::sync::{AtomicU32, AtomicU64, Mutex, MutexGuard, Ordering};
 
 /// The state of a breaker.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -218,6 +218,11 @@ fn generation_of(word: u64) -> u64 {
 
 #[derive(Debug)]
 struct Inner {
+    /// The parameters, replaced whole by a reload ([`Core::reconfigure`]).
+    config: Config,
+    /// `need[n]`: the fewest failures among `n` outcomes that open the breaker
+    /// (`u32::MAX` below `min_calls`), so deciding takes no division.
+    need: Box<[u32]>,
     /// The closed window.
     window: Window,
     trials_admitted: u32,
@@ -233,10 +238,9 @@ struct Inner {
 /// The state machine. `Sync`; every method takes `&self`.
 #[derive(Debug)]
 pub(crate) struct Core {
-    config: Config,
-    /// `need[n]`: the fewest failures among `n` outcomes that open the breaker
-    /// (`u32::MAX` below `min_calls`), so deciding takes no division.
-    need: Box<[u32]>,
+    /// The window's size, for the lock-free check of a full window of successes;
+    /// written under the lock.
+    window_size: AtomicU32,
     /// `generation << 3 | state`; written only under `inner`'s lock.
     state: AtomicU64,
     /// When an open breaker may go half-open; written under the lock before `state`.
@@ -256,24 +260,14 @@ impl Core {
     /// A closed core whose generation starts at `generation`: for checks of what
     /// happens when the generation grows large.
     pub(crate) fn at_generation(config: Config, generation: u64) -> Self {
-        let need = (0..=config.window)
-            .map(|calls| {
-                if calls < config.min_calls.max(1) {
-                    return u32::MAX;
-                }
-                // The same comparison the reference model makes, as `f64`s.
-                (1..=calls)
-                    .find(|&failures| f64::from(failures) / f64::from(calls) >= config.failure_rate)
-                    .unwrap_or(u32::MAX)
-            })
-            .collect();
         Core {
-            config,
-            need,
+            window_size: AtomicU32::new(config.window),
             state: AtomicU64::new(pack(generation, State::Closed)),
             open_until: AtomicU64::new(0),
             summary: CachePadded::new(AtomicU64::new(0)),
             inner: Mutex::new(Inner {
+                config,
+                need: need_table(&config),
                 window: Window::new(config.window as usize),
                 trials_admitted: 0,
                 trials_succeeded: 0,
@@ -284,8 +278,8 @@ impl Core {
         }
     }
 
-    pub(crate) fn config(&self) -> &Config {
-        &self.config
+    pub(crate) fn config(&self) -> Config {
+        self.lock().config
     }
 
     fn lock(&self) -> MutexGuard<'_, Inner> {
@@ -379,7 +373,7 @@ impl Core {
                 (Ok(ticket), Some(change))
             }
             State::HalfOpen => {
-                if inner.trials_admitted < self.config.trials {
+                if inner.trials_admitted < inner.config.trials {
                     inner.trials_admitted += 1;
                     (
                         Ok(Ticket {
@@ -391,7 +385,7 @@ impl Core {
                 } else {
                     (
                         Err(Denied::TrialsTaken {
-                            trials: self.config.trials,
+                            trials: inner.config.trials,
                         }),
                         None,
                     )
@@ -421,7 +415,7 @@ impl Core {
             // read is this generation's window or a later one's (then the ticket is
             // stale anyway). Full of successes: one more success changes nothing.
             let (failures, calls) = unpack(self.summary.load(Ordering::Acquire));
-            if failures == 0 && calls == self.config.window {
+            if failures == 0 && calls == self.window_size.load(Ordering::Acquire) {
                 return None;
             }
         }
@@ -447,21 +441,22 @@ impl Core {
                 let (failures, calls) = (inner.window.failures() as u32, inner.window.len() as u32);
                 self.summary
                     .store(pack_counts(failures, calls), Ordering::Release);
-                self.opens(failures, calls)
+                Self::opens(&inner, failures, calls)
                     .then(|| self.open_on_rate(&mut inner, failures, calls, now()))
             }
             State::HalfOpen if ticket.trial => {
                 if failed {
                     let reason = Reason::TrialFailed {
                         succeeded: inner.trials_succeeded,
-                        trials: self.config.trials,
+                        trials: inner.config.trials,
                     };
                     Some(self.open(&mut inner, reason, now()))
                 } else {
                     inner.trials_succeeded += 1;
-                    (inner.trials_succeeded == self.config.trials).then(|| {
+                    // `>=`: a reload may have lowered the trials below those succeeded.
+                    (inner.trials_succeeded >= inner.config.trials).then(|| {
                         let reason = Reason::TrialsSucceeded {
-                            trials: self.config.trials,
+                            trials: inner.config.trials,
                         };
                         self.transition(&mut inner, State::Closed, reason, now())
                     })
@@ -473,15 +468,15 @@ impl Core {
 
     /// Whether `failures` of `calls` reach the threshold (with at least `min_calls`).
     #[inline]
-    fn opens(&self, failures: u32, calls: u32) -> bool {
-        failures >= self.need[calls as usize]
+    fn opens(inner: &Inner, failures: u32, calls: u32) -> bool {
+        failures >= inner.need[calls as usize]
     }
 
     fn open_on_rate(&self, inner: &mut Inner, failures: u32, calls: u32, now: u64) -> Change {
         let reason = Reason::FailureRate {
             failures,
             calls,
-            threshold: self.config.failure_rate,
+            threshold: inner.config.failure_rate,
         };
         self.open(inner, reason, now)
     }
@@ -661,7 +656,7 @@ impl Core {
 
     fn open(&self, inner: &mut Inner, reason: Reason, now: u64) -> Change {
         self.open_until.store(
-            now.saturating_add(self.config.open_nanos),
+            now.saturating_add(inner.config.open_nanos),
             Ordering::Relaxed,
         );
         let change = self.transition(inner, State::Open, reason, now);
@@ -711,5 +706,38 @@ fn rate(failures: u32, calls: u32) -> f64 {
         0.0
     } else {
         f64::from(failures) / f64::from(calls)
+    }
+}
+
+/// `need[n]` for `n` outcomes, 0 to the window's size.
+fn need_table(config: &Config) -> Box<[u32]> {
+    (0..=config.window)
+        .map(|calls| {
+            if calls < config.min_calls.max(1) {
+                return u32::MAX;
+            }
+            // The same comparison the reference model makes, as `f64`s.
+            (1..=calls)
+                .find(|&failures| f64::from(failures) / f64::from(calls) >= config.failure_rate)
+                .unwrap_or(u32::MAX)
+        })
+        .collect()
+}
+
+impl Core {
+    /// New parameters from a reload, keeping what the breaker knows: the state, its
+    /// generation and open period, trials in progress, and the window's newest outcomes
+    /// (as many as the new size holds). The new thresholds apply from the next outcome.
+    pub(crate) fn reconfigure(&self, config: Config) {
+        let mut inner = self.lock();
+        if config.window != inner.config.window {
+            inner.window = inner.window.resized(config.window as usize);
+            let (failures, calls) = (inner.window.failures() as u32, inner.window.len() as u32);
+            self.summary
+                .store(pack_counts(failures, calls), Ordering::Release);
+        }
+        inner.need = need_table(&config);
+        inner.config = config;
+        self.window_size.store(config.window, Ordering::Release);
     }
 }

@@ -38,6 +38,26 @@ impl Window {
         }
     }
 
+    /// The outcomes held, oldest first.
+    pub(crate) fn outcomes(&self) -> Vec<bool> {
+        let size = self.ring.len();
+        let start = (self.next + size - self.len) % size;
+        (0..self.len)
+            .map(|i| self.ring[(start + i) % size])
+            .collect()
+    }
+
+    /// A window of `size` holding this one's newest outcomes, as many as fit.
+    pub(crate) fn resized(&self, size: usize) -> Window {
+        let mut window = Window::new(size);
+        let outcomes = self.outcomes();
+        let keep = outcomes.len().min(window.ring.len());
+        for &failed in &outcomes[outcomes.len() - keep..] {
+            window.push(failed);
+        }
+        window
+    }
+
     /// Forgets every outcome.
     pub(crate) fn clear(&mut self) {
         self.next = 0;

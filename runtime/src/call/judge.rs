@@ -63,7 +63,7 @@ fn record(
 ) -> Result<(), CircuitBreakerError> {
     let guard = permit.guard();
     let elapsed = permit.elapsed(end);
-    let threshold = guard.settings().cb_slow_threshold();
+    let threshold = guard.slow_threshold();
     // Already counted as slow while running: report it as the breaker counted it, even
     // if the clock read at its end lands on the threshold itself.
     let slow = elapsed > threshold || permit.counted_slow();

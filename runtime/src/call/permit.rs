@@ -56,7 +56,7 @@ impl<'g> Slot<'g> {
         }
         let generation = breaker.closed_generation();
         let episode = guard.slow_holders().slow_held();
-        let wait = guard.settings().bulkhead_wait();
+        let wait = guard.bulkhead_wait();
         if !wait.is_zero() && guard.bulkhead().acquire(wait).await {
             return Ok(Slot::new(guard));
         }
@@ -151,11 +151,10 @@ impl<'g> Permit<'g> {
         };
         let span = CallSpan::new(guard.system());
         let start = Instant::now();
-        let settings = guard.settings();
-        let deadline = start + settings.total_timeout();
+        let deadline = start + guard.total_timeout();
         // A call still running when this fires runs longer than the threshold: one that
         // ends exactly then is polled (and finished) before the timer is.
-        let slow_at = start + settings.cb_slow_threshold();
+        let slow_at = start + guard.slow_threshold();
         Ok(Permit {
             breaker: Recording::Pending(breaker),
             span,
@@ -252,7 +251,7 @@ impl<'g> Permit<'g> {
         CircuitBreakerError::new(
             guard.breaker().name_arc(),
             Cause::Timeout {
-                timeout: guard.settings().total_timeout(),
+                timeout: guard.total_timeout(),
             },
         )
     }

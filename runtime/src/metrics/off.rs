@@ -44,3 +44,12 @@ impl GuardMetrics {
     #[inline(always)]
     pub(crate) fn recorded(self, _breaker: &Breaker) {}
 }
+
+/// Nothing to count.
+pub(crate) fn settings_reloaded(_ok: bool) {}
+
+#[allow(clippy::unused_self)]
+impl GuardMetrics {
+    #[inline(always)]
+    pub(crate) fn bulkhead_resized(self, _permits: usize) {}
+}

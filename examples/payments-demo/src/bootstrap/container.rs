@@ -43,6 +43,9 @@ pub enum StartupError {
     /// An adapter could not be built.
     #[error(transparent)]
     Adapter(#[from] BuildError),
+    /// The mounted settings file cannot be watched for changes.
+    #[error(transparent)]
+    Watch(#[from] outbound_guard::WatchError),
 }
 
 /// Everything built at startup.
@@ -60,6 +63,12 @@ pub struct Container {
     /// The bearer token the operator's control actions need: [`ADMIN_TOKEN_VAR`] from
     /// the environment; with none, the controls are refused.
     pub admin_token: Option<String>,
+    /// The settings file in effect: the mounted one (`RESILIENCE_SETTINGS`), or the
+    /// compiled-in one's source.
+    pub settings_origin: String,
+    /// The mounted settings file's watcher: it reloads the file while the service
+    /// serves (none for the compiled-in file).
+    pub watcher: Option<Arc<outbound_guard::SettingsWatcher>>,
 }
 
 /// The environment variable holding the operator's token: `DEMO_ADMIN_TOKEN`.
@@ -90,6 +99,11 @@ impl Container {
         let sber = Arc::new(SberAdapter::new(guards.get("sber")?)?);
         let customers = Arc::new(CustomerAdapter::new(guards.get("customer")?)?);
         let orders = Orders::new(Arc::clone(&sber), Arc::new(InMemoryOrders::default()));
+        // A mounted file is reloaded when it changes (a ConfigMap edit).
+        let watcher = match std::env::var_os(outbound_guard::settings::PATH_VARIABLE) {
+            Some(path) if !path.is_empty() => Some(Arc::new(guards.watch(path)?)),
+            _ => None,
+        };
         Ok(Container {
             guards,
             sber,
@@ -97,6 +111,8 @@ impl Container {
             orders,
             metrics,
             admin_token: admin_token_from_env(),
+            settings_origin: settings.origin().to_owned(),
+            watcher,
         })
     }
 

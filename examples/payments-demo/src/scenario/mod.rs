@@ -19,6 +19,7 @@
 
 pub mod env;
 pub mod load;
+mod reload;
 mod report;
 pub mod unguarded;
 
@@ -138,7 +139,12 @@ impl Schedule {
 pub const HANG: Duration = Duration::from_secs(3600);
 
 impl World {
-    fn sber_settings(&self) -> &SystemSettings {
+    /// The settings file in effect (the mounted one, or the compiled-in one's source).
+    fn sber_origin(&self) -> String {
+        self.container.settings_origin.clone()
+    }
+
+    fn sber_settings(&self) -> std::sync::Arc<SystemSettings> {
         self.container.sber.system_guard().settings()
     }
 
@@ -683,7 +689,19 @@ async fn drive(world: &World, checks: &mut Vec<Check>) -> Result<(), ()> {
 
     world.enter("recovered", "Sber healthy, breaker closed");
     world.hold(Duration::from_secs(2)).await;
+
+    reload::phase(world, checks, &mut cursor).await?;
+    world.hold(Duration::from_secs(1)).await;
     Ok(())
+}
+
+/// The reload phase's two steps, named as the other phases are.
+fn enter_reload(world: &World, what: &str) {
+    world.enter("forced by the file", what);
+}
+
+fn enter_back(world: &World, what: &str) {
+    world.enter("automatic again", what);
 }
 
 /// The checks that look at the whole run.

@@ -92,7 +92,15 @@ pub(super) fn header(
 ) {
     println!("payments-demo: a payments service whose Sber and customer adapters are guarded by #[circuit_breaker]");
     println!();
-    println!("settings: examples/payments-demo/resilience.toml, overridden by the environment (the same variables you would set):");
+    let file = if container.watcher.is_some() {
+        format!(
+            "{} (mounted through RESILIENCE_SETTINGS, reloaded when it changes)",
+            container.settings_origin
+        )
+    } else {
+        "examples/payments-demo/resilience.toml".to_owned()
+    };
+    println!("settings: {file}, overridden by the environment (the same variables you would set):");
     for setting in env {
         let note = match &setting.source {
             Source::Demo => "demo default, set it yourself to change".to_owned(),

@@ -21,7 +21,7 @@ impl CustomerAdapter {
     /// The adapter for the `customer` guard, with an HTTP client built from its
     /// settings. Another system's guard is refused here, not on the first lookup.
     pub fn new(guard: Guard) -> Result<Self, BuildError> {
-        let (http, base_url) = http_client(guard.settings())?;
+        let (http, base_url) = http_client(&guard.settings())?;
         Ok(CustomerAdapter {
             guard,
             http,

@@ -38,7 +38,7 @@ impl SberAdapter {
     /// The adapter for the `sber` guard, with an HTTP client built from its settings.
     /// Another system's guard is refused here, not on the first payment.
     pub fn new(guard: Guard) -> Result<Self, BuildError> {
-        let (http, base_url) = http_client(guard.settings())?;
+        let (http, base_url) = http_client(&guard.settings())?;
         Ok(SberAdapter {
             guard,
             http,
