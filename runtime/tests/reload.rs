@@ -428,6 +428,33 @@ async fn cb_mode_in_the_file_forces_a_breaker_open_and_back_keeping_what_it_knew
         .unwrap();
     assert_eq!(sber.breaker().state(), State::ForcedOpen);
     assert_eq!(sber.breaker().set_by(), Some(SetBy::Operator));
+
+    // The file asking for the state an operator already set is a no-op: the operator
+    // still owns it, and the file's return to auto leaves it.
+    guards
+        .reload(&settings(
+            "cb_window_size = 10\ncb_min_calls = 10\ncb_mode = \"forced_open\"",
+        ))
+        .unwrap();
+    assert_eq!(sber.breaker().set_by(), Some(SetBy::Operator));
+    guards
+        .reload(&settings("cb_window_size = 10\ncb_min_calls = 10"))
+        .unwrap();
+    assert_eq!(sber.breaker().state(), State::ForcedOpen);
+    assert_eq!(sber.breaker().set_by(), Some(SetBy::Operator));
+    // And an operator's no-op (forced open again) does not take over a state the file set.
+    assert!(sber.breaker().reset());
+    guards
+        .reload(&settings(
+            "cb_window_size = 10\ncb_min_calls = 10\ncb_mode = \"forced_open\"",
+        ))
+        .unwrap();
+    assert!(!sber.breaker().force_open(), "already forced open: a no-op");
+    assert_eq!(sber.breaker().set_by(), Some(SetBy::File));
+    guards
+        .reload(&settings("cb_window_size = 10\ncb_min_calls = 10"))
+        .unwrap();
+    assert_eq!(sber.breaker().state(), State::Closed);
 }
 
 #[test]
