@@ -3,84 +3,21 @@
 //! the 409 "created but not paid" on order creation, slow calls tripping the breaker
 //! before any timeout, and the customer system untouched throughout.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use outbound_guard::State;
-use outbound_guard_tests::recorder::Recorder;
-use payments_demo::bootstrap::{load_settings_with, Container};
-use payments_demo::fakes::{self, FakeUpstream};
 use serde_json::{json, Value};
 
 /// The operator's token the harness's service is started with.
 const ADMIN_TOKEN: &str = "http-api-admin-token";
 
-struct Harness {
-    sber: FakeUpstream,
-    _customer: FakeUpstream,
-    container: Container,
-    recorder: Arc<Recorder>,
-    url: String,
-    admin_url: String,
-    client: reqwest::Client,
-    server: tokio::task::JoinHandle<()>,
-    admin: tokio::task::JoinHandle<()>,
-}
+mod common;
+use common::Harness;
 
-impl Drop for Harness {
-    fn drop(&mut self) {
-        self.server.abort();
-        self.admin.abort();
-    }
-}
-
-/// Fakes, the service between them, and a client; `env` overrides the settings as
-/// `CLIENT_…` variables would.
+/// Fakes, the service between them (with the operator's token), and a client; `env`
+/// overrides the settings as `CLIENT_…` variables would.
 async fn start(env: &[(&str, &str)]) -> Harness {
-    let sber = fakes::sber(fakes::bind().await.unwrap()).unwrap();
-    let customer = fakes::customer(fakes::bind().await.unwrap()).unwrap();
-    let mut vars: Vec<(String, String)> = vec![
-        ("CLIENT_SBER__BASE_URL".into(), sber.url()),
-        ("CLIENT_CUSTOMER__BASE_URL".into(), customer.url()),
-    ];
-    vars.extend(env.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())));
-    let settings = load_settings_with(vars).unwrap();
-    let recorder = Arc::new(Recorder::default());
-    let container = Container::build(&settings, vec![recorder.clone()])
-        .unwrap()
-        .with_admin_token(Some(ADMIN_TOKEN.to_owned()));
-    let listener = fakes::bind().await.unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    let router = container.router();
-    let server = tokio::spawn(async move {
-        payments_demo::bootstrap::serve(listener, router)
-            .await
-            .unwrap();
-    });
-    let admin_listener = fakes::bind().await.unwrap();
-    let admin_url = format!("http://{}", admin_listener.local_addr().unwrap());
-    let admin_router = container.admin_router();
-    let admin = tokio::spawn(async move {
-        payments_demo::bootstrap::serve(admin_listener, admin_router)
-            .await
-            .unwrap();
-    });
-    let client = reqwest::Client::builder()
-        .no_proxy()
-        .timeout(Duration::from_secs(10))
-        .build()
-        .unwrap();
-    Harness {
-        sber,
-        _customer: customer,
-        container,
-        recorder,
-        url,
-        admin_url,
-        client,
-        server,
-        admin,
-    }
+    common::start_with(env, Some(ADMIN_TOKEN)).await
 }
 
 struct Answer {

@@ -18,6 +18,8 @@ pub struct Harness {
     pub sber: FakeUpstream,
     pub customer: FakeUpstream,
     pub container: Container,
+    /// Every transition and call the service's guards reported.
+    pub recorder: Arc<Recorder>,
     pub url: String,
     pub admin_url: String,
     pub client: reqwest::Client,
@@ -34,15 +36,21 @@ impl Drop for Harness {
 
 /// Fakes, the service between them (admin token `admin_token`, if any), and a client.
 pub async fn start(admin_token: Option<&str>) -> Harness {
+    start_with(&[], admin_token).await
+}
+
+/// [`start`], with `env` overriding the settings as `CLIENT_…` variables would.
+pub async fn start_with(env: &[(&str, &str)], admin_token: Option<&str>) -> Harness {
     let sber = fakes::sber(fakes::bind().await.unwrap()).unwrap();
     let customer = fakes::customer(fakes::bind().await.unwrap()).unwrap();
-    let vars = vec![
+    let mut vars = vec![
         ("CLIENT_SBER__BASE_URL".to_owned(), sber.url()),
         ("CLIENT_CUSTOMER__BASE_URL".to_owned(), customer.url()),
     ];
+    vars.extend(env.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())));
     let settings = load_settings_with(vars).unwrap();
     let recorder = Arc::new(Recorder::default());
-    let container = Container::build(&settings, vec![recorder])
+    let container = Container::build(&settings, vec![recorder.clone()])
         .unwrap()
         .with_admin_token(admin_token.map(str::to_owned));
     let listener = fakes::bind().await.unwrap();
@@ -70,6 +78,7 @@ pub async fn start(admin_token: Option<&str>) -> Harness {
         sber,
         customer,
         container,
+        recorder,
         url,
         admin_url,
         client,
