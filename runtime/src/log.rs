@@ -12,6 +12,7 @@
 //! | operator: force open | `sber forced open by an operator` | WARN |
 //! | operator: disable | `sber disabled (forced closed) by an operator: every call goes through, nothing is counted` | WARN |
 //! | operator: reset | `sber reset to closed by an operator` | INFO |
+//! | settings file: `cb_mode = "forced_open"` / `"disabled"` / back to `"auto"` | `sber forced open by the settings file (cb_mode = "forced_open")`, likewise | WARN / WARN / INFO |
 //!
 //! An operator's action that finds the breaker already in its target state (a reset of a
 //! closed breaker, a second disable) is no transition, and logs nothing
@@ -78,6 +79,17 @@ impl fmt::Display for Transition<'_> {
             Reason::Manual(ManualAction::Reset) => {
                 write!(f, "{system} reset to closed by an operator")
             }
+            Reason::Settings(ManualAction::ForceOpen) => {
+                write!(f, "{system} forced open by the settings file (cb_mode = \"forced_open\")")
+            }
+            Reason::Settings(ManualAction::Disable) => write!(
+                f,
+                "{system} disabled (forced closed) by the settings file (cb_mode = \"disabled\"): every call goes through, nothing is counted"
+            ),
+            Reason::Settings(ManualAction::Reset) => write!(
+                f,
+                "{system} back to closed: the settings file's cb_mode is \"auto\" again"
+            ),
         }
     }
 }
@@ -170,7 +182,7 @@ impl crate::observer::Observer for TracingObserver {
         let to = t.to.as_str();
         let reason = t.reason.as_str();
         let action = match t.reason {
-            Reason::Manual(action) => Some(action_name(action)),
+            Reason::Manual(action) | Reason::Settings(action) => Some(action_name(action)),
             _ => None,
         };
         match t.to {

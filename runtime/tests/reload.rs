@@ -507,3 +507,41 @@ async fn calls_in_flight_across_a_reload_keep_their_permits_and_count_once() {
         "the figures that opened it"
     );
 }
+
+/// A transition the settings file's `cb_mode` made says so (`Reason::Settings`), in the
+/// observers' events and in the log's words; an operator's says `Reason::Manual`.
+#[tokio::test(start_paused = true)]
+async fn a_transition_says_whether_the_file_or_an_operator_made_it() {
+    use outbound_guard::{Observer, Reason, Transition};
+
+    #[derive(Default)]
+    struct Reasons(std::sync::Mutex<Vec<(State, Reason)>>);
+    impl Observer for Reasons {
+        fn on_transition(&self, t: &Transition<'_>) {
+            self.0.lock().unwrap().push((t.to, t.reason));
+        }
+    }
+
+    let reasons = Arc::new(Reasons::default());
+    let guards = Guards::builder(&settings(""))
+        .tracing(false)
+        .observer(reasons.clone())
+        .build();
+    guards
+        .reload(&settings("cb_mode = \"forced_open\""))
+        .unwrap();
+    guards.reload(&settings("")).unwrap();
+    guards.manual("sber", ManualAction::ForceOpen).unwrap();
+    assert_eq!(
+        *reasons.0.lock().unwrap(),
+        [
+            (State::ForcedOpen, Reason::Settings(ManualAction::ForceOpen)),
+            (State::Closed, Reason::Settings(ManualAction::Reset)),
+            (State::ForcedOpen, Reason::Manual(ManualAction::ForceOpen)),
+        ]
+    );
+    assert_eq!(
+        Reason::Settings(ManualAction::ForceOpen).as_str(),
+        "settings"
+    );
+}

@@ -301,8 +301,8 @@ impl Breaker {
     }
 
     /// The action itself: whether it changed the state.
-    fn manual_action(&self, action: ManualAction) -> bool {
-        let change = self.core.manual(action, self.nanos(Instant::now()));
+    fn manual_action(&self, action: ManualAction, reason: Reason) -> bool {
+        let change = self.core.act(action, reason, self.nanos(Instant::now()));
         let changed = change.is_some();
         self.report(change);
         changed
@@ -358,7 +358,11 @@ impl Breaker {
         use std::sync::atomic::Ordering;
         // Stored first: a reading that sees the new state sees who set it (or a later one).
         let before = self.set_by.swap(by.code(), Ordering::AcqRel);
-        let changed = self.manual_action(action);
+        let reason = match by {
+            SetBy::File => Reason::Settings(action),
+            SetBy::Operator => Reason::Manual(action),
+        };
+        let changed = self.manual_action(action, reason);
         if !changed {
             // Unless another action has stored its own since.
             let _ = self.set_by.compare_exchange(

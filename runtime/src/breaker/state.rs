@@ -125,13 +125,15 @@ pub enum Reason {
         /// The number of trials.
         trials: u32,
     },
-    /// An operator acted.
+    /// An operator acted (through the API).
     Manual(ManualAction),
+    /// The settings file's `cb_mode` acted: at startup, or when a reload changed it.
+    Settings(ManualAction),
 }
 
 impl Reason {
     /// The reason's short name, for logs, metric labels and health: `failure_rate`,
-    /// `open_elapsed`, `trials_succeeded`, `trial_failed` or `manual`.
+    /// `open_elapsed`, `trials_succeeded`, `trial_failed`, `manual` or `settings`.
     pub fn as_str(&self) -> &'static str {
         match self {
             Reason::FailureRate { .. } => "failure_rate",
@@ -139,6 +141,7 @@ impl Reason {
             Reason::TrialsSucceeded { .. } => "trials_succeeded",
             Reason::TrialFailed { .. } => "trial_failed",
             Reason::Manual(_) => "manual",
+            Reason::Settings(_) => "settings",
         }
     }
 
@@ -539,8 +542,16 @@ impl Core {
     }
 
     /// An operator's action; `None`, changing nothing, if the breaker is already in the
-    /// target state (a reset of a closed breaker keeps its window).
+    /// target state (a reset of a closed breaker keeps its window). The breaker goes
+    /// through [`act`](Self::act); the core's own tests call this.
+    #[cfg(test)]
     pub(crate) fn manual(&self, action: ManualAction, now: u64) -> Option<Change> {
+        self.act(action, Reason::Manual(action), now)
+    }
+
+    /// [`manual`](Self::manual), with the transition's `reason`: an operator's
+    /// ([`Reason::Manual`]) or the settings file's ([`Reason::Settings`]).
+    pub(crate) fn act(&self, action: ManualAction, reason: Reason, now: u64) -> Option<Change> {
         let mut inner = self.lock();
         let current = State::from_code(self.state.load(Ordering::Relaxed));
         let target = match action {
@@ -553,7 +564,7 @@ impl Core {
         if current == target {
             return None;
         }
-        Some(self.transition(&mut inner, target, Reason::Manual(action), now))
+        Some(self.transition(&mut inner, target, reason, now))
     }
 
     /// A consistent reading of state and counts.
