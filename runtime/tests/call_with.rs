@@ -113,3 +113,54 @@ async fn polling_it_again_after_it_completed_panics() {
     assert_eq!((&mut call).await, Ok(Ok(())));
     let _ = std::future::poll_fn(|cx| std::future::Future::poll(call.as_mut(), cx)).await;
 }
+
+/// A copy of the options judges as the original does (`failure_if`, `slow_as_error`).
+#[tokio::test(start_paused = true)]
+async fn copied_options_judge_as_the_original() {
+    #[derive(Debug, PartialEq)]
+    enum PortError {
+        Declined,
+    }
+    let settings = outbound_guard::Settings::parse("[systems.sber]", "inline").unwrap();
+    let guard = outbound_guard::Guard::new(settings.system("sber").unwrap());
+    let options = outbound_guard::CallOptions::new()
+        .failure_if(|_: &PortError| false)
+        .slow_as_error();
+    #[allow(clippy::clone_on_copy)]
+    let copy = options.clone();
+    let declined = guard
+        .call_with(copy, async { Err::<(), _>(PortError::Declined) })
+        .await;
+    assert_eq!(declined.unwrap(), Err(PortError::Declined));
+    assert_eq!(
+        guard.breaker().snapshot().failures,
+        0,
+        "the copy kept failure_if"
+    );
+    let slow = guard
+        .call_with(options.clone(), async {
+            tokio::time::sleep(std::time::Duration::from_secs(16)).await;
+            Ok::<_, PortError>(())
+        })
+        .await;
+    assert!(
+        matches!(
+            slow.unwrap_err().cause(),
+            outbound_guard::Cause::Slow { .. }
+        ),
+        "the copy kept slow_as_error"
+    );
+}
+
+/// A guarded call prints as what it is, without its call.
+#[tokio::test]
+async fn a_guarded_call_prints_its_steps() {
+    let settings = outbound_guard::Settings::parse("[systems.sber]", "inline").unwrap();
+    let guard = outbound_guard::Guard::new(settings.system("sber").unwrap());
+    let call = guard.call(async { Ok::<_, ()>(()) });
+    let shown = format!("{call:?}");
+    assert!(shown.starts_with("GuardedCall {"), "{shown}");
+    assert!(shown.contains("timer: Timer {"), "{shown}");
+    assert!(shown.contains("waiting_for_bulkhead: false"), "{shown}");
+    assert_eq!(call.await, Ok(Ok(())));
+}

@@ -41,7 +41,8 @@ impl Window {
     /// The outcomes held, oldest first.
     pub(crate) fn outcomes(&self) -> Vec<bool> {
         let size = self.ring.len();
-        let start = (self.next + size - self.len) % size;
+        // `next` is the slot after the newest; `len ≤ size`, so this never underflows.
+        let start = self.next + size - self.len;
         (0..self.len)
             .map(|i| self.ring[(start + i) % size])
             .collect()
