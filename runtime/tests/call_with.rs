@@ -116,6 +116,7 @@ async fn polling_it_again_after_it_completed_panics() {
 
 /// A copy of the options judges as the original does (`failure_if`, `slow_as_error`).
 #[tokio::test(start_paused = true)]
+#[allow(clippy::clone_on_copy)] // `Clone` itself is under test
 async fn copied_options_judge_as_the_original() {
     #[derive(Debug, PartialEq)]
     enum PortError {
@@ -126,7 +127,6 @@ async fn copied_options_judge_as_the_original() {
     let options = outbound_guard::CallOptions::new()
         .failure_if(|_: &PortError| false)
         .slow_as_error();
-    #[allow(clippy::clone_on_copy)]
     let copy = options.clone();
     let declined = guard
         .call_with(copy, async { Err::<(), _>(PortError::Declined) })
