@@ -789,3 +789,25 @@ async fn peek_reads_without_the_due_transition_that_state_makes() {
     assert_eq!(log.0.lock().unwrap().len(), heard + 1);
     assert_eq!(breaker.peek().state, State::HalfOpen);
 }
+
+/// A call admitted before an operator's force-open and reset ends after them: its
+/// outcome belongs to the earlier window and is not counted in the new one; a call
+/// admitted while disabled counts in no window.
+#[tokio::test(start_paused = true)]
+async fn an_outcome_from_before_a_reset_or_while_disabled_is_not_counted() {
+    let breaker = Breaker::new(&system(""));
+    let stale = breaker.try_acquire().unwrap();
+    assert!(breaker.force_open());
+    assert!(breaker.reset());
+    stale.failure();
+    assert_eq!(
+        (breaker.snapshot().failures, breaker.snapshot().calls),
+        (0, 0),
+        "the stale outcome stayed out of the new window"
+    );
+    assert!(breaker.disable());
+    let while_disabled = breaker.try_acquire().unwrap();
+    while_disabled.failure();
+    assert!(breaker.reset());
+    assert_eq!(breaker.snapshot().calls, 0);
+}
