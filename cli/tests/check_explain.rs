@@ -4,25 +4,11 @@
 
 use std::path::PathBuf;
 
-use assert_cmd::Command;
 use outbound_guard_settings::{ErrorKind, Loader, Settings};
 use predicates::prelude::*;
 
-const DEMO: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../examples/payments-demo/resilience.toml"
-);
-
-fn bin() -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_outbound-guard"));
-    // The tests' own environment must not leak overrides into the runs.
-    for (name, _) in std::env::vars_os() {
-        if name.to_string_lossy().starts_with("CLIENT_") {
-            command.env_remove(name);
-        }
-    }
-    command
-}
+mod common;
+use common::{bin, DEMO};
 
 /// A file in a directory of this test's own.
 fn file(name: &str, text: &str) -> PathBuf {

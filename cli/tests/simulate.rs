@@ -13,27 +13,15 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use assert_cmd::Command;
 use outbound_guard::{Cause, Guard, Observer, Settings, State, Transition};
 use tokio::time::{sleep, Instant};
 
 const MS: Duration = Duration::from_millis(1);
 const S: Duration = Duration::from_secs(1);
 
-const DEMO: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../examples/payments-demo/resilience.toml"
-);
-
-fn bin() -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_outbound-guard"));
-    for (name, _) in std::env::vars_os() {
-        if name.to_string_lossy().starts_with("CLIENT_") {
-            command.env_remove(name);
-        }
-    }
-    command
-}
+mod common;
+use assert_cmd::Command;
+use common::{bin, DEMO};
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("og-cli-sim-{}-{name}", std::process::id()));
@@ -102,7 +90,7 @@ where
     seen
 }
 
-/// What the runtime's drive measures for a cold hang under `text`'s `sber`.
+/// What the runtime's drive measures for a hang under `text`'s `sber`.
 struct Expected {
     first_zero_wait: Duration,
     opened: Duration,
@@ -112,51 +100,9 @@ struct Expected {
     bound: Duration,
 }
 
-#[tokio::main(flavor = "current_thread", start_paused = true)]
-async fn runtime_hang(text: &str, every: Duration, run: Duration) -> Expected {
-    let settings = Settings::parse(text, "inline").unwrap();
-    let settings = settings.system("sber").unwrap();
-    let transitions = Arc::new(Transitions::default());
-    let guard = Guard::with_observers(settings, vec![transitions.clone()]);
-    let reached = Arc::new(AtomicUsize::new(0));
-    let t0 = Instant::now();
-    let seen = drive(&guard, every, run, {
-        let reached = reached.clone();
-        move || {
-            let reached = reached.clone();
-            async move {
-                reached.fetch_add(1, Ordering::SeqCst);
-                std::future::pending().await
-            }
-        }
-    })
-    .await;
-    let first_zero_wait = seen
-        .iter()
-        .filter(|s| s.refused.is_some() && s.took.is_zero())
-        .map(|s| s.started)
-        .min()
-        .expect("callers are turned away at once");
-    let opened = transitions
-        .0
-        .lock()
-        .unwrap()
-        .iter()
-        .find(|(_, to, _)| *to == State::Open)
-        .map(|(_, _, at)| *at - t0)
-        .expect("the breaker opens");
-    Expected {
-        first_zero_wait,
-        opened,
-        reached: reached.load(Ordering::SeqCst),
-        permits: guard.bulkhead_permits(),
-        min_calls: settings.cb_min_calls() as usize,
-        bound: settings.cb_slow_threshold() + settings.bulkhead_wait() + S,
-    }
-}
-
-/// The same, after `warm` successful calls one every `every` (a window of successes,
-/// as a service that was healthy until now): times from the end of the warm-up.
+/// The runtime's own drive of a hang after `warm` successful calls one every `every`
+/// (a window of successes, as a service that was healthy until now; 0: a cold start):
+/// times from the end of the warm-up.
 #[tokio::main(flavor = "current_thread", start_paused = true)]
 async fn runtime_warm_hang(text: &str, warm: usize, every: Duration, run: Duration) -> Expected {
     let settings = Settings::parse(text, "inline").unwrap();
@@ -213,7 +159,7 @@ fn a_cold_hang_under_the_guides_defaults_agrees_with_the_runtimes_own_drive() {
     let text = "[systems.sber]\n";
     let path = scratch("agree").join("resilience.toml");
     std::fs::write(&path, text).unwrap();
-    let expected = runtime_hang(text, 100 * MS, 90 * S);
+    let expected = runtime_warm_hang(text, 0, 100 * MS, 90 * S);
 
     let report = json(bin().args([
         "simulate".as_ref(),
@@ -265,7 +211,7 @@ fn other_settings_agree_too() {
     let text = "[systems.sber]\nmax_connections = 4\nread_timeout = 8\ntotal_timeout = 10\ncb_min_calls = 5\n";
     let path = scratch("agree-other").join("resilience.toml");
     std::fs::write(&path, text).unwrap();
-    let expected = runtime_hang(text, 250 * MS, 40 * S);
+    let expected = runtime_warm_hang(text, 0, 250 * MS, 40 * S);
     let report = json(bin().args([
         "simulate".as_ref(),
         path.as_os_str(),
