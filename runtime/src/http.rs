@@ -178,7 +178,7 @@ fn broke_in_transit(err: &reqwest::Error) -> bool {
 /// assert!(!is_transient_status(reqwest::StatusCode::NOT_FOUND.as_u16()));
 /// ```
 pub fn is_transient_status(status: u16) -> bool {
-    status >= 500 || status == 408 || status == 429
+    crate::status::is_transient(status)
 }
 
 #[cfg(test)]

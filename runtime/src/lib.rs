@@ -65,6 +65,8 @@ mod observer;
 mod registry;
 mod reload;
 mod saturation;
+#[cfg(any(feature = "reqwest", feature = "tower"))]
+mod status;
 mod sync;
 #[cfg(feature = "test-support")]
 #[cfg_attr(docsrs, doc(cfg(feature = "test-support")))]

@@ -240,15 +240,10 @@ where
 #[derive(Debug, Clone, Copy, Default)]
 pub struct TransientHttp;
 
-/// The status rule of [`TransientHttp`]: 5xx, 408, 429.
-pub(crate) fn transient_status(status: u16) -> bool {
-    status >= 500 || status == 408 || status == 429
-}
-
 impl<B, E> Classify<http::Response<B>, E> for TransientHttp {
     fn is_failure(&self, result: &Result<http::Response<B>, E>) -> bool {
         match result {
-            Ok(response) => transient_status(response.status().as_u16()),
+            Ok(response) => crate::status::is_transient(response.status().as_u16()),
             Err(_) => true,
         }
     }
@@ -261,7 +256,7 @@ impl<B, E> Classify<http::Response<B>, E> for TransientHttp {
 impl Classify<reqwest::Response, reqwest::Error> for TransientHttp {
     fn is_failure(&self, result: &Result<reqwest::Response, reqwest::Error>) -> bool {
         match result {
-            Ok(response) => transient_status(response.status().as_u16()),
+            Ok(response) => crate::status::is_transient(response.status().as_u16()),
             Err(err) => crate::http::is_transient(err),
         }
     }
@@ -269,7 +264,7 @@ impl Classify<reqwest::Response, reqwest::Error> for TransientHttp {
 
 #[cfg(test)]
 mod transient_http_tests {
-    use super::{transient_status, Classify, TransientHttp};
+    use super::{Classify, TransientHttp};
 
     fn answer(status: u16) -> Result<http::Response<()>, std::io::Error> {
         let response = http::Response::builder().status(status).body(());
@@ -287,17 +282,5 @@ mod transient_http_tests {
         let refused: Result<http::Response<()>, _> =
             Err(std::io::Error::from(std::io::ErrorKind::ConnectionRefused));
         assert!(TransientHttp.is_failure(&refused));
-    }
-
-    #[cfg(feature = "reqwest")]
-    #[test]
-    fn transient_http_and_is_transient_status_agree() {
-        for status in 100..=999 {
-            assert_eq!(
-                transient_status(status),
-                crate::http::is_transient_status(status),
-                "{status}"
-            );
-        }
     }
 }
