@@ -88,7 +88,7 @@ mod tests {
     #[test]
     fn an_endpoint_needs_a_base_url_that_is_a_uri() {
         let settings = Settings::parse(
-            "[systems.fiscal]\nbase_url = \"http://127.0.0.1:50051\"\n[systems.bare]\n[systems.odd]\nbase_url = \"http://user:pw@fiscal:port\"\n",
+            "[systems.fiscal]\nbase_url = \"http://127.0.0.1:50051\"\n[systems.bare]\n[systems.odd]\nbase_url = \"http://user:pw@fiscal:12:34\"\n",
             "inline",
         )
         .unwrap();
@@ -105,7 +105,7 @@ mod tests {
         assert!(matches!(odd, EndpointError::BadBaseUrl { .. }), "{odd:?}");
         assert!(
             odd.to_string()
-                .contains("`base_url` of system `odd` (http://user:***@fiscal:port)"),
+                .contains("`base_url` of system `odd` (http://user:***@fiscal:12:34)"),
             "{odd}"
         );
     }
