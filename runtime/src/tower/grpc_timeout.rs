@@ -88,7 +88,7 @@ mod tests {
             let budget = Duration::from_nanos(budget);
             let back = parse(format(budget).as_bytes()).unwrap();
             assert!(
-                back >= budget && back - budget < budget / 100_000 + Duration::from_nanos(1_000),
+                back >= budget && back - budget < budget / 100_000 + Duration::from_micros(1),
                 "{budget:?} -> {back:?}"
             );
         }
