@@ -9,7 +9,8 @@ use http_body::{Body, Frame, SizeHint};
 use tokio::time::Sleep;
 use tonic::Status;
 
-use super::grpc::{caller_deadline, deadline_passed, refusal, status_of, BoxError, Call, Exchange};
+use super::grpc_exchange::{deadline_passed, Call, Exchange};
+use super::grpc_status::{caller_deadline, refusal, status_of, BoxError};
 
 pin_project_lite::pin_project! {
     /// The body of a response through a [`GrpcGuardService`](super::GrpcGuardService).

@@ -185,3 +185,36 @@ where
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::GuardedError;
+    use crate::error::{Cause, CircuitBreakerError};
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("request to fiscal failed")]
+    struct Outer(#[source] std::io::Error);
+
+    /// Every message of an error chain, as a log or `anyhow`'s `{:#}` prints it.
+    fn chain(error: &(dyn std::error::Error + 'static)) -> Vec<String> {
+        std::iter::successors(Some(error), |e| e.source())
+            .map(ToString::to_string)
+            .collect()
+    }
+
+    #[test]
+    fn an_error_chain_prints_each_message_once() {
+        let refused = std::io::Error::from(std::io::ErrorKind::ConnectionRefused);
+        let service: GuardedError<Outer> = GuardedError::Service(Outer(refused));
+        assert_eq!(
+            chain(&service),
+            ["request to fiscal failed", "connection refused"]
+        );
+        let guard: GuardedError<Outer> =
+            GuardedError::Guard(CircuitBreakerError::from_cause("fiscal", Cause::ForcedOpen));
+        assert_eq!(
+            chain(&guard),
+            ["fiscal: circuit forced open by an operator"]
+        );
+    }
+}

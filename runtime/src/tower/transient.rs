@@ -154,8 +154,7 @@ mod grpc {
 
 #[cfg(test)]
 mod transient_http_tests {
-    use super::TransientHttp;
-    use crate::tower::Classify;
+    use super::{Classify, TransientHttp};
 
     fn answer(status: u16) -> Result<http::Response<()>, std::io::Error> {
         let response = http::Response::builder().status(status).body(());
