@@ -268,6 +268,28 @@ async fn hyper_a_refusal_says_the_circuit_is_open_and_when_to_retry() {
     assert_eq!(seen.hits(), 2);
 }
 
+/// Each error in a refusal's chain adds something: printed as a chain (`anyhow`'s
+/// `{:#}`, a log's `error.sources`), no message repeats the one above it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hyper_a_refusal_does_not_repeat_itself_in_its_error_chain() {
+    let base = server(Seen::default()).await;
+    let (_guard, client) = guarded(&common::system("cb_min_calls = 1\ncb_window_size = 1"));
+    get(&client, &format!("{base}/status/500")).await.unwrap();
+
+    let refused = get(&client, &format!("{base}/status/200"))
+        .await
+        .unwrap_err();
+    let mut chain = vec![refused.to_string()];
+    let mut source = std::error::Error::source(&refused);
+    while let Some(cause) = source {
+        chain.push(cause.to_string());
+        source = cause.source();
+    }
+    for pair in chain.windows(2) {
+        assert_ne!(pair[0], pair[1], "the chain repeats itself: {chain:?}");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hyper_a_guard_timeout_counts_and_is_cause_timeout() {
     let base = server(Seen::default()).await;
