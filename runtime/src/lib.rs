@@ -51,6 +51,9 @@ mod health;
 #[cfg(feature = "reqwest")]
 #[cfg_attr(docsrs, doc(cfg(feature = "reqwest")))]
 pub mod http;
+#[cfg(feature = "hyper")]
+#[cfg_attr(docsrs, doc(cfg(feature = "hyper")))]
+pub mod hyper_client;
 mod log;
 // The metrics are compiled for the unit tests too, so that theirs run without the
 // feature. Otherwise a stub with the same crate-internal API and nothing to record: the
