@@ -13,7 +13,7 @@ use crate::call::CallOptions;
 use crate::error::CircuitBreakerError;
 use crate::guard::Guard;
 
-/// Wraps a service in a system's guard; see the [module](self).
+/// Wraps a service in a system's guard; see the [module](super).
 #[derive(Debug, Clone)]
 pub struct GuardLayer<C = EveryError> {
     guard: Guard,

@@ -42,7 +42,7 @@ impl<B, E> Classify<http::Response<B>, E> for TransientHttp {
     }
 }
 
-/// `reqwest::Client` is a tower `Service`: guarded by a [`GuardLayer`] with
+/// `reqwest::Client` is a tower `Service`: guarded by a [`GuardLayer`](super::GuardLayer) with
 /// `failure_if(TransientHttp)`, an answer counts by its status (as above), an error by
 /// [`is_transient`](crate::http::is_transient).
 #[cfg(feature = "reqwest")]
@@ -57,7 +57,7 @@ impl Classify<reqwest::Response, reqwest::Error> for TransientHttp {
 
 /// The transient classification for gRPC calls (feature `tonic`), the default of
 /// [`GrpcGuardLayer`](super::GrpcGuardLayer): which statuses say the system is in
-/// trouble. A tower-http [`ClassifyResponse`], built on its `GrpcErrorsAsFailures`, so
+/// trouble. A tower-http [`ClassifyResponse`](tower_http::classify::ClassifyResponse), built on its `GrpcErrorsAsFailures`, so
 /// the status is read where gRPC puts it: in the response headers (a trailers-only
 /// answer, the usual shape of an immediate error) or in the trailers at the end of the
 /// body.
