@@ -22,10 +22,15 @@ use crate::guard::Guard;
 pub(super) type Call =
     Pin<Box<dyn Future<Output = Result<Result<(), ()>, CircuitBreakerError>> + Send>>;
 
-/// How a call's end is judged from its trailers (`true`: a failure).
-type EndRule = Box<dyn FnOnce(Option<&http::HeaderMap>) -> bool + Send>;
+/// How a guarded body ended.
+pub(super) enum Ending {
+    /// At its end, with these trailers (a gRPC status among them) or none.
+    Trailers(Option<http::HeaderMap>),
+    /// With an error: the stream broke.
+    Broke,
+}
 
-/// What the guarded call hands to the caller's future and the response body.
+/// What the guarded call hands to the caller's future, and learns from the body.
 pub(super) struct Exchange<B> {
     state: Mutex<ExchangeState<B>>,
 }
@@ -33,10 +38,8 @@ pub(super) struct Exchange<B> {
 struct ExchangeState<B> {
     /// The service's answer, for the caller's future to take.
     answer: Option<Result<http::Response<B>, BoxError>>,
-    /// How the body's end is judged, when the headers did not settle it.
-    end_rule: Option<EndRule>,
-    /// The body's end judged: whether the call failed.
-    verdict: Option<bool>,
+    /// How the body ended, for the guarded call to judge.
+    ending: Option<Ending>,
 }
 
 impl<B> Default for Exchange<B> {
@@ -44,8 +47,7 @@ impl<B> Default for Exchange<B> {
         Exchange {
             state: Mutex::new(ExchangeState {
                 answer: None,
-                end_rule: None,
-                verdict: None,
+                ending: None,
             }),
         }
     }
@@ -56,30 +58,24 @@ impl<B> Exchange<B> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn answer(&self, answer: Result<http::Response<B>, BoxError>, end_rule: Option<EndRule>) {
-        let mut state = self.state();
-        state.answer = Some(answer);
-        state.end_rule = end_rule;
+    fn answer(&self, answer: Result<http::Response<B>, BoxError>) {
+        self.state().answer = Some(answer);
     }
 
     pub(super) fn take_answer(&self) -> Option<Result<http::Response<B>, BoxError>> {
         self.state().answer.take()
     }
 
-    /// The body ended (with these trailers, if any) or broke (`None` rule input and
-    /// `broke`): the call's verdict, for the guarded call to record.
-    pub(super) fn end(&self, trailers: Option<&http::HeaderMap>, broke: bool) {
-        let mut state = self.state();
-        let rule = state.end_rule.take();
-        state.verdict = Some(broke || rule.is_some_and(|rule| rule(trailers)));
+    /// The body ended: the guarded call judges how when it is polled next.
+    pub(super) fn end(&self, ending: Ending) {
+        self.state().ending = Some(ending);
     }
 
-    fn verdict(&self) -> Poll<Result<(), ()>> {
-        match self.state().verdict {
-            Some(true) => Poll::Ready(Err(())),
-            Some(false) => Poll::Ready(Ok(())),
-            None => Poll::Pending,
-        }
+    fn ending(&self) -> Poll<Ending> {
+        self.state()
+            .ending
+            .take()
+            .map_or(Poll::Pending, Poll::Ready)
     }
 }
 
@@ -134,24 +130,28 @@ where
                     return std::future::pending().await;
                 }
                 Err(error) => {
-                    exchange.answer(Err(error), None);
+                    exchange.answer(Err(error));
                     return Err(());
                 }
             };
             let eos = match classify.classify_response(&response) {
                 ClassifiedResponse::Ready(class) => {
-                    exchange.answer(Ok(response), None);
+                    exchange.answer(Ok(response));
                     return class.map_err(drop);
                 }
                 ClassifiedResponse::RequiresEos(_) if until_headers => {
-                    exchange.answer(Ok(response), None);
+                    exchange.answer(Ok(response));
                     return Ok(());
                 }
                 ClassifiedResponse::RequiresEos(eos) => eos,
             };
-            let rule: EndRule = Box::new(move |trailers| eos.classify_eos(trailers).is_err());
-            exchange.answer(Ok(response), Some(rule));
-            std::future::poll_fn(|_| exchange.verdict()).await
+            exchange.answer(Ok(response));
+            // Judged here, inside the guard: a classifier that panics is recorded as a
+            // failure, as the attribute records one.
+            match std::future::poll_fn(|_| exchange.ending()).await {
+                Ending::Trailers(trailers) => eos.classify_eos(trailers.as_ref()).map_err(drop),
+                Ending::Broke => Err(()),
+            }
         };
         guard.call(call).await
     })
