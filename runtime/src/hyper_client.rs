@@ -129,3 +129,14 @@ pub fn client_builder(settings: &SystemSettings) -> Builder {
         .timer(TokioTimer::new());
     builder
 }
+
+/// Whether an error of hyper's client says the system is in trouble, the rule
+/// `outbound_guard::tower::TransientHttp` applies to it (feature `tower`): every
+/// error counts — a connect error, a connection closed or reset, a cancelled request —
+/// except the caller's own mistakes, refused by the client before anything was sent (a
+/// relative URI, a method or HTTP version it cannot send). Those would fail against any
+/// system, so they must not open its breaker.
+pub fn is_transient(error: &hyper_util::client::legacy::Error) -> bool {
+    // hyper-util names its error kinds only in the message: `client error (UserAbsoluteUriRequired)`.
+    !error.to_string().starts_with("client error (User")
+}

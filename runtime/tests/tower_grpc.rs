@@ -572,8 +572,15 @@ async fn a_panicking_classifier_counts_the_call_and_gives_its_permit_back() {
             let response = client.ready().await?.call(Rig::request(None)).await?;
             response.into_body().collect().await.map(drop)
         });
-        assert!(call.await.unwrap_err().is_panic(), "the panic goes on unwinding");
-        assert_eq!(counts(rig.guard.breaker()), (State::Closed, 1, 1), "at_eos: {at_eos}");
+        assert!(
+            call.await.unwrap_err().is_panic(),
+            "the panic goes on unwinding"
+        );
+        assert_eq!(
+            counts(rig.guard.breaker()),
+            (State::Closed, 1, 1),
+            "at_eos: {at_eos}"
+        );
         assert_eq!(rig.guard.in_flight(), 0);
     }
 }

@@ -221,6 +221,22 @@ async fn hyper_a_burst_of_429_and_408_counts_and_opens_the_breaker() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hyper_a_request_the_client_cannot_send_is_the_callers_mistake_and_does_not_count() {
+    let base = nothing_listens();
+    let (guard, client) = guarded(&common::system("cb_min_calls = 1\ncb_window_size = 1"));
+    // A relative URI: hyper's client refuses it before any connection is made.
+    for _ in 0..3 {
+        let err = client_error(get(&client, "/status/503").await);
+        assert!(!err.is_connect(), "{err:?}");
+        assert!(err.to_string().contains("UserAbsoluteUriRequired"), "{err}");
+    }
+    assert_eq!(common::counts(guard.breaker()), (State::Closed, 0, 1));
+    // The same client still counts a request that left and found nobody.
+    client_error(get(&client, &format!("{base}/status/200")).await);
+    assert_eq!(guard.breaker().state(), State::Open);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hyper_a_refused_connection_counts() {
     let base = nothing_listens();
     let (guard, client) = guarded(&common::system("cb_min_calls = 3\ncb_window_size = 3"));
