@@ -62,6 +62,32 @@ impl GuardLayer {
 impl<C> GuardLayer<C> {
     /// Counts a result as a failure when `classify` says so (run when the call ends,
     /// inside the guard: a panic in it is recorded as a failure and goes on unwinding).
+    ///
+    /// `classify` is a named [`Classify`] type — [`TransientHttp`](super::TransientHttp)
+    /// for HTTP clients, or one of the service's own — or a closure over the whole
+    /// `Result`. A closure needs its argument's type written out
+    /// (`|result: &Result<Response<Incoming>, Error>| …`): a layer is built before the
+    /// service it wraps, so nothing tells the compiler the closure's argument, and without
+    /// it rustc stops at E0282. A named type needs no annotation:
+    ///
+    /// ```
+    /// use outbound_guard::tower::{Classify, GuardLayer};
+    /// # use outbound_guard::{Guard, Settings};
+    /// # let settings = Settings::parse("[systems.sber]", "inline").unwrap();
+    /// # let guard = Guard::new(settings.system("sber").unwrap());
+    ///
+    /// /// A ledger answers `Ok(None)` when it is rebuilding its index: an outage.
+    /// #[derive(Clone)]
+    /// struct Rebuilding;
+    ///
+    /// impl<E> Classify<Option<u64>, E> for Rebuilding {
+    ///     fn is_failure(&self, result: &Result<Option<u64>, E>) -> bool {
+    ///         !matches!(result, Ok(Some(_)))
+    ///     }
+    /// }
+    ///
+    /// let layer = GuardLayer::new(guard).failure_if(Rebuilding);
+    /// ```
     pub fn failure_if<D>(self, classify: D) -> GuardLayer<D> {
         GuardLayer {
             guard: self.guard,
