@@ -12,7 +12,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use http_body::{Body, Frame};
 use http_body_util::BodyExt;
-use outbound_guard::tower::{GrpcGuardLayer, GrpcGuardService};
+use outbound_guard::tower::{GrpcBody, GrpcGuardLayer, GrpcGuardService};
 use outbound_guard::{Cause, CircuitBreakerError, Guard, State};
 use tokio::sync::mpsc;
 use tonic::{Code, Status};
@@ -178,6 +178,15 @@ impl Rig {
             .map_or(Code::Ok, code_of))
     }
 
+    /// A call answered with headers and a body the test feeds: the body, its feed.
+    async fn stream(&mut self, timeout: Option<&str>) -> (GrpcBody<Feed>, Sender) {
+        self.answer(Answer::Stream);
+        let client = self.client.ready().await.unwrap();
+        let response = client.call(Self::request(timeout)).await.unwrap();
+        let feed = self.seen.lock().unwrap().streams.pop().unwrap();
+        (response.into_body(), feed)
+    }
+
     fn failures(&self) -> u32 {
         self.guard.breaker().snapshot().failures
     }
@@ -336,38 +345,20 @@ async fn tonics_own_timeout_before_the_callers_deadline_counts() {
 #[tokio::test(start_paused = true)]
 async fn the_bulkhead_wait_counts_against_the_callers_deadline() {
     let mut rig = Rig::new("max_connections = 1\nbulkhead_wait = 1.0\nconnect_timeout = 1.0");
-    rig.answer(Answer::Stream);
-    let response = rig
-        .client
-        .ready()
-        .await
-        .unwrap()
-        .call(Rig::request(None))
-        .await
-        .unwrap();
+    let (body, _feed) = rig.stream(None).await;
     assert_eq!(rig.guard.in_flight(), 1);
     let started = tokio::time::Instant::now();
     let cut = rig.call(Some("300m")).await.unwrap_err();
     assert_eq!(cut.code(), Code::DeadlineExceeded);
     assert_eq!(started.elapsed(), 300 * MS);
-    drop(response);
+    drop(body);
     assert_eq!(counts(rig.guard.breaker()), (State::Closed, 0, 0));
 }
 
 #[tokio::test(start_paused = true)]
 async fn a_stream_holds_its_permit_until_its_status_and_is_judged_by_it() {
     let mut rig = Rig::new("");
-    rig.answer(Answer::Stream);
-    let response = rig
-        .client
-        .ready()
-        .await
-        .unwrap()
-        .call(Rig::request(None))
-        .await
-        .unwrap();
-    let mut body = response.into_body();
-    let feed = rig.seen.lock().unwrap().streams.pop().unwrap();
+    let (mut body, feed) = rig.stream(None).await;
     for _ in 0..3 {
         tokio::time::advance(S).await;
         feed.send(Ok(Frame::data(Bytes::from_static(b"tick"))))
@@ -392,17 +383,7 @@ async fn a_stream_holds_its_permit_until_its_status_and_is_judged_by_it() {
 #[tokio::test(start_paused = true)]
 async fn a_stream_longer_than_total_timeout_is_cut_and_counted() {
     let mut rig = Rig::new("");
-    rig.answer(Answer::Stream);
-    let response = rig
-        .client
-        .ready()
-        .await
-        .unwrap()
-        .call(Rig::request(None))
-        .await
-        .unwrap();
-    let mut body = response.into_body();
-    let feed = rig.seen.lock().unwrap().streams.pop().unwrap();
+    let (mut body, feed) = rig.stream(None).await;
     feed.send(Ok(Frame::data(Bytes::from_static(b"tick"))))
         .unwrap();
     body.frame().await.unwrap().unwrap();
@@ -417,33 +398,16 @@ async fn a_stream_longer_than_total_timeout_is_cut_and_counted() {
 #[tokio::test(start_paused = true)]
 async fn a_broken_stream_counts_and_a_dropped_one_does_not() {
     let mut rig = Rig::new("");
-    rig.answer(Answer::Stream);
-    let response = rig
-        .client
-        .ready()
-        .await
-        .unwrap()
-        .call(Rig::request(None))
-        .await
-        .unwrap();
-    let mut body = response.into_body();
-    let feed = rig.seen.lock().unwrap().streams.pop().unwrap();
+    let (mut body, feed) = rig.stream(None).await;
     feed.send(Err(std::io::ErrorKind::ConnectionReset.into()))
         .unwrap();
     let broken = body.frame().await.unwrap().unwrap_err();
     assert_eq!(broken.code(), Code::Unknown);
     assert_eq!(counts(rig.guard.breaker()), (State::Closed, 1, 1));
 
-    let response = rig
-        .client
-        .ready()
-        .await
-        .unwrap()
-        .call(Rig::request(None))
-        .await
-        .unwrap();
+    let (body, _feed) = rig.stream(None).await;
     assert_eq!(rig.guard.in_flight(), 1);
-    drop(response);
+    drop(body);
     assert_eq!(rig.guard.in_flight(), 0);
     assert_eq!(counts(rig.guard.breaker()), (State::Closed, 1, 1));
 }
@@ -451,16 +415,7 @@ async fn a_broken_stream_counts_and_a_dropped_one_does_not() {
 #[tokio::test(start_paused = true)]
 async fn the_callers_deadline_cuts_a_stream_uncounted() {
     let mut rig = Rig::new("");
-    rig.answer(Answer::Stream);
-    let response = rig
-        .client
-        .ready()
-        .await
-        .unwrap()
-        .call(Rig::request(Some("2S")))
-        .await
-        .unwrap();
-    let mut body = response.into_body();
+    let (mut body, _feed) = rig.stream(Some("2S")).await;
     let cut = body.frame().await.unwrap().unwrap_err();
     assert_eq!(cut.code(), Code::DeadlineExceeded);
     assert!(std::error::Error::source(&cut).is_none());
@@ -471,19 +426,9 @@ async fn the_callers_deadline_cuts_a_stream_uncounted() {
 #[tokio::test(start_paused = true)]
 async fn until_headers_lets_a_stream_outlive_the_guard() {
     let mut rig = Rig::with_layer("", GrpcGuardLayer::until_headers);
-    rig.answer(Answer::Stream);
-    let response = rig
-        .client
-        .ready()
-        .await
-        .unwrap()
-        .call(Rig::request(None))
-        .await
-        .unwrap();
+    let (mut body, feed) = rig.stream(None).await;
     assert_eq!(rig.guard.in_flight(), 0, "released at the headers");
     assert_eq!(counts(rig.guard.breaker()), (State::Closed, 0, 1));
-    let mut body = response.into_body();
-    let feed = rig.seen.lock().unwrap().streams.pop().unwrap();
     tokio::time::advance(60 * S).await;
     feed.send(Ok(Frame::data(Bytes::from_static(b"late"))))
         .unwrap();
