@@ -334,6 +334,21 @@ async fn the_callers_shorter_deadline_ends_the_call_uncounted_and_is_sent_on() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn tonics_timeout_from_the_header_we_sent_is_the_guards_timeout() {
+    // The channel's timer, set from our `grpc-timeout`, fires on the guard's own tick
+    // and its future is polled first: still the guard's timeout, with its error.
+    let mut rig = Rig::new("");
+    rig.answer(Answer::TonicTimeout(5 * S));
+    let cut = rig.call(None).await.unwrap_err();
+    assert_eq!(cut.code(), Code::DeadlineExceeded);
+    assert!(
+        matches!(guard_error(&cut).cause(), Cause::Timeout { .. }),
+        "{cut:?}"
+    );
+    assert_eq!(rig.failures(), 1);
+}
+
+#[tokio::test(start_paused = true)]
 async fn tonics_own_timeout_before_the_callers_deadline_counts() {
     let mut rig = Rig::new("");
     rig.answer(Answer::TonicTimeout(3 * S));

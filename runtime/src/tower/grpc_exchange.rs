@@ -3,16 +3,18 @@
 //! [`Exchange`], through which it hands its answer to the caller's future and learns
 //! that verdict from the body.
 
+use std::error::Error;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use tokio::time::{Instant, Sleep};
 use tower_http::classify::{ClassifiedResponse, ClassifyEos, ClassifyResponse};
 use tower_service::Service;
 
-use super::grpc_status::BoxError;
+use super::grpc_status::{is_tonic_timeout, BoxError};
 use super::grpc_timeout::{self, GRPC_TIMEOUT};
 use crate::error::CircuitBreakerError;
 use crate::guard::Guard;
@@ -121,12 +123,13 @@ where
             let value = http::HeaderValue::from_str(&grpc_timeout::format(budget))
                 .expect("digits and a unit letter");
             request.headers_mut().insert(GRPC_TIMEOUT, value);
+            let sent_due = Instant::now() + budget;
             let answer: Result<_, BoxError> = inner.call(request).await.map_err(Into::into);
             let response = match answer {
                 Ok(response) => response,
-                Err(_) if deadline.is_some_and(|at| Instant::now() >= at) => {
-                    // The caller's own deadline cut the call (tonic's timeout from the
-                    // header we sent): the caller's future ends it, uncounted.
+                Err(error) if timed_out_by_us(&*error, deadline, sent_due) => {
+                    // Ours to end, on this same tick: the caller's deadline (uncounted)
+                    // or the guard's timeout (counted, with the guard's error).
                     return std::future::pending().await;
                 }
                 Err(error) => {
@@ -155,6 +158,23 @@ where
         };
         guard.call(call).await
     })
+}
+
+/// Whether a call's error is one of the two deadlines the layer keeps: the caller's
+/// has passed, or the channel's own timeout, which tonic sets from the `grpc-timeout`
+/// we sent (`sent_due`), fired with it. Either way a timer of ours is due and ends the
+/// call itself: without this, the channel's timer winning the race on a busy machine
+/// would turn the guard's timeout into a transport error. tokio's timers fire on
+/// millisecond ticks, hence the millisecond of slack. A shorter timeout of the
+/// channel's own (`Endpoint::timeout`) fires earlier and is the system's failure.
+fn timed_out_by_us(
+    error: &(dyn Error + 'static),
+    deadline: Option<Instant>,
+    sent_due: Instant,
+) -> bool {
+    let now = Instant::now();
+    deadline.is_some_and(|at| now >= at)
+        || (now + Duration::from_millis(1) >= sent_due && is_tonic_timeout(error))
 }
 
 /// Whether the caller's own deadline has passed; registers for its wake-up otherwise.

@@ -41,14 +41,22 @@ pub(super) fn refusal(error: CircuitBreakerError) -> Status {
 /// tonic's own timeout (from the `grpc-timeout` we sent), which is a deadline, not a
 /// cancellation.
 pub(super) fn status_of(error: BoxError) -> Status {
-    let mut link: Option<&(dyn Error + 'static)> = Some(&*error);
+    if is_tonic_timeout(&*error) {
+        let mut status = Status::deadline_exceeded(error.to_string());
+        status.set_source(Arc::from(error));
+        return status;
+    }
+    Status::from_error(error)
+}
+
+/// Whether tonic's channel timed the call out: a `tonic::TimeoutExpired` in the chain.
+pub(super) fn is_tonic_timeout(error: &(dyn Error + 'static)) -> bool {
+    let mut link = Some(error);
     while let Some(cause) = link {
         if cause.is::<tonic::TimeoutExpired>() {
-            let mut status = Status::deadline_exceeded(error.to_string());
-            status.set_source(Arc::from(error));
-            return status;
+            return true;
         }
         link = cause.source();
     }
-    Status::from_error(error)
+    false
 }
