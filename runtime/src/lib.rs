@@ -55,6 +55,9 @@ mod log;
 // The metrics are compiled for the unit tests too, so that theirs run without the
 // feature. Otherwise a stub with the same crate-internal API and nothing to record: the
 // one place the feature is looked at.
+#[cfg(feature = "tonic")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tonic")))]
+pub mod grpc;
 #[cfg(any(feature = "metrics", test))]
 #[cfg_attr(docsrs, doc(cfg(feature = "metrics")))]
 pub mod metrics;

@@ -1,34 +1,5 @@
-//! A tower [`Layer`] that runs every call of a [`Service`] through a system's
-//! [`Guard`] (feature `tower`): for adapters that wrap a generated client (tonic, a
-//! hyper client stack), guarded without an attribute on each call.
-//!
-//! The outcome rules are the attribute's: bulkhead, breaker, total timeout, elapsed
-//! check; which results count as failures is decided by a classifier over the whole
-//! `Result` (so an HTTP 503 answer can count while a 404 does not), the tower form of
-//! `failure_if`; by default every `Err` counts.
-//!
-//! ```
-//! # #[tokio::main(flavor = "current_thread")] async fn main() {
-//! use outbound_guard::tower::{GuardLayer, GuardedError};
-//! use outbound_guard::{Guard, Settings};
-//! use tower::{service_fn, Layer, Service, ServiceExt};
-//!
-//! let settings = Settings::parse("[systems.sber]", "inline").unwrap();
-//! let guard = Guard::new(settings.system("sber").unwrap());
-//! let layer = GuardLayer::new(guard.clone())
-//!     // A status of 500 or more counts against the breaker; the rest is an answer.
-//!     .failure_if(|result: &Result<u16, std::io::Error>| matches!(result, Ok(s) if *s >= 500) || result.is_err());
-//! let mut client = layer.layer(service_fn(|status: u16| async move { Ok::<_, std::io::Error>(status) }));
-//!
-//! let status = client.ready().await.unwrap().call(503).await.unwrap();
-//! assert_eq!(status, 503); // returned as it came...
-//! assert_eq!(guard.breaker().snapshot().failures, 1); // ...and counted as a failure
-//!
-//! guard.breaker().force_open();
-//! let refused = client.ready().await.unwrap().call(200).await.unwrap_err();
-//! assert!(matches!(refused, GuardedError::Guard(_)));
-//! # }
-//! ```
+//! [`GuardLayer`]: any `tower::Service` guarded, its whole `Result` classified when
+//! the service's future ends.
 
 use std::fmt;
 use std::future::Future;
@@ -131,6 +102,11 @@ pub struct GuardService<S, C = EveryError> {
 }
 
 /// The error of a guarded service: the guard's, or the service's own.
+///
+/// Transparent, like `#[error(transparent)]`: it displays the error it holds and hands
+/// on that error's `source`, so an error chain (`anyhow`'s `{:#}`, a log's cause list)
+/// prints each message once. Match on it to tell the guard's refusal from the
+/// service's error.
 #[derive(Debug)]
 pub enum GuardedError<E> {
     /// The guard refused the call or cut it short.
@@ -151,8 +127,8 @@ impl<E: fmt::Display> fmt::Display for GuardedError<E> {
 impl<E: std::error::Error + 'static> std::error::Error for GuardedError<E> {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            GuardedError::Guard(e) => Some(e),
-            GuardedError::Service(e) => Some(e),
+            GuardedError::Guard(e) => e.source(),
+            GuardedError::Service(e) => e.source(),
         }
     }
 }
@@ -207,80 +183,5 @@ where
                 Err(error) => Err(GuardedError::Guard(error)),
             }
         })
-    }
-}
-
-/// The transient classification for HTTP services (`http::Response<B>`), ready-made:
-/// an answer with a 5xx, 408 or 429 status counts as a failure, any other answer does
-/// not (a 404 or a 422 is the system working), and every `Err` of the service counts
-/// (a transport error of a hyper or tonic client: refused, reset, timed out). The
-/// status rule of Microsoft.Extensions.Http.Resilience's transient predicate, and of
-/// `outbound_guard::http::is_transient_status` (feature `reqwest`). With the `reqwest`
-/// feature it also classifies `reqwest::Client` as a service: an `Err` then counts only
-/// when `outbound_guard::http::is_transient` says so.
-///
-/// ```
-/// # #[tokio::main(flavor = "current_thread")] async fn main() {
-/// use outbound_guard::tower::{GuardLayer, TransientHttp};
-/// use outbound_guard::{Guard, Settings};
-/// use tower::{service_fn, Layer, Service, ServiceExt};
-///
-/// let settings = Settings::parse("[systems.sber]", "inline").unwrap();
-/// let guard = Guard::new(settings.system("sber").unwrap());
-/// let layer = GuardLayer::new(guard.clone()).failure_if(TransientHttp);
-/// let mut client = layer.layer(service_fn(|status: u16| async move {
-///     Ok::<_, std::io::Error>(http::Response::builder().status(status).body(()).unwrap())
-/// }));
-/// client.ready().await.unwrap().call(404).await.unwrap();
-/// assert_eq!(guard.breaker().snapshot().failures, 0); // an answer
-/// client.ready().await.unwrap().call(503).await.unwrap();
-/// assert_eq!(guard.breaker().snapshot().failures, 1); // the system in trouble
-/// # }
-/// ```
-#[derive(Debug, Clone, Copy, Default)]
-pub struct TransientHttp;
-
-impl<B, E> Classify<http::Response<B>, E> for TransientHttp {
-    fn is_failure(&self, result: &Result<http::Response<B>, E>) -> bool {
-        match result {
-            Ok(response) => crate::status::is_transient(response.status().as_u16()),
-            Err(_) => true,
-        }
-    }
-}
-
-/// `reqwest::Client` is a tower `Service`: guarded by a [`GuardLayer`] with
-/// `failure_if(TransientHttp)`, an answer counts by its status (as above), an error by
-/// [`is_transient`](crate::http::is_transient).
-#[cfg(feature = "reqwest")]
-impl Classify<reqwest::Response, reqwest::Error> for TransientHttp {
-    fn is_failure(&self, result: &Result<reqwest::Response, reqwest::Error>) -> bool {
-        match result {
-            Ok(response) => crate::status::is_transient(response.status().as_u16()),
-            Err(err) => crate::http::is_transient(err),
-        }
-    }
-}
-
-#[cfg(test)]
-mod transient_http_tests {
-    use super::{Classify, TransientHttp};
-
-    fn answer(status: u16) -> Result<http::Response<()>, std::io::Error> {
-        let response = http::Response::builder().status(status).body(());
-        response.map_err(std::io::Error::other)
-    }
-
-    #[test]
-    fn transient_http_counts_5xx_408_429_and_errors_only() {
-        for status in [500, 502, 503, 504, 408, 429] {
-            assert!(TransientHttp.is_failure(&answer(status)), "{status}");
-        }
-        for status in [200, 201, 204, 301, 400, 401, 403, 404, 409, 422] {
-            assert!(!TransientHttp.is_failure(&answer(status)), "{status}");
-        }
-        let refused: Result<http::Response<()>, _> =
-            Err(std::io::Error::from(std::io::ErrorKind::ConnectionRefused));
-        assert!(TransientHttp.is_failure(&refused));
     }
 }
