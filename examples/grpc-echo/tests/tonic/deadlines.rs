@@ -134,3 +134,23 @@ async fn a_callers_longer_deadline_gives_way_to_the_total_timeout() {
     assert!(matches!(error.cause(), Cause::Timeout { .. }), "{error:?}");
     assert_eq!(guard.breaker().snapshot().failures, 1);
 }
+
+#[tokio::test]
+async fn a_slow_answer_is_returned_and_counts() {
+    let server = TestServer::start().await.unwrap();
+    let guard = guard(&server, &format!("{ROOMY}cb_slow_threshold = \"200ms\"\n"));
+
+    let reply = client(&guard)
+        .echo(slow_echo(Duration::from_millis(400)))
+        .await
+        .unwrap()
+        .into_inner();
+
+    assert_eq!(reply.message, "hello");
+    let snapshot = guard.breaker().snapshot();
+    assert_eq!(
+        (snapshot.failures, snapshot.calls),
+        (1, 1),
+        "slower than cb_slow_threshold"
+    );
+}

@@ -125,6 +125,8 @@ async fn a_stream_dropped_midway_gives_its_permit_back() {
     drop(stream);
 
     assert_eq!(guard.in_flight(), 0);
+    // The caller left: nothing is known of the system, nothing counts against it.
+    assert_eq!(guard.breaker().snapshot().failures, 0);
     assert!(eventually(|| server.streams_abandoned() == 1).await);
 }
 
@@ -197,4 +199,26 @@ async fn the_callers_deadline_cuts_a_stream_uncounted() {
     assert!(sent <= deadline, "the server was told {sent:?}");
     assert_eq!(guard.breaker().snapshot().failures, 0);
     assert_eq!(guard.in_flight(), 0);
+}
+
+#[tokio::test]
+async fn until_headers_leaves_a_status_in_the_trailers_uncounted() {
+    let server = TestServer::start().await.unwrap();
+    let guard = guard(&server, ROOMY);
+    let layer = GrpcGuardLayer::new(guard.clone()).until_headers();
+    let mut client = client_with(&guard, layer);
+
+    let mut stream = client
+        .count(count(2, Duration::from_millis(10), Code::Unavailable))
+        .await
+        .unwrap()
+        .into_inner();
+    stream.message().await.unwrap().unwrap();
+    stream.message().await.unwrap().unwrap();
+    let status = stream.message().await.unwrap_err();
+
+    // The caller sees the status; the guard, done at the headers, does not.
+    assert_eq!(status.code(), Code::Unavailable, "{status:?}");
+    let snapshot = guard.breaker().snapshot();
+    assert_eq!((snapshot.failures, snapshot.calls), (0, 1));
 }
