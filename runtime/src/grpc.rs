@@ -15,21 +15,13 @@
 //! # let _ = guarded; Ok(()) }
 //! ```
 //!
-//! What each key of the system's table means for a tonic client:
-//!
-//! | key | for tonic |
-//! |---|---|
-//! | `base_url` | the endpoint's URI (`http://fiscal:50051`); required here |
-//! | `connect_timeout` | [`Endpoint::connect_timeout`] |
-//! | `total_timeout` | the guard's deadline of each call, whole (its streamed body included), sent to the server as `grpc-timeout`; a shorter `grpc-timeout` of the request wins |
-//! | `read_timeout` | not applied: tonic has no per-read timeout; `total_timeout` bounds a hung call (the settings still require `read_timeout < total_timeout`, and `cb_slow_threshold` defaults to half of it) |
-//! | `max_connections` | the bulkhead: `× 0.8` **calls in flight**. A channel multiplexes its calls over one HTTP/2 connection, so this is not a count of connections: set it to the concurrent calls the system should get (with the default 10, 8 calls run at once and the next wait up to `bulkhead_wait`) |
-//! | `max_keepalive` | not applied: one connection serves every call |
-//! | `bulkhead_wait`, `cb_*` | the guard, as for every client |
-//!
+//! The endpoint's URI is the system's `base_url` (`http://fiscal:50051`), its
+//! `connect_timeout` is applied; the table below says what becomes of the other keys.
 //! No request-wide [`Endpoint::timeout`] is set: a call cut by the guard's
 //! `total_timeout` counts against the breaker and reaches the caller as
 //! `DeadlineExceeded`.
+//!
+#![doc = include_str!("../doc/clients.md")]
 
 use outbound_guard_settings::SystemSettings;
 use tonic::transport::Endpoint;

@@ -29,15 +29,18 @@
 //!
 //! Features: `tracing` (default) logs and spans through `tracing`; `metrics` records
 //! through the `metrics` facade; `reqwest` builds each system's HTTP client from its
-//! settings (the `http` module); `tower` guards any `tower::Service` (the `tower`
-//! module); `test-support` puts a guard into a given state in users' tests (the
+//! settings (the `http` module), `hyper` a hyper client (the `hyper_client` module);
+//! `tower` guards any `tower::Service` (the `tower` module); `tonic` adds the gRPC layer
+//! and each system's tonic `Endpoint` (the `grpc` module); `test-support` puts a guard into a given state in users' tests (the
 //! `testing` module); `watch` reloads the mounted settings file when it changes
 //! ([`Guards::watch`]).
 //!
 //! Which settings are enforced where: the guard enforces `total_timeout`, every `cb_*`
 //! key and the bulkhead (`max_connections × 0.8` permits, `bulkhead_wait`); the HTTP
 //! client enforces `connect_timeout`, `read_timeout` and `max_keepalive` when it is
-//! built from them (`http::client_builder`, feature `reqwest`).
+//! built from them (`http::client_builder`, feature `reqwest`); hyper and tonic apply
+//! fewer of them (the table in `runtime/doc/clients.md`, included in the `grpc` and
+//! `hyper_client` modules).
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -51,6 +54,9 @@ mod health;
 #[cfg(feature = "reqwest")]
 #[cfg_attr(docsrs, doc(cfg(feature = "reqwest")))]
 pub mod http;
+#[cfg(feature = "hyper")]
+#[cfg_attr(docsrs, doc(cfg(feature = "hyper")))]
+pub mod hyper_client;
 mod log;
 // The metrics are compiled for the unit tests too, so that theirs run without the
 // feature. Otherwise a stub with the same crate-internal API and nothing to record: the

@@ -527,3 +527,60 @@ fn the_layers_body_is_what_tonic_requires() {
     }
     tonic_ready::<GrpcGuardService<tonic::transport::Channel>>();
 }
+
+/// A classifier with a bug: it panics on the headers, or at the end of the body.
+#[derive(Clone, Copy)]
+struct Panicky {
+    at_eos: bool,
+}
+
+struct PanickyEos;
+
+impl tower_http::classify::ClassifyEos for PanickyEos {
+    type FailureClass = ();
+
+    fn classify_eos(self, _: Option<&http::HeaderMap>) -> Result<(), ()> {
+        panic!("a classifier's bug, at the end of the body")
+    }
+
+    fn classify_error<E: std::fmt::Display + 'static>(self, _: &E) {}
+}
+
+impl tower_http::classify::ClassifyResponse for Panicky {
+    type FailureClass = ();
+    type ClassifyEos = PanickyEos;
+
+    fn classify_response<B>(
+        self,
+        _: &http::Response<B>,
+    ) -> tower_http::classify::ClassifiedResponse<(), PanickyEos> {
+        assert!(self.at_eos, "a classifier's bug, on the headers");
+        tower_http::classify::ClassifiedResponse::RequiresEos(PanickyEos)
+    }
+
+    fn classify_error<E: std::fmt::Display + 'static>(self, _: &E) {}
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_panicking_classifier_counts_the_call_and_gives_its_permit_back() {
+    for at_eos in [false, true] {
+        let rig = Rig::new("");
+        rig.answer(Answer::Trailers(Code::Ok));
+        let layer = GrpcGuardLayer::new(rig.guard.clone()).failure_if(Panicky { at_eos });
+        let mut client = layer.layer(fake(rig.answer.clone(), rig.seen.clone()));
+        let call = tokio::spawn(async move {
+            let response = client.ready().await?.call(Rig::request(None)).await?;
+            response.into_body().collect().await.map(drop)
+        });
+        assert!(
+            call.await.unwrap_err().is_panic(),
+            "the panic goes on unwinding"
+        );
+        assert_eq!(
+            counts(rig.guard.breaker()),
+            (State::Closed, 1, 1),
+            "at_eos: {at_eos}"
+        );
+        assert_eq!(rig.guard.in_flight(), 0);
+    }
+}

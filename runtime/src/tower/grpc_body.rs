@@ -9,7 +9,8 @@ use http_body::{Body, Frame, SizeHint};
 use tokio::time::Sleep;
 use tonic::Status;
 
-use super::grpc::{caller_deadline, deadline_passed, refusal, status_of, BoxError, Call, Exchange};
+use super::grpc_exchange::{deadline_passed, Call, Ending, Exchange};
+use super::grpc_status::{caller_deadline, refusal, status_of, BoxError};
 
 pin_project_lite::pin_project! {
     /// The body of a response through a [`GrpcGuardService`](super::GrpcGuardService).
@@ -72,17 +73,11 @@ impl<B> GrpcBody<B> {
     }
 }
 
-/// The body ended, or broke: the verdict handed to the guarded call, which records it
-/// now.
-fn end<B>(
-    watch: Option<Watch<B>>,
-    trailers: Option<&http::HeaderMap>,
-    broke: bool,
-    cx: &mut Context<'_>,
-) {
+/// The body ended, or broke: the guarded call judges and records it now.
+fn end<B>(watch: Option<Watch<B>>, ending: Ending, cx: &mut Context<'_>) {
     if let Some(mut watch) = watch {
-        watch.exchange.end(trailers, broke);
-        // Ready at once: the call was only waiting for the verdict.
+        watch.exchange.end(ending);
+        // Ready at once: the call was only waiting for the body's end.
         let _ = watch.call.as_mut().poll(cx);
     }
 }
@@ -122,11 +117,15 @@ where
         match &frame {
             Some(Ok(frame)) => {
                 if let Some(trailers) = frame.trailers_ref() {
-                    end(this.watch.take(), Some(trailers), false, cx);
+                    end(
+                        this.watch.take(),
+                        Ending::Trailers(Some(trailers.clone())),
+                        cx,
+                    );
                 }
             }
-            Some(Err(_)) => end(this.watch.take(), None, true, cx),
-            None => end(this.watch.take(), None, false, cx),
+            Some(Err(_)) => end(this.watch.take(), Ending::Broke, cx),
+            None => end(this.watch.take(), Ending::Trailers(None), cx),
         }
         Poll::Ready(frame.map(|frame| frame.map_err(|error| status_of(error.into()))))
     }

@@ -13,7 +13,7 @@ use crate::call::CallOptions;
 use crate::error::CircuitBreakerError;
 use crate::guard::Guard;
 
-/// Wraps a service in a system's guard; see the [module](self).
+/// Wraps a service in a system's guard; see the [module](super).
 #[derive(Debug, Clone)]
 pub struct GuardLayer<C = EveryError> {
     guard: Guard,
@@ -62,6 +62,32 @@ impl GuardLayer {
 impl<C> GuardLayer<C> {
     /// Counts a result as a failure when `classify` says so (run when the call ends,
     /// inside the guard: a panic in it is recorded as a failure and goes on unwinding).
+    ///
+    /// `classify` is a named [`Classify`] type — [`TransientHttp`](super::TransientHttp)
+    /// for HTTP clients, or one of the service's own — or a closure over the whole
+    /// `Result`. A closure needs its argument's type written out
+    /// (`|result: &Result<Response<Incoming>, Error>| …`): a layer is built before the
+    /// service it wraps, so nothing tells the compiler the closure's argument, and without
+    /// it rustc stops at E0282. A named type needs no annotation:
+    ///
+    /// ```
+    /// use outbound_guard::tower::{Classify, GuardLayer};
+    /// # use outbound_guard::{Guard, Settings};
+    /// # let settings = Settings::parse("[systems.sber]", "inline").unwrap();
+    /// # let guard = Guard::new(settings.system("sber").unwrap());
+    ///
+    /// /// A ledger answers `Ok(None)` when it is rebuilding its index: an outage.
+    /// #[derive(Clone)]
+    /// struct Rebuilding;
+    ///
+    /// impl<E> Classify<Option<u64>, E> for Rebuilding {
+    ///     fn is_failure(&self, result: &Result<Option<u64>, E>) -> bool {
+    ///         !matches!(result, Ok(Some(_)))
+    ///     }
+    /// }
+    ///
+    /// let layer = GuardLayer::new(guard).failure_if(Rebuilding);
+    /// ```
     pub fn failure_if<D>(self, classify: D) -> GuardLayer<D> {
         GuardLayer {
             guard: self.guard,
@@ -183,5 +209,38 @@ where
                 Err(error) => Err(GuardedError::Guard(error)),
             }
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::GuardedError;
+    use crate::error::{Cause, CircuitBreakerError};
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("request to fiscal failed")]
+    struct Outer(#[source] std::io::Error);
+
+    /// Every message of an error chain, as a log or `anyhow`'s `{:#}` prints it.
+    fn chain(error: &(dyn std::error::Error + 'static)) -> Vec<String> {
+        std::iter::successors(Some(error), |e| e.source())
+            .map(ToString::to_string)
+            .collect()
+    }
+
+    #[test]
+    fn an_error_chain_prints_each_message_once() {
+        let refused = std::io::Error::from(std::io::ErrorKind::ConnectionRefused);
+        let service: GuardedError<Outer> = GuardedError::Service(Outer(refused));
+        assert_eq!(
+            chain(&service),
+            ["request to fiscal failed", "connection refused"]
+        );
+        let guard: GuardedError<Outer> =
+            GuardedError::Guard(CircuitBreakerError::from_cause("fiscal", Cause::ForcedOpen));
+        assert_eq!(
+            chain(&guard),
+            ["fiscal: circuit forced open by an operator"]
+        );
     }
 }

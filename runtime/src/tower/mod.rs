@@ -57,6 +57,10 @@ mod grpc;
 #[cfg(feature = "tonic")]
 mod grpc_body;
 #[cfg(feature = "tonic")]
+mod grpc_exchange;
+#[cfg(feature = "tonic")]
+mod grpc_status;
+#[cfg(feature = "tonic")]
 mod grpc_timeout;
 mod layer;
 mod transient;

@@ -6,7 +6,8 @@ use super::layer::Classify;
 /// The transient classification for HTTP services (`http::Response<B>`), ready-made:
 /// an answer with a 5xx, 408 or 429 status counts as a failure, any other answer does
 /// not (a 404 or a 422 is the system working), and every `Err` of the service counts
-/// (a transport error of a hyper or tonic client: refused, reset, timed out). The
+/// (a transport error: refused, reset, timed out), but a hyper client's refusal to send
+/// the caller's own malformed request (feature `hyper`). The
 /// status rule of Microsoft.Extensions.Http.Resilience's transient predicate, and of
 /// `outbound_guard::http::is_transient_status` (feature `reqwest`). With the `reqwest`
 /// feature it also classifies `reqwest::Client` as a service: an `Err` then counts only
@@ -33,16 +34,27 @@ use super::layer::Classify;
 #[derive(Debug, Clone, Copy, Default)]
 pub struct TransientHttp;
 
-impl<B, E> Classify<http::Response<B>, E> for TransientHttp {
+impl<B, E: 'static> Classify<http::Response<B>, E> for TransientHttp {
     fn is_failure(&self, result: &Result<http::Response<B>, E>) -> bool {
         match result {
             Ok(response) => crate::status::is_transient(response.status().as_u16()),
-            Err(_) => true,
+            Err(error) => is_transient_error(error),
         }
     }
 }
 
-/// `reqwest::Client` is a tower `Service`: guarded by a [`GuardLayer`] with
+/// Every error counts, but a hyper client's refusal of the caller's own request
+/// (feature `hyper`: [`is_transient`](crate::hyper_client::is_transient)).
+fn is_transient_error(error: &dyn std::any::Any) -> bool {
+    #[cfg(feature = "hyper")]
+    if let Some(error) = error.downcast_ref::<hyper_util::client::legacy::Error>() {
+        return crate::hyper_client::is_transient(error);
+    }
+    let _ = error;
+    true
+}
+
+/// `reqwest::Client` is a tower `Service`: guarded by a [`GuardLayer`](super::GuardLayer) with
 /// `failure_if(TransientHttp)`, an answer counts by its status (as above), an error by
 /// [`is_transient`](crate::http::is_transient).
 #[cfg(feature = "reqwest")]
@@ -57,7 +69,7 @@ impl Classify<reqwest::Response, reqwest::Error> for TransientHttp {
 
 /// The transient classification for gRPC calls (feature `tonic`), the default of
 /// [`GrpcGuardLayer`](super::GrpcGuardLayer): which statuses say the system is in
-/// trouble. A tower-http [`ClassifyResponse`], built on its `GrpcErrorsAsFailures`, so
+/// trouble. A tower-http [`ClassifyResponse`](tower_http::classify::ClassifyResponse), built on its `GrpcErrorsAsFailures`, so
 /// the status is read where gRPC puts it: in the response headers (a trailers-only
 /// answer, the usual shape of an immediate error) or in the trailers at the end of the
 /// body.
@@ -154,8 +166,7 @@ mod grpc {
 
 #[cfg(test)]
 mod transient_http_tests {
-    use super::TransientHttp;
-    use crate::tower::Classify;
+    use super::{Classify, TransientHttp};
 
     fn answer(status: u16) -> Result<http::Response<()>, std::io::Error> {
         let response = http::Response::builder().status(status).body(());

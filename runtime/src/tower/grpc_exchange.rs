@@ -1,0 +1,168 @@
+//! The guarded gRPC call itself: sent with the budget left as its `grpc-timeout`,
+//! classified from its headers, or kept waiting for the verdict of its body's end; and
+//! [`Exchange`], through which it hands its answer to the caller's future and learns
+//! that verdict from the body.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll};
+
+use tokio::time::{Instant, Sleep};
+use tower_http::classify::{ClassifiedResponse, ClassifyEos, ClassifyResponse};
+use tower_service::Service;
+
+use super::grpc_status::BoxError;
+use super::grpc_timeout::{self, GRPC_TIMEOUT};
+use crate::error::CircuitBreakerError;
+use crate::guard::Guard;
+
+/// The guarded call, boxed so that it owns its guard: it lives on in the response body
+/// until the call's status is known.
+pub(super) type Call =
+    Pin<Box<dyn Future<Output = Result<Result<(), ()>, CircuitBreakerError>> + Send>>;
+
+/// How a guarded body ended.
+pub(super) enum Ending {
+    /// At its end, with these trailers (a gRPC status among them) or none.
+    Trailers(Option<http::HeaderMap>),
+    /// With an error: the stream broke.
+    Broke,
+}
+
+/// What the guarded call hands to the caller's future, and learns from the body.
+pub(super) struct Exchange<B> {
+    state: Mutex<ExchangeState<B>>,
+}
+
+struct ExchangeState<B> {
+    /// The service's answer, for the caller's future to take.
+    answer: Option<Result<http::Response<B>, BoxError>>,
+    /// How the body ended, for the guarded call to judge.
+    ending: Option<Ending>,
+}
+
+impl<B> Default for Exchange<B> {
+    fn default() -> Self {
+        Exchange {
+            state: Mutex::new(ExchangeState {
+                answer: None,
+                ending: None,
+            }),
+        }
+    }
+}
+
+impl<B> Exchange<B> {
+    fn state(&self) -> std::sync::MutexGuard<'_, ExchangeState<B>> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn answer(&self, answer: Result<http::Response<B>, BoxError>) {
+        self.state().answer = Some(answer);
+    }
+
+    pub(super) fn take_answer(&self) -> Option<Result<http::Response<B>, BoxError>> {
+        self.state().answer.take()
+    }
+
+    /// The body ended: the guarded call judges how when it is polled next.
+    pub(super) fn end(&self, ending: Ending) {
+        self.state().ending = Some(ending);
+    }
+
+    fn ending(&self) -> Poll<Ending> {
+        self.state()
+            .ending
+            .take()
+            .map_or(Poll::Pending, Poll::Ready)
+    }
+}
+
+/// Everything one guarded call needs.
+pub(super) struct Guarded<S, Req, C, B> {
+    pub(super) guard: Guard,
+    pub(super) inner: S,
+    pub(super) request: http::Request<Req>,
+    pub(super) classify: C,
+    pub(super) until_headers: bool,
+    pub(super) deadline: Option<Instant>,
+    pub(super) exchange: Arc<Exchange<B>>,
+}
+
+/// The call through the guard: the request sent with the budget left as its
+/// `grpc-timeout`, its answer classified from the headers, or judged when the body
+/// ends. `Ok`: a success, `Err`: a failure; the answer itself goes through the exchange.
+pub(super) fn guarded<S, Req, C, B>(call: Guarded<S, Req, C, B>) -> Call
+where
+    S: Service<http::Request<Req>, Response = http::Response<B>> + Send + 'static,
+    S::Future: Send,
+    S::Error: Into<BoxError>,
+    Req: Send + 'static,
+    B: Send + 'static,
+    C: ClassifyResponse + Send + 'static,
+    C::ClassifyEos: Send + 'static,
+{
+    let Guarded {
+        guard,
+        mut inner,
+        mut request,
+        classify,
+        until_headers,
+        deadline,
+        exchange,
+    } = call;
+    Box::pin(async move {
+        let total = guard.total_timeout();
+        let call = async move {
+            let budget = deadline.map_or(total, |at| {
+                at.saturating_duration_since(Instant::now()).min(total)
+            });
+            let value = http::HeaderValue::from_str(&grpc_timeout::format(budget))
+                .expect("digits and a unit letter");
+            request.headers_mut().insert(GRPC_TIMEOUT, value);
+            let answer: Result<_, BoxError> = inner.call(request).await.map_err(Into::into);
+            let response = match answer {
+                Ok(response) => response,
+                Err(_) if deadline.is_some_and(|at| Instant::now() >= at) => {
+                    // The caller's own deadline cut the call (tonic's timeout from the
+                    // header we sent): the caller's future ends it, uncounted.
+                    return std::future::pending().await;
+                }
+                Err(error) => {
+                    exchange.answer(Err(error));
+                    return Err(());
+                }
+            };
+            let eos = match classify.classify_response(&response) {
+                ClassifiedResponse::Ready(class) => {
+                    exchange.answer(Ok(response));
+                    return class.map_err(drop);
+                }
+                ClassifiedResponse::RequiresEos(_) if until_headers => {
+                    exchange.answer(Ok(response));
+                    return Ok(());
+                }
+                ClassifiedResponse::RequiresEos(eos) => eos,
+            };
+            exchange.answer(Ok(response));
+            // Judged here, inside the guard: a classifier that panics is recorded as a
+            // failure, as the attribute records one.
+            match std::future::poll_fn(|_| exchange.ending()).await {
+                Ending::Trailers(trailers) => eos.classify_eos(trailers.as_ref()).map_err(drop),
+                Ending::Broke => Err(()),
+            }
+        };
+        guard.call(call).await
+    })
+}
+
+/// Whether the caller's own deadline has passed; registers for its wake-up otherwise.
+pub(super) fn deadline_passed(
+    deadline: Option<&mut Pin<Box<Sleep>>>,
+    cx: &mut Context<'_>,
+) -> bool {
+    deadline.is_some_and(|sleep| {
+        Instant::now() >= sleep.deadline() || sleep.as_mut().poll(cx).is_ready()
+    })
+}

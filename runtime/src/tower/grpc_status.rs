@@ -1,0 +1,54 @@
+//! The statuses a gRPC client gets from the guard: its refusals and timeouts, the
+//! caller's own deadline, and the service's errors as tonic would make them.
+
+use std::error::Error;
+use std::sync::Arc;
+
+use tonic::Status;
+
+use crate::error::{Cause, CircuitBreakerError};
+
+/// The error type gRPC clients box their errors into.
+pub(super) type BoxError = Box<dyn Error + Send + Sync>;
+
+/// The caller's `grpc-timeout` passed: its deadline, not the system's failure.
+pub(super) fn caller_deadline() -> Status {
+    Status::deadline_exceeded("the deadline of the request's grpc-timeout passed")
+}
+
+/// The guard's refusal or timeout as the status a gRPC client acts on: `Unavailable`
+/// (with the time left open as `grpc-retry-pushback-ms`) for a call never started,
+/// `DeadlineExceeded` for a call cut at `total_timeout`; the
+/// [`CircuitBreakerError`] is the status's `source`.
+pub(super) fn refusal(error: CircuitBreakerError) -> Status {
+    let message = error.to_string();
+    let mut status = match error.cause() {
+        Cause::Timeout { .. } | Cause::Slow { .. } => Status::deadline_exceeded(message),
+        _ => Status::unavailable(message),
+    };
+    if let Some(after) = error.retry_after() {
+        let millis = after.as_millis().to_string();
+        let value = millis.parse().expect("digits are ASCII metadata");
+        status
+            .metadata_mut()
+            .insert("grpc-retry-pushback-ms", value);
+    }
+    status.set_source(Arc::new(error));
+    status
+}
+
+/// A service's or a body's error as a [`Status`], as tonic would make it, except
+/// tonic's own timeout (from the `grpc-timeout` we sent), which is a deadline, not a
+/// cancellation.
+pub(super) fn status_of(error: BoxError) -> Status {
+    let mut link: Option<&(dyn Error + 'static)> = Some(&*error);
+    while let Some(cause) = link {
+        if cause.is::<tonic::TimeoutExpired>() {
+            let mut status = Status::deadline_exceeded(error.to_string());
+            status.set_source(Arc::from(error));
+            return status;
+        }
+        link = cause.source();
+    }
+    Status::from_error(error)
+}
