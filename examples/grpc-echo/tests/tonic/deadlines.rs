@@ -14,11 +14,11 @@ use super::{client, guard, guard_error, slow_echo, ROOMY};
 /// A total timeout short enough for a quick test, long enough for a loaded machine
 /// to connect and answer in.
 const SHORT: &str = "\
-connect_timeout = \"100ms\"
-read_timeout = \"200ms\"
-total_timeout = \"400ms\"
+connect_timeout = \"200ms\"
+read_timeout = \"400ms\"
+total_timeout = \"800ms\"
 ";
-const TOTAL: Duration = Duration::from_millis(400);
+const TOTAL: Duration = Duration::from_millis(800);
 
 /// The handler's wait in these tests: far past every deadline here.
 const HUNG: Duration = Duration::from_secs(3);

@@ -130,15 +130,15 @@ async fn after_the_open_duration_a_trial_call_closes_the_breaker() {
 #[tokio::test]
 async fn concurrent_calls_share_the_channel_up_to_the_bulkhead() {
     let server = TestServer::start().await.unwrap();
-    // The default max_connections: 8 calls at once.
-    let guard = guard(&server, ROOMY);
+    // The default max_connections: 8 calls at once; none of them slow.
+    let guard = guard(&server, &format!("{ROOMY}cb_slow_threshold = \"4s\"\n"));
     assert_eq!(guard.bulkhead_permits(), 8);
     let client = client(&guard);
 
     let calls: Vec<_> = (0..8)
         .map(|_| {
             let mut client = client.clone();
-            tokio::spawn(async move { client.echo(slow_echo(Duration::from_millis(300))).await })
+            tokio::spawn(async move { client.echo(slow_echo(Duration::from_secs(1))).await })
         })
         .collect();
     assert!(

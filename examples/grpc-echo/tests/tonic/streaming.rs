@@ -14,13 +14,13 @@ use super::{client, client_with, count, eventually, guard, guard_error, ROOMY};
 
 /// A total timeout well inside the streams below, and a slow threshold out of their way.
 const SHORT: &str = "\
-connect_timeout = \"100ms\"
-read_timeout = \"200ms\"
-total_timeout = \"500ms\"
-cb_slow_threshold = \"450ms\"
+connect_timeout = \"200ms\"
+read_timeout = \"400ms\"
+total_timeout = \"800ms\"
+cb_slow_threshold = \"700ms\"
 ";
 
-/// A stream of 20 replies 100 ms apart: two seconds, four times `total_timeout`.
+/// A stream of 20 replies 100 ms apart: two seconds, well past `total_timeout`.
 const LONG_N: u32 = 20;
 const INTERVAL: Duration = Duration::from_millis(100);
 
@@ -137,9 +137,9 @@ async fn until_headers_lets_a_stream_outlive_total_timeout_outside_the_bulkhead(
     let layer = GrpcGuardLayer::new(guard.clone()).until_headers();
     let mut client = client_with(&guard, layer);
 
-    // Ten replies 100 ms apart: twice the total timeout.
+    // Fifteen replies 100 ms apart: past the total timeout.
     let mut stream = client
-        .count(count(10, INTERVAL, Code::Ok))
+        .count(count(15, INTERVAL, Code::Ok))
         .await
         .unwrap()
         .into_inner();
@@ -151,7 +151,7 @@ async fn until_headers_lets_a_stream_outlive_total_timeout_outside_the_bulkhead(
         assert_eq!(reply.i, replies);
     }
 
-    assert_eq!(replies, 10);
+    assert_eq!(replies, 15);
     let snapshot = guard.breaker().snapshot();
     assert_eq!((snapshot.failures, snapshot.calls), (0, 1));
 }
