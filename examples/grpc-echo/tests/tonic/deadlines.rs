@@ -9,6 +9,10 @@ use grpc_echo_example::TestServer;
 use outbound_guard::{Cause, State};
 use tonic::{Code, Request};
 
+use grpc_echo_example::pb::echo_client::EchoClient;
+use outbound_guard::tower::GrpcGuardLayer;
+use tower::Layer;
+
 use super::{client, guard, guard_error, slow_echo, ROOMY};
 
 /// A total timeout short enough for a quick test, long enough for a loaded machine
@@ -153,4 +157,24 @@ async fn a_slow_answer_is_returned_and_counts() {
         (1, 1),
         "slower than cb_slow_threshold"
     );
+}
+
+#[tokio::test]
+async fn the_channels_own_shorter_timeout_counts() {
+    let server = TestServer::start().await.unwrap();
+    let guard = guard(&server, ROOMY);
+    // A timeout the service set on its endpoint by hand, shorter than total_timeout:
+    // the system was given its time and did not answer.
+    let channel = outbound_guard::grpc::endpoint(&guard.settings())
+        .unwrap()
+        .timeout(Duration::from_millis(300))
+        .connect_lazy();
+    let mut client = EchoClient::new(GrpcGuardLayer::new(guard.clone()).layer(channel));
+
+    let started = Instant::now();
+    let status = client.echo(slow_echo(HUNG)).await.unwrap_err();
+
+    assert_eq!(status.code(), Code::DeadlineExceeded, "{status:?}");
+    assert!(started.elapsed() < HUNG, "{:?}", started.elapsed());
+    assert_eq!(guard.breaker().snapshot().failures, 1);
 }
