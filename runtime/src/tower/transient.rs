@@ -9,7 +9,9 @@ use super::layer::Classify;
 /// (a transport error: refused, reset, timed out), but a hyper client's refusal to send
 /// the caller's own malformed request (feature `hyper`). The
 /// status rule of Microsoft.Extensions.Http.Resilience's transient predicate, and of
-/// `outbound_guard::http::is_transient_status` (feature `reqwest`). With the `reqwest`
+/// `outbound_guard::http::is_transient_status` (feature `reqwest`); tower-http's
+/// `ServerErrorsAsFailures` counts 5xx alone, so an overloaded system's 429s would not
+/// open the breaker. With the `reqwest`
 /// feature it also classifies `reqwest::Client` as a service: an `Err` then counts only
 /// when `outbound_guard::http::is_transient` says so.
 ///
