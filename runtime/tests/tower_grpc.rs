@@ -544,3 +544,31 @@ async fn a_panicking_classifier_counts_the_call_and_gives_its_permit_back() {
         assert_eq!(rig.guard.in_flight(), 0);
     }
 }
+
+#[tokio::test(start_paused = true)]
+async fn the_budget_sent_follows_a_reload_of_total_timeout() {
+    let table =
+        |total: &str| format!("[systems.echo]\nread_timeout = 4.0\ntotal_timeout = {total}\n");
+    let guards = outbound_guard::Guards::new(
+        &outbound_guard::Settings::parse(&table("5.0"), "inline").unwrap(),
+    );
+    let answer = Arc::new(Mutex::new(Answer::HeadersOnly(Code::Ok)));
+    let seen = Arc::new(Mutex::new(Seen::default()));
+    let mut client =
+        GrpcGuardLayer::new(guards.get("echo").unwrap()).layer(fake(answer, seen.clone()));
+    for total in ["5.0", "5.0", "9.0", "9.0"] {
+        guards
+            .reload(&outbound_guard::Settings::parse(&table(total), "inline").unwrap())
+            .unwrap();
+        client
+            .ready()
+            .await
+            .unwrap()
+            .call(Rig::request(None))
+            .await
+            .unwrap();
+    }
+    let sent = seen.lock().unwrap().timeouts.clone();
+    let sent: Vec<_> = sent.iter().map(|t| t.as_deref().unwrap()).collect();
+    assert_eq!(sent, ["5000000u", "5000000u", "9000000u", "9000000u"]);
+}

@@ -5,6 +5,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use tokio::time::{Instant, Sleep};
 use tonic::Status;
@@ -73,6 +74,7 @@ impl<S, C: Clone> Layer<S> for GrpcGuardLayer<C> {
             guard: self.guard.clone(),
             classify: self.classify.clone(),
             until_headers: self.until_headers,
+            whole: None,
         }
     }
 }
@@ -84,6 +86,24 @@ pub struct GrpcGuardService<S, C = TransientGrpc> {
     guard: Guard,
     classify: C,
     until_headers: bool,
+    // `total_timeout` as a `grpc-timeout` value, for the calls without a deadline of
+    // their own (most): made again only when a reload changes it.
+    whole: Option<(Duration, http::HeaderValue)>,
+}
+
+impl<S, C> GrpcGuardService<S, C> {
+    /// The `grpc-timeout` value of the whole `total_timeout`.
+    fn whole_budget(&mut self) -> http::HeaderValue {
+        let total = self.guard.total_timeout();
+        match &self.whole {
+            Some((made_for, value)) if *made_for == total => value.clone(),
+            _ => self
+                .whole
+                .insert((total, grpc_timeout::header(total)))
+                .1
+                .clone(),
+        }
+    }
 }
 
 impl<S, C, ReqBody, ResBody> Service<http::Request<ReqBody>> for GrpcGuardService<S, C>
@@ -116,6 +136,7 @@ where
             .get(GRPC_TIMEOUT)
             .and_then(|value| grpc_timeout::parse(value.as_bytes()))
             .and_then(|budget| Instant::now().checked_add(budget));
+        let whole = deadline.is_none().then(|| self.whole_budget());
         let exchange = Arc::new(Exchange::default());
         let call = guarded(Guarded {
             guard: self.guard.clone(),
@@ -124,6 +145,7 @@ where
             classify: self.classify.clone(),
             until_headers: self.until_headers,
             deadline,
+            whole,
             exchange: Arc::clone(&exchange),
         });
         GrpcResponseFuture {

@@ -89,6 +89,9 @@ pub(super) struct Guarded<S, Req, C, B> {
     pub(super) classify: C,
     pub(super) until_headers: bool,
     pub(super) deadline: Option<Instant>,
+    /// Without a caller's deadline, the header for the whole `total_timeout`, made once
+    /// per service.
+    pub(super) whole: Option<http::HeaderValue>,
     pub(super) exchange: Arc<Exchange<B>>,
 }
 
@@ -112,6 +115,7 @@ where
         classify,
         until_headers,
         deadline,
+        whole,
         exchange,
     } = call;
     Box::pin(async move {
@@ -120,8 +124,7 @@ where
             let budget = deadline.map_or(total, |at| {
                 at.saturating_duration_since(Instant::now()).min(total)
             });
-            let value = http::HeaderValue::from_str(&grpc_timeout::format(budget))
-                .expect("digits and a unit letter");
+            let value = whole.unwrap_or_else(|| grpc_timeout::header(budget));
             request.headers_mut().insert(GRPC_TIMEOUT, value);
             let sent_due = Instant::now() + budget;
             let answer: Result<_, BoxError> = inner.call(request).await.map_err(Into::into);

@@ -5,7 +5,12 @@
 use std::time::Duration;
 
 /// The header's name.
-pub(super) const GRPC_TIMEOUT: &str = "grpc-timeout";
+pub(super) const GRPC_TIMEOUT: http::HeaderName = http::HeaderName::from_static("grpc-timeout");
+
+/// `budget` as the header's value.
+pub(super) fn header(budget: Duration) -> http::HeaderValue {
+    http::HeaderValue::from_str(&format(budget)).expect("digits and a unit letter")
+}
 
 /// The duration a `grpc-timeout` value says, or `None` when it is not one (the header
 /// is then ignored, as tonic's server ignores it).
