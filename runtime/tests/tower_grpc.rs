@@ -350,11 +350,50 @@ async fn tonics_timeout_from_the_header_we_sent_is_the_guards_timeout() {
 
 #[tokio::test(start_paused = true)]
 async fn tonics_own_timeout_before_the_callers_deadline_counts() {
+    // A channel timeout shorter than any deadline the layer sent (`Endpoint::timeout`):
+    // the system's failure, at once, as the channel's error.
     let mut rig = Rig::new("");
     rig.answer(Answer::TonicTimeout(3 * S));
+    let started = tokio::time::Instant::now();
     let cut = rig.call(None).await.unwrap_err();
+    assert_eq!(started.elapsed(), 3 * S);
     assert_eq!(cut.code(), Code::DeadlineExceeded);
+    let source = std::error::Error::source(&cut).expect("the channel's error");
+    assert!(source.is::<tonic::TimeoutExpired>(), "{cut:?}");
     assert_eq!(rig.failures(), 1);
+    // Under a longer caller's deadline too.
+    let cut = rig.call(Some("4S")).await.unwrap_err();
+    assert!(std::error::Error::source(&cut)
+        .unwrap()
+        .is::<tonic::TimeoutExpired>());
+    assert_eq!(rig.failures(), 2);
+}
+
+/// A service that cannot take calls: its `poll_ready` fails.
+#[derive(Clone, Debug)]
+struct Broken;
+
+impl Service<http::Request<()>> for Broken {
+    type Response = http::Response<Feed>;
+    type Error = std::io::Error;
+    type Future = std::future::Ready<Result<Self::Response, Self::Error>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        Poll::Ready(Err(std::io::Error::other("connection pool closed")))
+    }
+
+    fn call(&mut self, _: http::Request<()>) -> Self::Future {
+        unreachable!("never ready")
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_service_that_is_not_ready_says_so_as_a_status() {
+    let guard = common::guard("");
+    let mut client = GrpcGuardLayer::new(guard).layer(Broken);
+    let error = client.ready().await.unwrap_err();
+    assert_eq!(error.code(), Code::Unknown);
+    assert_eq!(error.message(), "connection pool closed");
 }
 
 #[tokio::test(start_paused = true)]
@@ -571,4 +610,17 @@ async fn the_budget_sent_follows_a_reload_of_total_timeout() {
     let sent = seen.lock().unwrap().timeouts.clone();
     let sent: Vec<_> = sent.iter().map(|t| t.as_deref().unwrap()).collect();
     assert_eq!(sent, ["5000000u", "5000000u", "9000000u", "9000000u"]);
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_response_future_shows_the_callers_deadline() {
+    let mut rig = Rig::new("");
+    let client = rig.client.ready().await.unwrap();
+    let shown = format!("{:?}", client.call(Rig::request(None)));
+    assert_eq!(shown, "GrpcResponseFuture { deadline: None, .. }");
+    let shown = format!("{:?}", client.call(Rig::request(Some("2S"))));
+    assert!(
+        shown.starts_with("GrpcResponseFuture { deadline: Some("),
+        "{shown}"
+    );
 }

@@ -139,3 +139,37 @@ where
         self.inner.size_hint()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use bytes::Bytes;
+    use http_body::Body;
+    use http_body_util::{Empty, Full};
+
+    use super::GrpcBody;
+    use crate::tower::grpc_exchange::Exchange;
+
+    fn guarded<B: Body>(inner: B) -> GrpcBody<B> {
+        let call = Box::pin(std::future::pending());
+        GrpcBody::guarded(inner, call, Arc::new(Exchange::default()), None)
+    }
+
+    #[test]
+    fn a_body_still_guarded_is_never_at_its_end_before_it_is_polled_there() {
+        assert!(GrpcBody::plain(Empty::<Bytes>::new()).is_end_stream());
+        assert!(!GrpcBody::plain(Full::new(Bytes::from_static(b"abc"))).is_end_stream());
+        // Its call is judged at the end it must be polled to.
+        assert!(!guarded(Empty::<Bytes>::new()).is_end_stream());
+    }
+
+    #[test]
+    fn size_and_debug_say_what_the_body_is() {
+        let body = GrpcBody::plain(Full::new(Bytes::from_static(b"abc")));
+        assert_eq!(body.size_hint().exact(), Some(3));
+        assert_eq!(format!("{body:?}"), "GrpcBody { guarded: false, .. }");
+        let body = guarded(Empty::<Bytes>::new());
+        assert_eq!(format!("{body:?}"), "GrpcBody { guarded: true, .. }");
+    }
+}
