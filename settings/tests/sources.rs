@@ -375,6 +375,15 @@ fn candidate_files_show_paths_as_the_user_writes_them() {
         None,
     );
     assert!(bad.unwrap_err().message().contains("path string"));
+    // A blank path names no file.
+    for blank in ["", "  "] {
+        let manifest = format!("[package.metadata.outbound-guard]\nsettings = \"{blank}\"\n");
+        let bad = candidate_files(&member, &manifest, None);
+        assert!(
+            bad.unwrap_err().message().contains("path string"),
+            "{blank:?}"
+        );
+    }
     let bad = candidate_files(
         &member,
         "[package.metadata.outbound-guard]\nsetting = \"x\"\n",
