@@ -189,7 +189,7 @@ fn durations_are_seconds_or_strings_with_units() {
     let s = Settings::parse("[systems.sber]\nbulkhead_wait = \"3.0001us\"\n", ORIGIN).unwrap();
     assert_eq!(
         s.system("sber").unwrap().bulkhead_wait(),
-        Duration::from_nanos(3000)
+        Duration::from_micros(3)
     );
     let env = [("CLIENT_SBER__CB_OPEN_DURATION", "750ms")];
     let settings = Settings::load_with_env("[systems.sber]", ORIGIN, env).unwrap();
