@@ -363,6 +363,37 @@ mod tests {
     }
 
     #[test]
+    fn a_guard_only_in_another_container_is_no_guard() {
+        // `Rc` and `Box` are shared handles like `Arc`; a `Vec` or a plain type is no
+        // guard at all.
+        for (field, expected) in [
+            (quote!(std::rc::Rc<Guard>), "not in an `Arc`"),
+            (quote!(Box<Guard>), "not in an `Arc`"),
+            (
+                quote!(Vec<Guard>),
+                "has no field of type `outbound_guard::Guard`",
+            ),
+            (
+                quote!(Client),
+                "has no field of type `outbound_guard::Guard`",
+            ),
+        ] {
+            let out = guarded(quote!(struct Adapter { held: #field })).to_string();
+            assert_eq!(out.matches("compile_error").count(), 1, "{out}");
+            assert!(out.contains(expected), "{field}: {out}");
+        }
+    }
+
+    #[test]
+    fn a_guard_typed_through_a_macro_is_found() {
+        // A type a `macro_rules!` passes on (`$ty:ty`) arrives in an invisible group.
+        let guard = proc_macro2::Group::new(proc_macro2::Delimiter::None, quote!(Guard));
+        let out = guarded(quote!(struct Adapter { http: Client, sber: #guard })).to_string();
+        assert!(!out.contains("compile_error"), "{out}");
+        assert!(out.contains("& self . sber"), "{out}");
+    }
+
+    #[test]
     fn an_unknown_container_argument_is_an_error() {
         let out = guarded(quote! {
             #[outbound_guard(krate = ::x)]

@@ -246,3 +246,6 @@ fn last_generic(ty: &Type, name: &str) -> Option<Type> {
         _ => None,
     })
 }
+
+#[cfg(test)]
+mod tests;

@@ -111,10 +111,14 @@ mod tests {
             sber[&Key::ReadTimeout],
             Origin::Variable("CLIENT_SBER__READ_TIMEOUT".into())
         );
-        assert_eq!(
-            sber[&Key::CbSlowThreshold],
-            Origin::Derived("read_timeout / 2")
-        );
+        // Each derived default names its rule.
+        for (key, rule) in [
+            (Key::CbSlowThreshold, "read_timeout / 2"),
+            (Key::MaxKeepalive, "max_connections × 1.2, rounded up"),
+            (Key::BulkheadWait, "connect_timeout"),
+        ] {
+            assert_eq!(sber[&key], Origin::Derived(rule), "{key}");
+        }
         assert_eq!(sber[&Key::CbWindowSize], Origin::Guide);
         assert_eq!(sber[&Key::BaseUrl], Origin::Unset);
     }

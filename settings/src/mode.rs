@@ -39,3 +39,16 @@ impl fmt::Display for CbMode {
         f.write_str(self.as_str())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::CbMode;
+
+    #[test]
+    fn a_mode_displays_as_written_in_the_file() {
+        for mode in CbMode::ALL {
+            assert_eq!(mode.to_string(), mode.as_str());
+            assert_eq!(CbMode::from_name(&mode.to_string()), Some(mode));
+        }
+    }
+}

@@ -292,7 +292,9 @@ fn from_toml(key: Key, value: toml::Value) -> Result<Value, String> {
 }
 
 /// A duration string with its unit (`"500ms"`, `"30s"`, `"1m 30s"`), read by `humantime`;
-/// also one fractional number with a unit (`"2.5s"`), which `humantime` does not take.
+/// also one fractional number with a unit that `humantime` does not take: finer than a
+/// nanosecond (`"2.5ns"`, `"3.0001us"`), or any fraction (`"2.5s"`) under the `humantime`
+/// 2 releases before it read fractions.
 fn duration_with_unit(text: &str) -> Result<Value, String> {
     let text = text.trim();
     let seconds = match humantime::parse_duration(text) {
@@ -379,5 +381,41 @@ pub(crate) fn check_system_name(name: &str, origin: &str) -> Result<(), Settings
             ),
         )
         .system(name))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fractional;
+
+    #[test]
+    fn a_decimal_with_one_unit_reads_as_seconds() {
+        for (text, seconds) in [
+            ("2.5ns", 2.5e-9),
+            ("2.5us", 2.5e-6),
+            ("2.5µs", 2.5e-6),
+            ("2.5ms", 2.5e-3),
+            ("2.5s", 2.5),
+            ("2.5 secs", 2.5),
+            ("2.5m", 150.0),
+            ("2.5min", 150.0),
+            ("2.5h", 9000.0),
+            ("2.5hrs", 9000.0),
+            ("3s", 3.0),
+        ] {
+            let read = fractional(text).unwrap_or_else(|| panic!("{text:?} not read"));
+            assert!(
+                (read - seconds).abs() <= seconds * 1e-12,
+                "{text:?}: {read} s, expected {seconds} s"
+            );
+        }
+    }
+
+    #[test]
+    fn anything_else_is_not_a_decimal_with_one_unit() {
+        let too_large = format!("1{}h", "0".repeat(400));
+        for text in ["2.5", "2.5 days", "s", "2.5.1s", "1m 30s", &too_large] {
+            assert_eq!(fractional(text), None, "{text:?}");
+        }
     }
 }

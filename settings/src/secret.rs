@@ -117,6 +117,11 @@ mod tests {
                 "{raw}"
             );
         }
+        // Empty pairs stay empty: no value there to mask.
+        assert_eq!(
+            mask_url("http://host/p?a=1&&b=2&"),
+            "http://host/p?a=***&&b=***&"
+        );
         // A query value holding `@` and `:` is masked as a query value.
         assert_eq!(
             mask_url("http://host/p?x=1:2&e=a@b"),
@@ -140,5 +145,7 @@ mod tests {
             "é http://a:***@c and https://d?e=***"
         );
         assert_eq!(mask_urls_in("://x:y@z"), "://x:***@z");
+        // A character of several bytes right before the scheme.
+        assert_eq!(mask_urls_in("(«http://u:p@h»)"), "(«http://u:***@h»)");
     }
 }

@@ -136,6 +136,11 @@ mod tests {
             Location::of_offset(text, 7),
             Location { line: 2, column: 4 }
         );
+        // Inside a character (`б` is bytes 2 and 3): that character's place.
+        assert_eq!(
+            Location::of_offset(text, 3),
+            Location { line: 2, column: 1 }
+        );
         assert_eq!(
             Location::of_offset(text, 1000),
             Location { line: 3, column: 1 }

@@ -38,3 +38,18 @@ pub fn quoted_list<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
         quoted.join(", ")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::suggest;
+
+    #[test]
+    fn a_candidate_must_score_above_the_threshold() {
+        // 5 of 8 letters in place after a 2-letter common prefix: Jaro-Winkler exactly 0.8.
+        let score = strsim::jaro_winkler("cuxtoqzr", "customer");
+        assert_eq!(score.to_bits(), 0.8_f64.to_bits(), "{score}");
+        assert_eq!(suggest("cuxtoqzr", ["customer"]), None);
+        // One more letter in place clears it.
+        assert_eq!(suggest("custoqzr", ["customer"]), Some("customer"));
+    }
+}

@@ -163,6 +163,10 @@ fn numbers_at_the_edges_are_out_of_range_with_the_bounds() {
             "at most 86400",
         ),
         ("total_timeout = 86400.5", "total_timeout", "unit mistake"),
+        // A day in milliseconds is the largest unitless number taken for milliseconds
+        // written without their unit; above it, a number is out of range either way.
+        ("total_timeout = 86400000", "total_timeout", "unit mistake"),
+        ("total_timeout = 86400001", "total_timeout", "at most 86400"),
         ("bulkhead_wait = -0.5", "bulkhead_wait", "at least 0"),
         (
             "cb_failure_rate = 1.0000001",

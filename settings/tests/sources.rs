@@ -185,6 +185,12 @@ fn durations_are_seconds_or_strings_with_units() {
         s.system("sber").unwrap().cb_open_duration(),
         Duration::from_millis(2500)
     );
+    // Finer than a nanosecond, which `humantime` refuses: read all the same.
+    let s = Settings::parse("[systems.sber]\nbulkhead_wait = \"3.0001us\"\n", ORIGIN).unwrap();
+    assert_eq!(
+        s.system("sber").unwrap().bulkhead_wait(),
+        Duration::from_micros(3)
+    );
     let env = [("CLIENT_SBER__CB_OPEN_DURATION", "750ms")];
     let settings = Settings::load_with_env("[systems.sber]", ORIGIN, env).unwrap();
     assert_eq!(
@@ -205,6 +211,7 @@ fn a_duration_that_is_surely_milliseconds_is_rejected_with_the_unit_suggested() 
     assert_eq!(err.key().map(Key::name), Some("total_timeout"));
     assert!(err.message().contains("unit mistake"), "{err}");
     assert!(err.message().contains("\"35000ms\""), "{err}");
+    assert!(err.message().contains("(9.7 hours)"), "{err}");
     let env = [("CLIENT_SBER__CB_OPEN_DURATION", "30000")];
     let err = Settings::load_with_env("[systems.sber]", ORIGIN, env).unwrap_err();
     assert!(err.message().contains("\"30000ms\""), "{err}");
@@ -368,6 +375,15 @@ fn candidate_files_show_paths_as_the_user_writes_them() {
         None,
     );
     assert!(bad.unwrap_err().message().contains("path string"));
+    // A blank path names no file.
+    for blank in ["", "  "] {
+        let manifest = format!("[package.metadata.outbound-guard]\nsettings = \"{blank}\"\n");
+        let bad = candidate_files(&member, &manifest, None);
+        assert!(
+            bad.unwrap_err().message().contains("path string"),
+            "{blank:?}"
+        );
+    }
     let bad = candidate_files(
         &member,
         "[package.metadata.outbound-guard]\nsetting = \"x\"\n",

@@ -145,6 +145,45 @@ fn every_argument_error_at_once() {
     }
 }
 
+#[test]
+fn a_missing_system_is_reported_unless_it_is_written_wrong() {
+    let method = quote!(
+        async fn f(&self) -> Result<(), E> {
+            Ok(())
+        }
+    );
+    let missing = circuit_breaker(quote!(error_map = E::map), method.clone(), &SETTINGS);
+    let missing = missing.to_string();
+    assert!(missing.contains("missing `system = "), "{missing}");
+    // Written, but not as a literal: that is the one error.
+    let malformed = circuit_breaker(quote!(system = SBER, error_map = E::map), method, &SETTINGS);
+    let malformed = malformed.to_string();
+    assert_eq!(malformed.matches("compile_error").count(), 1, "{malformed}");
+    assert!(
+        malformed.contains("`system` takes a string literal"),
+        "{malformed}"
+    );
+}
+
+#[test]
+fn an_argument_without_its_value_says_it_takes_one() {
+    for name in ["system", "error_map", "failure_if", "crate"] {
+        let argument: TokenStream = name.parse().unwrap();
+        let expanded = circuit_breaker(
+            quote!(#argument, system = "sber", error_map = E::map),
+            quote!(
+                async fn f(&self) -> Result<(), E> {
+                    Ok(())
+                }
+            ),
+            &SETTINGS,
+        )
+        .to_string();
+        let expected = format!("`{name}` takes a value: `{name} = …`");
+        assert!(expanded.contains(&expected), "{name}: {expanded}");
+    }
+}
+
 /// Expands `#[adapter(args)]` on `block` and compares with the snapshot `name`.
 fn adapter_snapshot(expected: &ExpectFile, args: TokenStream, block: TokenStream) {
     let expanded = crate::adapter::adapter(args, block, &SETTINGS);
