@@ -229,6 +229,48 @@ mod tests {
     }
 
     #[test]
+    fn every_error_counts_every_err_and_a_closure_what_it_says() {
+        use super::{Classify, EveryError};
+        let ok: Result<u16, std::io::Error> = Ok(503);
+        let err: Result<u16, std::io::Error> = Err(std::io::ErrorKind::ConnectionReset.into());
+        assert!(!EveryError.is_failure(&ok));
+        assert!(EveryError.is_failure(&err));
+        let server_errors = |result: &Result<u16, std::io::Error>| matches!(result, Ok(500..));
+        assert!(server_errors.is_failure(&ok));
+        assert!(!server_errors.is_failure(&err));
+    }
+
+    #[test]
+    fn a_service_that_cannot_take_calls_says_so_through_the_layer() {
+        use std::task::{Context, Poll, Waker};
+        use tower_layer::Layer;
+        use tower_service::Service;
+
+        #[derive(Clone)]
+        struct Closed;
+        impl Service<()> for Closed {
+            type Response = ();
+            type Error = std::io::Error;
+            type Future = std::future::Ready<Result<(), std::io::Error>>;
+            fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), std::io::Error>> {
+                Poll::Ready(Err(std::io::Error::other("pool closed")))
+            }
+            fn call(&mut self, (): ()) -> Self::Future {
+                unreachable!("never ready")
+            }
+        }
+
+        let settings =
+            outbound_guard_settings::Settings::parse("[systems.sber]", "inline").unwrap();
+        let guard = crate::guard::Guard::new(settings.system("sber").unwrap());
+        let mut service = super::GuardLayer::new(guard).layer(Closed);
+        let polled = service.poll_ready(&mut Context::from_waker(Waker::noop()));
+        assert!(
+            matches!(polled, Poll::Ready(Err(GuardedError::Service(e))) if e.to_string() == "pool closed")
+        );
+    }
+
+    #[test]
     fn an_error_chain_prints_each_message_once() {
         let refused = std::io::Error::from(std::io::ErrorKind::ConnectionRefused);
         let service: GuardedError<Outer> = GuardedError::Service(Outer(refused));

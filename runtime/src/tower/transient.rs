@@ -164,6 +164,38 @@ mod grpc {
             GrpcFailureClass::Error(error.to_string())
         }
     }
+
+    #[cfg(test)]
+    mod tests {
+        use tower_http::classify::{ClassifiedResponse, ClassifyResponse, GrpcFailureClass};
+
+        use super::TransientGrpc;
+
+        /// The code a proxy's HTTP answer counts as, `None` when it does not count.
+        fn counted(status: u16) -> Option<i32> {
+            let response = http::Response::builder().status(status).body(()).unwrap();
+            match TransientGrpc.classify_response(&response) {
+                ClassifiedResponse::Ready(Ok(())) => None,
+                ClassifiedResponse::Ready(Err(GrpcFailureClass::Code(code))) => Some(code.get()),
+                _ => panic!("an HTTP answer is classified at once"),
+            }
+        }
+
+        #[test]
+        fn a_proxys_answer_counts_as_the_grpc_code_it_maps_to() {
+            // gRPC's "HTTP to gRPC status code mapping".
+            assert_eq!(counted(400), Some(13)); // Internal
+            assert_eq!(counted(401), None); // Unauthenticated
+            assert_eq!(counted(403), None); // PermissionDenied
+            assert_eq!(counted(404), None); // Unimplemented
+            for unavailable in [429, 502, 503, 504] {
+                assert_eq!(counted(unavailable), Some(14), "{unavailable}");
+            }
+            for unknown in [500, 301, 418] {
+                assert_eq!(counted(unknown), Some(2), "{unknown}");
+            }
+        }
+    }
 }
 
 #[cfg(test)]
