@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use tonic::Status;
 
-use crate::error::{Cause, CircuitBreakerError};
+use crate::error::CircuitBreakerError;
 
 /// The error type gRPC clients box their errors into.
 pub(super) type BoxError = Box<dyn Error + Send + Sync>;
@@ -22,9 +22,10 @@ pub(super) fn caller_deadline() -> Status {
 /// [`CircuitBreakerError`] is the status's `source`.
 pub(super) fn refusal(error: CircuitBreakerError) -> Status {
     let message = error.to_string();
-    let mut status = match error.cause() {
-        Cause::Timeout { .. } | Cause::Slow { .. } => Status::deadline_exceeded(message),
-        _ => Status::unavailable(message),
+    let mut status = if error.is_rejection() {
+        Status::unavailable(message)
+    } else {
+        Status::deadline_exceeded(message)
     };
     if let Some(after) = error.retry_after() {
         let millis = after.as_millis().to_string();

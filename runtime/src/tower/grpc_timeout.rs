@@ -33,7 +33,7 @@ pub(super) fn parse(value: &[u8]) -> Option<Duration> {
 
 /// `budget` as a `grpc-timeout` value, rounded up to the finest unit whose count fits
 /// in 8 digits: the server's deadline is never earlier than the caller's.
-pub(super) fn format(budget: Duration) -> String {
+fn format(budget: Duration) -> String {
     const MAX: u128 = 99_999_999;
     let nanos = budget.as_nanos();
     for (unit, per) in [

@@ -10,7 +10,7 @@ use outbound_guard::tower::GrpcGuardLayer;
 use outbound_guard::State;
 use tonic::Code;
 
-use super::{client, client_with, count, echo, guard, guard_at, guard_error, ROOMY};
+use super::{client, client_with, count, echo, guard, guard_at, guard_error, stream, ROOMY};
 
 /// The codes of a system in trouble.
 const TRANSIENT: [Code; 5] = [
@@ -162,11 +162,7 @@ async fn a_status_in_the_trailers_counts() {
         (Code::Internal, 2),
     ] {
         // Headers say 200 and nothing more; the status comes after no message at all.
-        let mut stream = client
-            .count(count(0, Duration::ZERO, end))
-            .await
-            .unwrap()
-            .into_inner();
+        let mut stream = stream(&mut client, 0, Duration::ZERO, end).await;
         let status = stream.message().await.unwrap_err();
         assert_eq!(status.code(), end, "{status:?}");
         drop(stream);
@@ -186,11 +182,7 @@ async fn a_burst_of_unavailable_in_trailers_opens_the_breaker() {
     let mut client = client(&guard);
 
     for _ in 0..5 {
-        let mut stream = client
-            .count(count(2, Duration::from_millis(10), Code::Unavailable))
-            .await
-            .unwrap()
-            .into_inner();
+        let mut stream = stream(&mut client, 2, Duration::from_millis(10), Code::Unavailable).await;
         assert_eq!(stream.message().await.unwrap().unwrap().i, 1);
         assert_eq!(stream.message().await.unwrap().unwrap().i, 2);
         let status = stream.message().await.unwrap_err();

@@ -15,7 +15,7 @@ mod streaming;
 use std::time::Duration;
 
 use grpc_echo_example::pb::echo_client::EchoClient;
-use grpc_echo_example::pb::{CountRequest, EchoRequest};
+use grpc_echo_example::pb::{CountReply, CountRequest, EchoRequest};
 use grpc_echo_example::TestServer;
 use outbound_guard::tower::{GrpcGuardLayer, GrpcGuardService};
 use outbound_guard::{CircuitBreakerError, Guard, Settings};
@@ -110,6 +110,21 @@ fn count(n: u32, interval: Duration, end: Code) -> CountRequest {
         end_code: end as i32,
         code: 0,
     }
+}
+
+/// A server stream of `n` replies `interval` apart, ending with `end`, opened through
+/// the guarded `client`: its headers came.
+async fn stream(
+    client: &mut EchoClient<GrpcGuardService<Channel>>,
+    n: u32,
+    interval: Duration,
+    end: Code,
+) -> tonic::Streaming<CountReply> {
+    client
+        .count(count(n, interval, end))
+        .await
+        .unwrap()
+        .into_inner()
 }
 
 /// The guard's own error behind a status, when the guard refused or cut the call.

@@ -10,7 +10,7 @@ use outbound_guard::tower::GrpcGuardLayer;
 use outbound_guard::{Cause, State};
 use tonic::Code;
 
-use super::{client, client_with, count, eventually, guard, guard_error, ROOMY};
+use super::{client, client_with, count, eventually, guard, guard_error, stream, ROOMY};
 
 /// A total timeout well inside the streams below, and a slow threshold out of their way.
 const SHORT: &str = "\
@@ -30,11 +30,7 @@ async fn a_stream_longer_than_total_timeout_is_cut_as_deadline_exceeded_and_coun
     let guard = guard(&server, SHORT);
     let mut client = client(&guard);
 
-    let mut stream = client
-        .count(count(LONG_N, INTERVAL, Code::Ok))
-        .await
-        .unwrap()
-        .into_inner();
+    let mut stream = stream(&mut client, LONG_N, INTERVAL, Code::Ok).await;
     assert_eq!(stream.message().await.unwrap().unwrap().i, 1);
     // Mid-stream: the call still holds its permit.
     assert_eq!(guard.in_flight(), 1);
@@ -67,11 +63,7 @@ async fn a_stream_within_total_timeout_holds_its_permit_to_the_end_and_succeeds(
     let guard = guard(&server, ROOMY);
     let mut client = client(&guard);
 
-    let mut stream = client
-        .count(count(3, Duration::from_millis(50), Code::Ok))
-        .await
-        .unwrap()
-        .into_inner();
+    let mut stream = stream(&mut client, 3, Duration::from_millis(50), Code::Ok).await;
     let mut replies = Vec::new();
     while let Some(reply) = stream.message().await.unwrap() {
         if replies.is_empty() {
@@ -93,11 +85,7 @@ async fn an_error_in_the_trailers_after_messages_counts() {
     let guard = guard(&server, ROOMY);
     let mut client = client(&guard);
 
-    let mut stream = client
-        .count(count(3, Duration::from_millis(10), Code::Internal))
-        .await
-        .unwrap()
-        .into_inner();
+    let mut stream = stream(&mut client, 3, Duration::from_millis(10), Code::Internal).await;
     for i in 1..=3 {
         assert_eq!(stream.message().await.unwrap().unwrap().i, i);
     }
@@ -115,11 +103,7 @@ async fn a_stream_dropped_midway_gives_its_permit_back() {
     let guard = guard(&server, ROOMY);
     let mut client = client(&guard);
 
-    let mut stream = client
-        .count(count(LONG_N, INTERVAL, Code::Ok))
-        .await
-        .unwrap()
-        .into_inner();
+    let mut stream = stream(&mut client, LONG_N, INTERVAL, Code::Ok).await;
     stream.message().await.unwrap().unwrap();
     assert_eq!(guard.in_flight(), 1);
     drop(stream);
@@ -138,11 +122,7 @@ async fn until_headers_lets_a_stream_outlive_total_timeout_outside_the_bulkhead(
     let mut client = client_with(&guard, layer);
 
     // Fifteen replies 100 ms apart: past the total timeout.
-    let mut stream = client
-        .count(count(15, INTERVAL, Code::Ok))
-        .await
-        .unwrap()
-        .into_inner();
+    let mut stream = stream(&mut client, 15, INTERVAL, Code::Ok).await;
     // The guard ended with the headers: the permit is back already.
     assert_eq!(guard.in_flight(), 0);
     let mut replies = 0;
@@ -208,11 +188,7 @@ async fn until_headers_leaves_a_status_in_the_trailers_uncounted() {
     let layer = GrpcGuardLayer::new(guard.clone()).until_headers();
     let mut client = client_with(&guard, layer);
 
-    let mut stream = client
-        .count(count(2, Duration::from_millis(10), Code::Unavailable))
-        .await
-        .unwrap()
-        .into_inner();
+    let mut stream = stream(&mut client, 2, Duration::from_millis(10), Code::Unavailable).await;
     stream.message().await.unwrap().unwrap();
     stream.message().await.unwrap().unwrap();
     let status = stream.message().await.unwrap_err();
