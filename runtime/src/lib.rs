@@ -51,13 +51,13 @@ mod call;
 mod error;
 mod guard;
 mod health;
+mod hooks;
 #[cfg(feature = "reqwest")]
 #[cfg_attr(docsrs, doc(cfg(feature = "reqwest")))]
 pub mod http;
 #[cfg(feature = "hyper")]
 #[cfg_attr(docsrs, doc(cfg(feature = "hyper")))]
 pub mod hyper_client;
-mod log;
 // The metrics are compiled for the unit tests too, so that theirs run without the
 // feature. Otherwise a stub with the same crate-internal API and nothing to record: the
 // one place the feature is looked at.
@@ -83,6 +83,8 @@ pub mod testing;
 #[cfg(feature = "tower")]
 #[cfg_attr(docsrs, doc(cfg(feature = "tower")))]
 pub mod tower;
+#[cfg(feature = "tracing")]
+mod tracing_observer;
 #[cfg(feature = "watch")]
 #[cfg_attr(docsrs, doc(cfg(feature = "watch")))]
 mod watch;
@@ -92,21 +94,22 @@ mod wiring;
 #[path = "private.rs"]
 pub mod __private;
 
-pub use breaker::{Breaker, BreakerPermit, ManualAction, Reason, SetBy, Snapshot, State, Trials};
+pub use breaker::{
+    Breaker, BreakerPermit, ManualAction, Reason, SetBy, Snapshot, State, Trials, UnknownAction,
+};
 pub use call::{CallOptions, GuardedCall};
 pub use error::{Cause, CircuitBreakerError, UnknownSystem};
 pub use guard::Guard;
 pub use health::{Health, ReadinessPolicy, Status, SystemHealth};
-#[cfg(feature = "tracing")]
-#[cfg_attr(docsrs, doc(cfg(feature = "tracing")))]
-pub use log::TracingObserver;
-pub use log::UnknownAction;
 pub use observer::{CallEvent, Observer, Outcome, Transition};
 #[doc(inline)]
 pub use outbound_guard_macros::{adapter, circuit_breaker, unguarded, Guarded};
 pub use outbound_guard_settings::{Settings, SettingsError, SystemSettings};
 pub use registry::{Guards, GuardsBuilder};
 pub use reload::{ReloadError, Reloaded};
+#[cfg(feature = "tracing")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tracing")))]
+pub use tracing_observer::TracingObserver;
 #[cfg(feature = "watch")]
 #[cfg_attr(docsrs, doc(cfg(feature = "watch")))]
 pub use watch::{SettingsWatcher, WatchError};

@@ -315,7 +315,7 @@ impl GuardsBuilder<'_> {
         let mut observers = self.observers;
         #[cfg(feature = "tracing")]
         if self.tracing {
-            observers.push(Arc::new(crate::log::TracingObserver));
+            observers.push(Arc::new(crate::tracing_observer::TracingObserver));
         }
         if self.metrics {
             metrics::describe();

@@ -160,7 +160,10 @@ async fn a_guarded_call_prints_its_steps() {
     let call = guard.call(async { Ok::<_, ()>(()) });
     let shown = format!("{call:?}");
     assert!(shown.starts_with("GuardedCall {"), "{shown}");
-    assert!(shown.contains("timer: Timer {"), "{shown}");
-    assert!(shown.contains("waiting_for_bulkhead: false"), "{shown}");
+    assert!(shown.contains("steps: Steps {"), "{shown}");
+    assert!(
+        shown.contains("arrived: Guard { system: \"sber\""),
+        "{shown}"
+    );
     assert_eq!(call.await, Ok(Ok(())));
 }

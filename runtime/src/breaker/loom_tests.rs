@@ -11,7 +11,8 @@ use loom::sync::Arc;
 use loom::thread;
 
 use crate::breaker::delivery::Delivery;
-use crate::breaker::state::{Change, Config, Core, Denied, ManualAction, State, Ticket};
+use crate::breaker::state::{Change, Config, Core, Denied, State, Ticket};
+use crate::breaker::ManualAction;
 
 /// Open duration, in the core's nanoseconds.
 const OPEN: u64 = 10;
@@ -320,7 +321,7 @@ fn manual_actions_race_with_outcomes() {
             let core = core.clone();
             thread::spawn(move || core.record(trial, false, || OPEN))
         };
-        let forced = core.manual(crate::breaker::state::ManualAction::ForceOpen, OPEN);
+        let forced = core.manual(ManualAction::ForceOpen, OPEN);
         recorder.join().unwrap();
         assert!(forced.is_some());
         // Whatever the order, an operator's force-open is the last word.

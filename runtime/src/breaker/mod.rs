@@ -1,6 +1,7 @@
 //! The circuit breaker: an exact count-based window, a fixed number of half-open
 //! trials, and generations that keep late outcomes out of later states.
 
+pub(crate) mod action;
 mod delivery;
 #[cfg(all(test, outbound_guard_loom))]
 mod loom_tests;
@@ -10,20 +11,21 @@ pub(crate) mod state;
 mod tests;
 mod window;
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 use std::time::Duration;
 
 use outbound_guard_settings::{CbMode, SystemSettings};
 use tokio::time::Instant;
 
+pub use action::{ManualAction, UnknownAction};
 use delivery::Delivery;
 pub use set_by::SetBy;
-use state::{Change, Config, Core, Denied, Ticket};
-pub use state::{ManualAction, Reason, State};
+pub(crate) use state::Ticket;
+use state::{Change, Config, Core, Denied};
+pub use state::{Reason, State};
 
 use crate::error::{Cause, CircuitBreakerError};
-use crate::observer::{Observer, Transition};
+use crate::observer::{self, Observer, Transition};
 
 /// A breaker for one system. Usually reached through its [`Guard`](crate::Guard); usable
 /// alone through [`Breaker::try_acquire`].
@@ -161,6 +163,21 @@ impl Breaker {
         };
         self.report(change);
         answer
+    }
+
+    /// Records the outcome of the call admitted with `ticket`, which ended at `now`.
+    #[inline]
+    pub(crate) fn record_at(&self, ticket: Ticket, failed: bool, now: Instant) {
+        let nanos = self.nanos(now);
+        let change = self.core.record(ticket, failed, || nanos);
+        self.report(change);
+    }
+
+    /// Gives back the place of a call admitted with `ticket` (a trial slot) without
+    /// counting anything: the call was abandoned.
+    #[inline]
+    pub(crate) fn cancel(&self, ticket: Ticket) {
+        self.core.cancel(ticket);
     }
 
     fn cause(denied: Denied) -> Cause {
@@ -332,11 +349,9 @@ impl Breaker {
             reason: change.reason,
             at: self.epoch + Duration::from_nanos(change.at_nanos),
         };
-        for observer in &self.observers {
-            if catch_unwind(AssertUnwindSafe(|| observer.on_transition(&transition))).is_err() {
-                crate::log::observer_panicked(&self.name, "on_transition");
-            }
-        }
+        observer::notify(&self.observers, &self.name, "on_transition", |observer| {
+            observer.on_transition(&transition);
+        });
     }
 }
 
@@ -452,11 +467,12 @@ impl BreakerPermit<'_> {
         self.record_with(failed, || breaker.nanos(Instant::now()));
     }
 
-    /// Records with a clock reading the caller already has.
+    /// The ticket, for a holder that records or [cancels](Breaker::cancel) it itself.
     #[inline]
-    pub(crate) fn record_at(self, failed: bool, now: Instant) {
-        let nanos = self.breaker.nanos(now);
-        self.record_with(failed, || nanos);
+    pub(crate) fn into_ticket(mut self) -> Ticket {
+        self.ticket
+            .take()
+            .expect("a permit holds its ticket until recorded")
     }
 
     #[inline]

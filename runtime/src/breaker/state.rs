@@ -25,6 +25,7 @@ use std::time::Duration;
 
 use crossbeam_utils::CachePadded;
 
+use super::action::ManualAction;
 use super::window::Window;
 use crate::sync::{AtomicU32, AtomicU64, Mutex, MutexGuard, Ordering};
 
@@ -83,17 +84,6 @@ impl fmt::Display for State {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }
-}
-
-/// An operator's action on a breaker.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ManualAction {
-    /// Forced open: every call rejected.
-    ForceOpen,
-    /// Forced closed: every call admitted, nothing counted.
-    Disable,
-    /// Back to closed with an empty window.
-    Reset,
 }
 
 /// Why a breaker changed state.

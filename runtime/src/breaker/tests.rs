@@ -1,6 +1,7 @@
 //! The core on its own, sequentially: what no interleaving is needed to show.
 
-use super::state::{Config, Core, ManualAction, State};
+use super::state::{Config, Core, State};
+use super::ManualAction;
 
 fn config(window: u32, min_calls: u32) -> Config {
     Config {

@@ -20,7 +20,7 @@ use crate::observer::Outcome;
 /// inner `Err`.
 #[inline]
 pub(super) fn judge<T, E>(
-    permit: Permit<'_>,
+    permit: Permit,
     result: Result<T, E>,
     end: Instant,
     options: CallOptions<E>,
@@ -44,26 +44,25 @@ pub(super) fn judge<T, E>(
 /// The classifier panicked: the call is recorded as a failure and its permits go back
 /// before the panic unwinds on.
 #[cold]
-fn classifier_panicked(mut permit: Permit<'_>, end: Instant) {
+fn classifier_panicked(mut permit: Permit, end: Instant) {
     let elapsed = permit.elapsed(end);
     permit.report_end(true, Outcome::Failure, elapsed, end);
 }
 
 /// The elapsed check of a call that ended in time (`failed` when its error counts, `ok`
 /// when it returned `Ok`), and its outcome recorded; the permits go back as `permit` is
-/// dropped. Not generic: compiled once (inlined in optimised builds, as the timer's
-/// halves are).
+/// dropped. Not generic: compiled once (inlined in optimised builds, as the steps
+/// around the call are).
 #[cfg_attr(not(debug_assertions), inline(always))]
 fn record(
-    mut permit: Permit<'_>,
+    mut permit: Permit,
     failed: bool,
     ok: bool,
     end: Instant,
     slow_as_error: bool,
 ) -> Result<(), CircuitBreakerError> {
-    let guard = permit.guard();
+    let threshold = permit.guard().slow_threshold();
     let elapsed = permit.elapsed(end);
-    let threshold = guard.slow_threshold();
     // Already counted as slow while running: report it as the breaker counted it, even
     // if the clock read at its end lands on the threshold itself.
     let slow = elapsed > threshold || permit.counted_slow();
@@ -72,13 +71,13 @@ fn record(
         (false, true) => Outcome::Slow,
         (false, false) => Outcome::Success,
     };
+    let refused = (slow && slow_as_error && ok).then(|| {
+        CircuitBreakerError::new(
+            permit.guard().breaker().name_arc(),
+            Cause::Slow { elapsed, threshold },
+        )
+    });
     permit.report_end(failed || slow, outcome, elapsed, end);
     drop(permit);
-    if slow && slow_as_error && ok {
-        return Err(CircuitBreakerError::new(
-            guard.breaker().name_arc(),
-            Cause::Slow { elapsed, threshold },
-        ));
-    }
-    Ok(())
+    refused.map_or(Ok(()), Err)
 }

@@ -1,36 +1,37 @@
 //! One guarded call: [`GuardedCall`], the future of [`Guard::call`], [`Guard::call_with`],
-//! the attributes' expansion and the tower layer.
+//! the attributes' expansion and the tower layers.
 //!
-//! - `mod.rs`: the future itself, a thin shell generic over the call;
-//! - `timer.rs`: everything of it but the call, compiled once: taking the permits, the
-//!   slow threshold and the total timeout, a panic in the call;
-//! - `permit.rs`: what a running call holds (the bulkhead slot, the breaker's permission,
-//!   its clock) and gives back when dropped, and how the bulkhead is entered;
+//! - `mod.rs`: the future and its steps: taking the permits, polling the call inside
+//!   its span, the slow threshold and the total timeout, a panic in the call;
+//! - `permit.rs`: what a running call holds (the bulkhead slot, the breaker's ticket,
+//!   its clock, a clone of the guard) and gives back when dropped, and how the bulkhead
+//!   is entered;
 //! - `judge.rs`: the elapsed check and the outcome recorded;
-//! - `report.rs`: the call's outcome told to the observers;
 //! - `options.rs`: [`CallOptions`], how a call is judged.
 //!
 //! Only the shell is generic over the call: it projects its fields and hands the call on
 //! behind `dyn` to [`poll_guarded`], which is generic over the call's output alone, and
-//! the rest is not generic at all. So a crate with a hundred guarded methods does not
-//! compile the steps in debug builds (they are the runtime's), and compiles the shell a
-//! hundred times.
+//! the steps around it are not generic at all. So a crate with a hundred guarded methods
+//! does not compile the steps in debug builds (they are the runtime's), and compiles the
+//! shell a hundred times.
 
 mod judge;
 mod options;
 mod permit;
-mod report;
-mod timer;
 
 use std::fmt;
 use std::future::Future;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::pin::Pin;
 use std::task::{ready, Context, Poll};
 
+use tokio::time::{Instant, Sleep};
+
 pub use self::options::CallOptions;
-use self::timer::Timer;
+use self::permit::{Permit, Slot};
 use crate::error::CircuitBreakerError;
 use crate::guard::Guard;
+use crate::hooks::CallSpan;
 
 pin_project_lite::pin_project! {
     /// One guarded call as a future: a bulkhead permit, the breaker's permission, the
@@ -38,13 +39,15 @@ pin_project_lite::pin_project! {
     /// outer `Err` is the guard's refusal, the inner `Result` the call's own. Returned by
     /// [`Guard::call`] and [`Guard::call_with`].
     ///
-    /// Nothing happens until it is polled. It allocates nothing, unless the bulkhead is
-    /// full on arrival: the wait for a permit is then boxed. Cut off by the total timeout,
-    /// or dropped before it completes (cancelled, or unwinding from a panic in the call),
-    /// it drops the call's future first and only then gives the breaker's permission and
-    /// the bulkhead permit back: the call's clean-up (closing its connection) is over
-    /// before the next caller gets in. Dropped while waiting for a bulkhead permit, it
-    /// leaves the line.
+    /// It owns a clone of its [`Guard`] (one reference-count increment per call) and
+    /// borrows nothing, so it is `'static` whenever the call's future is: a tower layer
+    /// returns it as it is, unboxed. Nothing happens until it is polled. It allocates
+    /// nothing, unless the bulkhead is full on arrival: the wait for a permit is then
+    /// boxed. Cut off by the total timeout, or dropped before it completes (cancelled,
+    /// or unwinding from a panic in the call), it drops the call's future first and only
+    /// then gives the breaker's permission and the bulkhead permit back: the call's
+    /// clean-up (closing its connection) is over before the next caller gets in. Dropped
+    /// while waiting for a bulkhead permit, it leaves the line.
     ///
     /// A call still running when `cb_slow_threshold` passes is counted as a failure then
     /// (a hanging system trips the breaker at the threshold, not at the timeout); a call
@@ -53,25 +56,25 @@ pin_project_lite::pin_project! {
     ///
     #[doc = include_str!("../../doc/guarded-call.md")]
     #[must_use = "futures do nothing unless awaited"]
-    pub struct GuardedCall<'g, F, E> {
-        // Field order is drop order: the call, then the timer holding the permits.
+    pub struct GuardedCall<F, E> {
+        // Field order is drop order: the call, then the guard's part holding the permits.
         #[pin]
         call: F,
         #[pin]
-        timer: Timer<'g>,
+        steps: Steps,
         options: CallOptions<E>,
     }
 }
 
-impl<F, E> fmt::Debug for GuardedCall<'_, F, E> {
+impl<F, E> fmt::Debug for GuardedCall<F, E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("GuardedCall")
-            .field("timer", &self.timer)
+            .field("steps", &self.steps)
             .finish_non_exhaustive()
     }
 }
 
-impl<F, T, E> Future for GuardedCall<'_, F, E>
+impl<F, T, E> Future for GuardedCall<F, E>
 where
     F: Future<Output = Result<T, E>>,
 {
@@ -80,36 +83,215 @@ where
     #[inline]
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
-        poll_guarded(this.timer, this.call, *this.options, cx)
+        poll_guarded(this.steps, this.call, *this.options, cx)
     }
 }
 
 /// [`GuardedCall::poll`] but for the projection: generic over the call's output alone
 /// (the call is polled behind `dyn`), so the methods of a port that return the same
-/// `Result` share one copy.
+/// `Result` share one copy; the steps around the call are not generic.
 #[cfg_attr(not(debug_assertions), inline(always))]
 fn poll_guarded<T, E>(
-    mut timer: Pin<&mut Timer<'_>>,
+    mut steps: Pin<&mut Steps>,
     mut call: Pin<&mut (dyn Future<Output = Result<T, E>> + '_)>,
     options: CallOptions<E>,
     cx: &mut Context<'_>,
 ) -> Poll<Result<Result<T, E>, CircuitBreakerError>> {
-    let mut output = None;
-    let polled = timer
-        .as_mut()
-        .poll_call(cx, &mut |cx| match call.as_mut().poll(cx) {
-            Poll::Ready(ended) => {
-                output = Some(ended);
-                true
-            }
-            Poll::Pending => false,
-        });
-    let end = match ready!(polled) {
-        Ok(end) => end,
-        Err(refused) => return Poll::Ready(Err(refused)),
+    if let Err(refused) = ready!(steps.as_mut().poll_admitted(cx)) {
+        return Poll::Ready(Err(refused));
+    }
+    let polled = {
+        let _entered = steps.span().enter();
+        catch_unwind(AssertUnwindSafe(|| call.as_mut().poll(cx)))
     };
-    let result = output.expect("the timer reports an end only once the call is ready");
-    Poll::Ready(judge::judge(timer.stop(), result, end, options))
+    match polled {
+        Ok(Poll::Ready(result)) => {
+            let end = Instant::now();
+            Poll::Ready(judge::judge(steps.stop(), result, end, options))
+        }
+        Ok(Poll::Pending) => steps.poll_expired(cx).map(Err),
+        Err(panic) => {
+            // Recorded now; the permits stay here and go back when the steps are
+            // dropped, after the call's future.
+            steps.panicked();
+            resume_unwind(panic)
+        }
+    }
+}
+
+/// A bulkhead wait in progress. Boxed: it is only built when the bulkhead is full on
+/// arrival, and a named type keeps [`Steps`] non-generic.
+type Wait = Pin<Box<dyn Future<Output = Result<Slot, CircuitBreakerError>> + Send>>;
+
+/// Where a call stands with its guard.
+enum Stage {
+    /// Not polled yet.
+    Arrived(Guard),
+    /// The bulkhead was full on arrival: waiting for a permit.
+    Waiting(Wait),
+    /// Admitted and running, holding its permits.
+    Running(Permit),
+    /// Timed out or panicked, recorded: the permits are held until the steps are
+    /// dropped, after the call's future.
+    Ended(Permit),
+    /// Refused, or judged.
+    Done,
+}
+
+pin_project_lite::pin_project! {
+    /// Everything of a [`GuardedCall`] but the call, not generic, so compiled once
+    /// rather than once per guarded method: its stage and its timer. The timer is only
+    /// set up if the call does not finish on its first poll. It first fires at the slow
+    /// threshold: a call still running then is counted as slow at once, and the timer
+    /// moves on to the total timeout.
+    struct Steps {
+        // Field order is drop order: the timer, then the stage (a bulkhead wait, or the
+        // permits).
+        #[pin]
+        sleep: Option<Sleep>,
+        stage: Stage,
+    }
+}
+
+impl fmt::Debug for Steps {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut debug = f.debug_struct("Steps");
+        match &self.stage {
+            Stage::Arrived(guard) => debug.field("arrived", guard),
+            Stage::Waiting(_) => debug.field("waiting_for_bulkhead", &true),
+            Stage::Running(permit) => debug.field("running", permit),
+            Stage::Ended(permit) => debug.field("ended", permit),
+            Stage::Done => debug.field("done", &true),
+        };
+        debug.finish_non_exhaustive()
+    }
+}
+
+// Inlined into the shell in optimised builds, as the permit's halves are (see
+// `permit.rs`); debug builds call them here.
+impl Steps {
+    #[inline]
+    fn new(guard: Guard) -> Self {
+        Steps {
+            sleep: None,
+            stage: Stage::Arrived(guard),
+        }
+    }
+
+    /// Takes a bulkhead permit and the breaker's permission, unless already held: ready
+    /// once the call may run, or with the guard's refusal (the bulkhead's or the
+    /// breaker's).
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn poll_admitted(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Result<(), CircuitBreakerError>> {
+        let stage = self.project().stage;
+        let slot = match stage {
+            Stage::Running(_) => return Poll::Ready(Ok(())),
+            Stage::Arrived(_) => {
+                let Stage::Arrived(guard) = std::mem::replace(stage, Stage::Done) else {
+                    unreachable!("matched just above")
+                };
+                match Slot::try_take(guard) {
+                    Ok(slot) => Ok(slot),
+                    Err(guard) => ready!(Self::wait(stage, guard, cx)),
+                }
+            }
+            Stage::Waiting(wait) => ready!(wait.as_mut().poll(cx)),
+            Stage::Ended(_) | Stage::Done => panic!("`GuardedCall` polled after it completed"),
+        };
+        Poll::Ready(match slot.and_then(Permit::start) {
+            Ok(permit) => {
+                *stage = Stage::Running(permit);
+                Ok(())
+            }
+            Err(refused) => {
+                *stage = Stage::Done;
+                Err(refused)
+            }
+        })
+    }
+
+    /// The bulkhead was full on arrival: starts the wait for a slot, kept in `stage`.
+    #[cold]
+    fn wait(
+        stage: &mut Stage,
+        guard: Guard,
+        cx: &mut Context<'_>,
+    ) -> Poll<Result<Slot, CircuitBreakerError>> {
+        *stage = Stage::Waiting(Box::pin(Slot::wait(guard)));
+        let Stage::Waiting(wait) = stage else {
+            unreachable!("set just above")
+        };
+        wait.as_mut().poll(cx)
+    }
+
+    /// The running call's span, to enter for one poll of the call.
+    #[inline]
+    fn span(&self) -> &CallSpan {
+        match &self.stage {
+            Stage::Running(permit) => permit.span(),
+            _ => unreachable!("the call is polled only while admitted"),
+        }
+    }
+
+    /// Ready with the guard's timeout once `total_timeout` elapses, the call recorded
+    /// as timed out (its permits stay held until the steps are dropped, after the
+    /// call's future); on the way, records the call as slow when its threshold passes.
+    /// Both count from the instant the timer actually fired, so a late timer never
+    /// shortens the open period.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn poll_expired(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<CircuitBreakerError> {
+        let this = self.project();
+        let Stage::Running(permit) = this.stage else {
+            unreachable!("the call is timed only while admitted")
+        };
+        let mut sleep = this.sleep;
+        if sleep.is_none() {
+            sleep.set(Some(tokio::time::sleep_until(permit.next_alarm())));
+        }
+        let mut sleep = sleep.as_pin_mut().expect("the timer was set up just above");
+        loop {
+            ready!(sleep.as_mut().poll(cx));
+            let now = Instant::now();
+            if let Some(next) = permit.alarm(now) {
+                sleep.as_mut().reset(next);
+            } else {
+                return Poll::Ready(Self::end(this.stage).timed_out(now));
+            }
+        }
+    }
+
+    /// The call panicked: recorded as a failure, its permits kept until the steps are
+    /// dropped.
+    #[cold]
+    fn panicked(self: Pin<&mut Self>) {
+        Self::end(self.project().stage).panicked();
+    }
+
+    /// The running call ended early (timed out, panicked): its permit stays in place,
+    /// to go back when the steps are dropped, after the call's future.
+    #[cold]
+    fn end(stage: &mut Stage) -> &mut Permit {
+        let Stage::Running(permit) = std::mem::replace(stage, Stage::Done) else {
+            unreachable!("a call ends early only while running")
+        };
+        *stage = Stage::Ended(permit);
+        let Stage::Ended(permit) = stage else {
+            unreachable!("set just above")
+        };
+        permit
+    }
+
+    /// Takes the call's permit out once the call ended in time.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn stop(self: Pin<&mut Self>) -> Permit {
+        match std::mem::replace(self.project().stage, Stage::Done) {
+            Stage::Running(permit) => permit,
+            _ => unreachable!("the call ends only while admitted"),
+        }
+    }
 }
 
 impl Guard {
@@ -126,7 +308,7 @@ impl Guard {
     /// The future's output is the guard's refusal (see [`call_with`](Self::call_with));
     /// the call's own error is the inner `Err`.
     #[inline]
-    pub fn call<T, E, F>(&self, future: F) -> GuardedCall<'_, F, E>
+    pub fn call<T, E, F>(&self, future: F) -> GuardedCall<F, E>
     where
         F: Future<Output = Result<T, E>>,
     {
@@ -164,13 +346,13 @@ impl Guard {
     /// off, and [`Cause::Slow`](crate::Cause::Slow) for a slow call under
     /// [`CallOptions::slow_as_error`]. The call's own error is the inner `Err`.
     #[inline]
-    pub fn call_with<T, E, F>(&self, options: CallOptions<E>, future: F) -> GuardedCall<'_, F, E>
+    pub fn call_with<T, E, F>(&self, options: CallOptions<E>, future: F) -> GuardedCall<F, E>
     where
         F: Future<Output = Result<T, E>>,
     {
         GuardedCall {
             call: future,
-            timer: Timer::new(self),
+            steps: Steps::new(self.clone()),
             options,
         }
     }

@@ -1,57 +1,58 @@
 //! What a running call holds and gives back: a bulkhead [`Slot`], then the [`Permit`]
 //! that adds the breaker's permission and the call's clock; and how a slot is taken.
 //!
-//! Dropping either at any point gives everything taken so far back; nothing is recorded
-//! unless the call had already run past its slow threshold, which counted it as slow
-//! then.
+//! Both own a clone of the [`Guard`], so a call borrows nothing and its future is
+//! `'static` whenever the call's own future is. Dropping either at any point gives
+//! everything taken so far back; nothing is recorded unless the call had already run
+//! past its slow threshold, which counted it as slow then.
 
 use std::mem;
 use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::report::{report, report_rejection};
-use crate::breaker::BreakerPermit;
+use crate::breaker::Ticket;
 use crate::error::{Cause, CircuitBreakerError};
 use crate::guard::Guard;
-use crate::log::CallSpan;
-use crate::observer::Outcome;
+use crate::hooks::{self, CallSpan};
+use crate::observer::{self, CallEvent, Outcome};
 use crate::saturation::Episode;
 
-/// A permit of `guard`'s bulkhead, returned when dropped. With metrics, taking and
+/// A permit of its guard's bulkhead, returned when dropped. With metrics, taking and
 /// returning it moves the in-use gauge. One pointer: the guard reaches everything.
 #[derive(Debug)]
-pub(super) struct Slot<'g> {
-    guard: &'g Guard,
+pub(super) struct Slot {
+    guard: Guard,
 }
 
-impl<'g> Slot<'g> {
+impl Slot {
     /// Wraps a permit just taken from `guard`'s bulkhead.
     #[inline]
-    fn new(guard: &'g Guard) -> Self {
+    fn new(guard: Guard) -> Self {
         // Owned first: a panicking metrics recorder then returns the permit as it unwinds.
         let slot = Slot { guard };
-        guard.metrics().bulkhead_taken();
+        slot.guard.metrics().bulkhead_taken();
         slot
     }
 
-    /// A slot if one is free now: the uncontended path, one compare-and-swap.
+    /// A slot if one is free now: the uncontended path, one compare-and-swap. The guard
+    /// comes back when none is.
     #[inline]
-    pub(super) fn try_take(guard: &'g Guard) -> Option<Self> {
+    pub(super) fn try_take(guard: Guard) -> Result<Self, Guard> {
         if guard.bulkhead().try_acquire() {
-            Some(Slot::new(guard))
+            Ok(Slot::new(guard))
         } else {
-            None
+            Err(guard)
         }
     }
 
     /// The bulkhead was full: waits at most `bulkhead_wait` for a slot, or rejects
     /// (see [`Guard::call_with`] for when a wait that ends empty-handed counts).
     #[cold]
-    pub(super) async fn wait(guard: &'g Guard) -> Result<Self, CircuitBreakerError> {
+    pub(super) async fn wait(guard: Guard) -> Result<Self, CircuitBreakerError> {
         let breaker = guard.breaker();
         if let Some(error) = breaker.refusal() {
-            report_rejection(guard, error.cause());
+            rejected(&guard, error.cause());
             return Err(error);
         }
         let generation = breaker.closed_generation();
@@ -61,18 +62,18 @@ impl<'g> Slot<'g> {
             return Ok(Slot::new(guard));
         }
         if let (Some(generation), Some(episode)) = (generation, episode) {
-            kept_out(guard, generation, episode);
+            kept_out(&guard, generation, episode);
         }
         let cause = Cause::BulkheadFull {
             permits: guard.bulkhead_permits(),
             waited: wait,
         };
-        report_rejection(guard, &cause);
+        rejected(&guard, &cause);
         Err(CircuitBreakerError::new(guard.breaker().name_arc(), cause))
     }
 }
 
-impl Drop for Slot<'_> {
+impl Drop for Slot {
     #[inline]
     fn drop(&mut self) {
         self.guard.bulkhead().release();
@@ -98,15 +99,41 @@ fn kept_out(guard: &Guard, generation: u64, episode: Episode) {
     guard.metrics().recorded(breaker);
 }
 
+/// A call the guard refused: logged, and reported to the observers.
+#[cold]
+fn rejected(guard: &Guard, cause: &Cause) {
+    hooks::rejected(guard.system(), cause);
+    report(guard, Outcome::Rejected(*cause), None);
+}
+
+/// A call's outcome, to every observer that wants calls.
+#[inline]
+fn report(guard: &Guard, outcome: Outcome, elapsed: Option<Duration>) {
+    let observers = guard.breaker().call_observers();
+    if observers.is_empty() {
+        return;
+    }
+    let event = CallEvent {
+        system: guard.system(),
+        outcome,
+        elapsed,
+    };
+    // This may run in a drop, even while unwinding, where a second panic would abort:
+    // `notify` contains each observer's.
+    observer::notify(observers, guard.system(), "on_call", |observer| {
+        observer.on_call(&event);
+    });
+}
+
 /// Everything a running call holds: the breaker's permission, its span and clock, and
 /// the bulkhead slot. Dropped before the call was judged (cancelled, panicked, timed
 /// out), it reports the call cancelled unless it was reported already, and gives the
 /// breaker's permission back before the bulkhead slot.
 #[derive(Debug)]
-pub(super) struct Permit<'g> {
-    // Declared before the slot: a trial slot is back before the bulkhead lets the next
-    // caller in (and `Drop` below empties it before the fields drop).
-    breaker: Recording<'g>,
+pub(super) struct Permit {
+    // Where the outcome stands with the breaker: given back (a trial slot) by `Drop`
+    // below, before the fields drop and the bulkhead slot with them.
+    breaker: Recording,
     /// `guarded_call{system, outcome}`; one pointer, null unless a subscriber wants it.
     span: CallSpan,
     start: Instant,
@@ -115,15 +142,14 @@ pub(super) struct Permit<'g> {
     slow_at: Option<Instant>,
     deadline: Instant,
     /// The bulkhead permit, and the guard.
-    slot: Slot<'g>,
+    slot: Slot,
 }
 
-/// Where a call's outcome stands with the breaker. Dropping a `Pending` permit returns
-/// its place (a trial slot) without recording anything.
+/// Where a call's outcome stands with the breaker.
 #[derive(Debug)]
-enum Recording<'g> {
-    /// Not recorded yet.
-    Pending(BreakerPermit<'g>),
+enum Recording {
+    /// Not recorded yet: the breaker's ticket, cancelled if the permit is dropped.
+    Pending(Ticket),
     /// Recorded as slow while still running; its end is still to be reported.
     Counted,
     /// Ended and reported to the observers.
@@ -131,21 +157,21 @@ enum Recording<'g> {
 }
 
 // The non-generic halves below are inlined into the generic shell in optimised builds
-// (`inline(always)`: the hot path stays one function, as cheap as before they were split
-// out). Debug builds call them in this crate, as compiled here: an `inline` hint there
-// would copy them into every crate with a guarded method, at opt-level 0 for nothing.
-impl<'g> Permit<'g> {
+// (`inline(always)`: the hot path stays one function). Debug builds call them in this
+// crate, as compiled here: an `inline` hint there would copy them into every crate with a
+// guarded method, at opt-level 0 for nothing.
+impl Permit {
     /// The breaker's permission for the call `slot` lets in, and its clock started: the
     /// start instant read here serves both the deadline and the elapsed check. Rejected
     /// at once while open, and while half-open beyond the trial calls; the slot is
     /// returned then.
     #[cfg_attr(not(debug_assertions), inline(always))]
-    pub(super) fn start(slot: Slot<'g>) -> Result<Self, CircuitBreakerError> {
-        let guard = slot.guard;
-        let breaker = match guard.breaker().try_acquire() {
-            Ok(breaker) => breaker,
+    pub(super) fn start(slot: Slot) -> Result<Self, CircuitBreakerError> {
+        let guard = &slot.guard;
+        let ticket = match guard.breaker().try_acquire() {
+            Ok(permit) => permit.into_ticket(),
             Err(error) => {
-                report_rejection(guard, error.cause());
+                rejected(guard, error.cause());
                 return Err(error);
             }
         };
@@ -156,7 +182,7 @@ impl<'g> Permit<'g> {
         // ends exactly then is polled (and finished) before the timer is.
         let slow_at = start + guard.slow_threshold();
         Ok(Permit {
-            breaker: Recording::Pending(breaker),
+            breaker: Recording::Pending(ticket),
             span,
             start,
             slow_at: (slow_at < deadline).then_some(slow_at),
@@ -166,8 +192,8 @@ impl<'g> Permit<'g> {
     }
 
     #[inline]
-    pub(super) fn guard(&self) -> &'g Guard {
-        self.slot.guard
+    pub(super) fn guard(&self) -> &Guard {
+        &self.slot.guard
     }
 
     /// The call's span, to enter for one poll of the call.
@@ -208,9 +234,10 @@ impl<'g> Permit<'g> {
     /// breaker then opens for its full duration.
     #[cold]
     fn record_slow(&mut self, now: Instant) {
-        if let Recording::Pending(breaker) = mem::replace(&mut self.breaker, Recording::Counted) {
-            self.slot.guard.slow_holders().counted_slow();
-            breaker.record_at(true, now);
+        if let Recording::Pending(ticket) = mem::replace(&mut self.breaker, Recording::Counted) {
+            let guard = &self.slot.guard;
+            guard.slow_holders().counted_slow();
+            guard.breaker().record_at(ticket, true, now);
         }
     }
 
@@ -231,9 +258,9 @@ impl<'g> Permit<'g> {
         elapsed: Duration,
         end: Instant,
     ) {
-        let guard = self.slot.guard;
+        let guard = &self.slot.guard;
         match mem::replace(&mut self.breaker, Recording::Reported) {
-            Recording::Pending(breaker) => breaker.record_at(failed, end),
+            Recording::Pending(ticket) => guard.breaker().record_at(ticket, failed, end),
             Recording::Counted => guard.slow_holders().ended(),
             Recording::Reported => {}
         }
@@ -246,8 +273,8 @@ impl<'g> Permit<'g> {
     /// [`Cause::Timeout`]. The permits stay held until `self` is dropped.
     #[cold]
     pub(super) fn timed_out(&mut self, end: Instant) -> CircuitBreakerError {
-        let guard = self.slot.guard;
         self.report_end(true, Outcome::Timeout, self.elapsed(end), end);
+        let guard = &self.slot.guard;
         CircuitBreakerError::new(
             guard.breaker().name_arc(),
             Cause::Timeout {
@@ -264,17 +291,19 @@ impl<'g> Permit<'g> {
     }
 }
 
-impl Drop for Permit<'_> {
+impl Drop for Permit {
     #[inline]
     fn drop(&mut self) {
-        if matches!(self.breaker, Recording::Counted) {
-            self.slot.guard.slow_holders().ended();
+        let guard = &self.slot.guard;
+        match mem::replace(&mut self.breaker, Recording::Reported) {
+            Recording::Reported => return,
+            // A trial slot back before the bulkhead lets the next caller in.
+            Recording::Pending(ticket) => guard.breaker().cancel(ticket),
+            Recording::Counted => guard.slow_holders().ended(),
         }
-        if !matches!(self.breaker, Recording::Reported) {
-            self.span.record(Outcome::Cancelled.as_str());
-            report(self.slot.guard, Outcome::Cancelled, None);
-        }
-        // The fields drop after this, in order: the breaker's permission (a trial slot
-        // back), the span, and only then the bulkhead slot.
+        self.span.record(Outcome::Cancelled.as_str());
+        report(guard, Outcome::Cancelled, None);
+        // The fields drop after this, in order: the span, and only then the bulkhead
+        // slot.
     }
 }

@@ -15,7 +15,7 @@ use metrics::Unit;
 use outbound_guard_settings::Settings;
 use tokio::sync::oneshot::error::RecvError;
 
-use crate::breaker::state::{ManualAction, State};
+use crate::breaker::{ManualAction, State};
 use crate::guard::Guard;
 use crate::observer::{Observer, Transition};
 use crate::registry::Guards;

@@ -1,27 +1,15 @@
 //! The observer hook: every transition, with its reason, and every call's outcome.
-//! Logs and metrics are observers.
+//! Logs and metrics are observers; [`notify`] is the one place that calls them.
 
+mod transition;
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::time::Instant;
-
-use crate::breaker::state::{Reason, State};
+pub use self::transition::Transition;
 use crate::error::Cause;
-
-/// A breaker's change of state.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Transition<'a> {
-    /// The system: `sber`.
-    pub system: &'a str,
-    /// The state it left.
-    pub from: State,
-    /// The state it entered.
-    pub to: State,
-    /// Why.
-    pub reason: Reason,
-    /// When (tokio's clock, so paused time applies).
-    pub at: Instant,
-}
+use crate::hooks;
 
 /// How one guarded call ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -98,5 +86,23 @@ pub trait Observer: Send + Sync + 'static {
     /// breaker is built.
     fn wants_calls(&self) -> bool {
         true
+    }
+}
+
+/// Calls `hook` (named `name` in the log) on each of `system`'s `observers`, in order.
+/// The one place observers are called, and so the one place their panics are contained:
+/// a panic is logged ([`hooks::observer_panicked`]) and the other observers, the
+/// breaker and the call go on. It may run in a drop, even while unwinding, where a
+/// second panic would abort.
+pub(crate) fn notify(
+    observers: &[Arc<dyn Observer>],
+    system: &str,
+    name: &'static str,
+    hook: impl Fn(&dyn Observer),
+) {
+    for observer in observers {
+        if catch_unwind(AssertUnwindSafe(|| hook(&**observer))).is_err() {
+            hooks::observer_panicked(system, name);
+        }
     }
 }

@@ -1,0 +1,113 @@
+//! The hooks the core calls into `tracing` (feature `tracing`; without it each is
+//! nothing at all): the span around every admitted call, an event for a refused call,
+//! and one for an observer that panicked. Observers (the [`TracingObserver`], the
+//! metrics, a user's) are not hooks: they hear of transitions and calls through
+//! [`Observer`].
+//!
+//! [`TracingObserver`]: crate::TracingObserver
+//! [`Observer`]: crate::Observer
+
+use crate::error::Cause;
+
+/// The span around one guarded call: `guarded_call{system, outcome}`, at INFO, target
+/// `outbound_guard`. Disabled (no allocation, no subscriber call) when nobody wants it.
+///
+/// One pointer, null while disabled: a `tracing::Span` is 40 bytes, and this value
+/// moves with the call's permit through every step, so the span is only boxed (one
+/// allocation, next to the subscriber's own work for the span) when a subscriber is
+/// interested in it.
+#[cfg(feature = "tracing")]
+#[derive(Debug)]
+pub(crate) struct CallSpan(Option<Box<tracing::Span>>);
+
+#[cfg(feature = "tracing")]
+impl CallSpan {
+    #[inline]
+    pub(crate) fn new(system: &str) -> Self {
+        // The callsite's interest is cached: with no subscriber interested this is a
+        // load and a compare, and nothing is built.
+        let span = tracing::info_span!(
+            target: "outbound_guard",
+            "guarded_call",
+            system,
+            outcome = tracing::field::Empty
+        );
+        if span.is_disabled() {
+            CallSpan(None)
+        } else {
+            Self::boxed(span)
+        }
+    }
+
+    #[cold]
+    fn boxed(span: tracing::Span) -> Self {
+        CallSpan(Some(Box::new(span)))
+    }
+
+    #[inline]
+    pub(crate) fn enter(&self) -> Option<tracing::span::Entered<'_>> {
+        self.0.as_deref().map(tracing::Span::enter)
+    }
+
+    #[inline]
+    pub(crate) fn record(&self, outcome: &'static str) {
+        if let Some(span) = &self.0 {
+            span.record("outcome", outcome);
+        }
+    }
+}
+
+/// Without the `tracing` feature the span is nothing at all.
+#[cfg(not(feature = "tracing"))]
+#[derive(Debug)]
+pub(crate) struct CallSpan;
+
+/// What entering no span gives.
+#[cfg(not(feature = "tracing"))]
+pub(crate) struct NotEntered;
+
+#[cfg(not(feature = "tracing"))]
+impl CallSpan {
+    #[inline]
+    pub(crate) fn new(_system: &str) -> Self {
+        CallSpan
+    }
+
+    #[inline]
+    pub(crate) fn enter(&self) -> NotEntered {
+        NotEntered
+    }
+
+    #[inline]
+    pub(crate) fn record(&self, _outcome: &'static str) {}
+}
+
+/// A DEBUG event for a call the guard refused: the breaker or the bulkhead said no.
+#[inline]
+pub(crate) fn rejected(system: &str, cause: &Cause) {
+    #[cfg(feature = "tracing")]
+    tracing::debug!(
+        target: "outbound_guard",
+        system,
+        outcome = "rejected",
+        reason = cause.as_str(),
+        "{system} call rejected: {cause}"
+    );
+    #[cfg(not(feature = "tracing"))]
+    let _ = (system, cause);
+}
+
+/// An ERROR event for an observer that panicked: the panic was contained (the panic
+/// hook has already printed it), and the breaker and the call went on.
+#[cold]
+pub(crate) fn observer_panicked(system: &str, hook: &'static str) {
+    #[cfg(feature = "tracing")]
+    tracing::error!(
+        target: "outbound_guard",
+        system,
+        hook,
+        "an observer of {system} panicked in {hook}; the panic was contained and the breaker goes on"
+    );
+    #[cfg(not(feature = "tracing"))]
+    let _ = (system, hook);
+}

@@ -1,0 +1,157 @@
+//! [`Transition`]: a breaker's change of state, and the words an on-call engineer reads
+//! at 3 a.m.: its `Display` is the log line.
+//!
+//! | transition | message | level |
+//! |---|---|---|
+//! | closed → open | `sber opened: 16 of 50 calls failed (32% ≥ 30%)` | WARN |
+//! | open → half-open | `sber half-open after 30s` | INFO |
+//! | half-open → closed | `sber closed: 3/3 trials succeeded` | INFO |
+//! | half-open → open | `sber opened again: trial 2 of 3 failed` | WARN |
+//! | operator: force open | `sber forced open by an operator` | WARN |
+//! | operator: disable | `sber disabled (forced closed) by an operator: every call goes through, nothing is counted` | WARN |
+//! | operator: reset | `sber reset to closed by an operator` | INFO |
+//! | settings file: `cb_mode = "forced_open"` / `"disabled"` / back to `"auto"` | `sber forced open by the settings file (cb_mode = "forced_open")`, likewise | WARN / WARN / INFO |
+//!
+//! An operator's action that finds the breaker already in its target state (a reset of a
+//! closed breaker, a second disable) is no transition, and logs nothing
+//! ([`Breaker::act`](crate::Breaker::act)). The level is the
+//! [`TracingObserver`](crate::TracingObserver)'s.
+
+use std::fmt;
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use crate::breaker::action::ManualAction;
+use crate::breaker::state::{Reason, State};
+
+/// A breaker's change of state.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Transition<'a> {
+    /// The system: `sber`.
+    pub system: &'a str,
+    /// The state it left.
+    pub from: State,
+    /// The state it entered.
+    pub to: State,
+    /// Why.
+    pub reason: Reason,
+    /// When (tokio's clock, so paused time applies).
+    pub at: Instant,
+}
+
+/// The line an on-call engineer reads: `sber opened: 16 of 50 calls failed (32% ≥ 30%)`.
+impl fmt::Display for Transition<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let system = self.system;
+        match self.reason {
+            Reason::FailureRate {
+                failures,
+                calls,
+                threshold,
+            } => {
+                let rate = if calls == 0 {
+                    0.0
+                } else {
+                    f64::from(failures) / f64::from(calls)
+                };
+                write!(
+                    f,
+                    "{system} opened: {failures} of {calls} calls failed ({} ≥ {})",
+                    Percent(rate),
+                    Percent(threshold)
+                )
+            }
+            Reason::OpenElapsed { after } => {
+                write!(f, "{system} half-open after {}", Human(after))
+            }
+            Reason::TrialsSucceeded { trials } => {
+                write!(f, "{system} closed: {trials}/{trials} trials succeeded")
+            }
+            Reason::TrialFailed { succeeded, trials } => {
+                let failed = (succeeded + 1).min(trials);
+                write!(f, "{system} opened again: trial {failed} of {trials} failed")
+            }
+            Reason::Manual(ManualAction::ForceOpen) => {
+                write!(f, "{system} forced open by an operator")
+            }
+            Reason::Manual(ManualAction::Disable) => write!(
+                f,
+                "{system} disabled (forced closed) by an operator: every call goes through, nothing is counted"
+            ),
+            Reason::Manual(ManualAction::Reset) => {
+                write!(f, "{system} reset to closed by an operator")
+            }
+            Reason::Settings(ManualAction::ForceOpen) => {
+                write!(f, "{system} forced open by the settings file (cb_mode = \"forced_open\")")
+            }
+            Reason::Settings(ManualAction::Disable) => write!(
+                f,
+                "{system} disabled (forced closed) by the settings file (cb_mode = \"disabled\"): every call goes through, nothing is counted"
+            ),
+            Reason::Settings(ManualAction::Reset) => write!(
+                f,
+                "{system} back to closed: the settings file's cb_mode is \"auto\" again"
+            ),
+        }
+    }
+}
+
+/// A rate as a percentage with at most one decimal: `32%`, `33.3%`.
+struct Percent(f64);
+
+impl fmt::Display for Percent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let tenths = (self.0 * 1000.0).round();
+        if tenths % 10.0 == 0.0 {
+            write!(f, "{}%", tenths / 10.0)
+        } else {
+            write!(f, "{:.1}%", tenths / 10.0)
+        }
+    }
+}
+
+/// A duration as people say it: `250ms`, `30s`, `30.5s`, `2m 5s`, `1h 3m`.
+struct Human(Duration);
+
+impl fmt::Display for Human {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let d = self.0;
+        if d < Duration::from_secs(1) {
+            return write!(f, "{}ms", d.as_millis());
+        }
+        if d < Duration::from_secs(60) {
+            let tenths = (d.as_secs_f64() * 10.0).round() as u64;
+            return if tenths % 10 == 0 {
+                write!(f, "{}s", tenths / 10)
+            } else {
+                write!(f, "{}.{}s", tenths / 10, tenths % 10)
+            };
+        }
+        let secs = (d.as_secs_f64()).round() as u64;
+        if secs < 3600 {
+            write!(f, "{}m {}s", secs / 60, secs % 60)
+        } else {
+            write!(f, "{}h {}m", secs / 3600, secs % 3600 / 60)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentages_and_durations_read_like_speech() {
+        assert_eq!(Percent(0.32).to_string(), "32%");
+        assert_eq!(Percent(0.3).to_string(), "30%");
+        assert_eq!(Percent(1.0 / 3.0).to_string(), "33.3%");
+        assert_eq!(Percent(0.125).to_string(), "12.5%");
+        assert_eq!(Percent(1.0).to_string(), "100%");
+        assert_eq!(Human(Duration::from_millis(250)).to_string(), "250ms");
+        assert_eq!(Human(Duration::from_secs(30)).to_string(), "30s");
+        assert_eq!(Human(Duration::from_millis(30_500)).to_string(), "30.5s");
+        assert_eq!(Human(Duration::from_secs(125)).to_string(), "2m 5s");
+        assert_eq!(Human(Duration::from_secs(3780)).to_string(), "1h 3m");
+    }
+}
