@@ -1,11 +1,8 @@
 //! The hooks the core calls into `tracing` (feature `tracing`; without it each is
 //! nothing at all): the span around every admitted call, an event for a refused call,
-//! and one for an observer that panicked. Observers (the [`TracingObserver`], the
+//! and one for an observer that panicked. Observers (the `TracingObserver`, the
 //! metrics, a user's) are not hooks: they hear of transitions and calls through
-//! [`Observer`].
-//!
-//! [`TracingObserver`]: crate::TracingObserver
-//! [`Observer`]: crate::Observer
+//! `Observer`.
 
 use crate::error::Cause;
 
@@ -66,7 +63,9 @@ pub(crate) struct CallSpan;
 #[cfg(not(feature = "tracing"))]
 pub(crate) struct NotEntered;
 
+// The same signatures as the real ones, which use `self`.
 #[cfg(not(feature = "tracing"))]
+#[allow(clippy::unused_self)]
 impl CallSpan {
     #[inline]
     pub(crate) fn new(_system: &str) -> Self {
