@@ -97,7 +97,7 @@ pub mod __private;
 pub use breaker::{
     Breaker, BreakerPermit, ManualAction, Reason, SetBy, Snapshot, State, Trials, UnknownAction,
 };
-pub use call::{CallOptions, GuardedCall};
+pub use call::{Admission, CallOptions, CallTimer, GuardedCall, RunningCall};
 pub use error::{Cause, CircuitBreakerError, UnknownSystem};
 pub use guard::Guard;
 pub use health::{Health, ReadinessPolicy, Status, SystemHealth};

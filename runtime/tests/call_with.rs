@@ -160,7 +160,7 @@ async fn a_guarded_call_prints_its_steps() {
     let call = guard.call(async { Ok::<_, ()>(()) });
     let shown = format!("{call:?}");
     assert!(shown.starts_with("GuardedCall {"), "{shown}");
-    assert!(shown.contains("steps: Steps {"), "{shown}");
+    assert!(shown.contains("stage: Admitting(Admission {"), "{shown}");
     assert!(
         shown.contains("arrived: Guard { system: \"sber\""),
         "{shown}"

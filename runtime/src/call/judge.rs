@@ -54,7 +54,7 @@ fn classifier_panicked(mut permit: Permit, end: Instant) {
 /// dropped. Not generic: compiled once (inlined in optimised builds, as the steps
 /// around the call are).
 #[cfg_attr(not(debug_assertions), inline(always))]
-fn record(
+pub(super) fn record(
     mut permit: Permit,
     failed: bool,
     ok: bool,

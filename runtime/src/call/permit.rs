@@ -209,6 +209,18 @@ impl Permit {
         self.slow_at.unwrap_or(self.deadline)
     }
 
+    /// When `total_timeout` ends the call.
+    #[inline]
+    pub(super) fn deadline(&self) -> Instant {
+        self.deadline
+    }
+
+    /// Whether the call's end was recorded and reported already (timed out, panicked).
+    #[inline]
+    pub(super) fn reported(&self) -> bool {
+        matches!(self.breaker, Recording::Reported)
+    }
+
     /// How long the call ran until `end`.
     #[inline]
     pub(super) fn elapsed(&self, end: Instant) -> Duration {
