@@ -1,62 +1,8 @@
-//! Writing the guarded method.
-//!
-//! Input:
-//!
-//! ```ignore
-//! #[circuit_breaker(system = "sber", error_map = PaymentPortError::system_unavailable)]
-//! async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> {
-//!     body
-//! }
-//! ```
-//!
-//! Output: the guide's steps (bulkhead permit, breaker permission, total timeout, the
-//! call, elapsed check) as one `Guard::call_with`, judged by the method's options:
-//!
-//! ```ignore
-//! async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> {
-//!     const _: &[u8] = ::core::include_bytes!("/path/to/resilience.toml");
-//!     let __cb_guard = ::outbound_guard::__private::guard(self, "sber");
-//!     #[allow(unknown_lints, unused_braces)]
-//!     let __cb_judged = __cb_guard
-//!         .call_with(
-//!             ::outbound_guard::__private::options::<Result<PaymentRef, PaymentPortError>>(),
-//!             async move {
-//!                 if let ::core::option::Option::Some(__cb_ret) =
-//!                     ::core::option::Option::None::<Result<PaymentRef, PaymentPortError>>
-//!                 {
-//!                     return __cb_ret;
-//!                 }
-//!                 { body }
-//!             },
-//!         )
-//!         .await;
-//!     ::outbound_guard::__private::flatten(
-//!         __cb_judged,
-//!         ::outbound_guard::__private::error_map::<Result<PaymentRef, PaymentPortError>>(
-//!             PaymentPortError::system_unavailable,
-//!         ),
-//!     )
-//! }
-//! ```
-//!
-//! The body is quoted once, in its own block (kept even when it is one expression,
-//! hence the `allow`). The `if let … None` line never runs: it gives the inner `async`
-//! block the method's return type, so `?` and `return` in the body behave as without
-//! the attribute. `error_map::<Ret>` turns the user's `error_map` into a
-//! `fn(CircuitBreakerError) -> E` with `E` the method's own error type, so a wrong one
-//! is one type error on the user's path naming the signature needed; `options::<Ret>`
-//! types `failure_if` the same way. `flatten` returns the call's own `Result`, or the
-//! guard's refusal through `error_map`. The method awaits once: the steps are
-//! `Guard::call_with`'s future, whose generic part is a thin shell (the steps
-//! themselves are compiled once, in the runtime, not once per method), so an annotated method
-//! costs what `Guard::call` costs, at run time and at compile time.
-//!
-//! A method with `#[circuit_breaker]` of its own also carries the `include_bytes!` of the
-//! settings file, which makes cargo rebuild the crate when the file changes (the value
-//! is unused and never reaches the binary). An `#[adapter]` block carries it once beside
-//! the block instead, and `#[derive(Guarded)]` with a system beside its impl. A crate
-//! whose build script calls `outbound_guard_settings::build::track()` has cargo track the
-//! file there, and no expansion carries it.
+//! Writing the guarded method: the body, quoted once, as the call of one
+//! `Guard::call_with` judged by the method's options, and the guard's refusal through
+//! `error_map`. The tokens, and what each line is for, are shown once, in
+//! `doc/expansion.md` (the `adapter` attribute's documentation includes it); the
+//! snapshots in `tests/snapshots/` hold every case in full.
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned, ToTokens};

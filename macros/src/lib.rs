@@ -65,9 +65,9 @@ use proc_macro::TokenStream;
 /// The method must be an `async fn` with a body and a `self` receiver returning a
 /// `Result` (or a `fn` returning `impl Future<Output = Result<…>>` from an `async`
 /// block, or one already rewritten by `#[async_trait]`), in a type that derives
-/// `Guarded`. It expands to one `Guard::call_with` with the method's options, which runs
-/// the guide's steps: bulkhead permit, breaker permission, the body under the total
-/// timeout, elapsed check; the guard's refusals go through `error_map`.
+/// `Guarded`. It expands to one `Guard::call_with` with the method's options (the steps
+/// of a guarded call: [`GuardedCall`](https://docs.rs/outbound-guard/latest/outbound_guard/struct.GuardedCall.html));
+/// the guard's refusals go through `error_map`.
 ///
 /// Editing the settings file rebuilds the crate: the method carries an `include_bytes!`
 /// of the file for cargo to track. To keep it out of `cargo expand`, track the file from

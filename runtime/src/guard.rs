@@ -16,11 +16,9 @@ use outbound_guard_settings::SystemSettings;
 ///
 /// Adapters keep their system's guard in a field and `#[derive(Guarded)]`; the
 /// `#[circuit_breaker]` attribute then runs each call through the guard with
-/// [`call_with`](Guard::call_with), in the guide's order: a bulkhead permit, the
-/// breaker's permission, the call under the total timeout, and the elapsed check that
-/// counts slow calls as failures. Code without the attribute calls
+/// [`call_with`](Guard::call_with). Code without the attribute calls
 /// [`call`](Guard::call) or [`call_with`](Guard::call_with); either way the call is one
-/// [`GuardedCall`](crate::GuardedCall).
+/// [`GuardedCall`](crate::GuardedCall), whose documentation tells its steps.
 ///
 /// ```
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {

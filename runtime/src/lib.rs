@@ -16,9 +16,8 @@
 //! system's guard (`#[derive(Guarded)]`) and know their system at compile time
 //! ([`SystemAdapter`], so [`Guards::adapter`] refuses a wrong guard where the adapter
 //! is built). Code without the attribute calls [`Guard::call_with`] with
-//! [`CallOptions`]; tests build errors with [`CircuitBreakerError::from_cause`]. A guarded call takes, in order, a bulkhead
-//! permit, the breaker's permission, the total timeout, the call, and an elapsed check
-//! that counts slow calls as failures; see [`Guard`].
+//! [`CallOptions`]; tests build errors with [`CircuitBreakerError::from_cause`]. What a
+//! guarded call does, step by step: [`GuardedCall`].
 //!
 //! Observability: every breaker transition is logged in words
 //! ([`TracingObserver`], feature `tracing`, on by default) and every admitted call runs in
@@ -33,7 +32,7 @@
 //! `tower` guards any `tower::Service` (the `tower` module); `tonic` adds the gRPC layer
 //! and each system's tonic `Endpoint` (the `grpc` module); `test-support` puts a guard into a given state in users' tests (the
 //! `testing` module); `watch` reloads the mounted settings file when it changes
-//! ([`Guards::watch`]).
+//! (`Guards::watch`).
 //!
 //! Which settings are enforced where: the guard enforces `total_timeout`, every `cb_*`
 //! key and the bulkhead (`max_connections × 0.8` permits, `bulkhead_wait`); the HTTP
