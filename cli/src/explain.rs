@@ -7,7 +7,9 @@ use std::path::PathBuf;
 use outbound_guard_settings::explain::{origins, Origin};
 use outbound_guard_settings::{mask_url, Key, Settings, SystemSettings};
 
-use crate::{load, EnvFlag, Failure};
+use crate::args::EnvFlag;
+use crate::failure::Failure;
+use crate::load::{load, vars};
 
 pub(crate) fn run(file: &PathBuf, env: &EnvFlag) -> Result<(), Failure> {
     // Validated first, by the loader a service uses: the same errors as at startup.
@@ -16,18 +18,6 @@ pub(crate) fn run(file: &PathBuf, env: &EnvFlag) -> Result<(), Failure> {
         .map_err(|e| Failure::Io(format!("cannot read {}: {e}", file.display())))?;
     print!("{}", render(&settings, &text, &vars(env))?);
     Ok(())
-}
-
-/// The overrides `--env` applies: the process environment's variables (the loader has
-/// already rejected ours that are not Unicode).
-pub(crate) fn vars(env: &EnvFlag) -> Vec<(String, String)> {
-    if env.env {
-        std::env::vars_os()
-            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
-            .collect()
-    } else {
-        Vec::new()
-    }
 }
 
 /// The explanation of `settings`, read from `text` with the overrides `vars`.

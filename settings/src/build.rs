@@ -17,7 +17,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::__private::{crate_candidates, TRACKED_ENV};
+use crate::locate::{crate_candidates, TRACKED_ENV};
 
 /// Prints the build-script directives that track the crate's settings file (found by
 /// the attribute's own rule): rerun when it or `Cargo.toml` changes, and tell the

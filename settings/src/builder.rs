@@ -1,9 +1,13 @@
-//! Settings built by code, through the same validation as the file.
+//! Settings built by code, through the same validation as the file: the builder, and
+//! its setters expanded from the table of keys.
+
+use std::time::Duration;
 
 use crate::error::SettingsError;
-use crate::keys::Key;
+use crate::keys::{for_each_key, Key};
+use crate::mode::CbMode;
 use crate::raw::{check_system_name, Entry, RawSystem, Source, Value};
-use crate::SystemSettings;
+use crate::system::SystemSettings;
 
 /// The origin errors of settings built by code name.
 pub(crate) const ORIGIN: &str = "settings built in code";
@@ -44,9 +48,9 @@ impl SystemSettingsBuilder {
         }
     }
 
-    /// Sets `key` as if its table said so. The setters, one per key, are generated
-    /// with the keys.
-    pub(crate) fn set(mut self, key: Key, value: Value) -> Self {
+    /// Sets `key` as if its table said so. The setters, one per key, are expanded from
+    /// the table of keys below.
+    fn set(mut self, key: Key, value: Value) -> Self {
         self.raw.entries.insert(
             key,
             Entry {
@@ -82,3 +86,48 @@ impl SystemSettings {
         SystemSettingsBuilder::new(name)
     }
 }
+
+/// The type a setter takes for each kind of key, and the [`Value`] it sets.
+macro_rules! set {
+    (Url) => { impl Into<String> };
+    (Seconds) => { Duration };
+    (Count) => { u32 };
+    (Rate) => { f64 };
+    (Mode) => { CbMode };
+
+    (Url, $v:expr) => {
+        Value::Text($v.into())
+    };
+    (Seconds, $v:expr) => {
+        Value::Seconds {
+            value: $v.as_secs_f64(),
+            unit: true,
+        }
+    };
+    (Count, $v:expr) => {
+        Value::Integer($v.into())
+    };
+    (Rate, $v:expr) => {
+        Value::Number($v)
+    };
+    (Mode, $v:expr) => {
+        Value::Text(CbMode::as_str($v).to_owned())
+    };
+}
+
+/// One setter per key.
+macro_rules! setters {
+    ($(
+        $(#[doc = $doc:literal])*
+        $variant:ident $name:ident: $kind:ident { $($param:tt)* }
+    )*) => {
+        impl SystemSettingsBuilder {$(
+            #[doc = concat!("Sets `", stringify!($name), "`: see [`SystemSettings::", stringify!($name), "`].")]
+            pub fn $name(self, value: set!($kind)) -> Self {
+                self.set(Key::$variant, set!($kind, value))
+            }
+        )*}
+    };
+}
+
+for_each_key!(setters);

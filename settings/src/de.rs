@@ -5,10 +5,10 @@
 use serde::de::{Deserialize, Deserializer, Error};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
-use crate::keys::serialize_keys;
-
+use crate::keys::for_each_key;
 use crate::raw::{check_system_name, RawFile, RawSystem, Table};
-use crate::{Settings, SystemSettings};
+use crate::settings::Settings;
+use crate::system::SystemSettings;
 
 /// The origin errors of deserialised settings name.
 const ORIGIN: &str = "resilience settings";
@@ -52,6 +52,44 @@ impl<'de> Deserialize<'de> for SystemSettings {
 
 /// One system as its table: every key with its resolved value (durations as strings
 /// with units, which read back exactly), and `name` when `named`.
+/// Writes one key of a serialised system: durations as strings with their unit, which
+/// read back exactly; an unset `base_url` not at all.
+macro_rules! serialize {
+    ($map:ident, $name:expr, Url, $v:expr) => {
+        if let Some(url) = $v {
+            $map.serialize_entry($name, url)?;
+        }
+    };
+    ($map:ident, $name:expr, Seconds, $v:expr) => {
+        $map.serialize_entry($name, &humantime::format_duration($v).to_string())?
+    };
+    ($map:ident, $name:expr, Mode, $v:expr) => {
+        $map.serialize_entry($name, $v.as_str())?
+    };
+    ($map:ident, $name:expr, $kind:ident, $v:expr) => {
+        $map.serialize_entry($name, &$v)?
+    };
+}
+
+/// [`serialize_keys`], from the table of keys.
+macro_rules! serialize_keys {
+    ($(
+        $(#[doc = $doc:literal])*
+        $variant:ident $name:ident: $kind:ident { $($param:tt)* }
+    )*) => {
+        /// Writes every key of `system` into `map`, resolved.
+        fn serialize_keys<M: SerializeMap>(
+            map: &mut M,
+            system: &SystemSettings,
+        ) -> Result<(), M::Error> {
+            $(serialize!(map, stringify!($name), $kind, system.$name());)*
+            Ok(())
+        }
+    };
+}
+
+for_each_key!(serialize_keys);
+
 fn serialize_system<M: SerializeMap>(
     map: &mut M,
     system: &SystemSettings,

@@ -2,8 +2,8 @@
 
 use std::fmt;
 
+use crate::keys::Key;
 pub use crate::span::Location;
-use crate::Key;
 
 /// What kind of problem a [`SettingsError`] reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

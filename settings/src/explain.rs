@@ -6,10 +6,11 @@
 
 use std::collections::BTreeMap;
 
+use crate::env;
 use crate::error::SettingsError;
-use crate::keys::{Key, KEYS};
+use crate::keys::{Key, ENV_PREFIX, KEYS};
 use crate::raw::{RawFile, Source};
-use crate::{env, Location, ENV_PREFIX};
+use crate::span::Location;
 
 /// Where one key's effective value came from.
 #[derive(Debug, Clone, PartialEq, Eq)]

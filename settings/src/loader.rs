@@ -2,8 +2,84 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::env;
 use crate::error::{ErrorKind, SettingsError};
-use crate::{env, raw, Settings, ENV_PREFIX, PATH_VARIABLE};
+use crate::keys::ENV_PREFIX;
+use crate::raw;
+use crate::settings::Settings;
+
+/// The environment variable that names a settings file mounted at run time (a
+/// Kubernetes `ConfigMap`), read instead of the compiled-in one by [`Loader::parse_or_mounted`].
+pub const PATH_VARIABLE: &str = "RESILIENCE_SETTINGS";
+
+/// The constructors that load through a [`Loader`] with its defaults.
+impl Settings {
+    /// Parses and validates a settings file without looking at the environment.
+    ///
+    /// `origin` names the file in error messages, as the user would write it
+    /// (`resilience.toml`).
+    ///
+    /// # Errors
+    ///
+    /// A [`SettingsError`] naming the file, system and key, when the text is not valid
+    /// TOML, is not shaped as `[systems.NAME]` tables, or breaks a rule.
+    pub fn parse(text: &str, origin: &str) -> Result<Self, SettingsError> {
+        Loader::new()
+            .env(std::iter::empty::<(String, String)>())
+            .parse(text, origin)
+    }
+
+    /// Parses a settings file, applies the process environment's `CLIENT_…__…`
+    /// overrides, and validates the result.
+    ///
+    /// An override of ours naming an unknown system or key, or carrying a malformed
+    /// value, is an error naming the variable: nothing of ours is silently ignored.
+    ///
+    /// # Errors
+    ///
+    /// As [`Settings::parse`], and an error naming the variable for a bad override of
+    /// ours.
+    pub fn load(text: &str, origin: &str) -> Result<Self, SettingsError> {
+        Loader::new().parse(text, origin)
+    }
+
+    /// Like [`Settings::load`], with the environment given as name/value pairs (for tests,
+    /// and for services that read their environment elsewhere). Pairs that are not ours
+    /// by the ownership rule are ignored.
+    ///
+    /// # Errors
+    ///
+    /// As [`Settings::load`].
+    pub fn load_with_env<I, K, V>(text: &str, origin: &str, vars: I) -> Result<Self, SettingsError>
+    where
+        I: IntoIterator<Item = (K, V)>,
+        K: AsRef<str>,
+        V: AsRef<str>,
+    {
+        Loader::new().env(vars).parse(text, origin)
+    }
+
+    /// Reads the settings file at `path` (one mounted at run time), applies the process
+    /// environment's overrides, validates it, and checks that it holds every system in
+    /// `systems` (the ones the binary was compiled against). Errors name the file as
+    /// `path` is written.
+    ///
+    /// # Errors
+    ///
+    /// As [`Settings::load`]; also when the file cannot be read
+    /// ([`ErrorKind::Io`]) or lacks one of `systems` ([`ErrorKind::MissingSystem`]).
+    ///
+    /// ```no_run
+    /// let settings = outbound_guard_settings::Settings::from_path(
+    ///     "/etc/payments/resilience.toml",
+    ///     &["sber", "customer"],
+    /// )?;
+    /// # Ok::<(), outbound_guard_settings::SettingsError>(())
+    /// ```
+    pub fn from_path(path: impl AsRef<Path>, systems: &[&str]) -> Result<Self, SettingsError> {
+        Loader::new().require_systems(systems).read(path)
+    }
+}
 
 /// Loads settings with options: the environment overrides' prefix, the environment
 /// itself, and the systems that must be present.

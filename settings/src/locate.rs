@@ -4,7 +4,14 @@
 use std::path::{Component, Path, PathBuf};
 
 use crate::error::{ErrorKind, SettingsError};
-use crate::FILE_NAME;
+
+/// The settings file's name, looked up next to the service crate's `Cargo.toml`.
+pub const FILE_NAME: &str = "resilience.toml";
+
+/// The variable [`build::track`](crate::build::track) sets for the crate's
+/// compilation: the absolute path of the settings file the build script tracks. The
+/// attribute leaves out its `include_bytes!` when it checks against that same file.
+pub const TRACKED_ENV: &str = "OUTBOUND_GUARD_TRACKED_SETTINGS";
 
 /// Why a file is a candidate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -351,10 +351,14 @@ fn number(text: &str) -> Option<f64> {
     text.parse::<f64>().ok().filter(|f| f.is_finite())
 }
 
+/// The system name the guide forbids (R-RES-CB-X3): one breaker per system, never a
+/// shared `default`.
+pub const FORBIDDEN_SYSTEM: &str = "default";
+
 /// System names become environment variable parts (`CLIENT_SBER__…`), so they are
 /// `lower_snake_case` without a double underscore; `default` is forbidden (R-RES-CB-X3).
 pub(crate) fn check_system_name(name: &str, origin: &str) -> Result<(), SettingsError> {
-    if name == crate::__private::FORBIDDEN_SYSTEM {
+    if name == FORBIDDEN_SYSTEM {
         return Err(SettingsError::new(
             ErrorKind::SystemName,
             origin,

@@ -1,8 +1,15 @@
-//! One system's settings after defaults, derived values and validation.
+//! One system's settings after defaults, derived values and validation: the
+//! [`SystemSettings`] fields and getters and the reads, expanded from the table of keys.
+
+use std::fmt;
+use std::time::Duration;
 
 use crate::error::{ErrorKind, SettingsError};
-use crate::keys::{Key, Read, SystemSettings};
-use crate::raw::{Entry, RawSystem, Source, Value};
+use crate::keys::{env_var, for_each_key, Key, Kind};
+use crate::mode::CbMode;
+use crate::raw::{expected, Entry, RawSystem, Source, Value};
+use crate::secret::mask_url;
+use crate::span::Location;
 
 /// The longest duration a key takes: a day.
 const MAX_SECONDS: f64 = 86_400.0;
@@ -13,6 +20,144 @@ const MIN_SECONDS: f64 = 1e-9;
 /// their unit, so it must be written with one (`"35000ms"`, or `"20m"` if meant).
 pub const UNITLESS_SECONDS_LIMIT: f64 = 1_000.0;
 
+/// Per-kind pieces of the table's expansion: the type a value is read as (`read`), kept
+/// as (`field`) and returned as (`get`).
+macro_rules! kind {
+    (read Url) => { Option<String> };
+    (read Seconds) => { f64 };
+    (read Count) => { u32 };
+    (read Rate) => { f64 };
+    (read Mode) => { CbMode };
+
+    (field Url) => { Option<String> };
+    (field Seconds) => { Duration };
+    (field Count) => { u32 };
+    (field Rate) => { f64 };
+    (field Mode) => { CbMode };
+
+    (get Url) => { Option<&str> };
+    (get Seconds) => { Duration };
+    (get Count) => { u32 };
+    (get Rate) => { f64 };
+    (get Mode) => { CbMode };
+}
+
+/// Reads one key with its default and bounds, as the table states them.
+macro_rules! read {
+    ($r:ident, $key:expr, Url {}) => {
+        $r.url($key)
+    };
+    ($r:ident, $key:expr, Seconds { default: $default:expr }) => {
+        $r.seconds($key, $default, false)
+    };
+    ($r:ident, $key:expr, Seconds { default: $default:expr, zero: allowed }) => {
+        $r.seconds($key, $default, true)
+    };
+    ($r:ident, $key:expr, Count { default: $default:expr, min: $min:expr, max: $max:expr }) => {
+        $r.count($key, $default, $min, $max)
+    };
+    ($r:ident, $key:expr, Rate { default: $default:expr }) => {
+        $r.rate($key, $default)
+    };
+    ($r:ident, $key:expr, Mode {}) => {
+        $r.mode($key)
+    };
+}
+
+/// Converts between the kinds' representations: a read value into its field (`field`), a
+/// field into its getter's value (`get`) and into what `Debug` shows (`debug`).
+macro_rules! convert {
+    (field Seconds, $v:expr) => {
+        Duration::from_secs_f64($v)
+    };
+    (field $kind:ident, $v:expr) => {
+        $v
+    };
+
+    (get Url, $v:expr) => {
+        $v.as_deref()
+    };
+    (get $kind:ident, $v:expr) => {
+        $v
+    };
+
+    (debug Url, $v:expr) => {
+        &$v.as_deref().map(mask_url)
+    };
+    (debug $kind:ident, $v:expr) => {
+        &$v
+    };
+}
+
+/// [`SystemSettings`], its getters and `Debug`, and [`Read`], from the table of keys.
+macro_rules! system_settings {
+    ($(
+        $(#[doc = $doc:literal])*
+        $variant:ident $name:ident: $kind:ident { $($param:tt)* }
+    )*) => {
+        /// One external system's validated settings.
+        ///
+        /// `Debug` masks the credentials a `base_url` may hold ([`mask_url`](crate::mask_url));
+        /// [`base_url`](SystemSettings::base_url) returns the real value.
+        #[derive(Clone, PartialEq)]
+        #[non_exhaustive]
+        pub struct SystemSettings {
+            /// The system's name, the table's key: `sber` for `[systems.sber]`.
+            name: String,
+            $($name: kind!(field $kind),)*
+        }
+
+        impl SystemSettings {
+            /// The system's name, the table's key: `sber` for `[systems.sber]`.
+            #[inline]
+            pub fn name(&self) -> &str {
+                &self.name
+            }
+
+            $(
+                $(#[doc = $doc])*
+                #[inline]
+                pub fn $name(&self) -> kind!(get $kind) {
+                    convert!(get $kind, self.$name)
+                }
+            )*
+        }
+
+        impl fmt::Debug for SystemSettings {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_struct("SystemSettings")
+                    .field("name", &self.name)
+                    $(.field(stringify!($name), convert!(debug $kind, self.$name)))*
+                    .finish()
+            }
+        }
+
+        /// Every key as read, with its default, before the rules between keys; durations
+        /// in seconds.
+        struct Read {
+            $($name: kind!(read $kind),)*
+        }
+
+        impl Read {
+            /// Reads every key in the table's order: a default may use a key above it.
+            fn from(r: &Reader<'_>) -> Result<Read, SettingsError> {
+                $(let $name = read!(r, Key::$variant, $kind { $($param)* })?;)*
+                Ok(Read { $($name),* })
+            }
+
+            /// The settings of the system named `name`.
+            fn into_settings(self, name: &str) -> SystemSettings {
+                SystemSettings {
+                    name: name.to_owned(),
+                    $($name: convert!(field $kind, self.$name),)*
+                }
+            }
+        }
+    };
+}
+
+for_each_key!(system_settings);
+
 impl SystemSettings {
     /// The bulkhead's permits: `max_connections × 0.8`, at least 1 (R-RES-BH-3).
     pub fn bulkhead_permits(&self) -> usize {
@@ -21,12 +166,12 @@ impl SystemSettings {
 
     /// The environment variable that overrides `key` of this system.
     pub fn env_var(&self, key: Key) -> String {
-        crate::env_var(self.name(), key)
+        env_var(self.name(), key)
     }
 }
 
 /// Reads one key with its default, and reports problems against it.
-pub(crate) struct Reader<'a> {
+struct Reader<'a> {
     system: &'a str,
     origin: &'a str,
     raw: &'a RawSystem,
@@ -38,7 +183,7 @@ impl Reader<'_> {
     }
 
     /// Where the value of `key` is written in the file, unless a variable set it.
-    fn location(&self, key: Key) -> Option<crate::Location> {
+    fn location(&self, key: Key) -> Option<Location> {
         match self.entry(key).map(|e| &e.source) {
             Some(Source::Table | Source::Defaults) => self.raw.locations.get(&key).copied(),
             _ => None,
@@ -76,12 +221,7 @@ impl Reader<'_> {
             .at(location)
     }
 
-    pub(crate) fn seconds(
-        &self,
-        key: Key,
-        default: f64,
-        allow_zero: bool,
-    ) -> Result<f64, SettingsError> {
+    fn seconds(&self, key: Key, default: f64, allow_zero: bool) -> Result<f64, SettingsError> {
         let (value, unit) = match self.entry(key).map(|e| &e.value) {
             None => return Ok(default),
             Some(Value::Seconds { value, unit }) => (*value, *unit),
@@ -122,7 +262,7 @@ impl Reader<'_> {
         }
     }
 
-    pub(crate) fn url(&self, key: Key) -> Result<Option<String>, SettingsError> {
+    fn url(&self, key: Key) -> Result<Option<String>, SettingsError> {
         match self.entry(key).map(|e| &e.value) {
             None => Ok(None),
             Some(Value::Text(url)) => {
@@ -137,7 +277,7 @@ impl Reader<'_> {
                         key,
                         format!(
                             "got {:?}, expected an absolute http:// or https:// URL",
-                            crate::mask_url(url)
+                            mask_url(url)
                         ),
                     ))
                 }
@@ -146,24 +286,21 @@ impl Reader<'_> {
         }
     }
 
-    pub(crate) fn mode(&self, key: Key) -> Result<crate::CbMode, SettingsError> {
+    fn mode(&self, key: Key) -> Result<CbMode, SettingsError> {
         match self.entry(key).map(|e| &e.value) {
-            None => Ok(crate::CbMode::default()),
-            Some(Value::Text(text)) => crate::CbMode::from_name(text.trim()).ok_or_else(|| {
+            None => Ok(CbMode::default()),
+            Some(Value::Text(text)) => CbMode::from_name(text.trim()).ok_or_else(|| {
                 self.fail(
                     ErrorKind::Malformed,
                     key,
-                    format!(
-                        "got {text:?}, expected {}",
-                        crate::raw::expected(crate::keys::Kind::Mode)
-                    ),
+                    format!("got {text:?}, expected {}", expected(Kind::Mode)),
                 )
             }),
             Some(_) => unreachable_kind(),
         }
     }
 
-    pub(crate) fn rate(&self, key: Key, default: f64) -> Result<f64, SettingsError> {
+    fn rate(&self, key: Key, default: f64) -> Result<f64, SettingsError> {
         let rate = match self.entry(key).map(|e| &e.value) {
             None => default,
             Some(Value::Number(n)) => *n,
@@ -180,13 +317,7 @@ impl Reader<'_> {
         }
     }
 
-    pub(crate) fn count(
-        &self,
-        key: Key,
-        default: i64,
-        min: i64,
-        max: i64,
-    ) -> Result<u32, SettingsError> {
+    fn count(&self, key: Key, default: i64, min: i64, max: i64) -> Result<u32, SettingsError> {
         let value = match self.entry(key).map(|e| &e.value) {
             None => default,
             Some(Value::Integer(i)) => *i,

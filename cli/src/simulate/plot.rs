@@ -8,7 +8,7 @@ use outbound_guard::State;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use crate::simulate::Timeline;
+use super::engine::Timeline;
 
 const OPEN: RGBColor = RGBColor(250, 205, 205);
 const HALF_OPEN: RGBColor = RGBColor(252, 236, 190);

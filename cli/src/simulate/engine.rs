@@ -1,0 +1,377 @@
+//! The simulation: one system's real [`Guard`] against a scripted upstream, on its own
+//! runtime with tokio's paused clock (nothing sleeps for real), and what the run measured.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use clap::ValueEnum;
+use outbound_guard::{Cause, Guard, Observer, State, Transition};
+use outbound_guard_settings::SystemSettings;
+use tokio::time::{sleep, Instant};
+
+/// The scenarios `simulate` runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ScenarioKind {
+    /// The upstream never answers.
+    Hang,
+    /// A share (`--rate`) of the upstream's answers are errors.
+    Errors,
+    /// The upstream answers, after `--slow`.
+    Slow,
+    /// The upstream hangs for `--fault-for`, then is healthy again.
+    Recovery,
+}
+
+impl ScenarioKind {
+    /// The name used in tables, JSON and file names.
+    pub fn name(self) -> &'static str {
+        match self {
+            ScenarioKind::Hang => "hang",
+            ScenarioKind::Errors => "errors",
+            ScenarioKind::Slow => "slow",
+            ScenarioKind::Recovery => "recovery",
+        }
+    }
+}
+
+/// How the upstream behaves, and for how long the callers come.
+#[derive(Debug, Clone, Copy)]
+pub struct Script {
+    pub kind: ScenarioKind,
+    /// Successful calls before the fault.
+    pub warm: u32,
+    pub every: Duration,
+    pub duration: Duration,
+    pub latency: Duration,
+    /// `errors`: the share of answers that are errors.
+    pub rate: f64,
+    /// `slow`: how long an answer takes.
+    pub slow: Duration,
+    /// `recovery`: how long the hang lasts.
+    pub fault_for: Duration,
+}
+
+impl Script {
+    /// How long after the fault starts callers keep coming.
+    fn run_for(&self) -> Duration {
+        match self.kind {
+            ScenarioKind::Recovery => self.fault_for + self.duration,
+            _ => self.duration,
+        }
+    }
+}
+
+/// One caller's call: when it started and finished (relative to the fault's start),
+/// and why it was refused, if it was.
+#[derive(Debug, Clone, Copy)]
+struct Seen {
+    /// Since the fault started (zero for a warm caller).
+    started: Duration,
+    took: Duration,
+    /// When the caller was told, in seconds since the fault started (negative while warm).
+    told: f64,
+    /// Before the fault started (a warm caller).
+    warm: bool,
+    refused: Option<Cause>,
+}
+
+/// What a run measured. Times are since the fault started.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Figures {
+    /// The first caller refused (by the breaker or the bulkhead), when it was told.
+    pub first_refusal: Option<Duration>,
+    /// The breaker's first transition to open.
+    pub breaker_opened: Option<Duration>,
+    /// The first caller refused without waiting at all.
+    pub first_zero_wait_refusal: Option<Duration>,
+    /// Upstream calls made from the fault's start to the first zero-wait refusal (all of
+    /// them when there was none).
+    pub upstream_calls_until_fast_fail: usize,
+    /// Upstream calls made from the fault's start to the end of the run.
+    pub upstream_calls: usize,
+    /// Most callers inside `guard.call` at once (running or waiting for a permit).
+    pub most_callers_alive: usize,
+    /// Most upstream calls running at once.
+    pub most_in_flight: usize,
+    /// Callers refused (open, half-open full, bulkhead full) after the fault started.
+    pub refused: usize,
+    /// Callers after the fault started.
+    pub callers: usize,
+    /// `recovery`: from the fault's end to the breaker closed again.
+    pub recovered_after: Option<Duration>,
+    /// How many times the breaker opened (each open → half-open → open is one more).
+    pub open_cycles: usize,
+}
+
+/// The timeline of a run, for the pictures: one sample per caller arrival, the
+/// transitions, and each refusal and upstream call.
+#[derive(Debug, Clone, Default)]
+pub struct Timeline {
+    /// Seconds since the fault's start (negative while warm), callers alive, upstream
+    /// calls in flight.
+    pub samples: Vec<(f64, usize, usize)>,
+    /// Seconds since the fault's start, and the state entered.
+    pub transitions: Vec<(f64, State)>,
+    /// When each refusal was told, in seconds since the fault's start.
+    pub refusals: Vec<f64>,
+    /// When each upstream call started, in seconds since the fault's start.
+    pub upstream: Vec<f64>,
+    /// The run's span, in seconds since the fault's start.
+    pub start: f64,
+    pub end: f64,
+    /// `recovery`: when the fault ended.
+    pub fault_end: Option<f64>,
+}
+
+/// One run's result.
+#[derive(Debug, Clone)]
+pub struct Run {
+    pub figures: Figures,
+    pub timeline: Timeline,
+}
+
+#[derive(Default)]
+struct Transitions(Mutex<Vec<(State, State, Instant)>>);
+
+impl Observer for Transitions {
+    fn on_transition(&self, t: &Transition<'_>) {
+        if let Ok(mut all) = self.0.lock() {
+            all.push((t.from, t.to, t.at));
+        }
+    }
+}
+
+/// Counts up while alive, and records the most at once.
+struct Gauge {
+    now: AtomicUsize,
+    most: AtomicUsize,
+}
+
+impl Gauge {
+    fn new() -> Arc<Gauge> {
+        Arc::new(Gauge {
+            now: AtomicUsize::new(0),
+            most: AtomicUsize::new(0),
+        })
+    }
+
+    fn enter(self: &Arc<Self>) -> Held {
+        let now = self.now.fetch_add(1, Ordering::SeqCst) + 1;
+        self.most.fetch_max(now, Ordering::SeqCst);
+        Held(self.clone())
+    }
+
+    fn get(&self) -> usize {
+        self.now.load(Ordering::SeqCst)
+    }
+}
+
+/// One unit of a [`Gauge`], given back when dropped (a call cut off by the timeout is
+/// dropped too).
+struct Held(Arc<Gauge>);
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        self.0.now.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// What the upstream does with one call.
+enum Answer {
+    Healthy,
+    Hang,
+    Error,
+    Slow,
+}
+
+/// Runs one scenario against a fresh guard of `settings`, on its own paused runtime.
+pub fn run(settings: &SystemSettings, script: &Script) -> Run {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .start_paused(true)
+        .build()
+        .expect("a current-thread runtime with a paused clock builds");
+    runtime.block_on(drive(settings, *script))
+}
+
+type Upstream = Pin<Box<dyn Future<Output = Result<(), ()>> + Send>>;
+
+#[allow(clippy::too_many_lines)]
+async fn drive(settings: &SystemSettings, script: Script) -> Run {
+    let transitions = Arc::new(Transitions::default());
+    let guard = Guard::with_observers(settings, vec![transitions.clone()]);
+    let t0 = Instant::now();
+    let fault_at = t0 + script.every * script.warm;
+    let fault_end = (script.kind == ScenarioKind::Recovery).then(|| fault_at + script.fault_for);
+    let end = fault_at + script.run_for();
+    let alive = Gauge::new();
+    let in_flight = Gauge::new();
+    let upstream_starts = Arc::new(Mutex::new(Vec::<Instant>::new()));
+    let faulty_calls = Arc::new(AtomicUsize::new(0));
+
+    let upstream = {
+        let (in_flight, upstream_starts, faulty_calls) = (
+            in_flight.clone(),
+            upstream_starts.clone(),
+            faulty_calls.clone(),
+        );
+        move || -> Upstream {
+            let (in_flight, upstream_starts, faulty_calls) = (
+                in_flight.clone(),
+                upstream_starts.clone(),
+                faulty_calls.clone(),
+            );
+            Box::pin(async move {
+                let now = Instant::now();
+                if let Ok(mut starts) = upstream_starts.lock() {
+                    starts.push(now);
+                }
+                let _held = in_flight.enter();
+                let faulty = now >= fault_at && fault_end.is_none_or(|end| now < end);
+                let answer = if !faulty {
+                    Answer::Healthy
+                } else {
+                    match script.kind {
+                        ScenarioKind::Hang | ScenarioKind::Recovery => Answer::Hang,
+                        ScenarioKind::Slow => Answer::Slow,
+                        ScenarioKind::Errors => {
+                            // Errors spread evenly: call i fails when the running share
+                            // of failures crosses a whole number.
+                            let i = faulty_calls.fetch_add(1, Ordering::SeqCst);
+                            #[allow(clippy::cast_precision_loss)]
+                            let (a, b) = (i as f64 * script.rate, (i + 1) as f64 * script.rate);
+                            if b.floor() > a.floor() {
+                                Answer::Error
+                            } else {
+                                Answer::Healthy
+                            }
+                        }
+                    }
+                };
+                match answer {
+                    Answer::Healthy => {
+                        sleep(script.latency).await;
+                        Ok(())
+                    }
+                    Answer::Error => {
+                        sleep(script.latency).await;
+                        Err(())
+                    }
+                    Answer::Slow => {
+                        sleep(script.slow).await;
+                        Ok(())
+                    }
+                    Answer::Hang => std::future::pending().await,
+                }
+            })
+        }
+    };
+
+    let mut tasks = Vec::new();
+    let mut samples = Vec::new();
+    let since = |at: Instant| secs_between(fault_at, at);
+    while Instant::now() < end {
+        samples.push((since(Instant::now()), alive.get(), in_flight.get()));
+        let (guard, upstream, alive) = (guard.clone(), upstream.clone(), alive.clone());
+        tasks.push(tokio::spawn(async move {
+            let _alive = alive.enter();
+            let start = Instant::now();
+            let result = guard.call(upstream()).await;
+            let took = start.elapsed();
+            Seen {
+                started: start.saturating_duration_since(fault_at),
+                told: secs_between(fault_at, start + took),
+                took,
+                warm: start < fault_at,
+                refused: result
+                    .err()
+                    .map(|e| *e.cause())
+                    .filter(|c| !matches!(c, Cause::Timeout { .. } | Cause::Slow { .. })),
+            }
+        }));
+        sleep(script.every).await;
+    }
+    let mut seen = Vec::with_capacity(tasks.len());
+    for task in tasks {
+        if let Ok(s) = task.await {
+            seen.push(s);
+        }
+    }
+    // The last calls may end after the last arrival: sample the quiet end too.
+    let last = Instant::now();
+    samples.push((since(last), alive.get(), in_flight.get()));
+
+    let transitions = transitions.0.lock().map(|t| t.clone()).unwrap_or_default();
+    let starts = upstream_starts
+        .lock()
+        .map(|s| s.clone())
+        .unwrap_or_default();
+    let faulty: Vec<&Seen> = seen.iter().filter(|s| !s.warm).collect();
+    let first_zero_wait = faulty
+        .iter()
+        .filter(|s| s.refused.is_some() && s.took.is_zero())
+        .map(|s| s.started)
+        .min();
+    let after = |at: Instant| at.checked_duration_since(fault_at);
+    let figures = Figures {
+        first_refusal: faulty
+            .iter()
+            .filter(|s| s.refused.is_some())
+            .map(|s| s.started + s.took)
+            .min(),
+        breaker_opened: transitions
+            .iter()
+            .filter(|(_, to, at)| *to == State::Open && *at >= fault_at)
+            .find_map(|(_, _, at)| after(*at)),
+        first_zero_wait_refusal: first_zero_wait,
+        upstream_calls_until_fast_fail: starts
+            .iter()
+            .filter_map(|at| after(*at))
+            .filter(|d| first_zero_wait.is_none_or(|first| *d <= first))
+            .count(),
+        upstream_calls: starts.iter().filter(|at| **at >= fault_at).count(),
+        most_callers_alive: alive.most.load(Ordering::SeqCst),
+        most_in_flight: in_flight.most.load(Ordering::SeqCst),
+        refused: faulty.iter().filter(|s| s.refused.is_some()).count(),
+        callers: faulty.len(),
+        recovered_after: fault_end.and_then(|fault_end| {
+            transitions
+                .iter()
+                .find(|(_, to, at)| *to == State::Closed && *at >= fault_end)
+                .map(|(_, _, at)| *at - fault_end)
+        }),
+        open_cycles: transitions
+            .iter()
+            .filter(|(_, to, _)| *to == State::Open)
+            .count(),
+    };
+    let timeline = Timeline {
+        samples,
+        transitions: transitions
+            .iter()
+            .map(|(_, to, at)| (since(*at), *to))
+            .collect(),
+        refusals: seen
+            .iter()
+            .filter(|s| s.refused.is_some())
+            .map(|s| s.told)
+            .collect(),
+        upstream: starts.iter().map(|at| since(*at)).collect(),
+        start: since(t0),
+        end: since(last),
+        fault_end: fault_end.map(since),
+    };
+    Run { figures, timeline }
+}
+
+/// Seconds from `from` to `to`, negative when `to` is earlier.
+fn secs_between(from: Instant, to: Instant) -> f64 {
+    if to >= from {
+        (to - from).as_secs_f64()
+    } else {
+        -(from - to).as_secs_f64()
+    }
+}
