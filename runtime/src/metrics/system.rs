@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use ::metrics::{Counter, Gauge, Histogram};
 use outbound_guard_settings::SystemSettings;
 
-use super::{
+use super::names::{
     BULKHEAD_IN_USE, BULKHEAD_PERMITS, CALLS_TOTAL, CALL_DURATION_SECONDS, FAILURE_RATE,
     REJECTIONS_TOTAL, STATE, TRANSITIONS_TOTAL,
 };
