@@ -6,7 +6,7 @@
 //! connect and read timeouts and a keep-alive pool of `max_keepalive` idle connections
 //! (`max_connections × 1.2` by default, R-RES-ISO-2). What each settings key means for
 //! this client and the others (hyper, tonic): the table in
-//! [`outbound_guard::settings`].
+//! [`outbound_guard::settings`](mod@outbound_guard::settings).
 //!
 //! What a caller sees of a hung upstream: the client's `read_timeout` (30 s by
 //! default) is shorter than the guard's `total_timeout` (35 s; the settings require

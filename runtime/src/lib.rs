@@ -42,7 +42,7 @@
 //! Which settings are enforced where: the guard enforces `total_timeout`, every `cb_*`
 //! key and the bulkhead (`max_connections × 0.8` permits, `bulkhead_wait`); the client
 //! enforces the rest when it is built from them, each kind of client its share (the
-//! table in [`settings`]).
+//! table in [`settings`](mod@settings)).
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 #![cfg_attr(docsrs, feature(doc_cfg))]

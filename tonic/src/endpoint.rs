@@ -2,8 +2,9 @@
 //! [`GrpcGuardLayer`](crate::GrpcGuardLayer).
 //!
 //! The endpoint's URI is the system's `base_url` (`http://fiscal:50051`), its
-//! `connect_timeout` is applied; the table in [`outbound_guard::settings`] says what
-//! becomes of the other keys. No request-wide [`Endpoint::timeout`] is set: a call cut
+//! `connect_timeout` is applied; the table in
+//! [`outbound_guard::settings`](mod@outbound_guard::settings) says what becomes of the
+//! other keys. No request-wide [`Endpoint::timeout`] is set: a call cut
 //! by the guard's `total_timeout` counts against the breaker and reaches the caller as
 //! `DeadlineExceeded`.
 
@@ -33,8 +34,9 @@ pub enum EndpointError {
 }
 
 /// A `tonic::transport::Endpoint` for one system: its `base_url`, with its
-/// `connect_timeout` applied (the table in [`outbound_guard::settings`] says what becomes
-/// of the other keys). Connect it (`connect_lazy` keeps start-up independent of the
+/// `connect_timeout` applied (the table in
+/// [`outbound_guard::settings`](mod@outbound_guard::settings) says what becomes of the
+/// other keys). Connect it (`connect_lazy` keeps start-up independent of the
 /// system) and wrap the channel in the system's [`GrpcGuardLayer`](crate::GrpcGuardLayer).
 ///
 /// # Errors

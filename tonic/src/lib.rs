@@ -20,7 +20,7 @@
 //!
 //! [`endpoint`] builds the channel's `Endpoint` from the system's `base_url` and
 //! `connect_timeout`; what each settings key means for tonic, hyper and reqwest: the
-//! table in [`outbound_guard::settings`].
+//! table in [`outbound_guard::settings`](mod@outbound_guard::settings).
 //!
 //! ```
 //! # #[tokio::main(flavor = "current_thread")]

@@ -34,7 +34,7 @@
 //!
 //! Which key the connector, the pool and the guard each enforce, and which none does
 //! (`read_timeout`: hyper's client has no per-read timeout): the table in
-//! [`outbound_guard::settings`].
+//! [`outbound_guard::settings`](mod@outbound_guard::settings).
 //!
 //! What a caller sees of a hung upstream: with reqwest the call ends at `read_timeout`
 //! as the client's error; with hyper nothing in the client ends it, and the guard's

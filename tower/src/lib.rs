@@ -47,7 +47,8 @@
 //!
 //! hyper's client from a system's settings: the [`hyper_client`] module. `reqwest::Client`
 //! is classified by [`TransientHttp`] with this crate's feature `reqwest`. What each
-//! settings key means for each kind of client: the table in [`outbound_guard::settings`].
+//! settings key means for each kind of client: the table in
+//! [`outbound_guard::settings`](mod@outbound_guard::settings).
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
