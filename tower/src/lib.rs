@@ -23,8 +23,8 @@
 //!
 //! ```
 //! # #[tokio::main(flavor = "current_thread")] async fn main() {
-//! use outbound_guard_tower::{GuardLayer, GuardedError};
 //! use outbound_guard::{Guard, Settings};
+//! use outbound_guard_tower::{GuardLayer, GuardedError};
 //! use tower::{service_fn, Layer, Service, ServiceExt};
 //!
 //! let settings = Settings::parse("[systems.sber]", "inline").unwrap();
