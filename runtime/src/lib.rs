@@ -30,7 +30,7 @@
 //! Features: `tracing` (default) logs and spans through `tracing`; `metrics` records
 //! through the `metrics` facade; `test-support` puts a guard into a given state in users'
 //! tests (the `testing` module); `watch` reloads the mounted settings file when it
-//! changes ([`Guards::watch`]); `serde` serialises the readiness snapshot.
+//! changes (`Guards::watch`); `serde` serialises the readiness snapshot.
 //!
 //! Clients, each in a crate of its own beside this one: `outbound-guard-reqwest` builds
 //! each system's reqwest client from its settings and classifies reqwest's errors;
