@@ -33,7 +33,7 @@ pub enum Cause {
     ///
     /// Behind an HTTP client with a read timeout shorter than `total_timeout` — the
     /// guide's defaults (`read_timeout` 30 s, `total_timeout` 35 s), and every client
-    /// built by `outbound_guard::http::client_builder`, since the settings require
+    /// built by `outbound_guard_reqwest::client_builder`, since the settings require
     /// `read_timeout < total_timeout` — a hung call ends **first at
     /// `read_timeout`, as the client's own error** (`reqwest::Error::is_timeout`), which
     /// the adapter returns as its port's error: the call counts as a `failure` (in the
@@ -43,7 +43,7 @@ pub enum Cause {
     /// a response trickling in, retries or several requests inside one guarded call,
     /// or a connect wait plus reads adding up. Either way the call counts against the
     /// system, provided the adapter's `failure_if` classifies the client's timeout as
-    /// an outage (`outbound_guard::http::is_transient` does).
+    /// an outage (`outbound_guard_reqwest::is_transient` does).
     Timeout {
         /// The configured `total_timeout`.
         timeout: Duration,

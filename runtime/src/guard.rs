@@ -122,9 +122,11 @@ impl Guard {
         )
     }
 
-    /// `total_timeout` in effect.
+    /// `total_timeout` in effect: the bound of each call admitted from now on (a
+    /// [reload](crate::Guards::reload) changes it for the calls after it). For layers
+    /// that pass the budget on, such as a gRPC call's `grpc-timeout`.
     #[inline]
-    pub(crate) fn total_timeout(&self) -> Duration {
+    pub fn total_timeout(&self) -> Duration {
         Duration::from_nanos(self.inner.total_timeout.load(Ordering::Relaxed))
     }
 

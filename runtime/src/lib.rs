@@ -27,19 +27,21 @@
 //! a breaker open, disable it or reset it.
 //!
 //! Features: `tracing` (default) logs and spans through `tracing`; `metrics` records
-//! through the `metrics` facade; `reqwest` builds each system's HTTP client from its
-//! settings (the `http` module), `hyper` a hyper client (the `hyper_client` module);
-//! `tower` guards any `tower::Service` (the `tower` module); `tonic` adds the gRPC layer
-//! and each system's tonic `Endpoint` (the `grpc` module); `test-support` puts a guard into a given state in users' tests (the
-//! `testing` module); `watch` reloads the mounted settings file when it changes
-//! (`Guards::watch`).
+//! through the `metrics` facade; `test-support` puts a guard into a given state in users'
+//! tests (the `testing` module); `watch` reloads the mounted settings file when it
+//! changes (`Guards::watch`); `serde` serialises the readiness snapshot.
+//!
+//! Clients, each in a crate of its own beside this one: `outbound-guard-reqwest` builds
+//! each system's reqwest client from its settings and classifies reqwest's errors;
+//! `outbound-guard-tower` guards any `tower::Service` (a tower `Layer`), classifies HTTP
+//! answers and builds hyper's client; `outbound-guard-tonic` guards tonic clients (the
+//! gRPC layer) and builds each system's tonic `Endpoint`. Which statuses count is
+//! [`http_status`], shared by the HTTP ones.
 //!
 //! Which settings are enforced where: the guard enforces `total_timeout`, every `cb_*`
-//! key and the bulkhead (`max_connections × 0.8` permits, `bulkhead_wait`); the HTTP
-//! client enforces `connect_timeout`, `read_timeout` and `max_keepalive` when it is
-//! built from them (`http::client_builder`, feature `reqwest`); hyper and tonic apply
-//! fewer of them (the table in `runtime/doc/clients.md`, included in the `grpc` and
-//! `hyper_client` modules).
+//! key and the bulkhead (`max_connections × 0.8` permits, `bulkhead_wait`); the client
+//! enforces the rest when it is built from them, each kind of client its share (the
+//! table in [`settings`](mod@settings)).
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -50,19 +52,11 @@ mod call;
 mod error;
 mod guard;
 mod health;
+pub mod http_status;
 mod hooks;
-#[cfg(feature = "reqwest")]
-#[cfg_attr(docsrs, doc(cfg(feature = "reqwest")))]
-pub mod http;
-#[cfg(feature = "hyper")]
-#[cfg_attr(docsrs, doc(cfg(feature = "hyper")))]
-pub mod hyper_client;
 // The metrics are compiled for the unit tests too, so that theirs run without the
 // feature. Otherwise a stub with the same crate-internal API and nothing to record: the
 // one place the feature is looked at.
-#[cfg(feature = "tonic")]
-#[cfg_attr(docsrs, doc(cfg(feature = "tonic")))]
-pub mod grpc;
 #[cfg(any(feature = "metrics", test))]
 #[cfg_attr(docsrs, doc(cfg(feature = "metrics")))]
 pub mod metrics;
@@ -73,15 +67,10 @@ mod observer;
 mod registry;
 mod reload;
 mod saturation;
-#[cfg(any(feature = "reqwest", feature = "tower"))]
-mod status;
 mod sync;
 #[cfg(feature = "test-support")]
 #[cfg_attr(docsrs, doc(cfg(feature = "test-support")))]
 pub mod testing;
-#[cfg(feature = "tower")]
-#[cfg_attr(docsrs, doc(cfg(feature = "tower")))]
-pub mod tower;
 #[cfg(feature = "tracing")]
 mod tracing_observer;
 #[cfg(feature = "watch")]
@@ -117,6 +106,8 @@ pub use wiring::{Guarded, SystemAdapter, WiringError, WrongGuard};
 /// The rest of the settings crate: keys, the loader, environment variable names, the
 /// build-script helper. [`Settings`], [`SystemSettings`] and [`SettingsError`] are at the
 /// crate root, and only there.
+///
+#[doc = include_str!("../doc/clients.md")]
 pub mod settings {
     pub use outbound_guard_settings::{
         build, env_var, env_var_with_prefix, mask_url, CbMode, ErrorKind, Key, Loader, Location,

@@ -56,7 +56,7 @@ macro_rules! for_each_key {
             /// Where the system lives (`http://…` or `https://…`), if the file says.
             BaseUrl base_url: Url {}
             /// TCP connect timeout, 2 s by default. Enforced by the HTTP client built from
-            /// these settings (`outbound_guard::http::client_builder`, or by hand), not by the
+            /// these settings (`outbound_guard_reqwest::client_builder`, or by hand), not by the
             /// guard.
             ConnectTimeout connect_timeout: Seconds { default: 2.0 }
             /// Read timeout of one response, 30 s by default. Enforced by the HTTP client built

@@ -31,8 +31,8 @@ use std::time::{Duration, Instant};
 use grpc_echo_example::pb::echo_client::EchoClient;
 use grpc_echo_example::pb::EchoRequest;
 use grpc_echo_example::TestServer;
-use outbound_guard::tower::{GrpcGuardLayer, GrpcGuardService};
 use outbound_guard::{Guard, Settings};
+use outbound_guard_tonic::{GrpcGuardLayer, GrpcGuardService};
 use tonic::transport::Channel;
 use tower::Layer;
 
@@ -85,7 +85,7 @@ async fn subjects(
     }
     let settings = Settings::parse(&text, "throughput")?;
     let echo = settings.system("echo").ok_or("no [systems.echo]")?;
-    let endpoint = outbound_guard::grpc::endpoint(echo)?;
+    let endpoint = outbound_guard_tonic::endpoint(echo)?;
     let raw = EchoClient::new(endpoint.connect().await?);
     let layer = GrpcGuardLayer::new(Guard::new(echo)).layer(endpoint.connect().await?);
     Ok([Client::Raw(raw), Client::Layer(EchoClient::new(layer))])

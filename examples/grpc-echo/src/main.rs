@@ -9,8 +9,8 @@ use std::error::Error;
 use grpc_echo_example::pb::echo_client::EchoClient;
 use grpc_echo_example::pb::EchoRequest;
 use grpc_echo_example::TestServer;
-use outbound_guard::tower::GrpcGuardLayer;
 use outbound_guard::{CircuitBreakerError, Guard, Settings};
+use outbound_guard_tonic::GrpcGuardLayer;
 use tonic::Code;
 
 #[tokio::main]
@@ -30,7 +30,7 @@ async fn main() -> Result<(), Box<dyn Error>> {
     let guard = Guard::new(echo);
 
     // The whole wiring: an endpoint from the settings, the channel in the guard's layer.
-    let channel = outbound_guard::grpc::endpoint(echo)?.connect_lazy();
+    let channel = outbound_guard_tonic::endpoint(echo)?.connect_lazy();
     let mut client = EchoClient::new(
         tower::ServiceBuilder::new()
             .layer(GrpcGuardLayer::new(guard.clone()))

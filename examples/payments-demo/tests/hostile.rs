@@ -147,7 +147,7 @@ async fn the_adapter_keeps_any_id_inside_its_path_segment() {
     assert_eq!((snapshot.state, snapshot.failures), (State::Closed, 0));
 }
 
-/// The adapters classify with `outbound_guard::http`: an upstream 4xx the adapter does
+/// The adapters classify with `outbound_guard_reqwest` and `outbound_guard::http_status`: an upstream 4xx the adapter does
 /// not expect is answered 502 (generic, no URL) and never counts; a 503 counts.
 #[tokio::test]
 async fn upstream_4xx_does_not_count_and_5xx_does() {

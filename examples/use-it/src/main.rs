@@ -28,7 +28,7 @@ impl SberAdapter {
     pub fn new(guard: Guard) -> Result<Self, Box<dyn Error>> {
         let settings = guard.settings();
         // connect_timeout, read_timeout and the keep-alive pool from the settings.
-        let http = outbound_guard::http::client_builder(&settings).build()?;
+        let http = outbound_guard_reqwest::client_builder(&settings).build()?;
         let base_url = settings
             .base_url()
             .ok_or("sber has no base_url")?

@@ -10,7 +10,7 @@ use outbound_guard::{Cause, State};
 use tonic::{Code, Request};
 
 use grpc_echo_example::pb::echo_client::EchoClient;
-use outbound_guard::tower::GrpcGuardLayer;
+use outbound_guard_tonic::GrpcGuardLayer;
 use tower::Layer;
 
 use super::{client, guard, guard_error, slow_echo, ROOMY};
@@ -165,7 +165,7 @@ async fn the_channels_own_shorter_timeout_counts() {
     let guard = guard(&server, ROOMY);
     // A timeout the service set on its endpoint by hand, shorter than total_timeout:
     // the system was given its time and did not answer.
-    let channel = outbound_guard::grpc::endpoint(&guard.settings())
+    let channel = outbound_guard_tonic::endpoint(&guard.settings())
         .unwrap()
         .timeout(Duration::from_millis(300))
         .connect_lazy();

@@ -17,8 +17,8 @@ use std::time::Duration;
 use grpc_echo_example::pb::echo_client::EchoClient;
 use grpc_echo_example::pb::{CountReply, CountRequest, EchoRequest};
 use grpc_echo_example::TestServer;
-use outbound_guard::tower::{GrpcGuardLayer, GrpcGuardService};
 use outbound_guard::{CircuitBreakerError, Guard, Settings};
+use outbound_guard_tonic::{GrpcGuardLayer, GrpcGuardService};
 use tonic::transport::Channel;
 use tonic::{Code, Status};
 use tower::Layer;
@@ -62,7 +62,7 @@ fn guard(server: &TestServer, keys: &str) -> Guard {
 
 /// The channel to the guard's system, from its settings.
 fn channel(guard: &Guard) -> Channel {
-    outbound_guard::grpc::endpoint(&guard.settings())
+    outbound_guard_tonic::endpoint(&guard.settings())
         .unwrap()
         .connect_lazy()
 }

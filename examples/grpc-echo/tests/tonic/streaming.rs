@@ -6,8 +6,8 @@
 use std::time::Duration;
 
 use grpc_echo_example::TestServer;
-use outbound_guard::tower::GrpcGuardLayer;
 use outbound_guard::{Cause, State};
+use outbound_guard_tonic::GrpcGuardLayer;
 use tonic::Code;
 
 use super::{client, client_with, count, eventually, guard, guard_error, stream, ROOMY};

@@ -8,9 +8,10 @@
 use std::future::Future;
 use std::time::Duration;
 
-use outbound_guard::http::{is_transient, is_transient_status};
+use outbound_guard::http_status::is_transient as is_transient_status;
 use outbound_guard::settings::mask_url;
 use outbound_guard::CircuitBreakerError;
+use outbound_guard_reqwest::is_transient;
 
 use super::domain::{Customer, CustomerId, Order, OrderId, PaymentRef};
 
@@ -87,7 +88,7 @@ impl PaymentPortError {
     }
 
     /// A reqwest error as this port's: [`Transport`](Self::Transport) when
-    /// [`outbound_guard::http::is_transient`] says the system is in trouble,
+    /// [`outbound_guard_reqwest::is_transient`] says the system is in trouble,
     /// [`Request`](Self::Request) otherwise. The text (with the URL, credentials
     /// masked) is for the log.
     pub fn from_http(err: &reqwest::Error) -> Self {
@@ -100,8 +101,9 @@ impl PaymentPortError {
 
     /// The `failure_if` predicate: whether this error says the payment system is in
     /// trouble (counts against its breaker), by the transient classification of
-    /// `outbound_guard::http`. A declined payment, an unknown one, a 4xx other than 408
-    /// and 429, a request this side could not make are the system working correctly.
+    /// `outbound_guard_reqwest` and `outbound_guard::http_status`. A declined payment, an
+    /// unknown one, a 4xx other than 408 and 429, a request this side could not make are
+    /// the system working correctly.
     pub fn is_outage(&self) -> bool {
         match self {
             PaymentPortError::SystemUnavailable(_) | PaymentPortError::Transport(_) => true,
@@ -146,7 +148,7 @@ impl CustomerPortError {
     }
 
     /// A reqwest error as this port's: [`Transport`](Self::Transport) when
-    /// [`outbound_guard::http::is_transient`] says the system is in trouble,
+    /// [`outbound_guard_reqwest::is_transient`] says the system is in trouble,
     /// [`Request`](Self::Request) otherwise.
     pub fn from_http(err: &reqwest::Error) -> Self {
         if is_transient(err) {
@@ -157,7 +159,7 @@ impl CustomerPortError {
     }
 
     /// The `failure_if` predicate, by the transient classification of
-    /// `outbound_guard::http`: an unknown customer, a 4xx other than 408 and 429, a
+    /// `outbound_guard_reqwest` and `outbound_guard::http_status`: an unknown customer, a 4xx other than 408 and 429, a
     /// request this side could not make are not an outage.
     pub fn is_outage(&self) -> bool {
         match self {

@@ -50,7 +50,7 @@ pub fn endpoint(base: &str, segments: &[&str]) -> Result<reqwest::Url, String> {
     Ok(url)
 }
 
-/// The system's own HTTP client (R-RES-ISO-1), from `outbound_guard::http::client_builder`:
+/// The system's own HTTP client (R-RES-ISO-1), from `outbound_guard_reqwest::client_builder`:
 /// its connect and read timeouts and an idle pool of `max_keepalive` connections
 /// (R-RES-ISO-2). The number of connections in use is bounded by the guard's bulkhead
 /// (`max_connections × 0.8`); the whole call by the guard's `total_timeout`.
@@ -63,7 +63,7 @@ pub fn http_client(settings: &SystemSettings) -> Result<(reqwest::Client, String
             variable: settings.env_var(outbound_guard::settings::Key::BaseUrl),
         })?;
     // The demo only ever calls its own fakes on 127.0.0.1: no proxy.
-    let client = outbound_guard::http::client_builder(settings)
+    let client = outbound_guard_reqwest::client_builder(settings)
         .no_proxy()
         .build()
         .map_err(|source| BuildError::Client {

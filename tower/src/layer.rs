@@ -9,11 +9,9 @@ use std::task::{Context, Poll};
 use tower_layer::Layer;
 use tower_service::Service;
 
-use crate::call::CallOptions;
-use crate::error::CircuitBreakerError;
-use crate::guard::Guard;
+use outbound_guard::{CallOptions, CircuitBreakerError, Guard};
 
-/// Wraps a service in a system's guard; see the [module](super).
+/// Wraps a service in a system's guard; see the [crate docs](crate).
 #[derive(Debug, Clone)]
 pub struct GuardLayer<C = EveryError> {
     guard: Guard,
@@ -63,7 +61,7 @@ impl<C> GuardLayer<C> {
     /// Counts a result as a failure when `classify` says so (run when the call ends,
     /// inside the guard: a panic in it is recorded as a failure and goes on unwinding).
     ///
-    /// `classify` is a named [`Classify`] type — [`TransientHttp`](super::TransientHttp)
+    /// `classify` is a named [`Classify`] type — [`TransientHttp`](crate::TransientHttp)
     /// for HTTP clients, or one of the service's own — or a closure over the whole
     /// `Result`. A closure needs its argument's type written out
     /// (`|result: &Result<Response<Incoming>, Error>| …`): a layer is built before the
@@ -71,8 +69,8 @@ impl<C> GuardLayer<C> {
     /// it rustc stops at E0282. A named type needs no annotation:
     ///
     /// ```
-    /// use outbound_guard::tower::{Classify, GuardLayer};
     /// # use outbound_guard::{Guard, Settings};
+    /// use outbound_guard_tower::{Classify, GuardLayer};
     /// # let settings = Settings::parse("[systems.sber]", "inline").unwrap();
     /// # let guard = Guard::new(settings.system("sber").unwrap());
     ///
@@ -96,7 +94,7 @@ impl<C> GuardLayer<C> {
         }
     }
 
-    /// Returns a slow successful call as [`Cause::Slow`](crate::Cause::Slow) instead of
+    /// Returns a slow successful call as [`Cause::Slow`](outbound_guard::Cause::Slow) instead of
     /// its response.
     #[must_use]
     pub fn slow_as_error(mut self) -> Self {
@@ -214,8 +212,9 @@ where
 
 #[cfg(test)]
 mod tests {
+    use outbound_guard::{Cause, CircuitBreakerError};
+
     use super::GuardedError;
-    use crate::error::{Cause, CircuitBreakerError};
 
     #[derive(Debug, thiserror::Error)]
     #[error("request to fiscal failed")]
@@ -260,9 +259,8 @@ mod tests {
             }
         }
 
-        let settings =
-            outbound_guard_settings::Settings::parse("[systems.sber]", "inline").unwrap();
-        let guard = crate::guard::Guard::new(settings.system("sber").unwrap());
+        let settings = outbound_guard::Settings::parse("[systems.sber]", "inline").unwrap();
+        let guard = outbound_guard::Guard::new(settings.system("sber").unwrap());
         let mut service = super::GuardLayer::new(guard).layer(Closed);
         let polled = service.poll_ready(&mut Context::from_waker(Waker::noop()));
         assert!(

@@ -1,29 +1,14 @@
-//! Each system's tonic [`Endpoint`], built from its settings (feature `tonic`), for a
-//! client wrapped in [`GrpcGuardLayer`](crate::tower::GrpcGuardLayer):
-//!
-//! ```no_run
-//! # fn build(settings: &outbound_guard::Settings) -> Result<(), Box<dyn std::error::Error>> {
-//! use outbound_guard::tower::GrpcGuardLayer;
-//! use outbound_guard::Guard;
-//!
-//! let fiscal = settings.system("fiscal").expect("compiled against `fiscal`");
-//! let channel = outbound_guard::grpc::endpoint(fiscal)?.connect_lazy();
-//! let guarded = tower::ServiceBuilder::new()
-//!     .layer(GrpcGuardLayer::new(Guard::new(fiscal)))
-//!     .service(channel);
-//! // let client = FiscalClient::new(guarded);
-//! # let _ = guarded; Ok(()) }
-//! ```
+//! Each system's tonic [`Endpoint`], built from its settings, for a client wrapped in
+//! [`GrpcGuardLayer`](crate::GrpcGuardLayer).
 //!
 //! The endpoint's URI is the system's `base_url` (`http://fiscal:50051`), its
-//! `connect_timeout` is applied; the table below says what becomes of the other keys.
-//! No request-wide [`Endpoint::timeout`] is set: a call cut by the guard's
-//! `total_timeout` counts against the breaker and reaches the caller as
+//! `connect_timeout` is applied; the table in
+//! [`outbound_guard::settings`](mod@outbound_guard::settings) says what becomes of the
+//! other keys. No request-wide [`Endpoint::timeout`] is set: a call cut
+//! by the guard's `total_timeout` counts against the breaker and reaches the caller as
 //! `DeadlineExceeded`.
-//!
-#![doc = include_str!("../doc/clients.md")]
 
-use outbound_guard_settings::SystemSettings;
+use outbound_guard::SystemSettings;
 use tonic::transport::Endpoint;
 
 /// Why [`endpoint`] could not build a system's endpoint.
@@ -49,9 +34,10 @@ pub enum EndpointError {
 }
 
 /// A `tonic::transport::Endpoint` for one system: its `base_url`, with its
-/// `connect_timeout` applied (see the [module](self) for the other keys). Connect it
-/// (`connect_lazy` keeps start-up independent of the system) and wrap the channel in
-/// the system's [`GrpcGuardLayer`](crate::tower::GrpcGuardLayer).
+/// `connect_timeout` applied (the table in
+/// [`outbound_guard::settings`](mod@outbound_guard::settings) says what becomes of the
+/// other keys). Connect it (`connect_lazy` keeps start-up independent of the
+/// system) and wrap the channel in the system's [`GrpcGuardLayer`](crate::GrpcGuardLayer).
 ///
 /// # Errors
 ///
@@ -66,7 +52,7 @@ pub fn endpoint(settings: &SystemSettings) -> Result<Endpoint, EndpointError> {
     let endpoint =
         Endpoint::from_shared(url.to_owned()).map_err(|source| EndpointError::BadBaseUrl {
             system: system.to_owned(),
-            url: outbound_guard_settings::mask_url(url),
+            url: outbound_guard::settings::mask_url(url),
             source,
         })?;
     Ok(endpoint.connect_timeout(settings.connect_timeout()))
@@ -74,8 +60,9 @@ pub fn endpoint(settings: &SystemSettings) -> Result<Endpoint, EndpointError> {
 
 #[cfg(test)]
 mod tests {
+    use outbound_guard::Settings;
+
     use super::{endpoint, EndpointError};
-    use outbound_guard_settings::Settings;
 
     #[test]
     fn an_endpoint_needs_a_base_url_that_is_a_uri() {

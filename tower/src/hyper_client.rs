@@ -1,20 +1,19 @@
-//! Each system's hyper client, built from its settings (feature `hyper`): the hyper
-//! twin of `outbound_guard::http::client_builder`. [`connector`] is the system's TCP
-//! connector (its `connect_timeout`, TCP keep-alive, no delay), [`client_builder`] its
-//! pooled client (a keep-alive pool of `max_keepalive` idle connections), and the tower
-//! layer (feature `tower`) guards the client, with `outbound_guard::tower::TransientHttp`
-//! deciding which answers count (5xx, 408, 429 and every error of the client do; a 404
-//! or a 422 does not):
+//! Each system's hyper client, built from its settings: the hyper twin of
+//! `outbound_guard_reqwest::client_builder`. [`connector`] is the system's TCP connector
+//! (its `connect_timeout`, TCP keep-alive, no delay), [`client_builder`] its pooled
+//! client (a keep-alive pool of `max_keepalive` idle connections), and the
+//! [`GuardLayer`](crate::GuardLayer) guards the client, with
+//! [`TransientHttp`](crate::TransientHttp) deciding which answers count (5xx, 408, 429
+//! and every error of the client do; a 404 or a 422 does not):
 //!
 //! ```no_run
-//! # #[cfg(feature = "tower")]
 //! # async fn run(settings: &outbound_guard::Settings) -> Result<(), Box<dyn std::error::Error>> {
 //! use bytes::Bytes;
 //! use http_body_util::Empty;
 //! use hyper_util::client::legacy::Client;
-//! use outbound_guard::hyper_client::{client_builder, connector};
-//! use outbound_guard::tower::{GuardLayer, GuardedError, TransientHttp};
 //! use outbound_guard::Guard;
+//! use outbound_guard_tower::hyper_client::{client_builder, connector};
+//! use outbound_guard_tower::{GuardLayer, GuardedError, TransientHttp};
 //! use tower::{Layer, ServiceExt};
 //!
 //! let sber = settings.system("sber").expect("compiled against `sber`");
@@ -33,21 +32,15 @@
 //! # fn main() {}
 //! ```
 //!
-//! Who enforces which key, for a hyper client:
-//!
-//! | keys | enforced by |
-//! |---|---|
-//! | `total_timeout`, `cb_*`, `max_connections` (as the bulkhead's `× 0.8` permits), `bulkhead_wait` | the guard, on every call through the layer |
-//! | `connect_timeout` | the connector, when built by [`connector`] |
-//! | `max_keepalive` | the client's pool, when built by [`client_builder`] |
-//! | `read_timeout` | **nobody**: hyper's client has no per-read timeout. It still sets the default `cb_slow_threshold` (`read_timeout / 2`) |
-//! | `base_url` | the adapter, which joins its paths to it |
+//! Which key the connector, the pool and the guard each enforce, and which none does
+//! (`read_timeout`: hyper's client has no per-read timeout): the table in
+//! [`outbound_guard::settings`](mod@outbound_guard::settings).
 //!
 //! What a caller sees of a hung upstream: with reqwest the call ends at `read_timeout`
 //! as the client's error; with hyper nothing in the client ends it, and the guard's
 //! `total_timeout` does: the call is cancelled (hyper closes its HTTP/1.1 connection
 //! instead of pooling it), returned as `GuardedError::Guard` with
-//! [`Cause::Timeout`](crate::Cause::Timeout), and counted as a failure. Set
+//! [`Cause::Timeout`](outbound_guard::Cause::Timeout), and counted as a failure. Set
 //! `total_timeout` to the longest the system may take to answer. The response's
 //! body is read after the guarded call has returned, outside `total_timeout`: read it
 //! under `tokio::time::timeout`.
@@ -56,15 +49,13 @@
 //! after calling `enforce_http(false)` on it, as they require. Left enforced here, an
 //! `https://` request on the plain connector fails at once ("scheme is not http")
 //! instead of sending clear text to port 443.
-//!
-#![doc = include_str!("../doc/clients.md")]
 
 use std::time::Duration;
 
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::client::legacy::Builder;
 use hyper_util::rt::{TokioExecutor, TokioTimer};
-use outbound_guard_settings::SystemSettings;
+use outbound_guard::SystemSettings;
 
 /// Idle time before the first TCP keep-alive probe, and between probes: reqwest's
 /// defaults, so both kinds of client notice a vanished peer alike.
@@ -83,7 +74,7 @@ const TCP_KEEPALIVE_RETRIES: u32 = 3;
 ///
 /// ```
 /// let settings = outbound_guard::Settings::parse("[systems.sber]\nconnect_timeout = \"1s\"", "inline").unwrap();
-/// let connector = outbound_guard::hyper_client::connector(settings.system("sber").unwrap());
+/// let connector = outbound_guard_tower::hyper_client::connector(settings.system("sber").unwrap());
 /// # let _ = connector;
 /// ```
 pub fn connector(settings: &SystemSettings) -> HttpConnector {
@@ -111,7 +102,7 @@ pub fn connector(settings: &SystemSettings) -> HttpConnector {
 /// ```
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
 /// use hyper_util::client::legacy::Client;
-/// use outbound_guard::hyper_client::{client_builder, connector};
+/// use outbound_guard_tower::hyper_client::{client_builder, connector};
 ///
 /// let settings = outbound_guard::Settings::parse("[systems.sber]", "inline").unwrap();
 /// let sber = settings.system("sber").unwrap();
@@ -131,7 +122,7 @@ pub fn client_builder(settings: &SystemSettings) -> Builder {
 }
 
 /// Whether an error of hyper's client says the system is in trouble, the rule
-/// `outbound_guard::tower::TransientHttp` applies to it (feature `tower`): every
+/// [`TransientHttp`](crate::TransientHttp) applies to it: every
 /// error counts — a connect error, a connection closed or reset, a cancelled request —
 /// except the caller's own mistakes, refused by the client before anything was sent (a
 /// relative URI, a method or HTTP version it cannot send). Those would fail against any

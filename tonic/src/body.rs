@@ -9,11 +9,11 @@ use http_body::{Body, Frame, SizeHint};
 use tokio::time::Sleep;
 use tonic::Status;
 
-use super::grpc_exchange::{deadline_passed, Call, Ending, Exchange};
-use super::grpc_status::{caller_deadline, refusal, status_of, BoxError};
+use crate::exchange::{deadline_passed, Call, Ending, Exchange};
+use crate::status::{caller_deadline, refusal, status_of, BoxError};
 
 pin_project_lite::pin_project! {
-    /// The body of a response through a [`GrpcGuardService`](super::GrpcGuardService).
+    /// The body of a response through a [`GrpcGuardService`](crate::GrpcGuardService).
     /// While the call's status is unknown it holds the guarded call: the bulkhead
     /// permit and the breaker's permission, under `total_timeout` and the caller's
     /// `grpc-timeout`. The trailers (or the end of the body) judge the call; an error
@@ -46,7 +46,7 @@ impl<B> std::fmt::Debug for GrpcBody<B> {
 
 impl<B> GrpcBody<B> {
     /// A body whose call was already judged.
-    pub(super) fn plain(inner: B) -> Self {
+    pub(crate) fn plain(inner: B) -> Self {
         GrpcBody {
             inner,
             watch: None,
@@ -55,7 +55,7 @@ impl<B> GrpcBody<B> {
     }
 
     /// A body whose call is judged at its end.
-    pub(super) fn guarded(
+    pub(crate) fn guarded(
         inner: B,
         call: Call,
         exchange: Arc<Exchange<B>>,
@@ -149,7 +149,7 @@ mod tests {
     use http_body_util::{Empty, Full};
 
     use super::GrpcBody;
-    use crate::tower::grpc_exchange::Exchange;
+    use crate::exchange::Exchange;
 
     fn guarded<B: Body>(inner: B) -> GrpcBody<B> {
         let call = Box::pin(std::future::pending());

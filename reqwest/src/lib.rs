@@ -1,44 +1,50 @@
-//! Each system's HTTP client, built from its settings (feature `reqwest`): its own
-//! client per system (R-RES-ISO-1) with the guide's connect and read timeouts and a
-//! keep-alive pool of `max_keepalive` idle connections (`max_connections × 1.2` by
-//! default, R-RES-ISO-2).
+//! Each system's reqwest client, built from its settings, and which of reqwest's errors
+//! count against the system's breaker: the reqwest integration of
+//! [`outbound-guard`](outbound_guard).
 //!
-//! Who enforces which key:
-//!
-//! | keys | enforced by |
-//! |---|---|
-//! | `total_timeout`, `cb_*`, `max_connections` (as the bulkhead's `× 0.8` permits), `bulkhead_wait` | the guard, on every `#[circuit_breaker]` call |
-//! | `connect_timeout`, `read_timeout`, `max_keepalive` | the HTTP client, when built by [`client_builder`] (or by hand from the same values) |
-//! | `base_url` | the adapter, which joins its paths to it |
+//! [`client_builder`] gives each system its own client (R-RES-ISO-1) with the guide's
+//! connect and read timeouts and a keep-alive pool of `max_keepalive` idle connections
+//! (`max_connections × 1.2` by default, R-RES-ISO-2). What each settings key means for
+//! this client and the others (hyper, tonic): the table in
+//! [`outbound_guard::settings`](mod@outbound_guard::settings).
 //!
 //! What a caller sees of a hung upstream: the client's `read_timeout` (30 s by
 //! default) is shorter than the guard's `total_timeout` (35 s; the settings require
 //! it), so the call ends at `read_timeout` as a `reqwest::Error` whose `is_timeout` is
 //! true, which the adapter returns as its port's error. The guard's
-//! [`Cause::Timeout`](crate::Cause::Timeout) rarely fires there, and the outcome
+//! [`Cause::Timeout`](outbound_guard::Cause::Timeout) rarely fires there, and the outcome
 //! metric says `failure` (when `failure_if` counts it, as [`is_transient`] does), not
 //! `timeout`.
 //!
 //! Which errors count against the breaker is the port's `failure_if`; [`is_transient`]
-//! and [`is_transient_status`] are the classification an HTTP port wants (5xx, 408,
-//! 429, connect errors and timeouts count; other 4xx and errors of the caller's own
-//! making do not).
+//! and [`outbound_guard::http_status::is_transient`] are the classification an HTTP port
+//! wants (5xx, 408, 429, connect errors and timeouts count; other 4xx and errors of the
+//! caller's own making do not). `reqwest::Client` as a tower `Service` under
+//! `outbound-guard-tower`'s layer (its feature `reqwest`) classifies by the same rules.
 //!
 //! reqwest has no limit on connections in use; the guard's bulkhead bounds the calls in
 //! flight to `max_connections × 0.8`, so a system never has more connections busy. The
 //! guide's pool timeout (`connect_timeout`) is the bulkhead's `bulkhead_wait`, which
 //! defaults to it.
 //!
-//! ```no_run
-//! # fn build(settings: &outbound_guard::Settings) -> Result<(), reqwest::Error> {
+//! ```
+//! # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let settings = outbound_guard::Settings::parse(
+//!     "[systems.sber]\nbase_url = \"http://127.0.0.1:8081\"\nread_timeout = 5",
+//!     "inline",
+//! )?;
 //! let sber = settings.system("sber").expect("compiled against `sber`");
-//! let client = outbound_guard::http::client_builder(sber)
+//! let client = outbound_guard_reqwest::client_builder(sber)
 //!     .user_agent("payments/1.0") // anything else the service wants
 //!     .build()?;
+//! # let _ = client;
 //! # Ok(()) }
 //! ```
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
-use outbound_guard_settings::SystemSettings;
+use outbound_guard::SystemSettings;
 
 /// A `reqwest::ClientBuilder` for one system, with its settings applied:
 ///
@@ -68,7 +74,7 @@ pub fn client_builder(settings: &SystemSettings) -> reqwest::ClientBuilder {
 /// | a timeout (`is_timeout`: connect or read timeout, anywhere in the chain) | yes | the system did not answer in time |
 /// | a connect error (`is_connect`: refused, unreachable, DNS, TLS handshake) | yes | the system cannot be reached |
 /// | sending the request or reading the response failed (`is_request`, `is_body`: reset, closed mid-body) | yes | the connection broke under the call |
-/// | a status error (`is_status`, from `error_for_status`) | as [`is_transient_status`] | 5xx, 408, 429 yes; other 4xx no |
+/// | a status error (`is_status`, from `error_for_status`) | as [`http_status::is_transient`](outbound_guard::http_status::is_transient) | 5xx, 408, 429 yes; other 4xx no |
 /// | a builder error (`is_builder`: an invalid URL, a body that does not serialise) | no | the request never left: the caller's mistake |
 /// | a body cut short while read (`is_decode` over a body or I/O error: a reset, a closed connection mid-body) | yes | the connection broke under the call |
 /// | a decode error of a body that came whole (`is_decode` over a serde error: it does not parse) | no | the system answered; see below |
@@ -90,7 +96,7 @@ pub fn client_builder(settings: &SystemSettings) -> reqwest::ClientBuilder {
 /// `#[circuit_breaker(failure_if = …)]` (and `#[adapter(failure_if = …)]`) takes a
 /// predicate over the method's error, `fn(&E) -> bool`; by default every `Err` counts.
 /// Give the port's error an `is_outage` that calls this on the `reqwest::Error` it
-/// wraps, and [`is_transient_status`] on a status it kept:
+/// wraps, and [`outbound_guard::http_status::is_transient`] on a status it kept:
 ///
 /// ```
 /// #[derive(Debug, thiserror::Error)]
@@ -109,8 +115,8 @@ pub fn client_builder(settings: &SystemSettings) -> reqwest::ClientBuilder {
 ///     pub fn is_outage(&self) -> bool {
 ///         match self {
 ///             CustomerPortError::NotFound => false,
-///             CustomerPortError::Status(status) => outbound_guard::http::is_transient_status(*status),
-///             CustomerPortError::Http(err) => outbound_guard::http::is_transient(err),
+///             CustomerPortError::Status(status) => outbound_guard::http_status::is_transient(*status),
+///             CustomerPortError::Http(err) => outbound_guard_reqwest::is_transient(err),
 ///         }
 ///     }
 /// }
@@ -137,7 +143,7 @@ pub fn is_transient(err: &reqwest::Error) -> bool {
         return true;
     }
     if let Some(status) = err.status() {
-        return is_transient_status(status.as_u16());
+        return outbound_guard::http_status::is_transient(status.as_u16());
     }
     if err.is_decode() {
         // reqwest reports a body cut short while it was read (`bytes`, `json`) as a
@@ -165,22 +171,6 @@ fn broke_in_transit(err: &reqwest::Error) -> bool {
     false
 }
 
-/// Whether an HTTP status says the system is in trouble: any 5xx, 408 Request
-/// Timeout and 429 Too Many Requests count; every other status (1xx–4xx, a 404, a
-/// 422, a 409) is an answer. The status rule of Microsoft.Extensions.Http.Resilience's
-/// transient predicate. Takes the code: `response.status().as_u16()`.
-///
-/// ```
-/// use outbound_guard::http::is_transient_status;
-///
-/// assert!(is_transient_status(503_u16));
-/// assert!(is_transient_status(reqwest::StatusCode::TOO_MANY_REQUESTS.as_u16()));
-/// assert!(!is_transient_status(reqwest::StatusCode::NOT_FOUND.as_u16()));
-/// ```
-pub fn is_transient_status(status: u16) -> bool {
-    crate::status::is_transient(status)
-}
-
 #[cfg(test)]
 mod tests {
     //! Each class of error, from a real reqwest client against a server on 127.0.0.1.
@@ -195,7 +185,9 @@ mod tests {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     use tokio::net::TcpListener;
 
-    use super::{is_transient, is_transient_status};
+    use outbound_guard::http_status::is_transient as is_transient_status;
+
+    use super::is_transient;
 
     /// `/status/{code}` answers `code`; `/hang` never answers; `/text` answers 200 with
     /// a body that is not JSON.

@@ -6,13 +6,13 @@ use std::sync::Arc;
 
 use tonic::Status;
 
-use crate::error::CircuitBreakerError;
+use outbound_guard::CircuitBreakerError;
 
 /// The error type gRPC clients box their errors into.
-pub(super) type BoxError = Box<dyn Error + Send + Sync>;
+pub(crate) type BoxError = Box<dyn Error + Send + Sync>;
 
 /// The caller's `grpc-timeout` passed: its deadline, not the system's failure.
-pub(super) fn caller_deadline() -> Status {
+pub(crate) fn caller_deadline() -> Status {
     Status::deadline_exceeded("the deadline of the request's grpc-timeout passed")
 }
 
@@ -20,7 +20,7 @@ pub(super) fn caller_deadline() -> Status {
 /// (with the time left open as `grpc-retry-pushback-ms`) for a call never started,
 /// `DeadlineExceeded` for a call cut at `total_timeout`; the
 /// [`CircuitBreakerError`] is the status's `source`.
-pub(super) fn refusal(error: CircuitBreakerError) -> Status {
+pub(crate) fn refusal(error: CircuitBreakerError) -> Status {
     let message = error.to_string();
     let mut status = if error.is_rejection() {
         Status::unavailable(message)
@@ -41,7 +41,7 @@ pub(super) fn refusal(error: CircuitBreakerError) -> Status {
 /// A service's or a body's error as a [`Status`], as tonic would make it, except
 /// tonic's own timeout (from the `grpc-timeout` we sent), which is a deadline, not a
 /// cancellation.
-pub(super) fn status_of(error: BoxError) -> Status {
+pub(crate) fn status_of(error: BoxError) -> Status {
     if is_tonic_timeout(&*error) {
         let mut status = Status::deadline_exceeded(error.to_string());
         status.set_source(Arc::from(error));
@@ -51,7 +51,7 @@ pub(super) fn status_of(error: BoxError) -> Status {
 }
 
 /// Whether tonic's channel timed the call out: a `tonic::TimeoutExpired` in the chain.
-pub(super) fn is_tonic_timeout(error: &(dyn Error + 'static)) -> bool {
+pub(crate) fn is_tonic_timeout(error: &(dyn Error + 'static)) -> bool {
     let mut link = Some(error);
     while let Some(cause) = link {
         if cause.is::<tonic::TimeoutExpired>() {

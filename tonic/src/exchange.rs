@@ -14,18 +14,18 @@ use tokio::time::{Instant, Sleep};
 use tower_http::classify::{ClassifiedResponse, ClassifyEos, ClassifyResponse};
 use tower_service::Service;
 
-use super::grpc_status::{is_tonic_timeout, BoxError};
-use super::grpc_timeout::{self, GRPC_TIMEOUT};
-use crate::error::CircuitBreakerError;
-use crate::guard::Guard;
+use outbound_guard::{CircuitBreakerError, Guard};
+
+use crate::status::{is_tonic_timeout, BoxError};
+use crate::timeout::{self, GRPC_TIMEOUT};
 
 /// The guarded call, boxed so that it owns its guard: it lives on in the response body
 /// until the call's status is known.
-pub(super) type Call =
+pub(crate) type Call =
     Pin<Box<dyn Future<Output = Result<Result<(), ()>, CircuitBreakerError>> + Send>>;
 
 /// How a guarded body ended.
-pub(super) enum Ending {
+pub(crate) enum Ending {
     /// At its end, with these trailers (a gRPC status among them) or none.
     Trailers(Option<http::HeaderMap>),
     /// With an error: the stream broke.
@@ -33,7 +33,7 @@ pub(super) enum Ending {
 }
 
 /// What the guarded call hands to the caller's future, and learns from the body.
-pub(super) struct Exchange<B> {
+pub(crate) struct Exchange<B> {
     state: Mutex<ExchangeState<B>>,
 }
 
@@ -64,12 +64,12 @@ impl<B> Exchange<B> {
         self.state().answer = Some(answer);
     }
 
-    pub(super) fn take_answer(&self) -> Option<Result<http::Response<B>, BoxError>> {
+    pub(crate) fn take_answer(&self) -> Option<Result<http::Response<B>, BoxError>> {
         self.state().answer.take()
     }
 
     /// The body ended: the guarded call judges how when it is polled next.
-    pub(super) fn end(&self, ending: Ending) {
+    pub(crate) fn end(&self, ending: Ending) {
         self.state().ending = Some(ending);
     }
 
@@ -82,23 +82,23 @@ impl<B> Exchange<B> {
 }
 
 /// Everything one guarded call needs.
-pub(super) struct Guarded<S, Req, C, B> {
-    pub(super) guard: Guard,
-    pub(super) inner: S,
-    pub(super) request: http::Request<Req>,
-    pub(super) classify: C,
-    pub(super) until_headers: bool,
-    pub(super) deadline: Option<Instant>,
+pub(crate) struct Guarded<S, Req, C, B> {
+    pub(crate) guard: Guard,
+    pub(crate) inner: S,
+    pub(crate) request: http::Request<Req>,
+    pub(crate) classify: C,
+    pub(crate) until_headers: bool,
+    pub(crate) deadline: Option<Instant>,
     /// Without a caller's deadline, the header for the whole `total_timeout`, made once
     /// per service.
-    pub(super) whole: Option<http::HeaderValue>,
-    pub(super) exchange: Arc<Exchange<B>>,
+    pub(crate) whole: Option<http::HeaderValue>,
+    pub(crate) exchange: Arc<Exchange<B>>,
 }
 
 /// The call through the guard: the request sent with the budget left as its
 /// `grpc-timeout`, its answer classified from the headers, or judged when the body
 /// ends. `Ok`: a success, `Err`: a failure; the answer itself goes through the exchange.
-pub(super) fn guarded<S, Req, C, B>(call: Guarded<S, Req, C, B>) -> Call
+pub(crate) fn guarded<S, Req, C, B>(call: Guarded<S, Req, C, B>) -> Call
 where
     S: Service<http::Request<Req>, Response = http::Response<B>> + Send + 'static,
     S::Future: Send,
@@ -124,7 +124,7 @@ where
             let budget = deadline.map_or(total, |at| {
                 at.saturating_duration_since(Instant::now()).min(total)
             });
-            let value = whole.unwrap_or_else(|| grpc_timeout::header(budget));
+            let value = whole.unwrap_or_else(|| timeout::header(budget));
             request.headers_mut().insert(GRPC_TIMEOUT, value);
             let sent_due = Instant::now() + budget;
             let answer: Result<_, BoxError> = inner.call(request).await.map_err(Into::into);
@@ -181,7 +181,7 @@ fn timed_out_by_us(
 }
 
 /// Whether the caller's own deadline has passed; registers for its wake-up otherwise.
-pub(super) fn deadline_passed(
+pub(crate) fn deadline_passed(
     deadline: Option<&mut Pin<Box<Sleep>>>,
     cx: &mut Context<'_>,
 ) -> bool {

@@ -20,9 +20,9 @@ use bytes::Bytes;
 use http_body_util::{BodyExt, Empty};
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::client::legacy::Client;
-use outbound_guard::hyper_client::{client_builder, connector};
-use outbound_guard::tower::{GuardLayer, GuardService, GuardedError, TransientHttp};
 use outbound_guard::{Cause, CircuitBreakerError, Guard, State, SystemSettings};
+use outbound_guard_tower::hyper_client::{client_builder, connector};
+use outbound_guard_tower::{GuardLayer, GuardService, GuardedError, TransientHttp};
 use tower::{Layer, Service, ServiceExt};
 
 mod common;

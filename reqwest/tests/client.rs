@@ -1,6 +1,5 @@
-//! The `reqwest` feature's client builder against a real HTTP server on 127.0.0.1: the
-//! read timeout fires, and the keep-alive pool holds `max_keepalive` idle connections.
-#![cfg(feature = "reqwest")]
+//! The client builder against a real HTTP server on 127.0.0.1: the read timeout fires,
+//! and the keep-alive pool holds `max_keepalive` idle connections.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -76,7 +75,7 @@ fn settings(read: Duration, keepalive: u32) -> SystemSettings {
 async fn the_read_timeout_fires_on_a_server_that_never_answers() {
     let (url, _) = server(Answer::Never).await;
     let read = Duration::from_millis(1500);
-    let client = outbound_guard::http::client_builder(&settings(read, 12))
+    let client = outbound_guard_reqwest::client_builder(&settings(read, 12))
         .no_proxy()
         .build()
         .unwrap();
@@ -94,7 +93,7 @@ async fn the_read_timeout_fires_on_a_server_that_never_answers() {
 async fn connections_for_three_calls(keepalive: u32) -> usize {
     let (url, accepted) = server(Answer::Ok).await;
     let client =
-        outbound_guard::http::client_builder(&settings(Duration::from_secs(10), keepalive))
+        outbound_guard_reqwest::client_builder(&settings(Duration::from_secs(10), keepalive))
             .no_proxy()
             .build()
             .unwrap();
@@ -117,7 +116,7 @@ async fn the_keepalive_pool_reuses_connections_up_to_max_keepalive() {
 fn the_builder_takes_the_guides_defaults() {
     let defaults = SystemSettings::builder("sber").build().unwrap();
     // The builder accepts them: a client builds from the guide's defaults.
-    outbound_guard::http::client_builder(&defaults)
+    outbound_guard_reqwest::client_builder(&defaults)
         .build()
         .unwrap();
 }

@@ -5,16 +5,16 @@
 use std::time::Duration;
 
 /// The header's name.
-pub(super) const GRPC_TIMEOUT: http::HeaderName = http::HeaderName::from_static("grpc-timeout");
+pub(crate) const GRPC_TIMEOUT: http::HeaderName = http::HeaderName::from_static("grpc-timeout");
 
 /// `budget` as the header's value.
-pub(super) fn header(budget: Duration) -> http::HeaderValue {
+pub(crate) fn header(budget: Duration) -> http::HeaderValue {
     http::HeaderValue::from_str(&format(budget)).expect("digits and a unit letter")
 }
 
 /// The duration a `grpc-timeout` value says, or `None` when it is not one (the header
 /// is then ignored, as tonic's server ignores it).
-pub(super) fn parse(value: &[u8]) -> Option<Duration> {
+pub(crate) fn parse(value: &[u8]) -> Option<Duration> {
     let (&unit, digits) = value.split_last()?;
     if digits.is_empty() || digits.len() > 8 || !digits.iter().all(u8::is_ascii_digit) {
         return None;

@@ -1,6 +1,8 @@
-//! `reqwest::Client` as a tower `Service` under the layer with `failure_if(TransientHttp)`,
-//! against a real server on 127.0.0.1: answers count by their status (5xx, 408, 429),
-//! errors by `http::is_transient` (the read timeout counts); a caller's 4xx does not.
+//! [`TransientHttp`] over answers and errors, and `reqwest::Client` as a tower `Service`
+//! under the layer with `failure_if(TransientHttp)` against a real server on 127.0.0.1:
+//! answers count by their status (5xx, 408, 429), errors by
+//! `outbound_guard_reqwest::is_transient` (the read timeout counts); a caller's 4xx does
+//! not.
 
 use std::time::Duration;
 
@@ -8,10 +10,11 @@ use axum::extract::Path;
 use axum::http::StatusCode;
 use axum::routing::get;
 use axum::Router;
-use outbound_guard::tower::{GuardLayer, TransientHttp};
 use outbound_guard::{Guard, Settings};
 use tokio::net::TcpListener;
 use tower::{Layer, ServiceExt};
+
+use crate::{Classify, GuardLayer, TransientHttp};
 
 /// `/status/{code}` answers `code`; `/hang` never answers.
 async fn server() -> String {
@@ -65,4 +68,22 @@ async fn a_reqwest_client_as_a_tower_service_classifies_by_transience() {
     }
     // 503, 429 and the read timeout.
     assert_eq!(guard.breaker().snapshot().failures, 3);
+}
+
+fn answer(status: u16) -> Result<http::Response<()>, std::io::Error> {
+    let response = http::Response::builder().status(status).body(());
+    response.map_err(std::io::Error::other)
+}
+
+#[test]
+fn transient_http_counts_5xx_408_429_and_errors_only() {
+    for status in [500, 502, 503, 504, 408, 429] {
+        assert!(TransientHttp.is_failure(&answer(status)), "{status}");
+    }
+    for status in [200, 201, 204, 301, 400, 401, 403, 404, 409, 422] {
+        assert!(!TransientHttp.is_failure(&answer(status)), "{status}");
+    }
+    let refused: Result<http::Response<()>, _> =
+        Err(std::io::Error::from(std::io::ErrorKind::ConnectionRefused));
+    assert!(TransientHttp.is_failure(&refused));
 }

@@ -13,15 +13,16 @@ use tower_http::classify::ClassifyResponse;
 use tower_layer::Layer;
 use tower_service::Service;
 
-use super::grpc_body::GrpcBody;
-use super::grpc_exchange::{deadline_passed, guarded, Call, Exchange, Guarded};
-use super::grpc_status::{caller_deadline, refusal, status_of, BoxError};
-use super::grpc_timeout::{self, GRPC_TIMEOUT};
-use super::transient::TransientGrpc;
-use crate::guard::Guard;
+use outbound_guard::Guard;
 
-/// Wraps a gRPC client's service (a `tonic::transport::Channel`) in a system's guard
-/// (feature `tonic`); see the [module](super) for what it does with each call.
+use crate::body::GrpcBody;
+use crate::classify::TransientGrpc;
+use crate::exchange::{deadline_passed, guarded, Call, Exchange, Guarded};
+use crate::status::{caller_deadline, refusal, status_of, BoxError};
+use crate::timeout::{self, GRPC_TIMEOUT};
+
+/// Wraps a gRPC client's service (a `tonic::transport::Channel`) in a system's guard;
+/// see the [crate docs](crate) for what it does with each call.
 #[derive(Debug, Clone)]
 pub struct GrpcGuardLayer<C = TransientGrpc> {
     guard: Guard,
@@ -97,11 +98,7 @@ impl<S, C> GrpcGuardService<S, C> {
         let total = self.guard.total_timeout();
         match &self.whole {
             Some((made_for, value)) if *made_for == total => value.clone(),
-            _ => self
-                .whole
-                .insert((total, grpc_timeout::header(total)))
-                .1
-                .clone(),
+            _ => self.whole.insert((total, timeout::header(total))).1.clone(),
         }
     }
 }
@@ -134,7 +131,7 @@ where
         let deadline = request
             .headers()
             .get(GRPC_TIMEOUT)
-            .and_then(|value| grpc_timeout::parse(value.as_bytes()))
+            .and_then(|value| timeout::parse(value.as_bytes()))
             .and_then(|budget| Instant::now().checked_add(budget));
         let whole = deadline.is_none().then(|| self.whole_budget());
         let exchange = Arc::new(Exchange::default());

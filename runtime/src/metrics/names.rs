@@ -1,0 +1,18 @@
+//! The series' names, as the exporter and the dashboards see them.
+
+/// `resilience_calls_total{system, outcome}`: guarded calls by how they ended.
+pub const CALLS_TOTAL: &str = "resilience_calls_total";
+/// `resilience_rejections_total{system, reason}`: calls refused before they started.
+pub const REJECTIONS_TOTAL: &str = "resilience_rejections_total";
+/// `resilience_state{system, state}`: 1 for the current state, 0 for the others.
+pub const STATE: &str = "resilience_state";
+/// `resilience_failure_rate{system}`: failures / outcomes in the window, 0–1.
+pub const FAILURE_RATE: &str = "resilience_failure_rate";
+/// `resilience_call_duration_seconds{system}`: how long started calls ran.
+pub const CALL_DURATION_SECONDS: &str = "resilience_call_duration_seconds";
+/// `resilience_bulkhead_in_use{system}`: bulkhead permits taken now.
+pub const BULKHEAD_IN_USE: &str = "resilience_bulkhead_in_use";
+/// `resilience_bulkhead_permits{system}`: the bulkhead's size.
+pub const BULKHEAD_PERMITS: &str = "resilience_bulkhead_permits";
+/// `resilience_transitions_total{system, from, to}`: breaker transitions.
+pub const TRANSITIONS_TOTAL: &str = "resilience_transitions_total";
