@@ -52,8 +52,8 @@ mod call;
 mod error;
 mod guard;
 mod health;
-pub mod http_status;
 mod hooks;
+pub mod http_status;
 // The metrics are compiled for the unit tests too, so that theirs run without the
 // feature. Otherwise a stub with the same crate-internal API and nothing to record: the
 // one place the feature is looked at.

@@ -4,12 +4,12 @@
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
-use std::task::{Context, Poll};
+use std::task::{ready, Context, Poll};
 
 use tower_layer::Layer;
 use tower_service::Service;
 
-use outbound_guard::{CallOptions, CircuitBreakerError, Guard};
+use outbound_guard::{CallOptions, CircuitBreakerError, Guard, GuardedCall};
 
 /// Wraps a service in a system's guard; see the [crate docs](crate).
 #[derive(Debug, Clone)]
@@ -157,21 +157,14 @@ impl<E: std::error::Error + 'static> std::error::Error for GuardedError<E> {
     }
 }
 
-/// The future of a [`GuardService`] call.
-pub type GuardFuture<R, E> = Pin<Box<dyn Future<Output = Result<R, GuardedError<E>>> + Send>>;
-
 impl<S, C, Req> Service<Req> for GuardService<S, C>
 where
-    S: Service<Req> + Clone + Send + 'static,
-    S::Future: Send,
-    S::Response: Send + 'static,
-    S::Error: Send + 'static,
-    C: Classify<S::Response, S::Error> + Clone + Send + Sync + 'static,
-    Req: Send + 'static,
+    S: Service<Req> + Clone,
+    C: Classify<S::Response, S::Error> + Clone,
 {
     type Response = S::Response;
     type Error = GuardedError<S::Error>;
-    type Future = GuardFuture<S::Response, S::Error>;
+    type Future = GuardFuture<S, Req, C>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
         self.inner.poll_ready(cx).map_err(GuardedError::Service)
@@ -182,30 +175,99 @@ where
         // clone for the next `poll_ready`. The request is only handed over once the
         // guard has admitted the call.
         let clone = self.inner.clone();
-        let mut inner = std::mem::replace(&mut self.inner, clone);
-        let guard = self.guard.clone();
-        let classify = self.failure_if.clone();
+        let inner = std::mem::replace(&mut self.inner, clone);
         let mut options = CallOptions::new();
         if self.slow_as_error {
             options = options.slow_as_error();
         }
-        Box::pin(async move {
-            // `Ok`: the call counts as a success, `Err`: as a failure; either way the
-            // service's own result is inside.
-            let judged = guard
-                .call_with(options, async move {
-                    let result = inner.call(request).await;
-                    if classify.is_failure(&result) {
-                        Err(result)
-                    } else {
-                        Ok(result)
-                    }
-                })
-                .await;
-            match judged {
-                Ok(Ok(result) | Err(result)) => result.map_err(GuardedError::Service),
-                Err(error) => Err(GuardedError::Guard(error)),
-            }
+        let classified = Classified {
+            future: None,
+            start: Some((inner, request)),
+            classify: self.failure_if.clone(),
+        };
+        GuardFuture {
+            call: self.guard.call_with(options, classified),
+        }
+    }
+}
+
+/// A service's answer as the guard judges it: `Ok` counts as a success, `Err` as a
+/// failure; either way the service's own result is inside.
+type Judged<S, Req> = Result<<S as Service<Req>>::Response, <S as Service<Req>>::Error>;
+
+pin_project_lite::pin_project! {
+    /// The future of a [`GuardService`] call: one
+    /// [`GuardedCall`](outbound_guard::GuardedCall), unboxed.
+    #[must_use = "futures do nothing unless awaited"]
+    pub struct GuardFuture<S, Req, C>
+    where
+        S: Service<Req>,
+    {
+        #[pin]
+        call: GuardedCall<Classified<S, Req, C>, Judged<S, Req>>,
+    }
+}
+
+impl<S, Req, C> fmt::Debug for GuardFuture<S, Req, C>
+where
+    S: Service<Req>,
+{
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("GuardFuture")
+            .field("call", &self.call)
+            .finish()
+    }
+}
+
+impl<S, Req, C> Future for GuardFuture<S, Req, C>
+where
+    S: Service<Req>,
+    C: Classify<S::Response, S::Error>,
+{
+    type Output = Result<S::Response, GuardedError<S::Error>>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        Poll::Ready(match ready!(self.project().call.poll(cx)) {
+            Ok(Ok(result) | Err(result)) => result.map_err(GuardedError::Service),
+            Err(error) => Err(GuardedError::Guard(error)),
+        })
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// The service's call, made when the guard first polls it (so a refused call never
+    /// reaches the service), and its result classified when it ends, inside the guard.
+    struct Classified<S, Req, C>
+    where
+        S: Service<Req>,
+    {
+        #[pin]
+        future: Option<S::Future>,
+        start: Option<(S, Req)>,
+        classify: C,
+    }
+}
+
+impl<S, Req, C> Future for Classified<S, Req, C>
+where
+    S: Service<Req>,
+    C: Classify<S::Response, S::Error>,
+{
+    type Output = Result<Judged<S, Req>, Judged<S, Req>>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let mut this = self.project();
+        if let Some((mut service, request)) = this.start.take() {
+            this.future.set(Some(service.call(request)));
+        }
+        let Some(future) = this.future.as_pin_mut() else {
+            unreachable!("the service was called just above")
+        };
+        let result = ready!(future.poll(cx));
+        Poll::Ready(if this.classify.is_failure(&result) {
+            Err(result)
+        } else {
+            Ok(result)
         })
     }
 }
