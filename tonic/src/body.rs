@@ -2,41 +2,47 @@
 //! comes in the trailers.
 
 use std::pin::Pin;
-use std::sync::Arc;
 use std::task::{ready, Context, Poll};
 
 use http_body::{Body, Frame, SizeHint};
-use tokio::time::Sleep;
+use tokio::time::Instant;
 use tonic::Status;
+use tower_http::classify::{ClassifyEos, GrpcEosErrorsAsFailures};
 
-use crate::exchange::{deadline_passed, Call, Ending, Exchange};
+use outbound_guard::{CallTimer, RunningCall};
+
+use crate::deadline::CallerDeadline;
 use crate::status::{caller_deadline, refusal, status_of, BoxError};
 
 pin_project_lite::pin_project! {
     /// The body of a response through a [`GrpcGuardService`](crate::GrpcGuardService).
-    /// While the call's status is unknown it holds the guarded call: the bulkhead
-    /// permit and the breaker's permission, under `total_timeout` and the caller's
-    /// `grpc-timeout`. The trailers (or the end of the body) judge the call; an error
-    /// of the body counts as a failure; a deadline passing ends the body with
-    /// `DeadlineExceeded`; a body dropped before its end leaves the call uncounted, as
-    /// a cancelled call.
-    pub struct GrpcBody<B> {
+    /// While the call's status is unknown it holds the running call (the bulkhead
+    /// permit and the breaker's permission) with its timer, under `total_timeout` and
+    /// the caller's `grpc-timeout`: the trailers (or the end of the body) judge the call
+    /// through the end-of-stream classifier `E`; an error of the body counts as a
+    /// failure; a deadline passing ends the body with `DeadlineExceeded`; a body
+    /// dropped before its end leaves the call uncounted, as a cancelled call.
+    pub struct GrpcBody<B, E = GrpcEosErrorsAsFailures> {
+        // Field order is drop order: the stream, then its timers, then the permits.
         #[pin]
         inner: B,
-        watch: Option<Watch<B>>,
+        #[pin]
+        deadline: CallerDeadline,
+        #[pin]
+        timer: CallTimer,
+        watch: Option<Watch<E>>,
         // The guard ended the body with an error: nothing more comes.
         cut: bool,
     }
 }
 
-/// What a body still guarded holds.
-struct Watch<B> {
-    call: Call,
-    exchange: Arc<Exchange<B>>,
-    deadline: Option<Pin<Box<Sleep>>>,
+/// What a body still guarded holds: the running call, and how its end is judged.
+struct Watch<E> {
+    running: RunningCall,
+    eos: E,
 }
 
-impl<B> std::fmt::Debug for GrpcBody<B> {
+impl<B, E> std::fmt::Debug for GrpcBody<B, E> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("GrpcBody")
             .field("guarded", &self.watch.is_some())
@@ -44,48 +50,50 @@ impl<B> std::fmt::Debug for GrpcBody<B> {
     }
 }
 
-impl<B> GrpcBody<B> {
+impl<B, E> GrpcBody<B, E> {
     /// A body whose call was already judged.
     pub(crate) fn plain(inner: B) -> Self {
         GrpcBody {
             inner,
+            deadline: CallerDeadline::new(None),
+            timer: CallTimer::new(),
             watch: None,
             cut: false,
         }
     }
 
-    /// A body whose call is judged at its end.
+    /// A body whose call, `running`, is judged at its end by `eos`, unless the
+    /// caller's `deadline` or the guard's timeout comes first.
     pub(crate) fn guarded(
         inner: B,
-        call: Call,
-        exchange: Arc<Exchange<B>>,
-        deadline: Option<Pin<Box<Sleep>>>,
+        running: RunningCall,
+        eos: E,
+        deadline: Option<Instant>,
     ) -> Self {
         GrpcBody {
             inner,
-            watch: Some(Watch {
-                call,
-                exchange,
-                deadline,
-            }),
+            deadline: CallerDeadline::new(deadline),
+            timer: CallTimer::new(),
+            watch: Some(Watch { running, eos }),
             cut: false,
         }
     }
 }
 
-/// The body ended, or broke: the guarded call judges and records it now.
-fn end<B>(watch: Option<Watch<B>>, ending: Ending, cx: &mut Context<'_>) {
-    if let Some(mut watch) = watch {
-        watch.exchange.end(ending);
-        // Ready at once: the call was only waiting for the body's end.
-        let _ = watch.call.as_mut().poll(cx);
+/// The body ended with `trailers` (or none): the call is judged by them now, inside
+/// the guard (a classifier that panics is recorded as a failure).
+fn end<E: ClassifyEos>(watch: Option<Watch<E>>, trailers: Option<&http::HeaderMap>) {
+    if let Some(Watch { mut running, eos }) = watch {
+        let failed = running.poll_call(|| eos.classify_eos(trailers).is_err());
+        running.finish(failed);
     }
 }
 
-impl<B> Body for GrpcBody<B>
+impl<B, E> Body for GrpcBody<B, E>
 where
     B: Body,
     B::Error: Into<BoxError>,
+    E: ClassifyEos,
 {
     type Data = B::Data;
     type Error = Status;
@@ -99,33 +107,32 @@ where
             return Poll::Ready(None);
         }
         if let Some(watch) = this.watch.as_mut() {
-            if deadline_passed(watch.deadline.as_mut(), cx) {
+            if this.deadline.passed(cx) {
+                // Uncounted: the caller gave up, the system did not fail.
                 *this.watch = None;
                 *this.cut = true;
                 return Poll::Ready(Some(Err(caller_deadline())));
             }
-            if let Poll::Ready(ended) = watch.call.as_mut().poll(cx) {
-                // Only the guard's timeout ends the call before the body does.
+            if let Poll::Ready(timed_out) = watch.running.poll_expired(this.timer, cx) {
                 *this.watch = None;
-                if let Err(refused) = ended {
-                    *this.cut = true;
-                    return Poll::Ready(Some(Err(refusal(refused))));
-                }
+                *this.cut = true;
+                return Poll::Ready(Some(Err(refusal(timed_out))));
             }
         }
         let frame = ready!(this.inner.poll_frame(cx));
         match &frame {
             Some(Ok(frame)) => {
                 if let Some(trailers) = frame.trailers_ref() {
-                    end(
-                        this.watch.take(),
-                        Ending::Trailers(Some(trailers.clone())),
-                        cx,
-                    );
+                    end(this.watch.take(), Some(trailers));
                 }
             }
-            Some(Err(_)) => end(this.watch.take(), Ending::Broke, cx),
-            None => end(this.watch.take(), Ending::Trailers(None), cx),
+            Some(Err(_)) => {
+                // The stream broke: a failure.
+                if let Some(Watch { running, .. }) = this.watch.take() {
+                    running.finish(true);
+                }
+            }
+            None => end(this.watch.take(), None),
         }
         Poll::Ready(frame.map(|frame| frame.map_err(|error| status_of(error.into()))))
     }
@@ -142,34 +149,54 @@ where
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
     use bytes::Bytes;
     use http_body::Body;
     use http_body_util::{Empty, Full};
+    use outbound_guard::{Guard, Settings};
+    use tower_http::classify::{ClassifiedResponse, ClassifyResponse};
 
     use super::GrpcBody;
-    use crate::exchange::Exchange;
+    use crate::TransientGrpc;
 
-    fn guarded<B: Body>(inner: B) -> GrpcBody<B> {
-        let call = Box::pin(std::future::pending());
-        GrpcBody::guarded(inner, call, Arc::new(Exchange::default()), None)
+    async fn guarded<B: Body>(guard: &Guard, inner: B) -> GrpcBody<B> {
+        let running = guard.admit().await.expect("a closed breaker admits");
+        // A 200 without a status in its headers: judged at the end of its body.
+        let headers = http::Response::new(());
+        let ClassifiedResponse::RequiresEos(eos) = TransientGrpc.classify_response(&headers) else {
+            panic!("a streamed answer is judged at its end")
+        };
+        GrpcBody::guarded(inner, running, eos, None)
     }
 
-    #[test]
-    fn a_body_still_guarded_is_never_at_its_end_before_it_is_polled_there() {
-        assert!(GrpcBody::plain(Empty::<Bytes>::new()).is_end_stream());
-        assert!(!GrpcBody::plain(Full::new(Bytes::from_static(b"abc"))).is_end_stream());
+    fn guard() -> Guard {
+        let settings = Settings::parse("[systems.echo]", "inline").unwrap();
+        Guard::new(settings.system("echo").unwrap())
+    }
+
+    #[tokio::test]
+    async fn a_body_still_guarded_is_never_at_its_end_before_it_is_polled_there() {
+        let guard = guard();
+        assert!(GrpcBody::<_>::plain(Empty::<Bytes>::new()).is_end_stream());
+        assert!(!GrpcBody::<_>::plain(Full::new(Bytes::from_static(b"abc"))).is_end_stream());
         // Its call is judged at the end it must be polled to.
-        assert!(!guarded(Empty::<Bytes>::new()).is_end_stream());
+        let body = guarded(&guard, Empty::<Bytes>::new()).await;
+        assert!(!body.is_end_stream());
+        assert_eq!(guard.in_flight(), 1, "the body holds the call's permit");
+        drop(body);
+        assert_eq!(guard.in_flight(), 0, "a body dropped early gives it back");
+        assert_eq!(
+            guard.breaker().snapshot().calls,
+            0,
+            "uncounted, as a cancelled call"
+        );
     }
 
-    #[test]
-    fn size_and_debug_say_what_the_body_is() {
-        let body = GrpcBody::plain(Full::new(Bytes::from_static(b"abc")));
+    #[tokio::test]
+    async fn size_and_debug_say_what_the_body_is() {
+        let body = GrpcBody::<_>::plain(Full::new(Bytes::from_static(b"abc")));
         assert_eq!(body.size_hint().exact(), Some(3));
         assert_eq!(format!("{body:?}"), "GrpcBody { guarded: false, .. }");
-        let body = guarded(Empty::<Bytes>::new());
+        let body = guarded(&guard(), Empty::<Bytes>::new()).await;
         assert_eq!(format!("{body:?}"), "GrpcBody { guarded: true, .. }");
     }
 }

@@ -3,21 +3,20 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
-use std::task::{Context, Poll};
+use std::task::{ready, Context, Poll};
 use std::time::Duration;
 
-use tokio::time::{Instant, Sleep};
+use tokio::time::Instant;
 use tonic::Status;
-use tower_http::classify::ClassifyResponse;
+use tower_http::classify::{ClassifiedResponse, ClassifyResponse};
 use tower_layer::Layer;
 use tower_service::Service;
 
-use outbound_guard::Guard;
+use outbound_guard::{Admission, CallTimer, Guard, RunningCall};
 
 use crate::body::GrpcBody;
 use crate::classify::TransientGrpc;
-use crate::exchange::{deadline_passed, guarded, Call, Exchange, Guarded};
+use crate::deadline::{timed_out_by_us, CallerDeadline};
 use crate::status::{caller_deadline, refusal, status_of, BoxError};
 use crate::timeout::{self, GRPC_TIMEOUT};
 
@@ -105,18 +104,15 @@ impl<S, C> GrpcGuardService<S, C> {
 
 impl<S, C, ReqBody, ResBody> Service<http::Request<ReqBody>> for GrpcGuardService<S, C>
 where
-    S: Service<http::Request<ReqBody>, Response = http::Response<ResBody>> + Clone + Send + 'static,
-    S::Future: Send,
+    S: Service<http::Request<ReqBody>, Response = http::Response<ResBody>> + Clone,
     S::Error: Into<BoxError>,
-    ReqBody: Send + 'static,
-    ResBody: http_body::Body + Send + 'static,
+    ResBody: http_body::Body,
     ResBody::Error: Into<BoxError>,
-    C: ClassifyResponse + Clone + Send + 'static,
-    C::ClassifyEos: Send + 'static,
+    C: ClassifyResponse + Clone,
 {
-    type Response = http::Response<GrpcBody<ResBody>>;
+    type Response = http::Response<GrpcBody<ResBody, C::ClassifyEos>>;
     type Error = Status;
-    type Future = GrpcResponseFuture<ResBody>;
+    type Future = GrpcResponseFuture<S, http::Request<ReqBody>, C>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Status>> {
         self.inner
@@ -134,84 +130,195 @@ where
             .and_then(|value| timeout::parse(value.as_bytes()))
             .and_then(|budget| Instant::now().checked_add(budget));
         let whole = deadline.is_none().then(|| self.whole_budget());
-        let exchange = Arc::new(Exchange::default());
-        let call = guarded(Guarded {
-            guard: self.guard.clone(),
-            inner,
-            request,
-            classify: self.classify.clone(),
-            until_headers: self.until_headers,
-            deadline,
-            whole,
-            exchange: Arc::clone(&exchange),
-        });
         GrpcResponseFuture {
-            call: Some(call),
-            exchange,
-            deadline: deadline.map(|at| Box::pin(tokio::time::sleep_until(at))),
+            deadline: CallerDeadline::new(deadline),
+            call: None,
+            timer: CallTimer::new(),
+            stage: Stage::Admitting {
+                admission: self.guard.admit(),
+                inner,
+                request,
+                whole,
+            },
+            classify: Some(self.classify.clone()),
+            until_headers: self.until_headers,
         }
     }
+}
+
+/// Where a call stands with its guard.
+enum Stage<S, Req> {
+    /// Waiting for the bulkhead and the breaker; the request is sent once admitted.
+    Admitting {
+        admission: Admission,
+        inner: S,
+        request: Req,
+        /// Without a caller's deadline, the header for the whole `total_timeout`.
+        whole: Option<http::HeaderValue>,
+    },
+    /// Sent, with the budget left due at `sent_due`, waiting for the headers.
+    Calling {
+        running: RunningCall,
+        sent_due: Instant,
+    },
+    /// The channel gave up at the deadline we sent it: ours to end, on this same tick,
+    /// by the caller's deadline (uncounted) or the guard's timer (counted, the guard's
+    /// error).
+    Expiring { running: RunningCall },
+    /// Answered, refused, or ended.
+    Done,
 }
 
 pin_project_lite::pin_project! {
     /// The future of a [`GrpcGuardService`] call: the response once its headers come
     /// (its body still guarded until the status is known), or the guard's refusal as a
-    /// [`Status`].
-    pub struct GrpcResponseFuture<B> {
-        call: Option<Call>,
-        exchange: Arc<Exchange<B>>,
-        deadline: Option<Pin<Box<Sleep>>>,
+    /// [`Status`]. It holds the call's steps itself (admission, the running call and
+    /// its timer), with no box and no lock: a body still to be judged takes the
+    /// running call over.
+    #[must_use = "futures do nothing unless awaited"]
+    pub struct GrpcResponseFuture<S, Req, C>
+    where
+        S: Service<Req>,
+    {
+        #[pin]
+        deadline: CallerDeadline,
+        // Field order is drop order: the channel's call, its timer, and only then the
+        // permits (in `stage`).
+        #[pin]
+        call: Option<S::Future>,
+        #[pin]
+        timer: CallTimer,
+        stage: Stage<S, Req>,
+        classify: Option<C>,
+        until_headers: bool,
     }
 }
 
-impl<B> std::fmt::Debug for GrpcResponseFuture<B> {
+impl<S, Req, C> std::fmt::Debug for GrpcResponseFuture<S, Req, C>
+where
+    S: Service<Req>,
+{
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let stage = match &self.stage {
+            Stage::Admitting { .. } => "admitting",
+            Stage::Calling { .. } => "calling",
+            Stage::Expiring { .. } => "expiring",
+            Stage::Done => "done",
+        };
         f.debug_struct("GrpcResponseFuture")
-            .field(
-                "deadline",
-                &self.deadline.as_ref().map(|sleep| sleep.deadline()),
-            )
+            .field("deadline", &self.deadline.at())
+            .field("stage", &stage)
             .finish_non_exhaustive()
     }
 }
 
-impl<B> Future for GrpcResponseFuture<B> {
-    type Output = Result<http::Response<GrpcBody<B>>, Status>;
+impl<S, C, ReqBody, ResBody> Future for GrpcResponseFuture<S, http::Request<ReqBody>, C>
+where
+    S: Service<http::Request<ReqBody>, Response = http::Response<ResBody>>,
+    S::Error: Into<BoxError>,
+    C: ClassifyResponse,
+{
+    type Output = Result<http::Response<GrpcBody<ResBody, C::ClassifyEos>>, Status>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let this = self.project();
-        if deadline_passed(this.deadline.as_mut(), cx) {
-            // Dropped unjudged: the caller gave up, the system did not fail.
-            *this.call = None;
+        let mut this = self.project();
+        if this.deadline.as_mut().passed(cx) {
+            // Dropped unjudged: the caller gave up, the system did not fail. The
+            // channel's call goes first, then the permits.
+            this.call.set(None);
+            *this.stage = Stage::Done;
             return Poll::Ready(Err(caller_deadline()));
         }
-        let call = this.call.as_mut().expect("polled after it completed");
-        match call.as_mut().poll(cx) {
-            Poll::Ready(Err(refused)) => {
-                *this.call = None;
-                Poll::Ready(Err(refusal(refused)))
-            }
-            Poll::Ready(Ok(_)) => {
-                *this.call = None;
-                let answer = this.exchange.take_answer();
-                Poll::Ready(match answer.expect("a judged call has answered") {
-                    Ok(response) => Ok(response.map(GrpcBody::plain)),
-                    Err(error) => Err(status_of(error)),
-                })
-            }
-            // Still guarded: the answer came, its status is at the end of the body.
-            Poll::Pending => match this.exchange.take_answer() {
-                Some(Ok(response)) => {
-                    let call = this.call.take().expect("checked above");
-                    let exchange = Arc::clone(this.exchange);
-                    let deadline = this.deadline.take();
-                    Poll::Ready(Ok(
-                        response.map(|body| GrpcBody::guarded(body, call, exchange, deadline))
-                    ))
+        loop {
+            match this.stage {
+                Stage::Admitting { admission, .. } => {
+                    let mut running = match ready!(Pin::new(admission).poll(cx)) {
+                        Ok(running) => running,
+                        Err(refused) => {
+                            *this.stage = Stage::Done;
+                            return Poll::Ready(Err(refusal(refused)));
+                        }
+                    };
+                    let Stage::Admitting {
+                        mut inner,
+                        mut request,
+                        whole,
+                        ..
+                    } = std::mem::replace(this.stage, Stage::Done)
+                    else {
+                        unreachable!("matched above")
+                    };
+                    // The budget left after the wait for a permit, sent on so that the
+                    // server stops in time.
+                    let total = running.guard().total_timeout();
+                    let budget = this.deadline.at().map_or(total, |at| {
+                        at.saturating_duration_since(Instant::now()).min(total)
+                    });
+                    let value = whole.unwrap_or_else(|| timeout::header(budget));
+                    request.headers_mut().insert(GRPC_TIMEOUT, value);
+                    let sent_due = Instant::now() + budget;
+                    let future = running.poll_call(|| inner.call(request));
+                    this.call.set(Some(future));
+                    *this.stage = Stage::Calling { running, sent_due };
                 }
-                Some(Err(_)) => unreachable!("an error answer ends the call at once"),
-                None => Poll::Pending,
-            },
+                Stage::Calling { running, sent_due } => {
+                    let Some(call) = this.call.as_mut().as_pin_mut() else {
+                        unreachable!("a call being made has its future")
+                    };
+                    // A panic of the channel is recorded as a failure; the running call
+                    // stays in `stage`, to give its permits back after the call's future.
+                    let Poll::Ready(answer) = running.poll_call(|| call.poll(cx)) else {
+                        let timed_out = ready!(running.poll_expired(this.timer.as_mut(), cx));
+                        this.call.set(None);
+                        *this.stage = Stage::Done;
+                        return Poll::Ready(Err(refusal(timed_out)));
+                    };
+                    let sent_due = *sent_due;
+                    this.call.set(None);
+                    let Stage::Calling { mut running, .. } =
+                        std::mem::replace(this.stage, Stage::Done)
+                    else {
+                        unreachable!("matched above")
+                    };
+                    let response = match answer.map_err(Into::into) {
+                        Ok(response) => response,
+                        Err(error) if timed_out_by_us(&*error, this.deadline.at(), sent_due) => {
+                            *this.stage = Stage::Expiring { running };
+                            continue;
+                        }
+                        Err(error) => {
+                            running.finish(true);
+                            return Poll::Ready(Err(status_of(error)));
+                        }
+                    };
+                    let classify = this.classify.take().expect("a call is classified once");
+                    // Inside the guard: a classifier that panics is recorded as a
+                    // failure, as the attribute records one.
+                    let classified = running.poll_call(|| classify.classify_response(&response));
+                    let eos = match classified {
+                        ClassifiedResponse::Ready(class) => {
+                            running.finish(class.is_err());
+                            return Poll::Ready(Ok(response.map(GrpcBody::plain)));
+                        }
+                        ClassifiedResponse::RequiresEos(_) if *this.until_headers => {
+                            running.finish(false);
+                            return Poll::Ready(Ok(response.map(GrpcBody::plain)));
+                        }
+                        ClassifiedResponse::RequiresEos(eos) => eos,
+                    };
+                    // Still guarded: its status is at the end of the body.
+                    let deadline = this.deadline.at();
+                    return Poll::Ready(Ok(
+                        response.map(|body| GrpcBody::guarded(body, running, eos, deadline))
+                    ));
+                }
+                Stage::Expiring { running } => {
+                    let timed_out = ready!(running.poll_expired(this.timer.as_mut(), cx));
+                    *this.stage = Stage::Done;
+                    return Poll::Ready(Err(refusal(timed_out)));
+                }
+                Stage::Done => panic!("`GrpcResponseFuture` polled after it completed"),
+            }
         }
     }
 }

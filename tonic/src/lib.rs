@@ -54,8 +54,8 @@
 
 mod body;
 mod classify;
+mod deadline;
 mod endpoint;
-mod exchange;
 mod layer;
 mod status;
 mod timeout;

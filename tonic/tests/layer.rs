@@ -178,13 +178,14 @@ impl Rig {
             .map_or(Code::Ok, code_of))
     }
 
-    /// A call answered with headers and a body the test feeds: the body, its feed.
-    async fn stream(&mut self, timeout: Option<&str>) -> (GrpcBody<Feed>, Sender) {
+    /// A call answered with headers and a body the test feeds: the body (pinned, as
+    /// tonic's client pins it), its feed.
+    async fn stream(&mut self, timeout: Option<&str>) -> (Pin<Box<GrpcBody<Feed>>>, Sender) {
         self.answer(Answer::Stream);
         let client = self.client.ready().await.unwrap();
         let response = client.call(Self::request(timeout)).await.unwrap();
         let feed = self.seen.lock().unwrap().streams.pop().unwrap();
-        (response.into_body(), feed)
+        (Box::pin(response.into_body()), feed)
     }
 
     fn failures(&self) -> u32 {
@@ -617,7 +618,10 @@ async fn the_response_future_shows_the_callers_deadline() {
     let mut rig = Rig::new("");
     let client = rig.client.ready().await.unwrap();
     let shown = format!("{:?}", client.call(Rig::request(None)));
-    assert_eq!(shown, "GrpcResponseFuture { deadline: None, .. }");
+    assert_eq!(
+        shown,
+        "GrpcResponseFuture { deadline: None, stage: \"admitting\", .. }"
+    );
     let shown = format!("{:?}", client.call(Rig::request(Some("2S"))));
     assert!(
         shown.starts_with("GrpcResponseFuture { deadline: Some("),
