@@ -21,7 +21,7 @@
 //! that counts slow calls as failures; see [`Guard`].
 //!
 //! Observability: every breaker transition is logged in words
-//! ([`TracingObserver`], feature `tracing`, on by default) and every admitted call runs in
+//! (`TracingObserver`, feature `tracing`, on by default) and every admitted call runs in
 //! a `guarded_call{system, outcome}` span; the `metrics` module (feature `metrics`) exports
 //! Prometheus-style series for every configured system from startup on;
 //! [`Guards::health`] is a readiness snapshot; [`Guards::manual`] lets an operator force
@@ -33,7 +33,7 @@
 //! `tower` guards any `tower::Service` (the `tower` module); `tonic` adds the gRPC layer
 //! and each system's tonic `Endpoint` (the `grpc` module); `test-support` puts a guard into a given state in users' tests (the
 //! `testing` module); `watch` reloads the mounted settings file when it changes
-//! ([`Guards::watch`]).
+//! (`Guards::watch`).
 //!
 //! Which settings are enforced where: the guard enforces `total_timeout`, every `cb_*`
 //! key and the bulkhead (`max_connections × 0.8` permits, `bulkhead_wait`); the HTTP
