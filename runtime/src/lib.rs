@@ -20,7 +20,7 @@
 //! guarded call does, step by step: [`GuardedCall`].
 //!
 //! Observability: every breaker transition is logged in words
-//! ([`TracingObserver`], feature `tracing`, on by default) and every admitted call runs in
+//! (`TracingObserver`, feature `tracing`, on by default) and every admitted call runs in
 //! a `guarded_call{system, outcome}` span; the `metrics` module (feature `metrics`) exports
 //! Prometheus-style series for every configured system from startup on;
 //! [`Guards::health`] is a readiness snapshot; [`Guards::manual`] lets an operator force

@@ -16,7 +16,7 @@ use crate::wiring::{self, Guarded, SystemAdapter, WiringError};
 /// One [`Guard`] per configured system, built once at startup.
 ///
 /// [`Guards::new`] logs every breaker transition (feature `tracing`, on by default; see
-/// [`TracingObserver`](crate::TracingObserver)) and, with the feature `metrics`,
+/// `TracingObserver`) and, with the feature `metrics`,
 /// registers every system's metrics at once (see the `metrics` module).
 /// [`Guards::builder`] adds observers, turns either off, or sets the
 /// [`ReadinessPolicy`] of [`Guards::health`]. Operators act on a breaker by system name

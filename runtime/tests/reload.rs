@@ -9,7 +9,7 @@ use std::time::Duration;
 use outbound_guard::{Guards, ManualAction, ReloadError, Settings, State};
 
 mod common;
-use common::{counts, hold, S};
+use common::{counts, hold, without_log, S};
 
 fn settings(sber: &str) -> Settings {
     Settings::parse(
@@ -22,7 +22,7 @@ fn settings(sber: &str) -> Settings {
 }
 
 fn guards(sber: &str) -> Guards {
-    Guards::builder(&settings(sber)).tracing(false).build()
+    without_log(Guards::builder(&settings(sber))).build()
 }
 
 async fn fail(guards: &Guards) {
@@ -523,8 +523,7 @@ async fn a_transition_says_whether_the_file_or_an_operator_made_it() {
     }
 
     let reasons = Arc::new(Reasons::default());
-    let guards = Guards::builder(&settings(""))
-        .tracing(false)
+    let guards = without_log(Guards::builder(&settings("")))
         .observer(reasons.clone())
         .build();
     guards

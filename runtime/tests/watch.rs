@@ -7,6 +7,9 @@ use std::time::{Duration, Instant};
 
 use outbound_guard::{Guards, Settings};
 
+mod common;
+use common::without_log;
+
 /// A scratch directory of this test's own, removed at the end.
 struct Scratch(PathBuf);
 
@@ -43,7 +46,7 @@ fn wait_for(guards: &Guards, secs: u64) -> bool {
 
 fn start(path: &Path) -> Guards {
     let settings = Settings::from_path(path, &["sber", "customer"]).unwrap();
-    Guards::builder(&settings).tracing(false).build()
+    without_log(Guards::builder(&settings)).build()
 }
 
 #[test]
@@ -104,7 +107,7 @@ fn a_directory_that_does_not_exist_cannot_be_watched_and_says_which() {
     let scratch = Scratch::new("missing");
     let path = scratch.0.join("nowhere").join("resilience.toml");
     let settings = Settings::parse(&file(30), "inline").unwrap();
-    let guards = Guards::builder(&settings).tracing(false).build();
+    let guards = without_log(Guards::builder(&settings)).build();
     let err = guards.watch(&path).unwrap_err();
     assert!(
         err.to_string().contains(&path.display().to_string()),

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use outbound_guard::{Breaker, Guard, Settings, State, SystemSettings};
+use outbound_guard::{Breaker, Guard, GuardsBuilder, Settings, State, SystemSettings};
 
 /// One second.
 pub const S: Duration = Duration::from_secs(1);
@@ -22,6 +22,14 @@ pub fn system(extra: &str) -> SystemSettings {
 /// A guard for [`system`]`(extra)`.
 pub fn guard(extra: &str) -> Guard {
     Guard::new(&system(extra))
+}
+
+/// `builder` without the observer that logs transitions, for tests that read no log;
+/// without the `tracing` feature there is no such observer to leave out.
+pub fn without_log(builder: GuardsBuilder<'_>) -> GuardsBuilder<'_> {
+    #[cfg(feature = "tracing")]
+    let builder = builder.tracing(false);
+    builder
 }
 
 /// The breaker's state and its window's failures and calls.
