@@ -81,7 +81,7 @@ fn an_http_classifier_shown_grpc_answers_warns_once_per_layer() {
                 Ok::<_, std::io::Error>(answer(content_type))
             });
             // Two services of one layer (a clone each, as tower's stacks make them).
-            let mut first = layer.layer(channel.clone());
+            let mut first = layer.layer(channel);
             let mut second = layer.layer(channel);
             for _ in 0..3 {
                 for service in [&mut first, &mut second] {
@@ -116,7 +116,7 @@ fn http_answers_and_a_second_layer_are_judged_on_their_own() {
             });
             let mut http = GuardLayer::new(guard("sber"))
                 .failure_if(TransientHttp)
-                .layer(channel.clone());
+                .layer(channel);
             for content_type in ["application/json", "text/html; charset=utf-8"] {
                 let response = http.ready().await.unwrap().call(content_type);
                 response.await.unwrap();
