@@ -1,7 +1,9 @@
 //! The docs' code blocks against the example crates that compile and run them: a page
 //! shows a crate's files verbatim, and its dependencies as published crates. Included
 //! (`#[path]`) by the tests of `examples/use-it` (the README's "Use it") and
-//! `examples/testing` (`docs/testing.md`).
+//! `examples/testing` (`docs/testing.md`), and `examples/payments-demo` (the other
+//! pages' fragments, in `tests/docs.rs`); each uses its part.
+#![allow(dead_code)]
 
 use std::path::Path;
 
@@ -32,6 +34,23 @@ pub fn blocks(text: &str, lang: &str) -> Vec<String> {
         rest = &body[end..];
     }
     found
+}
+
+/// Whether `block` is a run of `file`'s lines, indented alike: a fragment a page shows
+/// (statements, an `impl`) compiled where it sits in a function or a module.
+pub fn shown_in(block: &str, file: &str) -> bool {
+    let want: Vec<&str> = block.lines().collect();
+    let have: Vec<&str> = file.lines().collect();
+    have.windows(want.len()).any(|window| {
+        let indent = window[0].len() - window[0].trim_start().len();
+        window.iter().zip(&want).all(|(have, want)| {
+            if want.is_empty() {
+                have.trim().is_empty()
+            } else {
+                have.len() > indent && have[..indent].trim().is_empty() && &have[indent..] == *want
+            }
+        })
+    })
 }
 
 /// The `[table]` (`dependencies`, `dev-dependencies`) of the first of `text`'s TOML blocks
