@@ -66,7 +66,11 @@ pub struct SberAdapter {
 
 impl SberAdapter {
     async fn post_payment(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> {
-        *self.cache.0.lock().unwrap() = Some(PaymentRef(order.0));
+        Self::post_payment_to(&self.cache, order)
+    }
+
+    fn post_payment_to(cache: &Cache, order: &Order) -> Result<PaymentRef, PaymentPortError> {
+        *cache.0.lock().unwrap() = Some(PaymentRef(order.0));
         Ok(PaymentRef(order.0))
     }
 
@@ -136,6 +140,67 @@ async fn the_adapters_page_guards_every_method_it_shows() {
     assert!(matches!(refused, PaymentPortError::SystemUnavailable(_)));
 }
 
+// runtime/README.md: the card on a port of one method.
+mod runtime_readme {
+    use super::{Cache, Order, PaymentPortError, PaymentRef};
+    use outbound_guard::{Guard, Guarded};
+
+    #[allow(async_fn_in_trait)]
+    pub trait PaymentPort {
+        async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError>;
+    }
+
+    #[derive(Guarded)]
+    #[guarded(system = "sber")]
+    pub struct SberAdapter {
+        pub guard: Guard,
+        pub cache: Cache,
+    }
+
+    impl SberAdapter {
+        async fn post_payment(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> {
+            super::SberAdapter::post_payment_to(&self.cache, order)
+        }
+    }
+
+    #[outbound_guard::adapter(system = "sber", error_map = PaymentPortError::system_unavailable)]
+    impl PaymentPort for SberAdapter {
+        async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> {
+            self.post_payment(order).await // the HTTP call, with `?` and `return` as usual
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_runtime_readmes_adapter_is_guarded() {
+    use runtime_readme::PaymentPort as _;
+    let settings = Settings::parse("[systems.sber]\n", "inline").unwrap();
+    let guards = Guards::new(&settings);
+    let sber = guards
+        .adapter(|guard| runtime_readme::SberAdapter {
+            guard,
+            cache: Cache::default(),
+        })
+        .unwrap();
+    assert_eq!(sber.register(&Order(3)).await, Ok(PaymentRef(3)));
+    guards.get("sber").unwrap().breaker().force_open();
+    assert!(sber.register(&Order(4)).await.is_err());
+}
+
+// reqwest/README.md
+
+fn reqwest_client(settings: &Settings) -> Result<reqwest::Client, Box<dyn Error>> {
+    let sber = settings.system("sber").expect("compiled against `sber`");
+    let client = outbound_guard_reqwest::client_builder(sber).build()?;
+    Ok(client)
+}
+
+#[test]
+fn the_reqwest_readme_builds_the_systems_client() {
+    let settings = Settings::parse("[systems.sber]\n", "inline").unwrap();
+    reqwest_client(&settings).unwrap();
+}
+
 // docs/operations.md
 
 struct MyAuditLog;
@@ -180,22 +245,68 @@ fn the_operations_page_answers_readiness_and_forces_open() {
     reloading().unwrap();
 }
 
-// The check: every Rust block of the pages is shown here.
+// The check: every Rust block of the docs and of the crates' READMEs is compiled, here or
+// where the table says. (README.md's "Use it" is examples/use-it, checked there;
+// docs/testing.md is examples/testing, checked there; settings/README.md is a doctest of
+// its crate.)
+
+/// Each page, and the files (from the workspace root) whose lines show its Rust blocks.
+const COMPILED: [(&str, &[&str]); 8] = [
+    (
+        "docs/adapters.md",
+        &["examples/payments-demo/tests/docs.rs"],
+    ),
+    (
+        "docs/operations.md",
+        &["examples/payments-demo/tests/docs.rs"],
+    ),
+    ("docs/settings.md", &["examples/payments-demo/build.rs"]),
+    (
+        "runtime/README.md",
+        &["examples/payments-demo/tests/docs.rs"],
+    ),
+    (
+        "reqwest/README.md",
+        &["examples/payments-demo/tests/docs.rs"],
+    ),
+    // A doctest of the module's documentation, lines after `//! `.
+    ("tower/README.md", &["tower/src/hyper_client.rs"]),
+    ("tonic/README.md", &["examples/grpc-echo/src/main.rs"]),
+    (
+        "examples/grpc-echo/README.md",
+        &["examples/grpc-echo/src/main.rs"],
+    ),
+];
+
+/// A source's text, its `//! ` documentation lines as the doctest compiles them.
+fn compiled(path: &Path) -> String {
+    read(path)
+        .lines()
+        .map(|line| line.strip_prefix("//! ").unwrap_or(line))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
 
 #[test]
-fn every_rust_block_of_the_pages_is_compiled_here() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let sources = [
-        read(&dir.join("tests/docs.rs")),
-        read(&dir.join("build.rs")),
-    ];
-    for page in ["adapters.md", "operations.md", "settings.md"] {
-        let text = read(&dir.join("../../docs").join(page));
-        for block in blocks(&text, "rust") {
+fn every_rust_block_of_the_docs_and_readmes_is_compiled() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    for (page, sources) in COMPILED {
+        let sources: Vec<String> = sources.iter().map(|s| compiled(&root.join(s))).collect();
+        for block in blocks(&read(&root.join(page)), "rust") {
             assert!(
                 sources.iter().any(|source| shown_in(&block, source)),
-                "a Rust block of docs/{page} that examples/payments-demo/tests/docs.rs does not compile:\n{block}"
+                "a Rust block of {page} that none of its compiled files holds:\n{block}"
             );
         }
+    }
+    // Every page of docs/ is covered, here or by its own example crate.
+    for entry in std::fs::read_dir(root.join("docs")).unwrap() {
+        let name = format!("docs/{}", entry.unwrap().file_name().to_string_lossy());
+        let covered = COMPILED.iter().any(|(page, _)| *page == name) || name == "docs/testing.md";
+        let rust = blocks(&read(&root.join(&name)), "rust");
+        assert!(
+            covered || rust.is_empty(),
+            "{name} has Rust blocks no test compiles"
+        );
     }
 }
