@@ -59,11 +59,15 @@ pub(crate) fn adapter(args: TokenStream, item: TokenStream, lookup: &dyn Lookup)
         return tokens;
     };
     let mut errors = Errors::default();
-    let args = Args::parse(args).map_err(|e| errors.push(e)).ok();
+    let args = Args::parse(args, false).map_err(|e| errors.push(e)).ok();
+    // A system named here is checked against the settings file here; a block that takes
+    // its type's system has it checked on the derive, where it is written.
     let track = match &args {
-        Some(args) => settings(&args.system, lookup)
-            .map_err(|e| errors.push(e))
-            .ok(),
+        Some(Args {
+            system: Some(system),
+            ..
+        }) => settings(system, lookup).map_err(|e| errors.push(e)).ok(),
+        Some(_) => Some(None),
         None => None,
     };
     let generic = !block.generics.params.is_empty();
@@ -73,10 +77,11 @@ pub(crate) fn adapter(args: TokenStream, item: TokenStream, lookup: &dyn Lookup)
     // a generic block, whose parameters a `const` item cannot name, by an inline `const`
     // in each guarded method, evaluated where the method is instantiated.
     let check = |ty: &TokenStream| {
-        args.as_ref().map(|args| {
+        args.as_ref().and_then(|args| {
             let Args { system, krate, .. } = args;
+            let system = system.as_ref()?;
             let check = quote!(#krate::__private::same_system::<#ty>(#system, #name));
-            located_at(check, system.span())
+            Some(located_at(check, system.span()))
         })
     };
     let context = Block {
@@ -115,10 +120,14 @@ pub(crate) fn adapter(args: TokenStream, item: TokenStream, lookup: &dyn Lookup)
         .map(|check| {
             let span = args
                 .as_ref()
-                .map_or_else(Span::call_site, |a| a.system.span());
+                .and_then(|a| a.system.as_ref())
+                .map_or_else(Span::call_site, LitStr::span);
             quote_spanned!(span=> const _: () = #check;)
         });
-    let calls = guarding.map(|args| crate::calls::called(&args.krate, &args.system));
+    let calls = guarding.and_then(|args| {
+        let system = args.system.as_ref()?;
+        Some(crate::calls::called(&args.krate, system))
+    });
     quote! {
         #errors
         #track

@@ -28,8 +28,10 @@ struct Given {
 /// The attribute's arguments, checked for shape (not yet against the settings file).
 #[derive(Clone)]
 pub(crate) struct Args {
-    /// The `system = "sber"` literal, kept for its span.
-    pub system: LitStr,
+    /// The `system = "sber"` literal, kept for its span; `None` on an `#[adapter]` block
+    /// that takes its type's system (`<Self as SystemAdapter>::SYSTEM`, declared once on
+    /// the type's `#[guarded(system = …)]` and checked there).
+    pub system: Option<LitStr>,
     /// `fn(CircuitBreakerError) -> PortError`: a path or a closure.
     pub error_map: Expr,
     /// `fn(&PortError) -> bool`: which errors count as failures; a path or a closure.
@@ -41,12 +43,13 @@ pub(crate) struct Args {
 }
 
 impl Args {
-    /// The arguments of a method-level `#[circuit_breaker]` or of `#[adapter]`: every
-    /// required one given.
-    pub(crate) fn parse(tokens: TokenStream) -> syn::Result<Args> {
+    /// The arguments of a method-level `#[circuit_breaker]` (`system_required`) or of
+    /// `#[adapter]` (whose system may be left to its type's derive): every required one
+    /// given.
+    pub(crate) fn parse(tokens: TokenStream, system_required: bool) -> syn::Result<Args> {
         let mut errors = Errors::default();
         let given = Given::parse(tokens, &mut errors)?;
-        if given.system.is_none() && !given.system_malformed {
+        if system_required && given.system.is_none() && !given.system_malformed {
             errors.push(syn::Error::new(
                 Span::call_site(),
                 "missing `system = \"…\"`: name the external system this method calls, as its table in resilience.toml is named (`system = \"sber\"` for `[systems.sber]`)",
@@ -60,7 +63,7 @@ impl Args {
         }
         errors.finish()?;
         Ok(Args {
-            system: given.system.expect("checked above"),
+            system: given.system,
             error_map: given.error_map.expect("checked above"),
             failure_if: given.failure_if,
             slow_as_error: given.slow_as_error.is_some(),
@@ -73,16 +76,21 @@ impl Args {
     pub(crate) fn refine(&self, tokens: TokenStream) -> syn::Result<Args> {
         let mut errors = Errors::default();
         let given = Given::parse(tokens, &mut errors)?;
-        if let Some(system) = &given.system {
-            if system.value() != self.system.value() {
+        match (&given.system, &self.system) {
+            (Some(system), Some(block)) if system.value() != block.value() => {
                 errors.push(syn::Error::new(
                     system.span(),
                     format!(
                         "this method is in an `#[adapter(system = \"{}\")]` block: every method of an adapter calls the block's system (R-RES-ISO-1); move it to an adapter of its own, or drop `system` here",
-                        self.system.value()
+                        block.value()
                     ),
                 ));
             }
+            (Some(system), None) => errors.push(syn::Error::new(
+                system.span(),
+                "this method is in an `#[adapter]` block that takes its system from its type's `#[guarded(system = …)]`: every method of an adapter calls that system (R-RES-ISO-1); drop `system` here, or move the method to an adapter of its own",
+            )),
+            _ => {}
         }
         if let Some(krate) = &given.krate {
             errors.push(syn::Error::new_spanned(

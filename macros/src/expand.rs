@@ -31,12 +31,10 @@ pub(crate) fn circuit_breaker(
 
 fn expand(args: TokenStream, item: TokenStream, lookup: &dyn Lookup) -> syn::Result<TokenStream> {
     let mut errors = Errors::default();
-    let args = Args::parse(args).map_err(|e| errors.push(e)).ok();
+    let args = Args::parse(args, true).map_err(|e| errors.push(e)).ok();
     let method = validate::method(item).map_err(|e| errors.push(e)).ok();
-    let track = match &args {
-        Some(args) => settings(&args.system, lookup)
-            .map_err(|e| errors.push(e))
-            .ok(),
+    let track = match args.as_ref().and_then(|args| args.system.as_ref()) {
+        Some(system) => settings(system, lookup).map_err(|e| errors.push(e)).ok(),
         None => None,
     };
     errors.finish()?;
@@ -106,6 +104,13 @@ pub(crate) fn generate(args: &Args, method: &Method, context: &Context) -> Token
         },
         |block| block.self_span,
     );
+    // The system named on the attribute, or the type's, which its derive declares
+    // (spanned on the block's self type: a type that declares none is one error there).
+    let system = if let Some(system) = system {
+        system.to_token_stream()
+    } else {
+        quote_spanned!(receiver=> <Self as #krate::SystemAdapter>::SYSTEM)
+    };
     let guard = match method.receiver {
         Receiver::Shared => quote_spanned!(receiver=> #krate::__private::guard(self, #system)),
         Receiver::Exclusive { by_deref: true } => {
@@ -154,10 +159,10 @@ pub(crate) fn generate(args: &Args, method: &Method, context: &Context) -> Token
     // What comes before the call: the file's tracking, a generic block's system check.
     let check = context.block.and_then(|block| block.check.as_ref());
     // A method of an `#[adapter]` block is recorded once, by the block.
-    let calls = context
-        .block
-        .is_none()
-        .then(|| crate::calls::called(krate, system));
+    let calls = match (context.block, &args.system) {
+        (None, Some(system)) => Some(crate::calls::called(krate, system)),
+        _ => None,
+    };
     let first = quote!(#track #check #calls);
     let body = match &method.body {
         Body::Native(_) => quote! {

@@ -46,7 +46,8 @@ use proc_macro::TokenStream;
 ///
 /// Arguments:
 ///
-/// - `system = "sber"` (required): a string literal naming a `[systems.sber]` table of
+/// - `system = "sber"` (required on a method; on an [`macro@adapter`] block, left out to
+///   take the type's `#[guarded(system = …)]`): a string literal naming a `[systems.sber]` table of
 ///   the crate's settings file, checked at compile time (with a "did you mean" and the
 ///   known systems when it is not there). System names are `lower_snake_case`;
 ///   `"default"` is refused (R-RES-CB-X3). The settings file is `resilience.toml` next to
@@ -124,15 +125,21 @@ pub fn circuit_breaker(args: TokenStream, item: TokenStream) -> TokenStream {
 /// # The adapter's system
 ///
 /// The system is declared once, on the type's derive:
-/// `#[derive(Guarded)] #[guarded(system = "sber")]`, which implements
-/// `outbound_guard::SystemAdapter`, so an adapter built with another system's guard is
-/// refused where it is built (`Guards::adapter`, `SystemAdapter::wired`). Each block
-/// names the system too, and checks at compile time that it is the derive's: a type may
-/// have any number of blocks (one per port, or split by concern), in any order. A block
-/// on a type whose derive declares no system is one error per block saying to add
-/// `#[guarded(system = "…")]`. In a generic block (`impl<T> … for Adapter<T>`) the check
-/// sits in each guarded method and is made where the method is instantiated, so
-/// `cargo build` reports a mismatch there and `cargo check` does not.
+/// `#[derive(Guarded)] #[guarded(system = "sber")]`, which checks it against
+/// `resilience.toml` and implements `outbound_guard::SystemAdapter`, so an adapter built
+/// with another system's guard is refused where it is built (`Guards::adapter`,
+/// `SystemAdapter::wired`). A block may leave `system` out,
+/// `#[adapter(error_map = PaymentPortError::system_unavailable)]`: it then calls its
+/// type's system, `<Self as SystemAdapter>::SYSTEM`, resolved by the compiler (a macro
+/// sees only its own input, so the block cannot read the derive's attribute; the trait
+/// carries the name from one to the other). A block that names the system checks at
+/// compile time that it is the derive's, for a reader of the block alone. Either way a
+/// type may have any number of blocks (one per port, or split by concern), in any
+/// order. A block on a type whose derive declares no system is one error per block
+/// saying to add `#[guarded(system = "…")]`. In a generic block (`impl<T> … for
+/// Adapter<T>`) a named system's check sits in each guarded method and is made where
+/// the method is instantiated, so `cargo build` reports a mismatch there and
+/// `cargo check` does not.
 ///
 /// # A renamed dependency
 ///
@@ -179,8 +186,8 @@ pub fn unguarded(_args: TokenStream, item: TokenStream) -> TokenStream {
 ///
 /// `#[guarded(system = "sber")]` declares the adapter's system, once for the type: it is
 /// checked against the settings file and implements `outbound_guard::SystemAdapter`. An
-/// adapter with `#[adapter]` blocks must declare it; each block checks that it names
-/// the same system.
+/// adapter with `#[adapter]` blocks must declare it; a block that leaves out `system`
+/// calls this one, and a block that names it checks that it names the same system.
 ///
 /// ```ignore
 /// #[derive(outbound_guard::Guarded)]

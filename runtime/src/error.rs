@@ -172,6 +172,66 @@ impl CircuitBreakerError {
             _ => None,
         }
     }
+
+    /// The HTTP status a service answers its own caller with when this error is why a
+    /// request failed: **503** Service Unavailable for a refusal (open, half-open full,
+    /// forced open, bulkhead full: the call was never started, so a retry is safe),
+    /// **504** Gateway Timeout for a call the guard cut short (total timeout, a slow
+    /// call returned as an error: it was sent, and may have taken effect upstream, so
+    /// the caller must not assume it did not). A handler may answer 409 instead where
+    /// the business allows "created but not paid" (R-RES-CB-6); that is its decision,
+    /// not the guard's.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use outbound_guard::{Cause, CircuitBreakerError};
+    ///
+    /// let full = CircuitBreakerError::from_cause("sber", Cause::BulkheadFull {
+    ///     permits: 8,
+    ///     waited: Duration::from_millis(300),
+    /// });
+    /// assert_eq!(full.http_status(), 503);
+    /// assert_eq!(full.http_retry_after(), Duration::from_secs(1));
+    /// ```
+    pub fn http_status(&self) -> u16 {
+        if self.is_rejection() {
+            503
+        } else {
+            504
+        }
+    }
+
+    /// The `Retry-After` to send with [`http_status`](Self::http_status), for every
+    /// cause: whole seconds, rounded up, and never under 1 s (a `Retry-After: 0` invites
+    /// every caller back at once); `.as_secs()` is the header's value.
+    ///
+    /// | cause | `Retry-After` | why |
+    /// |---|---|---|
+    /// | open | the time left until half-open | no call is admitted before |
+    /// | half-open, trials taken | 1 s | the trials in flight decide soon; a retry then meets a closed breaker or an open one with its own time |
+    /// | forced open | 30 s, the guide's `cb_open_duration` | an operator's action has no end the guard knows; retry at the pace the breaker itself would probe |
+    /// | bulkhead full | the `bulkhead_wait` the call waited | permits free as calls end; the system is busy, not down |
+    /// | total timeout, slow | 1 s | the breaker counts the call; if the system is down, the next call meets an open breaker, with its own time |
+    pub fn http_retry_after(&self) -> Duration {
+        let after = match self.cause {
+            Cause::Open { retry_after } => retry_after,
+            Cause::ForcedOpen => FORCED_OPEN_RETRY_AFTER,
+            Cause::BulkheadFull { waited, .. } => waited,
+            Cause::HalfOpenFull { .. } | Cause::Timeout { .. } | Cause::Slow { .. } => {
+                Duration::ZERO
+            }
+        };
+        whole_seconds_at_least_one(after)
+    }
+}
+
+/// The `Retry-After` of a breaker an operator forced open: the guide's `cb_open_duration`.
+const FORCED_OPEN_RETRY_AFTER: Duration = Duration::from_secs(30);
+
+/// `after` rounded up to whole seconds, at least one.
+fn whole_seconds_at_least_one(after: Duration) -> Duration {
+    let secs = after.as_secs() + u64::from(after.subsec_nanos() > 0);
+    Duration::from_secs(secs.max(1))
 }
 
 /// [`Guards::get`](crate::Guards::get) was asked for a system the settings do not have.
@@ -182,4 +242,60 @@ pub struct UnknownSystem {
     pub(crate) origin: String,
     pub(crate) hint: String,
     pub(crate) known: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::{Cause, CircuitBreakerError};
+
+    fn answer(cause: Cause) -> (u16, u64) {
+        let err = CircuitBreakerError::from_cause("sber", cause);
+        (err.http_status(), err.http_retry_after().as_secs())
+    }
+
+    #[test]
+    fn an_open_breaker_is_503_until_its_trials_rounded_up() {
+        let open = |ms| Cause::Open {
+            retry_after: Duration::from_millis(ms),
+        };
+        assert_eq!(answer(open(12_000)), (503, 12));
+        assert_eq!(answer(open(2_100)), (503, 3));
+        assert_eq!(answer(open(10)), (503, 1));
+        assert_eq!(answer(open(0)), (503, 1));
+    }
+
+    #[test]
+    fn half_open_with_its_trials_taken_is_503_for_a_second() {
+        assert_eq!(answer(Cause::HalfOpenFull { trials: 3 }), (503, 1));
+    }
+
+    #[test]
+    fn forced_open_is_503_at_the_guides_open_duration() {
+        assert_eq!(answer(Cause::ForcedOpen), (503, 30));
+    }
+
+    #[test]
+    fn a_full_bulkhead_is_503_after_the_wait_it_waited() {
+        let full = |ms| Cause::BulkheadFull {
+            permits: 8,
+            waited: Duration::from_millis(ms),
+        };
+        assert_eq!(answer(full(2_500)), (503, 3));
+        assert_eq!(answer(full(0)), (503, 1));
+    }
+
+    #[test]
+    fn a_call_cut_short_is_504_for_a_second() {
+        let timeout = Cause::Timeout {
+            timeout: Duration::from_secs(35),
+        };
+        assert_eq!(answer(timeout), (504, 1));
+        let slow = Cause::Slow {
+            elapsed: Duration::from_secs(20),
+            threshold: Duration::from_secs(15),
+        };
+        assert_eq!(answer(slow), (504, 1));
+    }
 }

@@ -52,6 +52,11 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+/// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
 pub mod build;
 mod builder;
 mod de;

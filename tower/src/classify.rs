@@ -46,6 +46,19 @@ impl<B, E: 'static> Classify<http::Response<B>, E> for TransientHttp {
             Err(error) => is_transient_error(error),
         }
     }
+
+    fn misses_grpc(&self, result: &Result<http::Response<B>, E>) -> bool {
+        result
+            .as_ref()
+            .is_ok_and(|response| is_grpc(response.headers()))
+    }
+}
+
+/// Whether an answer is gRPC's: `content-type: application/grpc`, `application/grpc+proto`, ….
+fn is_grpc(headers: &http::HeaderMap) -> bool {
+    headers
+        .get(http::header::CONTENT_TYPE)
+        .is_some_and(|value| value.as_bytes().starts_with(b"application/grpc"))
 }
 
 /// Every error counts, but a hyper client's refusal of the caller's own request

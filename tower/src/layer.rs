@@ -4,6 +4,7 @@
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{ready, Context, Poll};
 
 use tower_layer::Layer;
@@ -11,12 +12,15 @@ use tower_service::Service;
 
 use outbound_guard::{CallOptions, CircuitBreakerError, Guard, GuardedCall};
 
+use crate::grpc_notice::GrpcNotice;
+
 /// Wraps a service in a system's guard; see the [crate docs](crate).
 #[derive(Debug, Clone)]
 pub struct GuardLayer<C = EveryError> {
     guard: Guard,
     failure_if: C,
     slow_as_error: bool,
+    grpc_notice: Arc<GrpcNotice>,
 }
 
 /// The default classifier: every `Err` of the service counts as a failure, every `Ok`
@@ -29,6 +33,18 @@ pub struct EveryError;
 pub trait Classify<R, E> {
     /// Whether `result` counts as a failure.
     fn is_failure(&self, result: &Result<R, E>) -> bool;
+
+    /// Whether `result` is a gRPC answer (`content-type: application/grpc…`) that this
+    /// classifier cannot judge. gRPC's errors arrive as HTTP 200 with a `grpc-status`
+    /// header or trailer, so an HTTP classifier counts none of them; when this says `true`
+    /// the layer logs a `tracing` warning, once, naming the system and
+    /// `outbound_guard_tonic::GrpcGuardLayer`. [`TransientHttp`](crate::TransientHttp)
+    /// reads the response's `content-type`; the default, for classifiers that cannot see
+    /// a response's headers, is `false`.
+    fn misses_grpc(&self, result: &Result<R, E>) -> bool {
+        let _ = result;
+        false
+    }
 }
 
 impl<R, E> Classify<R, E> for EveryError {
@@ -50,6 +66,7 @@ impl GuardLayer {
     /// Every call through `guard`; every `Err` counts as a failure.
     pub fn new(guard: Guard) -> Self {
         GuardLayer {
+            grpc_notice: Arc::new(GrpcNotice::new(guard.system())),
             guard,
             failure_if: EveryError,
             slow_as_error: false,
@@ -91,6 +108,7 @@ impl<C> GuardLayer<C> {
             guard: self.guard,
             failure_if: classify,
             slow_as_error: self.slow_as_error,
+            grpc_notice: self.grpc_notice,
         }
     }
 
@@ -112,6 +130,7 @@ impl<S, C: Clone> Layer<S> for GuardLayer<C> {
             guard: self.guard.clone(),
             failure_if: self.failure_if.clone(),
             slow_as_error: self.slow_as_error,
+            grpc_notice: Arc::clone(&self.grpc_notice),
         }
     }
 }
@@ -123,6 +142,8 @@ pub struct GuardService<S, C = EveryError> {
     guard: Guard,
     failure_if: C,
     slow_as_error: bool,
+    /// Shared by every service of one layer (and their calls), so the layer warns once.
+    grpc_notice: Arc<GrpcNotice>,
 }
 
 /// The error of a guarded service: the guard's, or the service's own.
@@ -184,6 +205,7 @@ where
             future: None,
             start: Some((inner, request)),
             classify: self.failure_if.clone(),
+            grpc_notice: Arc::clone(&self.grpc_notice),
         };
         GuardFuture {
             call: self.guard.call_with(options, classified),
@@ -245,6 +267,8 @@ pin_project_lite::pin_project! {
         future: Option<S::Future>,
         start: Option<(S, Req)>,
         classify: C,
+        // A reference count, not an allocation: the layer's one notice.
+        grpc_notice: Arc<GrpcNotice>,
     }
 }
 
@@ -264,6 +288,9 @@ where
             unreachable!("the service was called just above")
         };
         let result = ready!(future.poll(cx));
+        if !this.grpc_notice.given() && this.classify.misses_grpc(&result) {
+            this.grpc_notice.warn();
+        }
         Poll::Ready(if this.classify.is_failure(&result) {
             Err(result)
         } else {

@@ -17,7 +17,10 @@
 //!   `#[circuit_breaker]` method) when its time should count too.
 //! - **gRPC** (tonic): `outbound_guard_tonic::GrpcGuardLayer` (crate
 //!   `outbound-guard-tonic`), which reads each call's status from its headers or
-//!   trailers and guards the whole call, a stream included.
+//!   trailers and guards the whole call, a stream included. [`GuardLayer`] with
+//!   [`TransientHttp`] over a gRPC channel would count none of gRPC's errors (they
+//!   arrive as HTTP 200): it logs a `tracing` warning, once per layer, the first time it
+//!   sees a `content-type: application/grpc` answer.
 //! - **Anything else**: [`GuardLayer`] with every `Err` counting ([`EveryError`]), or
 //!   a [`Classify`] of the service's own over the whole `Result`.
 //!
@@ -54,6 +57,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod classify;
+mod grpc_notice;
 pub mod hyper_client;
 mod layer;
 

@@ -3,31 +3,15 @@
 
 use std::path::Path;
 
-fn read(path: &Path) -> String {
-    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
+#[path = "../../doc_snippets.rs"]
+mod doc_snippets;
 
-/// The README's "Use it" section: from its heading to the next `## `.
+use doc_snippets::{assert_shows_dependencies, blocks, read, section};
+
+/// The README's "Use it" section.
 fn use_it_section() -> String {
     let readme = read(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md"));
-    let start = readme.find("\n## Use it\n").expect("a `## Use it` section");
-    let rest = &readme[start + 1..];
-    let end = rest[3..].find("\n## ").map_or(rest.len(), |i| i + 3);
-    rest[..end].to_owned()
-}
-
-/// The fenced code blocks of `section` tagged `lang`.
-fn blocks(section: &str, lang: &str) -> Vec<String> {
-    let fence = format!("```{lang}\n");
-    let mut found = Vec::new();
-    let mut rest = section;
-    while let Some(start) = rest.find(&fence) {
-        let body = &rest[start + fence.len()..];
-        let end = body.find("```\n").expect("a closed code block");
-        found.push(body[..end].to_owned());
-        rest = &body[end..];
-    }
-    found
+    section(&readme, "Use it")
 }
 
 #[test]
@@ -48,43 +32,6 @@ fn the_readme_shows_this_crates_main_and_settings_verbatim() {
 
 #[test]
 fn the_readme_shows_this_crates_dependencies() {
-    let section = use_it_section();
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let manifest: toml::Table = toml::from_str(&read(&dir.join("Cargo.toml"))).unwrap();
-    let ours = manifest["dependencies"].as_table().unwrap();
-    let shown = blocks(&section, "toml")
-        .into_iter()
-        .filter_map(|block| toml::from_str::<toml::Table>(&block).ok())
-        .find_map(|table| table.get("dependencies").cloned())
-        .expect("a `[dependencies]` block in the README's 'Use it' section");
-    let shown = shown.as_table().unwrap();
-    let names = |t: &toml::Table| t.keys().cloned().collect::<Vec<_>>();
-    assert_eq!(names(shown), names(ours));
-    for (name, spec) in ours {
-        let shown_spec = &shown[name];
-        let field = |spec: &toml::Value, key: &str| spec.get(key).cloned();
-        assert_eq!(
-            field(shown_spec, "features"),
-            field(spec, "features"),
-            "{name}"
-        );
-        assert_eq!(
-            field(shown_spec, "default-features"),
-            field(spec, "default-features"),
-            "{name}"
-        );
-        match field(spec, "version") {
-            Some(version) => assert_eq!(field(shown_spec, "version"), Some(version), "{name}"),
-            // A path dependency of this workspace: the README names its published version.
-            None => {
-                let version = field(shown_spec, "version").expect("a version");
-                let version = version.as_str().unwrap();
-                assert!(
-                    env!("CARGO_PKG_VERSION").starts_with(version),
-                    "{name} = {version:?}, but the workspace is {}",
-                    env!("CARGO_PKG_VERSION")
-                );
-            }
-        }
-    }
+    assert_shows_dependencies(&use_it_section(), dir, "dependencies", &[]);
 }

@@ -241,6 +241,24 @@ fn adapter_inherent_generic() {
     );
 }
 
+/// A block that takes its type's system: no settings check, no system check and no
+/// record of the system here (the derive, where the name is written, does all three);
+/// the guard is looked up by `<Self as SystemAdapter>::SYSTEM`.
+#[test]
+fn adapter_system_of_its_type() {
+    adapter_snapshot(
+        &expect_file!["../../tests/snapshots/adapter_system_of_its_type.rs"],
+        quote!(error_map = PaymentPortError::system_unavailable),
+        quote! {
+            impl PaymentPort for SberAdapter {
+                async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> {
+                    self.send(order).await
+                }
+            }
+        },
+    );
+}
+
 fn adapter_errors(block: TokenStream) -> String {
     crate::adapter::adapter(
         quote!(system = "sber", error_map = E::map),

@@ -1,9 +1,12 @@
 //! From port errors to HTTP answers (the guide's `bootstrap/exception_handlers.py`).
 //!
 //! The adapters turn a breaker's refusal into their port's `SystemUnavailable`
-//! (R-RES-CB-6); here it becomes **503** with `Retry-After` and a JSON body — or, on
-//! the order-creation path, where the business allows "created but not paid", **409**
-//! with the created order.
+//! (R-RES-CB-6); here it becomes the status `CircuitBreakerError::http_status` gives
+//! (**503** for a refusal, **504** for a call the guard cut short) with its `Retry-After`
+//! and a JSON body — or, on the order-creation path, where the business allows "created
+//! but not paid", **409** with the created order. A hung call that the HTTP client's
+//! `read_timeout` ended is the port's own transport error, answered **502** like every
+//! other failure of the upstream.
 
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -49,15 +52,17 @@ impl From<CustomerPortError> for ApiError {
     }
 }
 
-/// The `Retry-After` seconds for an unavailable system: the time the breaker stays
-/// open, rounded up, and at least 1 s (half-open, bulkhead full and timeouts have no
-/// known time).
+/// The `Retry-After` seconds for an unavailable system: the guard's answer for its
+/// cause (the time the breaker stays open, the bulkhead's wait, …), whole seconds and at
+/// least 1 s.
 pub fn retry_after_secs(unavailable: &Unavailable) -> u64 {
-    unavailable
-        .retry_after
-        .map(|d| d.as_secs_f64().ceil() as u64)
-        .unwrap_or(1)
-        .max(1)
+    unavailable.retry_after.as_secs()
+}
+
+/// The status for an unavailable system: 503 for a refusal, 504 for a call the guard
+/// cut short.
+fn unavailable_status(unavailable: &Unavailable) -> StatusCode {
+    StatusCode::from_u16(unavailable.status).unwrap_or(StatusCode::SERVICE_UNAVAILABLE)
 }
 
 fn unavailable_body(u: &Unavailable, what: &str) -> Value {
@@ -72,10 +77,9 @@ fn unavailable_body(u: &Unavailable, what: &str) -> Value {
 
 fn payment_body(err: &PaymentPortError) -> (StatusCode, Value) {
     match err {
-        PaymentPortError::SystemUnavailable(u) => (
-            StatusCode::SERVICE_UNAVAILABLE,
-            unavailable_body(u, "payment system"),
-        ),
+        PaymentPortError::SystemUnavailable(u) => {
+            (unavailable_status(u), unavailable_body(u, "payment system"))
+        }
         PaymentPortError::Declined(reason) => (
             StatusCode::PAYMENT_REQUIRED,
             json!({ "error": "payment_declined", "detail": reason }),
@@ -117,7 +121,7 @@ impl IntoResponse for ApiError {
             ApiError::Customer(err) => {
                 let (status, body, unavailable) = match &err {
                     CustomerPortError::SystemUnavailable(u) => (
-                        StatusCode::SERVICE_UNAVAILABLE,
+                        unavailable_status(u),
                         unavailable_body(u, "customer system"),
                         Some(u),
                     ),
@@ -178,34 +182,48 @@ impl IntoResponse for ApiError {
 mod tests {
     use std::time::Duration;
 
+    use outbound_guard::{Cause, CircuitBreakerError};
+
     use super::*;
 
-    fn unavailable(retry_after: Option<Duration>) -> Unavailable {
-        Unavailable {
-            system: "sber".into(),
-            reason: "open",
-            detail: "sber: circuit open".into(),
-            retry_after,
+    fn unavailable(cause: Cause) -> Unavailable {
+        let err = CircuitBreakerError::from_cause("sber", cause);
+        match PaymentPortError::system_unavailable(err) {
+            PaymentPortError::SystemUnavailable(u) => u,
+            other => panic!("{other:?}"),
         }
+    }
+
+    fn open(retry_after: Duration) -> Unavailable {
+        unavailable(Cause::Open { retry_after })
     }
 
     #[test]
     fn retry_after_is_rounded_up_and_at_least_one_second() {
-        assert_eq!(
-            retry_after_secs(&unavailable(Some(Duration::from_millis(2100)))),
-            3
-        );
-        assert_eq!(
-            retry_after_secs(&unavailable(Some(Duration::from_millis(10)))),
-            1
-        );
-        assert_eq!(retry_after_secs(&unavailable(Some(Duration::ZERO))), 1);
-        assert_eq!(retry_after_secs(&unavailable(None)), 1);
+        assert_eq!(retry_after_secs(&open(Duration::from_millis(2100))), 3);
+        assert_eq!(retry_after_secs(&open(Duration::from_millis(10))), 1);
+        assert_eq!(retry_after_secs(&open(Duration::ZERO)), 1);
+        let full = unavailable(Cause::BulkheadFull {
+            permits: 8,
+            waited: Duration::from_millis(1500),
+        });
+        assert_eq!(retry_after_secs(&full), 2);
+    }
+
+    #[test]
+    fn a_call_the_guard_cut_short_is_504() {
+        let timeout = unavailable(Cause::Timeout {
+            timeout: Duration::from_secs(35),
+        });
+        let response =
+            ApiError::Payment(PaymentPortError::SystemUnavailable(timeout)).into_response();
+        assert_eq!(response.status(), StatusCode::GATEWAY_TIMEOUT);
+        assert_eq!(response.headers()[header::RETRY_AFTER], "1");
     }
 
     #[test]
     fn unavailable_payment_is_503_with_retry_after() {
-        let err = PaymentPortError::SystemUnavailable(unavailable(Some(Duration::from_secs(30))));
+        let err = PaymentPortError::SystemUnavailable(open(Duration::from_secs(30)));
         let response = ApiError::Payment(err).into_response();
         assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
         assert_eq!(response.headers()[header::RETRY_AFTER], "30");

@@ -35,8 +35,12 @@ pub struct Unavailable {
     pub reason: &'static str,
     /// Why, in words.
     pub detail: String,
-    /// When a retry may help: the time left while the breaker is open.
-    pub retry_after: Option<Duration>,
+    /// The HTTP status to answer: 503 for a refusal, 504 for a call the guard cut short
+    /// (`CircuitBreakerError::http_status`).
+    pub status: u16,
+    /// The `Retry-After` to send, in whole seconds, at least 1 s, for every cause
+    /// (`CircuitBreakerError::http_retry_after`).
+    pub retry_after: Duration,
 }
 
 impl Unavailable {
@@ -45,7 +49,8 @@ impl Unavailable {
             system: err.system().to_owned(),
             reason: err.cause().as_str(),
             detail: err.to_string(),
-            retry_after: err.retry_after(),
+            status: err.http_status(),
+            retry_after: err.http_retry_after(),
         }
     }
 }

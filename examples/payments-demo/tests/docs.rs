@@ -1,0 +1,312 @@
+//! The fragments of `docs/adapters.md`, `docs/operations.md` and `docs/settings.md`,
+//! compiled and run here: each Rust block of those pages is a run of lines of this file
+//! (or of the demo's `build.rs`), as the tests at the end check.
+
+use std::error::Error;
+use std::path::Path;
+use std::sync::Arc;
+
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use outbound_guard::{
+    CircuitBreakerError, Guard, Guarded, Guards, Observer, ReadinessPolicy, Settings, State,
+};
+
+#[path = "../../doc_snippets.rs"]
+mod doc_snippets;
+
+use doc_snippets::{blocks, read, shown_in};
+
+// docs/adapters.md: a port, its error and an adapter, for the blocks to guard.
+
+#[derive(Debug, PartialEq)]
+pub enum PaymentPortError {
+    SystemUnavailable(CircuitBreakerError),
+    Declined,
+}
+
+impl PaymentPortError {
+    fn system_unavailable(error: CircuitBreakerError) -> Self {
+        PaymentPortError::SystemUnavailable(error)
+    }
+
+    fn is_outage(&self) -> bool {
+        matches!(self, PaymentPortError::SystemUnavailable(_))
+    }
+}
+
+pub struct Order(u64);
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PaymentRef(u64);
+
+#[allow(async_fn_in_trait)]
+pub trait PaymentPort {
+    async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError>;
+    async fn confirm(&self, payment: &PaymentRef) -> Result<(), PaymentPortError>;
+    fn last_payment(&self) -> Option<PaymentRef>;
+}
+
+#[derive(Default)]
+pub struct Cache(std::sync::Mutex<Option<PaymentRef>>);
+
+impl Cache {
+    fn last(&self) -> Option<PaymentRef> {
+        *self.0.lock().unwrap()
+    }
+}
+
+#[derive(Guarded)]
+#[guarded(system = "sber")]
+pub struct SberAdapter {
+    guard: Guard,
+    cache: Cache,
+}
+
+impl SberAdapter {
+    async fn post_payment(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> {
+        Self::post_payment_to(&self.cache, order)
+    }
+
+    fn post_payment_to(cache: &Cache, order: &Order) -> Result<PaymentRef, PaymentPortError> {
+        *cache.0.lock().unwrap() = Some(PaymentRef(order.0));
+        Ok(PaymentRef(order.0))
+    }
+
+    async fn post_confirmation(&self, _: &PaymentRef) -> Result<(), PaymentPortError> {
+        Ok(())
+    }
+
+    async fn post_refund(&self, _: &PaymentRef) -> Result<(), PaymentPortError> {
+        Err(PaymentPortError::Declined)
+    }
+}
+
+#[outbound_guard::adapter(
+    system = "sber",
+    error_map = PaymentPortError::system_unavailable,
+    failure_if = PaymentPortError::is_outage,
+)]
+impl PaymentPort for SberAdapter {
+    async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> {
+        self.post_payment(order).await
+    }
+
+    #[circuit_breaker(slow_as_error)] // refines the block's arguments
+    async fn confirm(&self, payment: &PaymentRef) -> Result<(), PaymentPortError> {
+        self.post_confirmation(payment).await
+    }
+
+    #[unguarded(reason = "reads the adapter's own cache, no I/O")] // opts out, with a reason
+    fn last_payment(&self) -> Option<PaymentRef> {
+        self.cache.last()
+    }
+}
+
+mod card {
+    use super::{PaymentPortError, PaymentRef, SberAdapter};
+
+    use outbound_guard::circuit_breaker;
+
+    impl SberAdapter {
+        #[circuit_breaker(system = "sber", error_map = PaymentPortError::system_unavailable)]
+        pub async fn refund(&self, payment: &PaymentRef) -> Result<(), PaymentPortError> {
+            self.post_refund(payment).await
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_adapters_page_guards_every_method_it_shows() {
+    let settings = Settings::parse("[systems.sber]\n", "inline").unwrap();
+    let guards = Guards::new(&settings);
+    let sber = guards
+        .adapter(|guard| SberAdapter {
+            guard,
+            cache: Cache::default(),
+        })
+        .unwrap();
+    let payment = sber.register(&Order(7)).await.unwrap();
+    assert_eq!(sber.confirm(&payment).await, Ok(()));
+    assert_eq!(sber.last_payment(), Some(PaymentRef(7)));
+    // A declined refund is the system answering: not counted (the card's form counts
+    // every `Err`, having no `failure_if`).
+    assert_eq!(sber.refund(&payment).await, Err(PaymentPortError::Declined));
+    guards.get("sber").unwrap().breaker().force_open();
+    let refused = sber.register(&Order(8)).await.unwrap_err();
+    assert!(matches!(refused, PaymentPortError::SystemUnavailable(e) if e.http_status() == 503));
+    let refused = sber.refund(&payment).await.unwrap_err();
+    assert!(matches!(refused, PaymentPortError::SystemUnavailable(_)));
+}
+
+// runtime/README.md: the card on a port of one method.
+mod runtime_readme {
+    use super::{Cache, Order, PaymentPortError, PaymentRef};
+    use outbound_guard::{Guard, Guarded};
+
+    #[allow(async_fn_in_trait)]
+    pub trait PaymentPort {
+        async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError>;
+    }
+
+    #[derive(Guarded)]
+    #[guarded(system = "sber")]
+    pub struct SberAdapter {
+        pub guard: Guard,
+        pub cache: Cache,
+    }
+
+    impl SberAdapter {
+        async fn post_payment(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> {
+            super::SberAdapter::post_payment_to(&self.cache, order)
+        }
+    }
+
+    #[outbound_guard::adapter(system = "sber", error_map = PaymentPortError::system_unavailable)]
+    impl PaymentPort for SberAdapter {
+        async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> {
+            self.post_payment(order).await // the HTTP call, with `?` and `return` as usual
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_runtime_readmes_adapter_is_guarded() {
+    use runtime_readme::PaymentPort as _;
+    let settings = Settings::parse("[systems.sber]\n", "inline").unwrap();
+    let guards = Guards::new(&settings);
+    let sber = guards
+        .adapter(|guard| runtime_readme::SberAdapter {
+            guard,
+            cache: Cache::default(),
+        })
+        .unwrap();
+    assert_eq!(sber.register(&Order(3)).await, Ok(PaymentRef(3)));
+    guards.get("sber").unwrap().breaker().force_open();
+    assert!(sber.register(&Order(4)).await.is_err());
+}
+
+// reqwest/README.md
+
+fn reqwest_client(settings: &Settings) -> Result<reqwest::Client, Box<dyn Error>> {
+    let sber = settings.system("sber").expect("compiled against `sber`");
+    let client = outbound_guard_reqwest::client_builder(sber).build()?;
+    Ok(client)
+}
+
+#[test]
+fn the_reqwest_readme_builds_the_systems_client() {
+    let settings = Settings::parse("[systems.sber]\n", "inline").unwrap();
+    reqwest_client(&settings).unwrap();
+}
+
+// docs/operations.md
+
+struct MyAuditLog;
+
+impl Observer for MyAuditLog {}
+
+fn operations(settings: Settings) -> Result<(Guards, Response), Box<dyn Error>> {
+    let guards = Guards::builder(&settings)
+        .observer(Arc::new(MyAuditLog)) // any outbound_guard::Observer
+        .readiness(ReadinessPolicy::DegradeOnOpen) // the default
+        .build(); // .tracing(false) / .metrics(false) to opt out
+
+    // GET /health/ready, in axum: 200 while ready, 503 when not (`Json` needs the feature `serde`).
+    let health = guards.health();
+    let status = StatusCode::from_u16(health.http_status()).unwrap_or(StatusCode::OK);
+    let ready = (status, Json(health)).into_response();
+
+    guards.manual("sber", "force_open".parse()?)?; // POST /admin/breakers/sber/force_open
+    Ok((guards, ready))
+}
+
+fn reloading() -> Result<(), Box<dyn Error>> {
+    let settings = outbound_guard::settings!()?;
+    let guards = Guards::new(&settings);
+    // Feature `watch`: reload when the mounted file changes.
+    let _watcher = match std::env::var_os(outbound_guard::settings::PATH_VARIABLE) {
+        Some(path) => Some(guards.watch(path)?),
+        None => None,
+    };
+    Ok(())
+}
+
+#[test]
+fn the_operations_page_answers_readiness_and_forces_open() {
+    let settings = Settings::parse("[systems.sber]\n", "inline").unwrap();
+    let (guards, ready) = operations(settings).unwrap();
+    assert_eq!(ready.status(), StatusCode::OK);
+    assert_eq!(
+        guards.get("sber").unwrap().breaker().state(),
+        State::ForcedOpen
+    );
+    reloading().unwrap();
+}
+
+// The check: every Rust block of the docs and of the crates' READMEs is compiled, here or
+// where the table says. (README.md's "Use it" is examples/use-it, checked there;
+// docs/testing.md is examples/testing, checked there; settings/README.md is a doctest of
+// its crate.)
+
+/// Each page, and the files (from the workspace root) whose lines show its Rust blocks.
+const COMPILED: [(&str, &[&str]); 8] = [
+    (
+        "docs/adapters.md",
+        &["examples/payments-demo/tests/docs.rs"],
+    ),
+    (
+        "docs/operations.md",
+        &["examples/payments-demo/tests/docs.rs"],
+    ),
+    ("docs/settings.md", &["examples/payments-demo/build.rs"]),
+    (
+        "runtime/README.md",
+        &["examples/payments-demo/tests/docs.rs"],
+    ),
+    (
+        "reqwest/README.md",
+        &["examples/payments-demo/tests/docs.rs"],
+    ),
+    // A doctest of the module's documentation, lines after `//! `.
+    ("tower/README.md", &["tower/src/hyper_client.rs"]),
+    ("tonic/README.md", &["examples/grpc-echo/src/main.rs"]),
+    (
+        "examples/grpc-echo/README.md",
+        &["examples/grpc-echo/src/main.rs"],
+    ),
+];
+
+/// A source's text, its `//! ` documentation lines as the doctest compiles them.
+fn compiled(path: &Path) -> String {
+    read(path)
+        .lines()
+        .map(|line| line.strip_prefix("//! ").unwrap_or(line))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn every_rust_block_of_the_docs_and_readmes_is_compiled() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    for (page, sources) in COMPILED {
+        let sources: Vec<String> = sources.iter().map(|s| compiled(&root.join(s))).collect();
+        for block in blocks(&read(&root.join(page)), "rust") {
+            assert!(
+                sources.iter().any(|source| shown_in(&block, source)),
+                "a Rust block of {page} that none of its compiled files holds:\n{block}"
+            );
+        }
+    }
+    // Every page of docs/ is covered, here or by its own example crate.
+    for entry in std::fs::read_dir(root.join("docs")).unwrap() {
+        let name = format!("docs/{}", entry.unwrap().file_name().to_string_lossy());
+        let covered = COMPILED.iter().any(|(page, _)| *page == name) || name == "docs/testing.md";
+        let rust = blocks(&read(&root.join(&name)), "rust");
+        assert!(
+            covered || rust.is_empty(),
+            "{name} has Rust blocks no test compiles"
+        );
+    }
+}

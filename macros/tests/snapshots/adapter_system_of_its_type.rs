@@ -1,0 +1,30 @@
+impl PaymentPort for SberAdapter {
+    async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> {
+        let __cb_guard = ::outbound_guard::__private::guard(
+            self,
+            <Self as ::outbound_guard::SystemAdapter>::SYSTEM,
+        );
+        #[allow(unknown_lints, unused_braces)]
+        let __cb_judged = __cb_guard
+            .call_with(
+                ::outbound_guard::__private::options::<
+                    Result<PaymentRef, PaymentPortError>,
+                >(),
+                async move {
+                    if let ::core::option::Option::Some(__cb_ret) = ::core::option::Option::None::<
+                        Result<PaymentRef, PaymentPortError>,
+                    > {
+                        return __cb_ret;
+                    }
+                    { self.send(order).await }
+                },
+            )
+            .await;
+        ::outbound_guard::__private::flatten(
+            __cb_judged,
+            ::outbound_guard::__private::error_map::<
+                Result<PaymentRef, PaymentPortError>,
+            >(PaymentPortError::system_unavailable),
+        )
+    }
+}
