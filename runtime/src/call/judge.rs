@@ -45,8 +45,7 @@ pub(super) fn judge<T, E>(
 /// before the panic unwinds on.
 #[cold]
 fn classifier_panicked(mut permit: Permit, end: Instant) {
-    let elapsed = permit.elapsed(end);
-    permit.report_end(true, Outcome::Failure, elapsed, end);
+    permit.report_end(true, Outcome::Failure, end);
 }
 
 /// The elapsed check of a call that ended in time (`failed` when its error counts, `ok`
@@ -62,10 +61,9 @@ fn record(
     slow_as_error: bool,
 ) -> Result<(), CircuitBreakerError> {
     let threshold = permit.guard().slow_threshold();
-    let elapsed = permit.elapsed(end);
     // Already counted as slow while running: report it as the breaker counted it, even
     // if the clock read at its end lands on the threshold itself.
-    let slow = elapsed > threshold || permit.counted_slow();
+    let slow = permit.ran_longer(end, threshold) || permit.counted_slow();
     let outcome = match (failed, slow) {
         (true, _) => Outcome::Failure,
         (false, true) => Outcome::Slow,
@@ -74,10 +72,13 @@ fn record(
     let refused = (slow && slow_as_error && ok).then(|| {
         CircuitBreakerError::new(
             permit.guard().breaker().name_arc(),
-            Cause::Slow { elapsed, threshold },
+            Cause::Slow {
+                elapsed: permit.elapsed(end),
+                threshold,
+            },
         )
     });
-    permit.report_end(failed || slow, outcome, elapsed, end);
+    permit.report_end(failed || slow, outcome, end);
     drop(permit);
     refused.map_or(Ok(()), Err)
 }
