@@ -323,3 +323,83 @@ mod resize_tests {
         assert_eq!(taken, 5);
     }
 }
+
+#[cfg(test)]
+mod line_tests {
+    use std::future::Future;
+    use std::pin::pin;
+    use std::task::{Context, Poll, Waker};
+    use std::time::Duration;
+
+    use super::Bulkhead;
+
+    const WAIT: Duration = Duration::from_secs(1);
+
+    /// Polls `future` once, with a waker that does nothing.
+    fn poll_once<F: Future>(future: std::pin::Pin<&mut F>) -> Poll<F::Output> {
+        future.poll(&mut Context::from_waker(Waker::noop()))
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_permit_released_while_someone_waits_goes_to_the_waiter_not_a_newcomer() {
+        let bulkhead = Bulkhead::new(1);
+        assert!(bulkhead.try_acquire());
+        let mut waiter = pin!(bulkhead.acquire(WAIT));
+        assert!(poll_once(waiter.as_mut()).is_pending(), "full: it waits");
+        bulkhead.release();
+        assert!(
+            !bulkhead.try_acquire(),
+            "a newcomer does not take the permit the waiter is owed"
+        );
+        assert_eq!(poll_once(waiter.as_mut()), Poll::Ready(true));
+        assert_eq!(bulkhead.in_use(), 1);
+        bulkhead.release();
+        assert_eq!(bulkhead.in_use(), 0);
+        assert!(bulkhead.try_acquire(), "nobody waits: free again");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_permit_left_in_the_line_by_a_cancelled_waiter_is_taken_by_the_next_caller() {
+        let bulkhead = Bulkhead::new(1);
+        assert!(bulkhead.try_acquire());
+        {
+            let mut waiter = pin!(bulkhead.acquire(WAIT));
+            assert!(poll_once(waiter.as_mut()).is_pending());
+            bulkhead.release(); // to the waiter, which is dropped before it takes it
+        }
+        assert_eq!(bulkhead.in_use(), 0, "the permit is back, in the line");
+        assert!(bulkhead.try_acquire(), "found where the waiter left it");
+        assert!(!bulkhead.try_acquire());
+        bulkhead.release();
+        assert!(bulkhead.try_acquire(), "and free again once returned");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn waiters_are_served_in_arrival_order_and_a_grow_serves_them_first() {
+        let bulkhead = Bulkhead::new(1);
+        assert!(bulkhead.try_acquire());
+        let mut first = pin!(bulkhead.acquire(WAIT));
+        let mut second = pin!(bulkhead.acquire(WAIT));
+        assert!(poll_once(first.as_mut()).is_pending());
+        assert!(poll_once(second.as_mut()).is_pending());
+        bulkhead.resize(2);
+        assert!(!bulkhead.try_acquire(), "the new permit is owed to a waiter");
+        assert!(poll_once(second.as_mut()).is_pending(), "not before the first");
+        assert_eq!(poll_once(first.as_mut()), Poll::Ready(true));
+        bulkhead.release();
+        assert_eq!(poll_once(second.as_mut()), Poll::Ready(true));
+        assert_eq!(bulkhead.in_use(), 2);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_caller_whose_wait_runs_out_holds_nothing_and_stops_counting_as_waiting() {
+        let bulkhead = Bulkhead::new(1);
+        assert!(bulkhead.try_acquire());
+        assert!(!bulkhead.acquire(WAIT).await);
+        bulkhead.release();
+        assert!(
+            bulkhead.try_acquire(),
+            "nobody waits any more: the permit came back free"
+        );
+    }
+}
