@@ -12,7 +12,8 @@ use tokio::sync::Semaphore;
 async fn hand_written_loop(semaphore: &Semaphore, n: u64) -> u64 {
     let mut sum = 0;
     for i in 0..n {
-        if let Ok((Ok(v), _slow)) = hand_written(semaphore, op_async(Mix::AllOk, black_box(i))).await
+        if let Ok((Ok(v), _slow)) =
+            hand_written(semaphore, op_async(Mix::AllOk, black_box(i))).await
         {
             sum += v;
         }

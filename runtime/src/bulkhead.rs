@@ -383,8 +383,14 @@ mod line_tests {
         assert!(poll_once(first.as_mut()).is_pending());
         assert!(poll_once(second.as_mut()).is_pending());
         bulkhead.resize(2);
-        assert!(!bulkhead.try_acquire(), "the new permit is owed to a waiter");
-        assert!(poll_once(second.as_mut()).is_pending(), "not before the first");
+        assert!(
+            !bulkhead.try_acquire(),
+            "the new permit is owed to a waiter"
+        );
+        assert!(
+            poll_once(second.as_mut()).is_pending(),
+            "not before the first"
+        );
         assert_eq!(poll_once(first.as_mut()), Poll::Ready(true));
         bulkhead.release();
         assert_eq!(poll_once(second.as_mut()), Poll::Ready(true));

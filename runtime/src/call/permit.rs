@@ -262,12 +262,7 @@ impl Permit {
     /// they go back when `self` is dropped (a panicking or timed-out call's, once its
     /// future is dropped).
     #[cfg_attr(not(debug_assertions), inline(always))]
-    pub(super) fn report_end(
-        &mut self,
-        failed: bool,
-        outcome: Outcome,
-        end: Instant,
-    ) {
+    pub(super) fn report_end(&mut self, failed: bool, outcome: Outcome, end: Instant) {
         let guard = &self.slot.guard;
         match mem::replace(&mut self.breaker, Recording::Reported) {
             Recording::Pending(ticket) => guard.breaker().record_at(ticket, failed, end),
