@@ -107,7 +107,11 @@ fn poll_guarded<T, E>(
     match polled {
         Ok(Poll::Ready(result)) => {
             let end = Instant::now();
-            Poll::Ready(judge::judge(steps.stop(), result, end, options))
+            // Judged where the permit lies (not moved out first), then the permits go
+            // back: also before a panicking classifier's panic unwinds on.
+            let judged = judge::judge(steps.as_mut().permit(), result, end, options);
+            steps.done();
+            Poll::Ready(judged.unwrap_or_else(|panic| resume_unwind(panic)))
         }
         Ok(Poll::Pending) => steps.poll_expired(cx).map(Err),
         Err(panic) => {
@@ -284,13 +288,19 @@ impl Steps {
         permit
     }
 
-    /// Takes the call's permit out once the call ended in time.
+    /// The running call's permit, to judge the call by once it ended in time.
     #[cfg_attr(not(debug_assertions), inline(always))]
-    fn stop(self: Pin<&mut Self>) -> Permit {
-        match std::mem::replace(self.project().stage, Stage::Done) {
+    fn permit(self: Pin<&mut Self>) -> &mut Permit {
+        match self.project().stage {
             Stage::Running(permit) => permit,
             _ => unreachable!("the call ends only while admitted"),
         }
+    }
+
+    /// The call was judged: its permits go back now.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn done(self: Pin<&mut Self>) {
+        *self.project().stage = Stage::Done;
     }
 }
 
