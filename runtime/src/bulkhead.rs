@@ -43,8 +43,13 @@ use tokio::time::Instant;
 const FREE: u64 = (1 << 32) - 1;
 /// One caller waiting: the high half of the word counts them.
 const WAITER: u64 = 1 << 32;
-/// The most permits a bulkhead has: what the word's free half holds.
-const MAX_PERMITS: usize = FREE as usize;
+/// The most permits a bulkhead has: what the word's free half holds, and the semaphore
+/// takes.
+const MAX_PERMITS: usize = if (FREE as usize) < Semaphore::MAX_PERMITS {
+    FREE as usize
+} else {
+    Semaphore::MAX_PERMITS
+};
 
 /// One system's bulkhead.
 #[derive(Debug)]
