@@ -299,6 +299,21 @@ impl Permit {
 impl Drop for Permit {
     #[inline]
     fn drop(&mut self) {
+        // Judged and reported: only the fields drop (the usual path stays small).
+        if !matches!(self.breaker, Recording::Reported) {
+            self.cancelled();
+        }
+        // The fields drop after this, in order: the span, and only then the bulkhead
+        // slot.
+    }
+}
+
+impl Permit {
+    /// Dropped before it was reported (cancelled, or counted slow and then cancelled):
+    /// the breaker's ticket back, the end reported.
+    #[cold]
+    #[inline(never)]
+    fn cancelled(&mut self) {
         let guard = &self.slot.guard;
         match mem::replace(&mut self.breaker, Recording::Reported) {
             Recording::Reported => return,
@@ -308,7 +323,5 @@ impl Drop for Permit {
         }
         self.span.record(Outcome::Cancelled.as_str());
         report(guard, Outcome::Cancelled, || None);
-        // The fields drop after this, in order: the span, and only then the bulkhead
-        // slot.
     }
 }
