@@ -9,6 +9,8 @@
 //! so every subject measures its closed-state hot path.
 #![deny(missing_docs)]
 
+pub mod budget;
+
 use std::future::Future;
 use std::ops::Range;
 use std::sync::Barrier;

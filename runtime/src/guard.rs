@@ -39,7 +39,7 @@ pub struct Guard {
 struct Inner {
     /// Replaced whole by a reload; read by [`Guard::settings`], off the call path.
     settings: RwLock<Arc<SystemSettings>>,
-    /// The durations every call reads, as nanoseconds: one relaxed load each.
+    /// The durations every call reads, packed (see `packed`): one relaxed load each.
     total_timeout: AtomicU64,
     slow_threshold: AtomicU64,
     bulkhead_wait: AtomicU64,
@@ -83,9 +83,9 @@ impl Guard {
         let guard = Guard {
             inner: Arc::new(Inner {
                 settings: RwLock::new(Arc::new(settings.clone())),
-                total_timeout: AtomicU64::new(nanos(settings.total_timeout())),
-                slow_threshold: AtomicU64::new(nanos(settings.cb_slow_threshold())),
-                bulkhead_wait: AtomicU64::new(nanos(settings.bulkhead_wait())),
+                total_timeout: AtomicU64::new(packed(settings.total_timeout())),
+                slow_threshold: AtomicU64::new(packed(settings.cb_slow_threshold())),
+                bulkhead_wait: AtomicU64::new(packed(settings.bulkhead_wait())),
                 breaker: Breaker::with_observers(settings, observers),
                 bulkhead: Bulkhead::new(permits),
                 slow: SlowHolders::default(),
@@ -127,19 +127,19 @@ impl Guard {
     /// that pass the budget on, such as a gRPC call's `grpc-timeout`.
     #[inline]
     pub fn total_timeout(&self) -> Duration {
-        Duration::from_nanos(self.inner.total_timeout.load(Ordering::Relaxed))
+        unpacked(self.inner.total_timeout.load(Ordering::Relaxed))
     }
 
     /// `cb_slow_threshold` in effect.
     #[inline]
     pub(crate) fn slow_threshold(&self) -> Duration {
-        Duration::from_nanos(self.inner.slow_threshold.load(Ordering::Relaxed))
+        unpacked(self.inner.slow_threshold.load(Ordering::Relaxed))
     }
 
     /// `bulkhead_wait` in effect.
     #[inline]
     pub(crate) fn bulkhead_wait(&self) -> Duration {
-        Duration::from_nanos(self.inner.bulkhead_wait.load(Ordering::Relaxed))
+        unpacked(self.inner.bulkhead_wait.load(Ordering::Relaxed))
     }
 
     /// Applies a reload's settings of this system, keeping what the guard knows: the
@@ -156,13 +156,13 @@ impl Guard {
             .bulkhead_resized(settings.bulkhead_permits());
         self.inner
             .total_timeout
-            .store(nanos(settings.total_timeout()), Ordering::Relaxed);
+            .store(packed(settings.total_timeout()), Ordering::Relaxed);
         self.inner
             .slow_threshold
-            .store(nanos(settings.cb_slow_threshold()), Ordering::Relaxed);
+            .store(packed(settings.cb_slow_threshold()), Ordering::Relaxed);
         self.inner
             .bulkhead_wait
-            .store(nanos(settings.bulkhead_wait()), Ordering::Relaxed);
+            .store(packed(settings.bulkhead_wait()), Ordering::Relaxed);
         *self
             .inner
             .settings
@@ -208,7 +208,40 @@ impl Guard {
     }
 }
 
-/// `d` in nanoseconds, saturating (settings bound durations to a day).
-fn nanos(d: Duration) -> u64 {
-    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
+/// `d` as `seconds << 32 | nanoseconds`, saturating at `u32::MAX` seconds (settings
+/// bound durations to a day): read back by [`unpacked`] without a division, as every
+/// call reads two of them.
+fn packed(d: Duration) -> u64 {
+    let d = d.min(Duration::new(u64::from(u32::MAX), 999_999_999));
+    d.as_secs() << 32 | u64::from(d.subsec_nanos())
+}
+
+/// The duration [`packed`] stored.
+#[inline]
+fn unpacked(word: u64) -> Duration {
+    Duration::new(word >> 32, (word & u64::from(u32::MAX)) as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::{packed, unpacked};
+
+    #[test]
+    fn durations_are_stored_whole_and_saturate_beyond_u32_seconds() {
+        for d in [
+            Duration::ZERO,
+            Duration::from_nanos(1),
+            Duration::from_millis(1_500),
+            Duration::from_secs(86_400),
+            Duration::new(u64::from(u32::MAX), 999_999_999),
+        ] {
+            assert_eq!(unpacked(packed(d)), d);
+        }
+        assert_eq!(
+            unpacked(packed(Duration::MAX)),
+            Duration::new(u64::from(u32::MAX), 999_999_999)
+        );
+    }
 }

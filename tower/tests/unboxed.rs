@@ -60,7 +60,10 @@ fn a_call_through_the_layer_allocates_nothing_and_is_send() {
         // from the runtime or a lazily registered `tracing` callsite when other crates
         // of the workspace turn the core's features on.
         let allocations = ALLOCATIONS.load(Ordering::Relaxed) - before;
-        assert!(allocations < 20, "{allocations} allocations in 1000 guarded calls");
+        assert!(
+            allocations < 20,
+            "{allocations} allocations in 1000 guarded calls"
+        );
     });
     // And every call was guarded: counted by the breaker, refused once forced open.
     guard.breaker().force_open();

@@ -150,6 +150,29 @@ impl Breaker {
     /// taken, [`Cause::ForcedOpen`](crate::Cause::ForcedOpen) while forced open.
     #[inline]
     pub fn try_acquire(&self) -> Result<BreakerPermit<'_>, CircuitBreakerError> {
+        match self.core.admit_flowing() {
+            Some(ticket) => Ok(BreakerPermit {
+                breaker: self,
+                ticket: Some(ticket),
+            }),
+            None => self.try_acquire_stopped(),
+        }
+    }
+
+    /// The ticket of a call admitted as [`try_acquire`](Self::try_acquire) admits it,
+    /// for a holder that records or [cancels](Self::cancel) it itself.
+    #[inline]
+    pub(crate) fn acquire_ticket(&self) -> Result<Ticket, CircuitBreakerError> {
+        match self.core.admit_flowing() {
+            Some(ticket) => Ok(ticket),
+            None => self.try_acquire_stopped().map(BreakerPermit::into_ticket),
+        }
+    }
+
+    /// [`try_acquire`](Self::try_acquire) while not seen closed or disabled: open, due
+    /// for trials, half-open or forced open (or just moved on from one of them).
+    #[inline(never)]
+    fn try_acquire_stopped(&self) -> Result<BreakerPermit<'_>, CircuitBreakerError> {
         let (admission, change) = self.core.admit(|| self.nanos(Instant::now()));
         // The permit exists before any observer hears of the transition (open →
         // half-open): whatever an observer does, the trial's slot is owned and goes
@@ -168,8 +191,7 @@ impl Breaker {
     /// Records the outcome of the call admitted with `ticket`, which ended at `now`.
     #[inline]
     pub(crate) fn record_at(&self, ticket: Ticket, failed: bool, now: Instant) {
-        let nanos = self.nanos(now);
-        let change = self.core.record(ticket, failed, || nanos);
+        let change = self.core.record(ticket, failed, || self.nanos(now));
         self.report(change);
     }
 
@@ -462,6 +484,7 @@ impl BreakerPermit<'_> {
     }
 
     /// Records the call's outcome, reading the clock only if the state changes.
+    #[inline]
     pub fn record(self, failed: bool) {
         let breaker = self.breaker;
         self.record_with(failed, || breaker.nanos(Instant::now()));
@@ -485,6 +508,7 @@ impl BreakerPermit<'_> {
 }
 
 impl Drop for BreakerPermit<'_> {
+    #[inline]
     fn drop(&mut self) {
         if let Some(ticket) = self.ticket.take() {
             self.breaker.core.cancel(ticket);

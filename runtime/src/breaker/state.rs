@@ -294,6 +294,31 @@ impl Core {
         &self,
         now: impl FnOnce() -> u64,
     ) -> (Result<Ticket, Denied>, Option<Change>) {
+        match self.admit_flowing() {
+            Some(ticket) => (Ok(ticket), None),
+            None => self.admit_stopped(now),
+        }
+    }
+
+    /// Admission while closed or disabled, from one load: the ticket, or `None` in the
+    /// other states (see [`admit`](Self::admit)).
+    #[inline]
+    pub(crate) fn admit_flowing(&self) -> Option<Ticket> {
+        let word = self.state.load(Ordering::Acquire);
+        let kind = word & KIND_MASK;
+        (kind == State::Closed.code() || kind == State::Disabled.code()).then(|| Ticket {
+            generation: generation_of(word),
+            trial: false,
+        })
+    }
+
+    /// [`admit`](Self::admit) once the state was not seen closed or disabled: decided on
+    /// the state as it is now.
+    #[inline(never)]
+    pub(crate) fn admit_stopped(
+        &self,
+        now: impl FnOnce() -> u64,
+    ) -> (Result<Ticket, Denied>, Option<Change>) {
         let word = self.state.load(Ordering::Acquire);
         match State::from_code(word) {
             State::Closed | State::Disabled => {
@@ -400,10 +425,11 @@ impl Core {
         now: impl FnOnce() -> u64,
     ) -> Option<Change> {
         let word = self.state.load(Ordering::Acquire);
-        if generation_of(word) != ticket.generation || State::from_code(word) == State::Disabled {
+        let kind = word & KIND_MASK;
+        if generation_of(word) != ticket.generation || kind == State::Disabled.code() {
             return None; // stale, or an operator disabled counting
         }
-        if !failed && State::from_code(word) == State::Closed {
+        if !failed && kind == State::Closed.code() {
             // The state's `Acquire` above saw this generation begin, so the summary
             // read is this generation's window or a later one's (then the ticket is
             // stale anyway). Full of successes: one more success changes nothing.
@@ -417,6 +443,7 @@ impl Core {
 
     /// Recording under the lock: the closed window, or half-open trials. The ticket's
     /// whole generation is checked under the lock, so nothing stale is ever counted.
+    #[inline(never)]
     fn record_locked(
         &self,
         ticket: Ticket,

@@ -1,6 +1,7 @@
 //! The elapsed check: how a call that ended in time is judged, and its outcome recorded.
 
-use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::any::Any;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use tokio::time::Instant;
 
@@ -9,22 +10,28 @@ use super::permit::Permit;
 use crate::error::{Cause, CircuitBreakerError};
 use crate::observer::Outcome;
 
-/// Judges a call that ended at `end` with `result` by `options`, records the outcome
-/// and gives the permits back. A call slower than `cb_slow_threshold` counts as a
-/// failure, and so does an `Err` that `failure_if` counts. Generic over the call's
-/// output alone; the rest is [`record`].
+/// What a judged call returns: the guard's answer, or the panic of a classifier that
+/// panicked (recorded as a failure), for the caller to give the permits back and then
+/// unwind on.
+pub(super) type Judged<T, E> =
+    Result<Result<Result<T, E>, CircuitBreakerError>, Box<dyn Any + Send + 'static>>;
+
+/// Judges a call that ended at `end` with `result` by `options` and records the
+/// outcome; the caller gives the permits back (drops `permit`) right after. A call
+/// slower than `cb_slow_threshold` counts as a failure, and so does an `Err` that
+/// `failure_if` counts. Generic over the call's output alone; the rest is [`record`].
 ///
 /// # Errors
 ///
-/// [`Cause::Slow`] for a slow `Ok` under `slow_as_error`; the call's own error is the
-/// inner `Err`.
+/// The outer `Err` is a panicking classifier's panic. [`Cause::Slow`] for a slow `Ok`
+/// under `slow_as_error`; the call's own error is the inner `Err`.
 #[inline]
 pub(super) fn judge<T, E>(
-    permit: Permit,
+    permit: &mut Permit,
     result: Result<T, E>,
     end: Instant,
     options: CallOptions<E>,
-) -> Result<Result<T, E>, CircuitBreakerError> {
+) -> Judged<T, E> {
     let failed = match (&result, options.failure_if) {
         (Ok(_), _) => false,
         (Err(_), None) => true,
@@ -33,39 +40,35 @@ pub(super) fn judge<T, E>(
             Ok(failed) => failed,
             Err(panic) => {
                 classifier_panicked(permit, end);
-                resume_unwind(panic);
+                return Err(panic);
             }
         },
     };
-    record(permit, failed, result.is_ok(), end, options.slow_as_error)?;
-    Ok(result)
+    Ok(record(permit, failed, result.is_ok(), end, options.slow_as_error).map(|()| result))
 }
 
-/// The classifier panicked: the call is recorded as a failure and its permits go back
-/// before the panic unwinds on.
+/// The classifier panicked: the call is recorded as a failure (its permits go back,
+/// as the caller drops them, before the panic unwinds on).
 #[cold]
-fn classifier_panicked(mut permit: Permit, end: Instant) {
-    let elapsed = permit.elapsed(end);
-    permit.report_end(true, Outcome::Failure, elapsed, end);
+fn classifier_panicked(permit: &mut Permit, end: Instant) {
+    permit.report_end(true, Outcome::Failure, end);
 }
 
 /// The elapsed check of a call that ended in time (`failed` when its error counts, `ok`
-/// when it returned `Ok`), and its outcome recorded; the permits go back as `permit` is
-/// dropped. Not generic: compiled once (inlined in optimised builds, as the steps
-/// around the call are).
+/// when it returned `Ok`), and its outcome recorded. Not generic: compiled once
+/// (inlined in optimised builds, as the steps around the call are).
 #[cfg_attr(not(debug_assertions), inline(always))]
 pub(super) fn record(
-    mut permit: Permit,
+    permit: &mut Permit,
     failed: bool,
     ok: bool,
     end: Instant,
     slow_as_error: bool,
 ) -> Result<(), CircuitBreakerError> {
     let threshold = permit.guard().slow_threshold();
-    let elapsed = permit.elapsed(end);
     // Already counted as slow while running: report it as the breaker counted it, even
     // if the clock read at its end lands on the threshold itself.
-    let slow = elapsed > threshold || permit.counted_slow();
+    let slow = permit.ran_longer(end, threshold) || permit.counted_slow();
     let outcome = match (failed, slow) {
         (true, _) => Outcome::Failure,
         (false, true) => Outcome::Slow,
@@ -74,10 +77,12 @@ pub(super) fn record(
     let refused = (slow && slow_as_error && ok).then(|| {
         CircuitBreakerError::new(
             permit.guard().breaker().name_arc(),
-            Cause::Slow { elapsed, threshold },
+            Cause::Slow {
+                elapsed: permit.elapsed(end),
+                threshold,
+            },
         )
     });
-    permit.report_end(failed || slow, outcome, elapsed, end);
-    drop(permit);
+    permit.report_end(failed || slow, outcome, end);
     refused.map_or(Ok(()), Err)
 }

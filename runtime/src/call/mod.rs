@@ -24,6 +24,7 @@ mod steps;
 
 use std::fmt;
 use std::future::Future;
+use std::panic::resume_unwind;
 use std::pin::Pin;
 use std::task::{ready, Context, Poll};
 
@@ -119,10 +120,11 @@ fn poll_guarded<T, E>(
     match running.poll_call(|| call.as_mut().poll(cx)) {
         Poll::Ready(result) => {
             let end = Instant::now();
-            let Stage::Running(running) = std::mem::replace(stage, Stage::Done) else {
-                unreachable!("matched above")
-            };
-            Poll::Ready(judge::judge(running.into_permit(), result, end, options))
+            // Judged where the permit lies (not moved out first), then the permits go
+            // back: also before a panicking classifier's panic unwinds on.
+            let judged = judge::judge(running.permit_mut(), result, end, options);
+            *stage = Stage::Done;
+            Poll::Ready(judged.unwrap_or_else(|panic| resume_unwind(panic)))
         }
         Poll::Pending => {
             let timed_out = ready!(running.poll_expired(timer, cx));

@@ -103,12 +103,13 @@ fn kept_out(guard: &Guard, generation: u64, episode: Episode) {
 #[cold]
 fn rejected(guard: &Guard, cause: &Cause) {
     hooks::rejected(guard.system(), cause);
-    report(guard, Outcome::Rejected(*cause), None);
+    report(guard, Outcome::Rejected(*cause), || None);
 }
 
-/// A call's outcome, to every observer that wants calls.
+/// A call's outcome, to every observer that wants calls; `elapsed` is only worked out
+/// when one does.
 #[inline]
-fn report(guard: &Guard, outcome: Outcome, elapsed: Option<Duration>) {
+fn report(guard: &Guard, outcome: Outcome, elapsed: impl FnOnce() -> Option<Duration>) {
     let observers = guard.breaker().call_observers();
     if observers.is_empty() {
         return;
@@ -116,7 +117,7 @@ fn report(guard: &Guard, outcome: Outcome, elapsed: Option<Duration>) {
     let event = CallEvent {
         system: guard.system(),
         outcome,
-        elapsed,
+        elapsed: elapsed(),
     };
     // This may run in a drop, even while unwinding, where a second panic would abort:
     // `notify` contains each observer's.
@@ -137,10 +138,11 @@ pub(super) struct Permit {
     /// `guarded_call{system, outcome}`; one pointer, null unless a subscriber wants it.
     span: CallSpan,
     start: Instant,
-    // When a still-running call becomes slow; `None` once that has been recorded, or if
-    // the total timeout comes first.
-    slow_at: Option<Instant>,
-    deadline: Instant,
+    // After how long a still-running call becomes slow; `None` once that has been
+    // recorded, or if the total timeout comes first. Instants are worked out from
+    // `start` only if the call does not end on its first poll.
+    slow_after: Option<Duration>,
+    timeout: Duration,
     /// The bulkhead permit, and the guard.
     slot: Slot,
 }
@@ -168,8 +170,8 @@ impl Permit {
     #[cfg_attr(not(debug_assertions), inline(always))]
     pub(super) fn start(slot: Slot) -> Result<Self, CircuitBreakerError> {
         let guard = &slot.guard;
-        let ticket = match guard.breaker().try_acquire() {
-            Ok(permit) => permit.into_ticket(),
+        let ticket = match guard.breaker().acquire_ticket() {
+            Ok(ticket) => ticket,
             Err(error) => {
                 rejected(guard, error.cause());
                 return Err(error);
@@ -177,16 +179,16 @@ impl Permit {
         };
         let span = CallSpan::new(guard.system());
         let start = Instant::now();
-        let deadline = start + guard.total_timeout();
+        let timeout = guard.total_timeout();
         // A call still running when this fires runs longer than the threshold: one that
         // ends exactly then is polled (and finished) before the timer is.
-        let slow_at = start + guard.slow_threshold();
+        let slow_after = guard.slow_threshold();
         Ok(Permit {
             breaker: Recording::Pending(ticket),
             span,
             start,
-            slow_at: (slow_at < deadline).then_some(slow_at),
-            deadline,
+            slow_after: (slow_after < timeout).then_some(slow_after),
+            timeout,
             slot,
         })
     }
@@ -206,13 +208,13 @@ impl Permit {
     /// counted slow already, then at the deadline.
     #[inline]
     pub(super) fn next_alarm(&self) -> Instant {
-        self.slow_at.unwrap_or(self.deadline)
+        self.start + self.slow_after.unwrap_or(self.timeout)
     }
 
     /// When `total_timeout` ends the call.
     #[inline]
     pub(super) fn deadline(&self) -> Instant {
-        self.deadline
+        self.start + self.timeout
     }
 
     /// Whether the call's end was recorded and reported already (timed out, panicked).
@@ -227,13 +229,22 @@ impl Permit {
         end.saturating_duration_since(self.start)
     }
 
+    /// Whether the call ran longer than `threshold` until `end`: `elapsed(end) >
+    /// threshold`, in one addition rather than a subtraction.
+    #[inline]
+    pub(super) fn ran_longer(&self, end: Instant, threshold: Duration) -> bool {
+        self.start
+            .checked_add(threshold)
+            .is_some_and(|slow_at| end > slow_at)
+    }
+
     /// The timer fired at `now`: counts a still-running call as slow if its threshold
     /// was due, and says when to fire next; `None` when the total timeout elapsed.
     #[cfg_attr(not(debug_assertions), inline(always))]
     pub(super) fn alarm(&mut self, now: Instant) -> Option<Instant> {
-        if self.slow_at.take().is_some() {
+        if self.slow_after.take().is_some() {
             self.record_slow(now);
-            Some(self.deadline)
+            Some(self.start + self.timeout)
         } else {
             None
         }
@@ -263,13 +274,7 @@ impl Permit {
     /// they go back when `self` is dropped (a panicking or timed-out call's, once its
     /// future is dropped).
     #[cfg_attr(not(debug_assertions), inline(always))]
-    pub(super) fn report_end(
-        &mut self,
-        failed: bool,
-        outcome: Outcome,
-        elapsed: Duration,
-        end: Instant,
-    ) {
+    pub(super) fn report_end(&mut self, failed: bool, outcome: Outcome, end: Instant) {
         let guard = &self.slot.guard;
         match mem::replace(&mut self.breaker, Recording::Reported) {
             Recording::Pending(ticket) => guard.breaker().record_at(ticket, failed, end),
@@ -277,7 +282,7 @@ impl Permit {
             Recording::Reported => {}
         }
         self.span.record(outcome.as_str());
-        report(guard, outcome, Some(elapsed));
+        report(guard, outcome, || Some(self.elapsed(end)));
         guard.metrics().recorded(guard.breaker());
     }
 
@@ -285,7 +290,7 @@ impl Permit {
     /// [`Cause::Timeout`]. The permits stay held until `self` is dropped.
     #[cold]
     pub(super) fn timed_out(&mut self, end: Instant) -> CircuitBreakerError {
-        self.report_end(true, Outcome::Timeout, self.elapsed(end), end);
+        self.report_end(true, Outcome::Timeout, end);
         let guard = &self.slot.guard;
         CircuitBreakerError::new(
             guard.breaker().name_arc(),
@@ -299,13 +304,28 @@ impl Permit {
     #[cold]
     pub(super) fn panicked(&mut self) {
         let now = Instant::now();
-        self.report_end(true, Outcome::Failure, self.elapsed(now), now);
+        self.report_end(true, Outcome::Failure, now);
     }
 }
 
 impl Drop for Permit {
     #[inline]
     fn drop(&mut self) {
+        // Judged and reported: only the fields drop (the usual path stays small).
+        if !matches!(self.breaker, Recording::Reported) {
+            self.cancelled();
+        }
+        // The fields drop after this, in order: the span, and only then the bulkhead
+        // slot.
+    }
+}
+
+impl Permit {
+    /// Dropped before it was reported (cancelled, or counted slow and then cancelled):
+    /// the breaker's ticket back, the end reported.
+    #[cold]
+    #[inline(never)]
+    fn cancelled(&mut self) {
         let guard = &self.slot.guard;
         match mem::replace(&mut self.breaker, Recording::Reported) {
             Recording::Reported => return,
@@ -314,8 +334,6 @@ impl Drop for Permit {
             Recording::Counted => guard.slow_holders().ended(),
         }
         self.span.record(Outcome::Cancelled.as_str());
-        report(guard, Outcome::Cancelled, None);
-        // The fields drop after this, in order: the span, and only then the bulkhead
-        // slot.
+        report(guard, Outcome::Cancelled, || None);
     }
 }

@@ -196,17 +196,18 @@ impl RunningCall {
     /// the outcome is recorded and reported, and the permits go back. A call already
     /// recorded (timed out, panicked) is not recorded again.
     #[inline]
-    pub fn finish(self, failed: bool) {
+    pub fn finish(mut self, failed: bool) {
         if !self.permit.reported() {
             // `slow_as_error` would only turn an `Ok` into an error: nothing to return.
-            let _ = judge::record(self.permit, failed, false, Instant::now(), false);
+            let _ = judge::record(&mut self.permit, failed, false, Instant::now(), false);
         }
+        // The permits go back as `self` drops.
     }
 
     /// The permit, for the judge of a [`GuardedCall`](super::GuardedCall).
     #[inline]
-    pub(super) fn into_permit(self) -> Permit {
-        self.permit
+    pub(super) fn permit_mut(&mut self) -> &mut Permit {
+        &mut self.permit
     }
 }
 
