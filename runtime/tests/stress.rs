@@ -154,3 +154,116 @@ async fn a_saturated_bulkhead_serves_every_caller_within_its_wait() {
     assert!((1..=3).contains(&max.load(Ordering::SeqCst)));
     assert_eq!(guard.in_flight(), 0);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn waiters_cancelled_and_timing_out_on_many_threads_lose_no_permit() {
+    // The bulkhead's free permits live in one word while nobody waits and in tokio's
+    // semaphore while anyone does: callers that give up at every point of that hand-over
+    // (cancelled while waiting, timed out, just as a permit reaches them) must leave
+    // every permit where the next caller finds it, and never let more than 3 in.
+    let guard = guard(
+        "[systems.sber]\nread_timeout = 10\ntotal_timeout = 12\nmax_connections = 4\nbulkhead_wait = 0.002",
+        Vec::new(),
+    );
+    assert_eq!(guard.bulkhead_permits(), 3);
+    let (now, max) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let churn = async {
+        let tasks: Vec<_> = (0..24u64)
+            .map(|task| {
+                let (guard, now, max) = (guard.clone(), now.clone(), max.clone());
+                tokio::spawn(async move {
+                    for round in 0..200u64 {
+                        let call = async {
+                            // Counted out when the call ends or is dropped.
+                            let inside = Inside::enter(&now);
+                            max.fetch_max(inside.0, Ordering::SeqCst);
+                            tokio::task::yield_now().await;
+                            drop(inside);
+                            Ok::<_, ()>(())
+                        };
+                        match (task + round) % 3 {
+                            // Cancelled after a poll or two: while waiting, or running.
+                            0 => {
+                                let _ = tokio::time::timeout(
+                                    Duration::from_micros(50),
+                                    guard.call(call),
+                                )
+                                .await;
+                            }
+                            // Dropped right after its first poll.
+                            1 => {
+                                let mut call = std::pin::pin!(guard.call(call));
+                                let _ = futures_poll_once(call.as_mut()).await;
+                            }
+                            // Waits (2 ms at most) and runs, or is refused.
+                            _ => {
+                                let _ = guard.call(call).await;
+                            }
+                        }
+                    }
+                })
+            })
+            .collect();
+        for task in tasks {
+            task.await.unwrap();
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(60), churn)
+        .await
+        .expect("the churn ends in time");
+    assert!((1..=3).contains(&max.load(Ordering::SeqCst)));
+    assert_eq!(guard.in_flight(), 0, "every permit came back");
+    // And all three can be held at once again: none is stranded.
+    let (release, hold) = tokio::sync::watch::channel(());
+    let holders: Vec<_> = (0..3)
+        .map(|_| {
+            let (guard, mut hold) = (guard.clone(), hold.clone());
+            tokio::spawn(async move {
+                guard
+                    .call(async move {
+                        let _ = hold.changed().await;
+                        Ok::<_, ()>(())
+                    })
+                    .await
+            })
+        })
+        .collect();
+    while guard.in_flight() < 3 {
+        tokio::task::yield_now().await;
+    }
+    let refused = guard.call(async { Ok::<_, ()>(()) }).await;
+    assert!(
+        refused.is_err(),
+        "the fourth caller finds the bulkhead full"
+    );
+    release.send(()).unwrap();
+    for holder in holders {
+        assert!(holder.await.unwrap().is_ok());
+    }
+    assert_eq!(guard.in_flight(), 0);
+}
+
+/// Polls `future` once and returns whether it was ready.
+async fn futures_poll_once<F: std::future::Future>(future: std::pin::Pin<&mut F>) -> bool {
+    let mut future = Some(future);
+    std::future::poll_fn(move |cx| {
+        let ready = future.take().unwrap().poll(cx).is_ready();
+        std::task::Poll::Ready(ready)
+    })
+    .await
+}
+
+/// One call inside the bulkhead, counted in `.1` until dropped (a cancelled call too).
+struct Inside<'a>(usize, &'a AtomicUsize);
+
+impl<'a> Inside<'a> {
+    fn enter(now: &'a AtomicUsize) -> Self {
+        Inside(now.fetch_add(1, Ordering::SeqCst) + 1, now)
+    }
+}
+
+impl Drop for Inside<'_> {
+    fn drop(&mut self) {
+        self.1.fetch_sub(1, Ordering::SeqCst);
+    }
+}
