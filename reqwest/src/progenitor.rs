@@ -81,6 +81,8 @@ pub fn is_transient<E>(err: &Error<E>) -> bool {
 /// # Errors
 ///
 /// `Error::CommunicationError` for a response whose status counts.
+// The hook's signature: `ClientHooks::post` returns progenitor's own error.
+#[allow(clippy::result_large_err)]
 pub fn keep_status<E>(result: &reqwest::Result<reqwest::Response>) -> Result<(), Error<E>> {
     if let Ok(response) = result {
         if http_status::is_transient(response.status().as_u16()) {
