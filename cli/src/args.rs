@@ -30,7 +30,8 @@ pub(crate) enum Command {
     },
     /// Print every system's effective values and where each came from: the guide's
     /// default, a derivation rule, `[defaults]`, the system's table (with its line) or an
-    /// environment variable.
+    /// environment variable. A value set that restates the guide's default is marked
+    /// `(default)`, and each system closes with how many do.
     Explain {
         /// The settings file.
         file: PathBuf,
