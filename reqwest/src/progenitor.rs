@@ -6,10 +6,9 @@
 //! (`Client::new_with_client(base_url, client_builder(settings).build()?)`), and the
 //! guard goes on the adapter that wraps it, never on generated code. Its methods return
 //! [`progenitor_client::Error<E>`]; [`is_transient`] is the `failure_if` predicate over
-//! it, by the same rules as [`crate::is_transient`] and
-//! [`http_status::is_transient`](outbound_guard::http_status::is_transient): 5xx, 408,
-//! 429, timeouts and broken connections count; other 4xx, the caller's own mistakes
-//! and bodies that do not decode do not.
+//! it, by the same rules as [`crate::is_transient`] and [`http_status::is_transient`]:
+//! 5xx, 408, 429, timeouts and broken connections count; other 4xx, the caller's own
+//! mistakes and bodies that do not decode do not.
 //!
 //! # Where the status is lost
 //!

@@ -116,11 +116,6 @@ impl CustomerAdapter {
         let api = generated::Client::new_with_client(base_url, http);
         Ok(CustomerAdapter { guard, api })
     }
-
-    /// The adapter's guard, for health and state readings.
-    pub fn system_guard(&self) -> &Guard {
-        &self.guard
-    }
 }
 
 #[outbound_guard::adapter(

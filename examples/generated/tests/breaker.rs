@@ -6,7 +6,7 @@ use axum::http::{header, StatusCode};
 use axum::routing::get;
 use axum::Router;
 use generated_example::{Customer, CustomerAdapter, CustomerPortError};
-use outbound_guard::{Guards, Settings, State};
+use outbound_guard::{Guarded, Guards, Settings, State};
 use tokio::net::TcpListener;
 
 const HTML: &str = "<html><head><title>502 Bad Gateway</title></head><body><center><h1>500 Internal Server Error</h1></center><hr><center>nginx</center></body></html>";
@@ -106,7 +106,7 @@ async fn a_500_with_an_html_body_opens_the_breaker() {
         assert_eq!(api.status().map(|s| s.as_u16()), Some(500), "{error:?}");
         assert!(error.is_outage(), "{error:?}");
     }
-    assert_eq!(customers.system_guard().breaker().state(), State::Open);
+    assert_eq!(customers.guard().breaker().state(), State::Open);
     let refused = customers.customer("42").await.unwrap_err();
     assert!(
         matches!(refused, CustomerPortError::Unavailable(_)),
@@ -121,7 +121,7 @@ async fn a_500_with_the_declared_json_body_counts_too() {
         let error = customers.customer("json-500").await.unwrap_err();
         assert!(error.is_outage(), "{error:?}");
     }
-    assert_eq!(customers.system_guard().breaker().state(), State::Open);
+    assert_eq!(customers.guard().breaker().state(), State::Open);
 }
 
 #[tokio::test]
@@ -142,6 +142,6 @@ async fn a_404_never_opens_it_whatever_its_body() {
         );
         assert!(!error.is_outage(), "{error:?}");
     }
-    assert_eq!(customers.system_guard().breaker().state(), State::Closed);
+    assert_eq!(customers.guard().breaker().state(), State::Closed);
     assert!(customers.customer("42").await.is_ok());
 }
