@@ -30,7 +30,8 @@ pub(crate) enum Command {
     },
     /// Print every system's effective values and where each came from: the guide's
     /// default, a derivation rule, `[defaults]`, the system's table (with its line) or an
-    /// environment variable.
+    /// environment variable. A value set that restates the guide's default is marked
+    /// `(default)`, and each system closes with how many do.
     Explain {
         /// The settings file.
         file: PathBuf,
@@ -83,9 +84,10 @@ pub(crate) struct SimulateArgs {
     /// How long the recovery scenario's hang lasts.
     #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = duration)]
     pub(crate) fault_for: Duration,
-    /// Also run every system with one key changed (`cb_failure_rate=0.3`), side by side.
+    /// Also run every system with one key changed (`cb_failure_rate=0.3`), side by side;
+    /// repeat it to compare several alternatives, each with its own key changed.
     #[arg(long, value_name = "KEY=VALUE")]
-    pub(crate) compare: Option<String>,
+    pub(crate) compare: Vec<String>,
     /// Write one SVG timeline per system and scenario into this directory.
     #[arg(long, value_name = "DIR")]
     pub(crate) out: Option<PathBuf>,

@@ -41,10 +41,18 @@ pub(crate) fn render(
             continue;
         };
         let values = values(system);
+        let (mut set, mut restated) = (0, 0);
         for (key, from) in keys {
-            let value = values
+            let mut value = values
                 .get(key.name())
                 .map_or_else(|| "(not set)".to_owned(), |v| shown(*key, v));
+            if is_set(from) {
+                set += 1;
+                if restates_default(system, *key) {
+                    restated += 1;
+                    value.push_str(" (default)");
+                }
+            }
             let from = describe(from, origin, system.name());
             let _ = writeln!(out, "  {:<20} = {value:<28} {from}", key.name());
         }
@@ -54,11 +62,54 @@ pub(crate) fn render(
             "(bulkhead permits)",
             system.bulkhead_permits(),
         );
+        if set > 0 {
+            let _ = writeln!(out, "  {}", restated_line(restated, set));
+        }
     }
     Ok(out)
 }
 
-/// Every key's resolved value, as the settings serialise them (durations with units).
+/// Whether the value was set (in the file or the environment) rather than left to the
+/// guide.
+fn is_set(from: &Origin) -> bool {
+    matches!(
+        from,
+        Origin::Defaults(_) | Origin::Table(_) | Origin::Variable(_)
+    )
+}
+
+/// Whether `key`'s value in `system` is the one the guide gives it when it is not set:
+/// the system read back, through the same validation, without the key (a derived
+/// default from the other keys' values, as the loader derives it). Deleting such a
+/// setting changes nothing. A `base_url` has no default.
+fn restates_default(system: &SystemSettings, key: Key) -> bool {
+    if key == Key::BaseUrl {
+        return false;
+    }
+    let mut table = values(system);
+    let Some(value) = table.remove(key.name()) else {
+        return false;
+    };
+    serde_json::from_value::<SystemSettings>(serde_json::Value::Object(table))
+        .is_ok_and(|without| values(&without).get(key.name()) == Some(&value))
+}
+
+/// The closing line of a system: how many of the keys set merely restate the guide.
+fn restated_line(restated: usize, set: usize) -> String {
+    let (keys, verb) = if set == 1 {
+        ("key", "restates")
+    } else {
+        ("keys", "restate")
+    };
+    let mut line = format!("{restated} of {set} {keys} set {verb} the guide's defaults");
+    if restated > 0 {
+        line.push_str(" (marked `(default)`: deleting them changes nothing)");
+    }
+    line
+}
+
+/// Every key's resolved value and the system's `name`, as the settings serialise them
+/// (durations with units), which read back as the same system.
 fn values(system: &SystemSettings) -> serde_json::Map<String, serde_json::Value> {
     match serde_json::to_value(system) {
         Ok(serde_json::Value::Object(map)) => map,

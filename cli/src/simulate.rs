@@ -74,10 +74,11 @@ pub(crate) fn run_command(args: &SimulateArgs) -> Result<(), Failure> {
             settings.origin()
         )));
     }
-    let compared = match &args.compare {
-        Some(change) => Some(compare_settings(args, change, &settings)?),
-        None => None,
-    };
+    let compared = args
+        .compare
+        .iter()
+        .map(|change| compare_settings(args, change, &settings))
+        .collect::<Result<Vec<_>, _>>()?;
     let kinds: Vec<ScenarioKind> = match args.scenario {
         Some(kind) => vec![kind],
         None => vec![
@@ -99,12 +100,14 @@ pub(crate) fn run_command(args: &SimulateArgs) -> Result<(), Failure> {
 
     let mut report = BTreeMap::new();
     for system in &systems {
+        // The settings as written, then each alternative in the order given (every
+        // alternative has every system: the same file, one key changed).
         let mut variants = vec![(*system).clone()];
-        if let Some((_, other)) = &compared {
-            if let Some(other) = other.system(system.name()) {
-                variants.push(other.clone());
-            }
-        }
+        variants.extend(
+            compared
+                .iter()
+                .filter_map(|(_, other)| other.system(system.name()).cloned()),
+        );
         let mut outcomes = Vec::new();
         for &kind in &kinds {
             for &warm in &warms {
@@ -136,6 +139,22 @@ pub(crate) fn run_command(args: &SimulateArgs) -> Result<(), Failure> {
                     if !args.json {
                         eprintln!("wrote {}", path.display());
                     }
+                    // Each alternative beside it, in a picture of its own.
+                    for ((label, _), run) in compared.iter().zip(&runs[1..]) {
+                        let path = dir.join(format!(
+                            "{}-{}-{temperature}-with-{}.svg",
+                            system.name(),
+                            kind.name(),
+                            file_safe(label)
+                        ));
+                        plot::timeline(&path, &format!("{title}, with {label}"), &run.timeline)
+                            .map_err(|e| {
+                                Failure::Io(format!("cannot write {}: {e}", path.display()))
+                            })?;
+                        if !args.json {
+                            eprintln!("wrote {}", path.display());
+                        }
+                    }
                 }
                 outcomes.push(Outcome {
                     kind,
@@ -148,13 +167,27 @@ pub(crate) fn run_command(args: &SimulateArgs) -> Result<(), Failure> {
         report.insert(system.name().to_owned(), outcomes);
     }
 
-    let label = compared.as_ref().map(|(label, _)| label.as_str());
+    let labels: Vec<&str> = compared.iter().map(|(label, _)| label.as_str()).collect();
     if args.json {
-        println!("{}", to_json(args, &systems, &report, label));
+        println!("{}", to_json(args, &systems, &report, &labels));
     } else {
-        print!("{}", to_tables(args, &systems, &report, label));
+        print!("{}", to_tables(args, &systems, &report, &labels));
     }
     Ok(())
+}
+
+/// A comparison's label as part of a file name: `cb_failure_rate-0.3`.
+fn file_safe(label: &str) -> String {
+    label
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '_' | '.') {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect()
 }
 
 fn script(args: &SimulateArgs, kind: ScenarioKind, warm: u32, s: &SystemSettings) -> Script {

@@ -242,6 +242,74 @@ fn explain_names_every_values_origin() {
 }
 
 #[test]
+fn explain_marks_the_values_that_restate_the_guides_defaults() {
+    // The newcomer's table: eleven keys at the guide's values (one of them a derived
+    // default, `cb_slow_threshold = read_timeout / 2`), one that is not, an address,
+    // and a default restated by an environment variable.
+    let text = "[defaults]\ncb_window_size = 50\n\n[systems.sber]\nbase_url = \"http://127.0.0.1:8081\"\nconnect_timeout = 2\nread_timeout = \"10s\"\ntotal_timeout = 35\ncb_min_calls = 10\ncb_failure_rate = 0.3\ncb_open_duration = \"30s\"\ncb_half_open_calls = 3\ncb_slow_threshold = \"5s\"\nmax_connections = 10\nmax_keepalive = 12\n\n[systems.customer]\ncb_slow_threshold = \"16s\"\n";
+    let path = file("restated.toml", text);
+    let output = bin()
+        .args(["explain".as_ref(), path.as_os_str(), "--env".as_ref()])
+        .env("CLIENT_SBER__CB_MODE", "auto")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let out = String::from_utf8(output.stdout).unwrap();
+    let (customer, sber) = out.split_once("[systems.sber]").unwrap();
+    let line = |block: &str, key: &str| {
+        block
+            .lines()
+            .find(|l| l.trim_start().starts_with(&format!("{key} ")))
+            .unwrap_or_else(|| panic!("no line for {key}:\n{out}"))
+            .to_owned()
+    };
+    for key in [
+        "connect_timeout",
+        "total_timeout",
+        "cb_window_size",
+        "cb_min_calls",
+        "cb_open_duration",
+        "cb_half_open_calls",
+        "max_connections",
+        "max_keepalive",
+        "cb_mode",
+    ] {
+        assert!(line(sber, key).contains(" (default) "), "{key}:\n{out}");
+    }
+    // Derived from the value read_timeout has here: 10s / 2.
+    assert!(
+        line(sber, "cb_slow_threshold").contains("= 5s (default) "),
+        "{out}"
+    );
+    assert!(
+        line(customer, "cb_slow_threshold").contains("= 16s "),
+        "{out}"
+    );
+    assert!(
+        !line(customer, "cb_slow_threshold").contains("(default)"),
+        "{out}"
+    );
+    // Not the guide's: 10s instead of 30s, 0.3 instead of 0.5; an address has no default.
+    for key in ["read_timeout", "cb_failure_rate", "base_url"] {
+        assert!(!line(sber, key).contains("(default)"), "{key}:\n{out}");
+    }
+    // Values the guide gave are not marked: nothing restates them.
+    assert!(!line(sber, "bulkhead_wait").contains("(default)"), "{out}");
+    // Thirteen keys set for sber (the [defaults] one and the variable included), ten of
+    // them restating the guide; customer has the `[defaults]` one and its own.
+    assert!(
+        sber.contains(
+            "  10 of 13 keys set restate the guide's defaults (marked `(default)`: deleting them changes nothing)\n"
+        ),
+        "{out}"
+    );
+    assert!(
+        customer.contains("  1 of 2 keys set restate the guide's defaults"),
+        "{out}"
+    );
+}
+
+#[test]
 fn explain_of_an_invalid_file_fails_as_check_does() {
     let path = file("explain-bad.toml", "[systems.sber]\ncb_min_calls = 0\n");
     let startup = Settings::from_path(&path, &[]).unwrap_err();

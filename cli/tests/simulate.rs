@@ -332,6 +332,104 @@ fn tables_name_each_scenario_and_the_comparison() {
 }
 
 #[test]
+fn several_comparisons_run_side_by_side_in_the_order_given() {
+    let out = scratch("several");
+    let args = |json: bool| {
+        let mut args = vec![
+            "simulate".to_owned(),
+            DEMO.to_owned(),
+            "--system".to_owned(),
+            "sber".to_owned(),
+            "--scenario".to_owned(),
+            "errors".to_owned(),
+            "--compare".to_owned(),
+            "cb_failure_rate=0.5".to_owned(),
+            "--compare".to_owned(),
+            "cb_min_calls=20".to_owned(),
+        ];
+        if json {
+            args.extend(["--json".to_owned(), "--out".to_owned()]);
+            args.push(out.display().to_string());
+        }
+        args
+    };
+    let report = json(bin().args(args(true)));
+    let scenarios = report["systems"][0]["scenarios"].as_array().unwrap();
+    assert_eq!(scenarios.len(), 2, "cold and warm: {report:#}");
+    for s in scenarios {
+        let compared = s["compared"].as_array().expect("several: an array");
+        let changes: Vec<&str> = compared
+            .iter()
+            .map(|c| c["change"].as_str().unwrap())
+            .collect();
+        assert_eq!(changes, ["cb_failure_rate=0.5", "cb_min_calls=20"], "{s:#}");
+    }
+    // Cold, the window fills at cb_min_calls and 60 % errors open either rate: twice
+    // the minimum is twice the calls before the breaker opens.
+    let cold = &scenarios[0];
+    let calls = |f: &serde_json::Value| f["upstream_calls_until_fast_fail"].as_u64().unwrap();
+    assert_eq!(calls(&cold["figures"]), 10, "{cold:#}");
+    assert_eq!(calls(&cold["compared"][0]["figures"]), 10, "{cold:#}");
+    assert_eq!(calls(&cold["compared"][1]["figures"]), 20, "{cold:#}");
+    // Each alternative has its picture beside the settings' own.
+    for name in [
+        "sber-errors-cold.svg",
+        "sber-errors-cold-with-cb_failure_rate-0.5.svg",
+        "sber-errors-warm-with-cb_min_calls-20.svg",
+    ] {
+        let svg = std::fs::read_to_string(out.join(name)).unwrap();
+        assert!(svg.contains("breaker open"), "{name}");
+    }
+    let svg =
+        std::fs::read_to_string(out.join("sber-errors-warm-with-cb_min_calls-20.svg")).unwrap();
+    assert!(
+        svg.contains("with cb_min_calls=20"),
+        "the title names the change"
+    );
+
+    // The table: one row per alternative under each scenario, in the order given.
+    let output = bin().args(args(false)).output().unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    let rows: Vec<&str> = text
+        .lines()
+        .filter(|l| l.trim_start().starts_with("errors") || l.trim_start().starts_with("with"))
+        .map(|l| l.split("  ").find(|c| !c.is_empty()).unwrap().trim())
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            "errors 60%, cold",
+            "with cb_failure_rate=0.5",
+            "with cb_min_calls=20",
+            "errors 60%, warm 60",
+            "with cb_failure_rate=0.5",
+            "with cb_min_calls=20"
+        ],
+        "{text}"
+    );
+}
+
+#[test]
+fn one_comparison_is_an_object_as_before() {
+    let report = json(bin().args([
+        "simulate",
+        DEMO,
+        "--system",
+        "sber",
+        "--scenario",
+        "hang",
+        "--warm",
+        "0",
+        "--compare",
+        "cb_failure_rate=0.5",
+        "--json",
+    ]));
+    let compared = &report["systems"][0]["scenarios"][0]["compared"];
+    assert_eq!(compared["change"], "cb_failure_rate=0.5", "{report:#}");
+    assert!(compared["figures"].is_object(), "{report:#}");
+}
+
+#[test]
 fn a_warm_hang_agrees_with_the_runtimes_drive_after_a_warm_up() {
     // Successes that answer at once, as the runtime's warm-up calls do.
     let text = "[systems.sber]\n";

@@ -11,12 +11,13 @@ use super::engine::{Figures, Run, ScenarioKind, Script};
 use crate::args::SimulateArgs;
 
 /// One scenario's figures for one system, with the settings as written and, when
-/// comparing, with the changed key.
+/// comparing, with each alternative's changed key.
 pub(crate) struct Outcome {
     pub(crate) kind: ScenarioKind,
     pub(crate) warm: u32,
     /// The script the settings as written ran with.
     pub(crate) script: Script,
+    /// The settings as written, then each alternative in the order given.
     pub(crate) runs: Vec<Run>,
 }
 
@@ -51,12 +52,12 @@ fn figures_json(f: &Figures) -> serde_json::Value {
     })
 }
 
-/// The figures as JSON: per system, per scenario, with the compared run's beside.
+/// The figures as JSON: per system, per scenario, with the compared runs beside.
 pub(crate) fn to_json(
     args: &SimulateArgs,
     systems: &[&SystemSettings],
     report: &BTreeMap<String, Vec<Outcome>>,
-    compared: Option<&str>,
+    compared: &[&str],
 ) -> String {
     let systems: Vec<serde_json::Value> = systems
         .iter()
@@ -77,11 +78,23 @@ pub(crate) fn to_json(
                         ScenarioKind::Recovery => value["fault_for_ms"] = ms(Some(s.fault_for)),
                         ScenarioKind::Hang => {}
                     }
-                    if let (Some(label), Some(other)) = (compared, o.runs.get(1)) {
-                        value["compared"] = json!({
-                            "change": label,
-                            "figures": figures_json(&other.figures),
-                        });
+                    let alternatives: Vec<serde_json::Value> = compared
+                        .iter()
+                        .zip(o.runs.iter().skip(1))
+                        .map(|(label, other)| {
+                            json!({
+                                "change": label,
+                                "figures": figures_json(&other.figures),
+                            })
+                        })
+                        .collect();
+                    // One comparison is an object, several an array in the order given.
+                    match <[_; 1]>::try_from(alternatives) {
+                        Ok([one]) => value["compared"] = one,
+                        Err(several) if !several.is_empty() => {
+                            value["compared"] = serde_json::Value::Array(several);
+                        }
+                        Err(_) => {}
                     }
                     value
                 })
@@ -136,12 +149,12 @@ const HEADER: [&str; 8] = [
 ];
 
 /// The figures as tables: per system, its settings in a sentence, then one row per
-/// scenario (and one per compared run).
+/// scenario (and one per compared run under it).
 pub(crate) fn to_tables(
     args: &SimulateArgs,
     systems: &[&SystemSettings],
     report: &BTreeMap<String, Vec<Outcome>>,
-    compared: Option<&str>,
+    compared: &[&str],
 ) -> String {
     let mut out = String::new();
     for (index, system) in systems.iter().enumerate() {
@@ -176,7 +189,7 @@ pub(crate) fn to_tables(
             let mut row = vec![name.clone()];
             row.extend(cells(&o.runs[0].figures, o.kind));
             rows.push(row);
-            if let (Some(label), Some(other)) = (compared, o.runs.get(1)) {
+            for (label, other) in compared.iter().zip(o.runs.iter().skip(1)) {
                 let mut row = vec![format!("  with {label}")];
                 row.extend(cells(&other.figures, o.kind));
                 rows.push(row);
