@@ -162,7 +162,11 @@ pub struct Recorder {
 
 impl Recorder {
     /// Starts recording into `path` (appended to if it exists), with a background
-    /// thread that writes it. Fails if the file cannot be opened.
+    /// thread that writes it.
+    ///
+    /// # Errors
+    ///
+    /// The file cannot be opened for appending, or the thread cannot be started.
     pub fn to_file(path: impl Into<PathBuf>, options: RecorderOptions) -> io::Result<Recorder> {
         let path = path.into();
         let (queue, records) = sync_channel(options.queue.max(1));
