@@ -40,6 +40,9 @@ pub(crate) enum Command {
     /// Run each system's real guard against a scripted upstream on a paused clock and
     /// report how fast it fails, fails fast and recovers.
     Simulate(SimulateArgs),
+    /// Replay a recording of real calls through the real guard with other settings:
+    /// openings, failing calls let through, healthy calls refused, time to fast fail.
+    Replay(crate::replay::args::ReplayArgs),
 }
 
 #[derive(Debug, Args)]
