@@ -15,7 +15,7 @@
 use std::io::{BufWriter, Write};
 
 /// 2026-12-01T00:00:00Z in milliseconds.
-const DAY_START_MS: u64 = 1_764_547_200_000;
+const DAY_START_MS: u64 = 1_796_083_200_000;
 const SYSTEMS: [&str; 3] = ["sber", "customer", "ledger"];
 
 struct Rng(u64);
@@ -59,7 +59,11 @@ fn main() {
             (duration_ms, outcome) = (35_000.0, "timeout");
         } else if (17.0..17.0 + 10.0 / 60.0).contains(&h) {
             duration_ms = 4_000.0 + 4_000.0 * rng.unit();
-            outcome = if duration_ms > 5_000.0 { "slow" } else { "success" };
+            outcome = if duration_ms > 5_000.0 {
+                "slow"
+            } else {
+                "success"
+            };
         } else if rng.unit() < 0.01 {
             outcome = "failure";
         }

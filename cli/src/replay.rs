@@ -32,7 +32,10 @@ pub(crate) fn run_command(args: &ReplayArgs) -> Result<(), Failure> {
     let recording = read_recording(args)?;
     let read_took = read_started.elapsed();
     for (line, why) in recording.bad_lines.iter().take(10) {
-        eprintln!("outbound-guard: {}: line {line}: {why} (skipped)", args.recording.display());
+        eprintln!(
+            "outbound-guard: {}: line {line}: {why} (skipped)",
+            args.recording.display()
+        );
     }
     if recording.bad_lines.len() > 10 {
         eprintln!(
@@ -42,12 +45,9 @@ pub(crate) fn run_command(args: &ReplayArgs) -> Result<(), Failure> {
     }
     let (text, origin) = settings_text(args, &recording)?;
     let base_vars = vars(&args.env);
-    let parse = |vars: Vec<(String, String)>| {
-        Loader::new()
-            .env(vars)
-            .parse(&text, &origin)
-    };
-    let mut variants: Vec<(String, Settings)> = vec![("as set".to_owned(), parse(base_vars.clone())?)];
+    let parse = |vars: Vec<(String, String)>| Loader::new().env(vars).parse(&text, &origin);
+    let mut variants: Vec<(String, Settings)> =
+        vec![("as set".to_owned(), parse(base_vars.clone())?)];
     for change in &args.compare {
         let (label, vars) = compare_vars(change, &variants[0].1, &base_vars)?;
         let settings = parse(vars)
@@ -61,7 +61,12 @@ pub(crate) fn run_command(args: &ReplayArgs) -> Result<(), Failure> {
         if names.is_empty() {
             return Err(Failure::Usage(format!(
                 "--system {only}: the recording has no call of it; its systems: {}",
-                recording.systems.keys().cloned().collect::<Vec<_>>().join(", ")
+                recording
+                    .systems
+                    .keys()
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", ")
             )));
         }
     }
@@ -75,12 +80,13 @@ pub(crate) fn run_command(args: &ReplayArgs) -> Result<(), Failure> {
         }
         let system = &recording.systems[name.as_str()];
         let found = incidents(&system.calls);
+        let actions = engine::actions(&system.transitions);
         let mut runs = Vec::new();
         for (label, settings) in &variants {
             let Some(s) = settings.system(name) else {
                 continue;
             };
-            let replay = engine::replay(s, &system.calls);
+            let replay = engine::replay(s, &system.calls, &actions);
             let figures = figures(&system.calls, &replay, &found);
             runs.push(Variant {
                 label: label.clone(),
@@ -113,10 +119,9 @@ pub(crate) fn run_command(args: &ReplayArgs) -> Result<(), Failure> {
             let path = if reports.len() == 1 {
                 out.clone()
             } else {
-                let stem = out.file_stem().map_or_else(
-                    || "replay".to_owned(),
-                    |s| s.to_string_lossy().into_owned(),
-                );
+                let stem = out
+                    .file_stem()
+                    .map_or_else(|| "replay".to_owned(), |s| s.to_string_lossy().into_owned());
                 out.with_file_name(format!("{stem}-{}.svg", report.name))
             };
             plot::timeline(&path, &recording, report)
@@ -148,9 +153,8 @@ fn read_recording(args: &ReplayArgs) -> Result<Recording, Failure> {
     let result = if args.recording.as_os_str() == "-" {
         recording::read(std::io::stdin().lock(), args.strict)
     } else {
-        let file = std::fs::File::open(&args.recording).map_err(|e| {
-            Failure::Io(format!("cannot read {}: {e}", args.recording.display()))
-        })?;
+        let file = std::fs::File::open(&args.recording)
+            .map_err(|e| Failure::Io(format!("cannot read {}: {e}", args.recording.display())))?;
         recording::read(BufReader::with_capacity(1 << 20, file), args.strict)
     };
     result.map_err(|e| Failure::Io(format!("{}: {e} (--strict)", args.recording.display())))
@@ -186,7 +190,10 @@ fn compare_vars(
     };
     let (key, value) = (key.trim(), value.trim());
     let Some(key) = Key::from_name(key) else {
-        let keys: Vec<&str> = outbound_guard_settings::KEYS.iter().map(|k| k.name()).collect();
+        let keys: Vec<&str> = outbound_guard_settings::KEYS
+            .iter()
+            .map(|k| k.name())
+            .collect();
         return Err(Failure::Usage(format!(
             "--compare {change:?}: no key `{key}`; allowed keys: {}",
             keys.join(", ")
@@ -194,7 +201,12 @@ fn compare_vars(
     };
     let changed: Vec<(String, String)> = settings
         .names()
-        .map(|name| (outbound_guard_settings::env_var(name, key), value.to_owned()))
+        .map(|name| {
+            (
+                outbound_guard_settings::env_var(name, key),
+                value.to_owned(),
+            )
+        })
         .collect();
     let mut vars: Vec<(String, String)> = base
         .iter()

@@ -14,16 +14,20 @@
 //! - `rejected` (the recording's breaker or bulkhead refused it, so nobody knows how the
 //!   upstream would have answered): answered like the last call of the system the
 //!   recording let through before it, and counted apart as a guess.
+//!
+//! What an operator or the settings file's `cb_mode` did to the recording's breaker
+//! (force open, disable, back to closed) is done to the replayed one at the same time:
+//! no outcome would have caused it.
 
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use outbound_guard::{Cause, Guard, Observer, State, Transition};
+use outbound_guard::{Cause, Guard, ManualAction, Observer, State, Transition};
 use outbound_guard_settings::SystemSettings;
 use tokio::time::{sleep, sleep_until, Instant};
 
-use super::recording::{Call, Recorded};
+use super::recording::{Call, Recorded, RecordedTransition};
 
 /// What the replayed guard did with one call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -116,18 +120,44 @@ fn answer(outcome: Recorded, duration: u32) -> Answer {
     }
 }
 
+/// The operator's and the settings file's actions among the recording's transitions,
+/// with their times (µs), in order.
+pub(crate) fn actions(transitions: &[RecordedTransition]) -> Vec<(u64, ManualAction)> {
+    transitions
+        .iter()
+        .filter(|t| t.reason == "manual" || t.reason == "settings")
+        .filter_map(|t| {
+            let action = match t.to.as_str() {
+                "forced_open" => ManualAction::ForceOpen,
+                "disabled" => ManualAction::Disable,
+                "closed" => ManualAction::Reset,
+                _ => return None,
+            };
+            Some((t.at, action))
+        })
+        .collect()
+}
+
 /// Replays `calls` (in start order) through a fresh guard of `settings`, on a runtime of
-/// its own with a paused clock.
-pub(crate) fn replay(settings: &SystemSettings, calls: &[Call]) -> Replay {
+/// its own with a paused clock, doing `actions` to its breaker at their times.
+pub(crate) fn replay(
+    settings: &SystemSettings,
+    calls: &[Call],
+    actions: &[(u64, ManualAction)],
+) -> Replay {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_time()
         .start_paused(true)
         .build()
         .expect("a current-thread runtime with a paused clock builds");
-    runtime.block_on(drive(settings, calls))
+    runtime.block_on(drive(settings, calls, actions))
 }
 
-async fn drive(settings: &SystemSettings, calls: &[Call]) -> Replay {
+async fn drive(
+    settings: &SystemSettings,
+    calls: &[Call],
+    actions: &[(u64, ManualAction)],
+) -> Replay {
     let transitions = Arc::new(Transitions::default());
     let guard = Guard::with_observers(settings, vec![transitions.clone()]);
     let origin = Instant::now();
@@ -138,7 +168,11 @@ async fn drive(settings: &SystemSettings, calls: &[Call]) -> Replay {
     let running = Arc::new(AtomicUsize::new(0));
     // A refused call of the recording is answered like the last one that ran.
     let mut last_ran = (Recorded::Success, 0);
+    let mut actions = actions.iter().peekable();
     for (index, call) in calls.iter().enumerate() {
+        while let Some((at, action)) = actions.next_if(|(at, _)| *at <= call.start) {
+            act(&guard, origin + Duration::from_micros(*at), *action).await;
+        }
         let at = origin + Duration::from_micros(call.start);
         if at > Instant::now() {
             sleep_until(at).await;
@@ -157,6 +191,9 @@ async fn drive(settings: &SystemSettings, calls: &[Call]) -> Replay {
             running.fetch_sub(1, Ordering::Relaxed);
         });
     }
+    for (at, action) in actions {
+        act(&guard, origin + Duration::from_micros(*at), *action).await;
+    }
     // Every call ends by its duration, the total timeout or the bulkhead's wait.
     let step = guard.total_timeout().max(Duration::from_secs(1));
     while running.load(Ordering::Relaxed) > 0 {
@@ -172,6 +209,14 @@ async fn drive(settings: &SystemSettings, calls: &[Call]) -> Replay {
         .map(|t| t.clone())
         .unwrap_or_default();
     Replay { fates, transitions }
+}
+
+/// Does `action` to the guard's breaker at `at`.
+async fn act(guard: &Guard, at: Instant, action: ManualAction) {
+    if at > Instant::now() {
+        sleep_until(at).await;
+    }
+    guard.breaker().act(action);
 }
 
 /// One call through the guard, and its fate.
@@ -197,11 +242,7 @@ async fn one(guard: &Guard, answer: Answer) -> Fate {
                 })
                 .await
         }
-        Answer::Hang => {
-            guard
-                .call(std::future::pending::<Result<(), ()>>())
-                .await
-        }
+        Answer::Hang => guard.call(std::future::pending::<Result<(), ()>>()).await,
         Answer::Abandon(d) => {
             match tokio::time::timeout(d, guard.call(std::future::pending::<Result<(), ()>>()))
                 .await

@@ -176,7 +176,14 @@ mod tests {
         for i in 0..100 {
             let s = f64::from(i) * 0.5;
             let failing = (10.0..20.0).contains(&s) || (23.0..25.0).contains(&s) || s == 40.0;
-            calls.push(call(s, if failing { Recorded::Failure } else { Recorded::Success }));
+            calls.push(call(
+                s,
+                if failing {
+                    Recorded::Failure
+                } else {
+                    Recorded::Success
+                },
+            ));
         }
         let found = incidents(&calls);
         assert_eq!(

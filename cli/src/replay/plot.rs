@@ -34,7 +34,11 @@ fn bin_width(span: f64) -> f64 {
 }
 
 /// Writes `report`'s timeline to `path`.
-pub(crate) fn timeline(path: &Path, recording: &Recording, report: &SystemReport<'_>) -> Result<(), Error> {
+pub(crate) fn timeline(
+    path: &Path,
+    recording: &Recording,
+    report: &SystemReport<'_>,
+) -> Result<(), Error> {
     let calls = &report.recording.calls;
     let end = calls.last().map_or(1.0, |c| c.start as f64 / 1e6).max(1.0);
     let width = bin_width(end);
@@ -57,8 +61,12 @@ pub(crate) fn timeline(path: &Path, recording: &Recording, report: &SystemReport
             let mut refused = vec![0.0; bins];
             for (call, fate) in calls.iter().zip(&v.replay.fates) {
                 match fate {
-                    Fate::Ran | Fate::Pending if call.outcome.failing() => through[bin(call.start)] += 1.0,
-                    Fate::Refused if call.outcome == Recorded::Success => refused[bin(call.start)] += 1.0,
+                    Fate::Ran | Fate::Pending if call.outcome.failing() => {
+                        through[bin(call.start)] += 1.0
+                    }
+                    Fate::Refused if call.outcome == Recorded::Success => {
+                        refused[bin(call.start)] += 1.0
+                    }
                     _ => {}
                 }
             }
@@ -67,11 +75,20 @@ pub(crate) fn timeline(path: &Path, recording: &Recording, report: &SystemReport
         .collect();
     let bands = bands(report, end);
     let x = |i: usize| i as f64 * width;
-    let unit = if width >= 60.0 { format!("{} min", width / 60.0) } else { format!("{width} s") };
+    let unit = if width >= 60.0 {
+        format!("{} min", width / 60.0)
+    } else {
+        format!("{width} s")
+    };
 
     let root = SVGBackend::new(path, (1000, 640)).into_drawing_area();
     root.fill(&WHITE)?;
-    let title = format!("{}: replay of {} calls from {}", report.name, calls.len(), when(recording, 0));
+    let title = format!(
+        "{}: replay of {} calls from {}",
+        report.name,
+        calls.len(),
+        when(recording, 0)
+    );
     let root = root.titled(&title, ("sans-serif", 18))?;
     let (top, bottom) = root.split_vertically(320);
 
@@ -90,11 +107,17 @@ pub(crate) fn timeline(path: &Path, recording: &Recording, report: &SystemReport
         .draw()?;
     draw_bands(&mut chart, &bands, most, &report.variants[0].label)?;
     chart
-        .draw_series(LineSeries::new(healthy.iter().enumerate().map(|(i, n)| (x(i), *n)), HEALTHY.stroke_width(2)))?
+        .draw_series(LineSeries::new(
+            healthy.iter().enumerate().map(|(i, n)| (x(i), *n)),
+            HEALTHY.stroke_width(2),
+        ))?
         .label("recorded: succeeded")
         .legend(|(x, y)| PathElement::new([(x, y), (x + 20, y)], HEALTHY.stroke_width(2)));
     chart
-        .draw_series(LineSeries::new(failing.iter().enumerate().map(|(i, n)| (x(i), *n)), FAILING.stroke_width(2)))?
+        .draw_series(LineSeries::new(
+            failing.iter().enumerate().map(|(i, n)| (x(i), *n)),
+            FAILING.stroke_width(2),
+        ))?
         .label("recorded: failed, slow or timed out")
         .legend(|(x, y)| PathElement::new([(x, y), (x + 20, y)], FAILING.stroke_width(2)));
     chart
@@ -126,7 +149,10 @@ pub(crate) fn timeline(path: &Path, recording: &Recording, report: &SystemReport
     for (i, (label, through, refused)) in per_variant.iter().enumerate() {
         let color = SETTINGS[i % SETTINGS.len()];
         chart
-            .draw_series(LineSeries::new(through.iter().enumerate().map(|(i, n)| (x(i), *n)), color.stroke_width(2)))?
+            .draw_series(LineSeries::new(
+                through.iter().enumerate().map(|(i, n)| (x(i), *n)),
+                color.stroke_width(2),
+            ))?
             .label(format!("{label}: failing calls let through"))
             .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], color.stroke_width(2)));
         chart
@@ -182,7 +208,11 @@ where
 {
     let (mut first_open, mut first_half) = (true, true);
     for (from, to, state) in bands {
-        let color = if *state == State::HalfOpen { HALF_OPEN } else { OPEN };
+        let color = if *state == State::HalfOpen {
+            HALF_OPEN
+        } else {
+            OPEN
+        };
         let series = chart.draw_series(std::iter::once(Rectangle::new(
             [(*from, 0.0), (*to, top)],
             color.filled(),
@@ -200,9 +230,9 @@ where
             _ => None,
         };
         if let Some(name) = name {
-            series
-                .label(name)
-                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 20, y + 5)], color.filled()));
+            series.label(name).legend(move |(x, y)| {
+                Rectangle::new([(x, y - 5), (x + 20, y + 5)], color.filled())
+            });
         }
     }
     Ok(())

@@ -58,6 +58,9 @@ pub(crate) struct RecordedTransition {
     pub(crate) at: u64,
     pub(crate) from: String,
     pub(crate) to: String,
+    /// `failure_rate`, …, or `manual` (an operator) and `settings` (the file's
+    /// `cb_mode`): those two are replayed as they happened.
+    pub(crate) reason: String,
     pub(crate) why: String,
 }
 
@@ -102,6 +105,8 @@ struct Line<'a> {
     transition: Option<Cow<'a, str>>,
     #[serde(borrow)]
     from: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    reason: Option<Cow<'a, str>>,
     #[serde(borrow)]
     why: Option<Cow<'a, str>>,
 }
@@ -220,18 +225,19 @@ fn parse_line(line: &str) -> Result<(String, i64, Entry), String> {
             at: 0,
             from: parsed.from.map(Cow::into_owned).unwrap_or_default(),
             to: to.into_owned(),
+            reason: parsed.reason.map(Cow::into_owned).unwrap_or_default(),
             why: parsed.why.map(Cow::into_owned).unwrap_or_default(),
         })
     } else {
-        let outcome = parsed
-            .outcome
-            .ok_or("neither `outcome` nor `transition`")?;
+        let outcome = parsed.outcome.ok_or("neither `outcome` nor `transition`")?;
         let outcome = Recorded::parse(&outcome).ok_or_else(|| {
             format!("`outcome` {outcome:?}: expected success, failure, slow, timeout, cancelled or rejected")
         })?;
         let duration = parsed.duration_ms.unwrap_or(0.0);
         if !duration.is_finite() || duration < 0.0 {
-            return Err(format!("`duration_ms` {duration}: expected milliseconds ≥ 0"));
+            return Err(format!(
+                "`duration_ms` {duration}: expected milliseconds ≥ 0"
+            ));
         }
         // At most about 71 minutes: far beyond any total_timeout.
         let duration = (duration * 1000.0).round().min(f64::from(u32::MAX)) as u32;
@@ -257,7 +263,11 @@ not json
         let recording = read(text.as_bytes(), false).unwrap();
         let lines: Vec<usize> = recording.bad_lines.iter().map(|(n, _)| *n).collect();
         assert_eq!(lines, [3, 5, 8]);
-        assert!(recording.bad_lines[2].1.starts_with("truncated"), "{:?}", recording.bad_lines);
+        assert!(
+            recording.bad_lines[2].1.starts_with("truncated"),
+            "{:?}",
+            recording.bad_lines
+        );
         assert_eq!(recording.out_of_order, 1);
         let sber = &recording.systems["sber"];
         assert_eq!(sber.calls[0].start, 0);
@@ -265,7 +275,10 @@ not json
         assert_eq!(sber.calls[1].start, 100_500);
         assert_eq!(sber.calls[1].duration, 12_250);
         assert_eq!(sber.transitions[0].at, 102_000);
-        assert_eq!(recording.systems["customer"].calls[0].outcome, Recorded::Rejected);
+        assert_eq!(
+            recording.systems["customer"].calls[0].outcome,
+            Recorded::Rejected
+        );
         let strict = read(text.as_bytes(), true).unwrap_err();
         assert!(strict.starts_with("line 3: not a record"), "{strict}");
     }

@@ -69,7 +69,12 @@ fn total_calls(reports: &[SystemReport<'_>]) -> usize {
     reports.iter().map(|r| r.recording.calls.len()).sum()
 }
 
-fn header(path: &Path, recording: &Recording, reports: &[SystemReport<'_>], timing: Timing) -> String {
+fn header(
+    path: &Path,
+    recording: &Recording,
+    reports: &[SystemReport<'_>],
+    timing: Timing,
+) -> String {
     let calls = total_calls(reports);
     let last = reports
         .iter()
@@ -138,11 +143,20 @@ pub(crate) fn to_tables(
             }
         );
         let mut rows: Vec<(String, Vec<String>)> = vec![
-            ("".into(), report.variants.iter().map(|v| v.label.clone()).collect()),
+            (
+                "".into(),
+                report.variants.iter().map(|v| v.label.clone()).collect(),
+            ),
             row(report, "openings", |f| count(f.openings.len())),
-            row(report, "failing calls let through", |f| count(f.failing_let_through)),
-            row(report, "healthy calls refused", |f| count(f.healthy_refused)),
-            row(report, "failing calls refused", |f| count(f.failing_refused)),
+            row(report, "failing calls let through", |f| {
+                count(f.failing_let_through)
+            }),
+            row(report, "healthy calls refused", |f| {
+                count(f.healthy_refused)
+            }),
+            row(report, "failing calls refused", |f| {
+                count(f.failing_refused)
+            }),
             row(report, "other calls refused", |f| count(f.other_refused)),
             row(report, "bulkhead refusals", |f| count(f.bulkhead_refused)),
         ];
@@ -164,9 +178,19 @@ pub(crate) fn to_tables(
                 count(f.incidents[i].failing_let_through)
             }));
         }
-        let width = rows.iter().map(|(l, _)| l.chars().count()).max().unwrap_or(0);
+        let width = rows
+            .iter()
+            .map(|(l, _)| l.chars().count())
+            .max()
+            .unwrap_or(0);
         let columns: Vec<usize> = (0..report.variants.len())
-            .map(|c| rows.iter().map(|(_, v)| v[c].chars().count()).max().unwrap_or(0).max(8))
+            .map(|c| {
+                rows.iter()
+                    .map(|(_, v)| v[c].chars().count())
+                    .max()
+                    .unwrap_or(0)
+                    .max(8)
+            })
             .collect();
         for (label, values) in &rows {
             let _ = write!(out, "  {label:<width$}");
