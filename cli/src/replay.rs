@@ -43,6 +43,13 @@ pub(crate) fn run_command(args: &ReplayArgs) -> Result<(), Failure> {
             recording.bad_lines.len()
         );
     }
+    if recording.systems.is_empty() {
+        return Err(Failure::Usage(format!(
+            "{}: no call to replay ({} lines skipped)",
+            args.recording.display(),
+            recording.bad_lines.len()
+        )));
+    }
     let (text, origin) = settings_text(args, &recording)?;
     let base_vars = vars(&args.env);
     let parse = |vars: Vec<(String, String)>| Loader::new().env(vars).parse(&text, &origin);
