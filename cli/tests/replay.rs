@@ -283,3 +283,78 @@ fn the_timeline_is_written_for_each_system() {
         assert!(svg.contains("healthy calls refused"), "{system}");
     }
 }
+
+/// Runs `script` with `sh`, feeding it `input`; `None` if a tool it needs is missing.
+fn convert(script: &str, input: &str) -> Option<String> {
+    let mut child = std::process::Command::new("sh")
+        .args(["-c", script])
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/recording"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .ok()?;
+    child.stdin.take()?.write_all(input.as_bytes()).ok()?;
+    let output = child.wait_with_output().ok()?;
+    output
+        .status
+        .success()
+        .then(|| String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+#[test]
+fn access_logs_convert_and_replay() {
+    let dir = scratch("logs");
+    let settings = dir.join("resilience.toml");
+    std::fs::write(&settings, "[systems.sber]\n").unwrap();
+    let nginx = "1796395661.294 0.012 200 0.013\n1796395661.300 0.051 503 0.052\n1796395661.400 - - 0.001\n1796395662.000 2.000 504 2.001\n";
+    let envoy = concat!(
+        r#"{"start_time":"2026-12-04T14:33:28.123Z","duration":"12","response_code":"200","response_flags":"-","upstream_cluster":"sber"}"#,
+        "\n",
+        r#"{"start_time":"2026-12-04T14:33:28.200Z","duration":3,"response_code":0,"response_flags":"UF","upstream_cluster":"sber"}"#,
+        "\n",
+        r#"{"start_time":"2026-12-04T14:33:28.300Z","duration":"0","response_code":"503","response_flags":"UO","upstream_cluster":"sber"}"#,
+        "\n",
+    );
+    let cases = [
+        (
+            "awk -v name=sber -f nginx.awk",
+            nginx,
+            ["success", "failure", "failure", "timeout"].as_slice(),
+        ),
+        (
+            "jq -c -f envoy.jq",
+            envoy,
+            ["success", "failure", "rejected"].as_slice(),
+        ),
+    ];
+    for (script, input, outcomes) in cases {
+        let Some(converted) = convert(script, input) else {
+            eprintln!("skipped: `{script}` cannot run here");
+            continue;
+        };
+        let lines: Vec<Value> = converted
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let seen: Vec<&str> = lines
+            .iter()
+            .map(|l| l["outcome"].as_str().unwrap())
+            .collect();
+        assert_eq!(seen, outcomes, "{script}");
+        let path = dir.join("calls.jsonl");
+        std::fs::write(&path, converted).unwrap();
+        let report = json(bin().args([
+            "replay",
+            path.to_str().unwrap(),
+            "--settings",
+            settings.to_str().unwrap(),
+            "--json",
+            "--strict",
+        ]));
+        assert_eq!(
+            report["systems"]["sber"]["calls"],
+            outcomes.len(),
+            "{script}"
+        );
+    }
+}
