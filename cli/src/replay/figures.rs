@@ -7,7 +7,8 @@ use super::engine::{Fate, Replay};
 use super::recording::{Call, Recorded};
 
 /// A stretch of the recording where the upstream was failing: one-second bins where at
-/// least [`FAILING_SHARE`] of the calls failed, joined across gaps up to [`GAP`], with
+/// least [`FAILING_SHARE`] of the calls that reached it failed (the recording's
+/// refusals do not count), joined across gaps up to [`GAP`], with
 /// at least [`LEAST_FAILURES`] failing calls. Read from the recording alone, so the same
 /// for every setting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -16,7 +17,7 @@ pub(crate) struct Incident {
     pub(crate) start: u64,
     /// The last failing call's start.
     pub(crate) end: u64,
-    pub(crate) failing_calls: usize,
+    pub(crate) failing_calls: u32,
 }
 
 /// A one-second bin is failing when at least this share of its calls failed.
@@ -24,7 +25,7 @@ pub(crate) const FAILING_SHARE: f64 = 0.25;
 /// Failing bins this close (in seconds) are one incident.
 pub(crate) const GAP: u64 = 5;
 /// An incident has at least this many failing calls.
-pub(crate) const LEAST_FAILURES: usize = 5;
+pub(crate) const LEAST_FAILURES: u32 = 5;
 
 /// The incidents of a system's recorded calls (in start order).
 pub(crate) fn incidents(calls: &[Call]) -> Vec<Incident> {
@@ -35,8 +36,11 @@ pub(crate) fn incidents(calls: &[Call]) -> Vec<Incident> {
     while i < calls.len() {
         let second = calls[i].start / 1_000_000;
         let mut j = i;
-        let (mut failing, mut first, mut last) = (0, None, 0);
+        let (mut failing, mut ran, mut first, mut last) = (0, 0, None, 0);
         while j < calls.len() && calls[j].start / 1_000_000 == second {
+            if calls[j].outcome != Recorded::Rejected {
+                ran += 1;
+            }
             if calls[j].outcome.failing() {
                 failing += 1;
                 first.get_or_insert(calls[j].start);
@@ -44,7 +48,7 @@ pub(crate) fn incidents(calls: &[Call]) -> Vec<Incident> {
             }
             j += 1;
         }
-        let share = failing as f64 / (j - i) as f64;
+        let share = f64::from(failing) / f64::from(ran.max(1));
         if failing > 0 && share >= FAILING_SHARE {
             let joined = last_failing_second.is_some_and(|s| second - s <= GAP);
             match (&mut current, joined) {
@@ -76,7 +80,8 @@ pub(crate) fn incidents(calls: &[Call]) -> Vec<Incident> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Met {
     pub(crate) incident: Incident,
-    /// From the incident's first failure to the first call the breaker refused (µs).
+    /// From the incident's first failure to the first call the breaker refused (µs),
+    /// before the next incident starts.
     pub(crate) to_fast_fail: Option<u64>,
     /// Failing calls that reached the upstream from the incident's start to its end.
     pub(crate) failing_let_through: usize,
@@ -134,7 +139,11 @@ pub(crate) fn figures(calls: &[Call], replay: &Replay, incidents: &[Incident]) -
         .collect();
     f.incidents = incidents
         .iter()
-        .map(|incident| {
+        .enumerate()
+        .map(|(i, incident)| {
+            // Outcomes are judged when calls end: the breaker may act after the
+            // incident's last failing start, up to the next incident.
+            let until = incidents.get(i + 1).map_or(u64::MAX, |next| next.start);
             let from = calls.partition_point(|c| c.start < incident.start);
             let to = calls.partition_point(|c| c.start <= incident.end);
             let failing_let_through = calls[from..to]
@@ -146,8 +155,9 @@ pub(crate) fn figures(calls: &[Call], replay: &Replay, incidents: &[Incident]) -
                 .iter()
                 .zip(&replay.fates[from..])
                 .find(|(_, f)| **f == Fate::Refused)
-                .map(|(c, _)| c.start - incident.start)
-                .filter(|d| incident.start + d <= incident.end);
+                .map(|(c, _)| c.start)
+                .filter(|at| *at < until)
+                .map(|at| at - incident.start);
             Met {
                 incident: *incident,
                 to_fast_fail,

@@ -100,7 +100,7 @@ fn header(
         let _ = write!(out, "; {} lines skipped", recording.bad_lines.len());
     }
     if recording.out_of_order > 0 {
-        let _ = write!(out, "; {} out of order (sorted)", recording.out_of_order);
+        let _ = write!(out, "; {} lines out of start order (sorted)", recording.out_of_order);
     }
     let _ = writeln!(
         out,
@@ -167,7 +167,7 @@ pub(crate) fn to_tables(
                     i + 1,
                     when(recording, incident.start),
                     span(incident.end - incident.start),
-                    count(incident.failing_calls)
+                    count(incident.failing_calls as usize)
                 ),
                 report.variants.iter().map(|_| String::new()).collect(),
             ));
