@@ -126,13 +126,16 @@ fn start_micros(start: &Start<'_>) -> Result<i64, String> {
     }
 }
 
+/// One system's lines as read: calls (start in µs since 1970, duration in µs, outcome)
+/// and transitions, in file order.
+type Raw = (Vec<(i64, u32, Recorded)>, Vec<(i64, RecordedTransition)>);
+
 /// Reads a recording. With `strict`, the first line that cannot be read is an error
 /// (its number and why); otherwise it is skipped and listed in `bad_lines`.
 pub(crate) fn read(input: impl BufRead, strict: bool) -> Result<Recording, String> {
     let mut recording = Recording::default();
     // Starts in µs since 1970, before they are made relative to the first.
-    let mut raw: BTreeMap<String, (Vec<(i64, u32, Recorded)>, Vec<(i64, RecordedTransition)>)> =
-        BTreeMap::new();
+    let mut raw: BTreeMap<String, Raw> = BTreeMap::new();
     let mut first: Option<i64> = None;
     for (index, line) in input.lines().enumerate() {
         let number = index + 1;

@@ -100,7 +100,11 @@ fn header(
         let _ = write!(out, "; {} lines skipped", recording.bad_lines.len());
     }
     if recording.out_of_order > 0 {
-        let _ = write!(out, "; {} lines out of start order (sorted)", recording.out_of_order);
+        let _ = write!(
+            out,
+            "; {} lines out of start order (sorted)",
+            recording.out_of_order
+        );
     }
     let _ = writeln!(
         out,
