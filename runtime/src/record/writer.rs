@@ -5,15 +5,15 @@ use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
-use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::sync::mpsc::{Receiver, TryRecvError};
 use std::time::{Duration, SystemTime};
 
 use tokio::time::Instant;
 
 use super::{line, Counters, Record};
 
-/// How long the writer waits for more records before flushing what it has.
-const IDLE_FLUSH: Duration = Duration::from_millis(500);
+/// How long the writer sleeps when the queue is empty.
+const POLL: Duration = Duration::from_millis(5);
 
 /// tokio's clock anchored at the wall clock: a record's `Instant` becomes a time of day.
 #[derive(Debug, Clone, Copy)]
@@ -129,16 +129,21 @@ impl File {
 }
 
 /// The thread's loop: until every sender is gone, then a last flush.
+///
+/// It polls the queue rather than blocking on it: a caller pushing a record then never
+/// has a sleeping writer to wake (a system call on the call path). When the queue is
+/// empty it writes out what it has gathered and sleeps for [`POLL`].
 pub(super) fn run(records: &Receiver<Record>, mut file: File, clock: Clock, counters: &Counters) {
     let mut text = String::with_capacity(256);
     loop {
-        let record = match records.recv_timeout(IDLE_FLUSH) {
+        let record = match records.try_recv() {
             Ok(record) => record,
-            Err(RecvTimeoutError::Timeout) => {
+            Err(TryRecvError::Empty) => {
                 file.flush(counters);
+                std::thread::sleep(POLL);
                 continue;
             }
-            Err(RecvTimeoutError::Disconnected) => break,
+            Err(TryRecvError::Disconnected) => break,
         };
         text.clear();
         match record {
@@ -148,7 +153,7 @@ pub(super) fn run(records: &Receiver<Record>, mut file: File, clock: Clock, coun
                 duration,
                 outcome,
             } => {
-                line::head(&mut text, &system, clock.wall(start));
+                line::head(&mut text, system.as_str(), clock.wall(start));
                 line::call(&mut text, duration, outcome);
             }
             Record::Transition {
