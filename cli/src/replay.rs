@@ -26,6 +26,9 @@ use figures::{figures, incidents};
 use recording::Recording;
 use render::{SystemReport, Variant};
 
+/// The longest recording replayed: a year, in microseconds.
+const MAX_SPAN_MICROS: u64 = 366 * 86_400_000_000;
+
 /// Runs `replay`.
 pub(crate) fn run_command(args: &ReplayArgs) -> Result<(), Failure> {
     let read_started = WallInstant::now();
@@ -48,6 +51,21 @@ pub(crate) fn run_command(args: &ReplayArgs) -> Result<(), Failure> {
             "{}: no call to replay ({} lines skipped)",
             args.recording.display(),
             recording.bad_lines.len()
+        )));
+    }
+    // tokio's timers reach about two years ahead; a recording spans days.
+    let span = recording
+        .systems
+        .values()
+        .filter_map(|s| s.calls.last().map(|c| c.start))
+        .max()
+        .unwrap_or(0);
+    if span > MAX_SPAN_MICROS {
+        return Err(Failure::Usage(format!(
+            "{}: its calls span {} days; at most {} (are some starts in seconds rather than milliseconds?)",
+            args.recording.display(),
+            span / 86_400_000_000,
+            MAX_SPAN_MICROS / 86_400_000_000
         )));
     }
     let (text, origin) = settings_text(args, &recording)?;
