@@ -2,7 +2,7 @@
 //!
 //! Each system's recorded calls run at their recorded start times, on tokio's paused
 //! clock, through a fresh real `Guard` of each setting asked for ([`engine`]); a call
-//! the replayed breaker refuses never runs. [`figures`] says what that means (openings,
+//! the replayed breaker refuses never runs. [`figures`](mod@figures) says what that means (openings,
 //! failing calls let through, healthy calls refused, time to fast fail per incident,
 //! bulkhead refusals); [`render`] prints it, [`plot`] draws it.
 
