@@ -14,14 +14,13 @@ use outbound_guard_settings::{Key, Loader, Settings};
 use crate::failure::Failure;
 use crate::load::vars;
 
-pub(crate) mod args;
 mod engine;
 mod figures;
 mod plot;
 pub(crate) mod recording;
 mod render;
 
-use args::ReplayArgs;
+use crate::args::ReplayArgs;
 use figures::{figures, incidents};
 use recording::Recording;
 use render::{SystemReport, Variant};

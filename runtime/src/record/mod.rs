@@ -45,17 +45,19 @@
 //! does not tell it from an `Ok`.
 
 mod line;
+mod queue;
 mod writer;
 
 use std::io;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::mpsc::{sync_channel, SyncSender, TrySendError};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use tokio::time::Instant;
 
+use self::queue::{Counters, Record, SystemName};
 use crate::error::Cause;
 use crate::observer::{CallEvent, Observer, Outcome, Transition};
 
@@ -118,71 +120,6 @@ pub struct RecorderStats {
     pub dropped_write_error: u64,
     /// Times the file was rotated.
     pub rotations: u64,
-}
-
-/// Counters shared by the observer and its writer.
-#[derive(Debug, Default)]
-struct Counters {
-    written: AtomicU64,
-    dropped_queue_full: AtomicU64,
-    dropped_write_error: AtomicU64,
-    rotations: AtomicU64,
-}
-
-/// A system's name held inline, so that a call's record allocates nothing: names are
-/// at most 64 characters (the settings' rule); a longer one is cut at a character
-/// boundary.
-#[derive(Clone, Copy)]
-struct SystemName {
-    bytes: [u8; 64],
-    len: u8,
-}
-
-impl SystemName {
-    fn new(name: &str) -> SystemName {
-        let mut len = name.len().min(64);
-        while !name.is_char_boundary(len) {
-            len -= 1;
-        }
-        let mut bytes = [0; 64];
-        bytes[..len].copy_from_slice(&name.as_bytes()[..len]);
-        SystemName {
-            bytes,
-            len: len as u8,
-        }
-    }
-
-    fn as_str(&self) -> &str {
-        std::str::from_utf8(&self.bytes[..usize::from(self.len)]).unwrap_or_default()
-    }
-}
-
-impl std::fmt::Debug for SystemName {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.as_str().fmt(f)
-    }
-}
-
-/// One record, as the caller's thread hands it over: no formatting, no allocation for a
-/// call, no clock other than tokio's.
-#[derive(Debug)]
-enum Record {
-    Call {
-        system: SystemName,
-        start: Instant,
-        duration: Duration,
-        outcome: Outcome,
-    },
-    Transition {
-        system: Box<str>,
-        at: Instant,
-        from: &'static str,
-        to: &'static str,
-        reason: &'static str,
-        why: String,
-    },
-    /// Everything before it is written and flushed: tell the sender.
-    Flush(SyncSender<()>),
 }
 
 /// An [`Observer`] that records every call and transition of the guards it is given

@@ -10,7 +10,8 @@ use std::time::{Duration, SystemTime};
 
 use tokio::time::Instant;
 
-use super::{line, Counters, Record};
+use super::line;
+use super::queue::{Counters, Record};
 
 /// How long the writer sleeps when the queue is empty.
 const POLL: Duration = Duration::from_millis(5);
