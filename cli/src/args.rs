@@ -41,6 +41,9 @@ pub(crate) enum Command {
     /// Run each system's real guard against a scripted upstream on a paused clock and
     /// report how fast it fails, fails fast and recovers.
     Simulate(SimulateArgs),
+    /// Replay a recording of real calls through the real guard with other settings:
+    /// openings, failing calls let through, healthy calls refused, time to fast fail.
+    Replay(ReplayArgs),
 }
 
 #[derive(Debug, Args)]
@@ -90,6 +93,35 @@ pub(crate) struct SimulateArgs {
     pub(crate) compare: Vec<String>,
     /// Write one SVG timeline per system and scenario into this directory.
     #[arg(long, value_name = "DIR")]
+    pub(crate) out: Option<PathBuf>,
+    /// Print the figures as JSON instead of tables.
+    #[arg(long)]
+    pub(crate) json: bool,
+    #[command(flatten)]
+    pub(crate) env: EnvFlag,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ReplayArgs {
+    /// The recording: JSON lines as the runtime's recorder writes them (`-` reads stdin).
+    pub(crate) recording: PathBuf,
+    /// The settings to replay through (default: the guide's defaults for every system).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) settings: Option<PathBuf>,
+    /// Also replay with one key changed in every system (`cb_failure_rate=0.3`); repeat
+    /// it for more settings side by side.
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub(crate) compare: Vec<String>,
+    /// Only this system (default: every system of the recording).
+    #[arg(long, value_name = "S")]
+    pub(crate) system: Option<String>,
+    /// Refuse the recording at its first line that cannot be read (default: skip it and
+    /// report its number).
+    #[arg(long)]
+    pub(crate) strict: bool,
+    /// Write an SVG timeline: this file for one system, `NAME-SYSTEM.svg` beside it for
+    /// several.
+    #[arg(long, value_name = "FILE.svg")]
     pub(crate) out: Option<PathBuf>,
     /// Print the figures as JSON instead of tables.
     #[arg(long)]

@@ -5,7 +5,9 @@
 //!   own loader, as a service does at startup (exit 0 valid, 1 invalid, 2 usage);
 //! - `explain FILE [--env]`: every effective value per system and where it came from;
 //! - `simulate FILE …`: runs each system's real `Guard` against a scripted upstream on
-//!   tokio's paused clock and reports how fast it fails and recovers.
+//!   tokio's paused clock and reports how fast it fails and recovers;
+//! - `replay RECORDING …`: runs recorded calls through each system's real `Guard` with
+//!   other settings and reports what they would have done.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -16,6 +18,7 @@ mod args;
 mod explain;
 mod failure;
 mod load;
+mod replay;
 mod simulate;
 
 use args::{Cli, Command, EnvFlag};
@@ -28,6 +31,7 @@ fn main() -> ExitCode {
         Command::Check { file, systems, env } => check(&file, &systems, &env),
         Command::Explain { file, env } => explain::run(&file, &env),
         Command::Simulate(args) => simulate::run_command(&args),
+        Command::Replay(args) => replay::run_command(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -22,6 +22,8 @@ transition happened.
 
 DEMO_ADMIN_TOKEN: the bearer token the operator routes need
 (Authorization: Bearer <token>); unset, they are refused. /metrics needs none.
+DEMO_RECORD=FILE: record every guarded call and breaker transition to FILE (JSON
+lines), to replay them with `outbound-guard replay FILE`.
 
 Settings: examples/payments-demo/resilience.toml, or the file RESILIENCE_SETTINGS names
 (watched: an edit, such as cb_mode = \"forced_open\" for sber, is reloaded while the

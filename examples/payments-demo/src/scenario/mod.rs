@@ -246,6 +246,24 @@ pub fn slow_latency(settings: &SystemSettings) -> Duration {
     threshold + limit.saturating_sub(threshold) / 4
 }
 
+/// The environment variable naming the file the demo records its guarded calls to
+/// (`outbound_guard::record`), for `outbound-guard replay`.
+pub const RECORD_VARIABLE: &str = "DEMO_RECORD";
+
+/// The call recorder `DEMO_RECORD` asks for (the file is started afresh), if it does.
+fn record_calls() -> std::io::Result<Option<Arc<outbound_guard::record::Recorder>>> {
+    let Some(path) = std::env::var_os(RECORD_VARIABLE) else {
+        return Ok(None);
+    };
+    // A fresh recording: a second run does not append to the first.
+    let _ = std::fs::remove_file(&path);
+    let recorder = outbound_guard::record::Recorder::to_file(
+        std::path::PathBuf::from(path),
+        outbound_guard::record::RecorderOptions::default(),
+    )?;
+    Ok(Some(Arc::new(recorder)))
+}
+
 /// Resolves once `stop` says so: every server's graceful-shutdown trigger.
 async fn stopped(mut stop: watch::Receiver<bool>) {
     let _ = stop.wait_for(|s| *s).await;
@@ -278,7 +296,12 @@ pub async fn run(setup: Setup, serve: bool) -> std::io::Result<Outcome> {
         }
     });
     let recorder = Arc::new(Recorder::new(Some(lines_tx)));
-    let container = match Container::build(&setup.settings, vec![recorder.clone()]) {
+    let calls = record_calls()?;
+    let mut observers: Vec<Arc<dyn outbound_guard::Observer>> = vec![recorder.clone()];
+    if let Some(calls) = &calls {
+        observers.push(calls.clone());
+    }
+    let container = match Container::build(&setup.settings, observers) {
         Ok(c) => c,
         Err(e) => return Err(std::io::Error::other(e.to_string())),
     };
@@ -368,6 +391,17 @@ pub async fn run(setup: Setup, serve: bool) -> std::io::Result<Outcome> {
     // Let the printer drain the last transition lines before the summary.
     tokio::time::sleep(Duration::from_millis(50)).await;
     report::summary(&world, &stats, &checks, elapsed);
+    if let Some(calls) = &calls {
+        calls.flush();
+        let stats = calls.stats();
+        println!(
+            "recorded {} calls and transitions to {} ({} dropped): replay them with `outbound-guard replay {}`",
+            stats.written,
+            calls.path().display(),
+            stats.dropped_queue_full + stats.dropped_write_error,
+            calls.path().display()
+        );
+    }
     let outcome = Outcome { checks, elapsed };
 
     if serve && signal_rx.borrow().is_none() {

@@ -1,0 +1,242 @@
+//! `outbound-guard replay RECORDING`: a recorded day's calls through other settings.
+//!
+//! Each system's recorded calls run at their recorded start times, on tokio's paused
+//! clock, through a fresh real `Guard` of each setting asked for ([`engine`]); a call
+//! the replayed breaker refuses never runs. [`figures`](mod@figures) says what that means (openings,
+//! failing calls let through, healthy calls refused, time to fast fail per incident,
+//! bulkhead refusals); [`render`] prints it, [`plot`] draws it.
+
+use std::io::BufReader;
+use std::time::Instant as WallInstant;
+
+use outbound_guard_settings::{Key, Loader, Settings};
+
+use crate::failure::Failure;
+use crate::load::vars;
+
+mod engine;
+mod figures;
+mod plot;
+pub(crate) mod recording;
+mod render;
+
+use crate::args::ReplayArgs;
+use figures::{figures, incidents};
+use recording::Recording;
+use render::{SystemReport, Variant};
+
+/// The longest recording replayed: a year, in microseconds.
+const MAX_SPAN_MICROS: u64 = 366 * 86_400_000_000;
+
+/// Runs `replay`.
+pub(crate) fn run_command(args: &ReplayArgs) -> Result<(), Failure> {
+    let read_started = WallInstant::now();
+    let recording = read_recording(args)?;
+    let read_took = read_started.elapsed();
+    for (line, why) in recording.bad_lines.iter().take(10) {
+        eprintln!(
+            "outbound-guard: {}: line {line}: {why} (skipped)",
+            args.recording.display()
+        );
+    }
+    if recording.bad_lines.len() > 10 {
+        eprintln!(
+            "outbound-guard: … {} lines skipped in all",
+            recording.bad_lines.len()
+        );
+    }
+    if recording.systems.is_empty() {
+        return Err(Failure::Usage(format!(
+            "{}: no call to replay ({} lines skipped)",
+            args.recording.display(),
+            recording.bad_lines.len()
+        )));
+    }
+    // tokio's timers reach about two years ahead; a recording spans days.
+    let span = recording
+        .systems
+        .values()
+        .filter_map(|s| s.calls.last().map(|c| c.start))
+        .max()
+        .unwrap_or(0);
+    if span > MAX_SPAN_MICROS {
+        return Err(Failure::Usage(format!(
+            "{}: its calls span {} days; at most {} (are some starts in seconds rather than milliseconds?)",
+            args.recording.display(),
+            span / 86_400_000_000,
+            MAX_SPAN_MICROS / 86_400_000_000
+        )));
+    }
+    let (text, origin) = settings_text(args, &recording)?;
+    let base_vars = vars(&args.env);
+    let parse = |vars: Vec<(String, String)>| Loader::new().env(vars).parse(&text, &origin);
+    let mut variants: Vec<(String, Settings)> =
+        vec![("as set".to_owned(), parse(base_vars.clone())?)];
+    for change in &args.compare {
+        let (label, vars) = compare_vars(change, &variants[0].1, &base_vars)?;
+        let settings = parse(vars)
+            .map_err(|e| Failure::Usage(format!("--compare {change}: {}", e.message())))?;
+        variants.push((label, settings));
+    }
+
+    let mut names: Vec<&String> = recording.systems.keys().collect();
+    if let Some(only) = &args.system {
+        names.retain(|n| *n == only);
+        if names.is_empty() {
+            return Err(Failure::Usage(format!(
+                "--system {only}: the recording has no call of it; its systems: {}",
+                recording
+                    .systems
+                    .keys()
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
+    }
+    let mut missing = Vec::new();
+    let mut reports = Vec::new();
+    let replay_started = WallInstant::now();
+    for name in names {
+        if variants[0].1.system(name).is_none() {
+            missing.push(name.clone());
+            continue;
+        }
+        let system = &recording.systems[name.as_str()];
+        let found = incidents(&system.calls);
+        let actions = engine::actions(&system.transitions);
+        let mut runs = Vec::new();
+        for (label, settings) in &variants {
+            let Some(s) = settings.system(name) else {
+                continue;
+            };
+            let replay = engine::replay(s, &system.calls, &actions);
+            let figures = figures(&system.calls, &replay, &found);
+            runs.push(Variant {
+                label: label.clone(),
+                figures,
+                replay,
+            });
+        }
+        reports.push(SystemReport {
+            name: name.clone(),
+            recording: system,
+            incidents: found,
+            variants: runs,
+        });
+    }
+    let replay_took = replay_started.elapsed();
+    for name in &missing {
+        eprintln!(
+            "outbound-guard: the recording's system `{name}` has no `[systems.{name}]` in {origin}: not replayed ({} calls)",
+            recording.systems[name.as_str()].calls.len()
+        );
+    }
+    if reports.is_empty() {
+        return Err(Failure::Usage(format!(
+            "{origin} has a table for none of the recording's systems ({})",
+            missing.join(", ")
+        )));
+    }
+    if let Some(out) = &args.out {
+        for report in &reports {
+            let path = if reports.len() == 1 {
+                out.clone()
+            } else {
+                let stem = out
+                    .file_stem()
+                    .map_or_else(|| "replay".to_owned(), |s| s.to_string_lossy().into_owned());
+                out.with_file_name(format!("{stem}-{}.svg", report.name))
+            };
+            plot::timeline(&path, &recording, report)
+                .map_err(|e| Failure::Io(format!("cannot write {}: {e}", path.display())))?;
+            if !args.json {
+                eprintln!("wrote {}", path.display());
+            }
+        }
+    }
+    let timing = render::Timing {
+        read: read_took,
+        replay: replay_took,
+    };
+    if args.json {
+        println!(
+            "{}",
+            render::to_json(&args.recording, &recording, &reports, &missing, timing)
+        );
+    } else {
+        print!(
+            "{}",
+            render::to_tables(&args.recording, &recording, &reports, timing)
+        );
+    }
+    Ok(())
+}
+
+fn read_recording(args: &ReplayArgs) -> Result<Recording, Failure> {
+    let result = if args.recording.as_os_str() == "-" {
+        recording::read(std::io::stdin().lock(), args.strict)
+    } else {
+        let file = std::fs::File::open(&args.recording)
+            .map_err(|e| Failure::Io(format!("cannot read {}: {e}", args.recording.display())))?;
+        recording::read(BufReader::with_capacity(1 << 20, file), args.strict)
+    };
+    result.map_err(|e| Failure::Io(format!("{}: {e} (--strict)", args.recording.display())))
+}
+
+/// The settings file's text and name, or, without `--settings`, a table of the guide's
+/// defaults for each of the recording's systems.
+fn settings_text(args: &ReplayArgs, recording: &Recording) -> Result<(String, String), Failure> {
+    if let Some(file) = &args.settings {
+        let text = std::fs::read_to_string(file)
+            .map_err(|e| Failure::Io(format!("cannot read {}: {e}", file.display())))?;
+        return Ok((text, file.display().to_string()));
+    }
+    let text: String = recording
+        .systems
+        .keys()
+        .map(|name| format!("[systems.{name}]\n"))
+        .collect();
+    Ok((text, "the guide's defaults".to_owned()))
+}
+
+/// The overrides that change one key in every system, as `CLIENT_<SYSTEM>__<KEY>`
+/// variables do at startup (replacing an override `--env` took for the same key).
+fn compare_vars(
+    change: &str,
+    settings: &Settings,
+    base: &[(String, String)],
+) -> Result<(String, Vec<(String, String)>), Failure> {
+    let Some((key, value)) = change.split_once('=') else {
+        return Err(Failure::Usage(format!(
+            "--compare {change:?}: expected KEY=VALUE, such as cb_failure_rate=0.3"
+        )));
+    };
+    let (key, value) = (key.trim(), value.trim());
+    let Some(key) = Key::from_name(key) else {
+        let keys: Vec<&str> = outbound_guard_settings::KEYS
+            .iter()
+            .map(|k| k.name())
+            .collect();
+        return Err(Failure::Usage(format!(
+            "--compare {change:?}: no key `{key}`; allowed keys: {}",
+            keys.join(", ")
+        )));
+    };
+    let changed: Vec<(String, String)> = settings
+        .names()
+        .map(|name| {
+            (
+                outbound_guard_settings::env_var(name, key),
+                value.to_owned(),
+            )
+        })
+        .collect();
+    let mut vars: Vec<(String, String)> = base
+        .iter()
+        .filter(|(name, _)| !changed.iter().any(|(c, _)| c == name))
+        .cloned()
+        .collect();
+    vars.extend(changed);
+    Ok((format!("{}={value}", key.name()), vars))
+}

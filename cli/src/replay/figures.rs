@@ -1,0 +1,208 @@
+//! What a replay means: the figures of one system under one setting, from the
+//! recording's calls and the replayed guard's fate of each.
+
+use outbound_guard::State;
+
+use super::engine::{Fate, Replay};
+use super::recording::{Call, Recorded};
+
+/// A stretch of the recording where the upstream was failing: one-second bins where at
+/// least [`FAILING_SHARE`] of the calls that reached it failed (the recording's
+/// refusals do not count), joined across gaps up to [`GAP`], with
+/// at least [`LEAST_FAILURES`] failing calls. Read from the recording alone, so the same
+/// for every setting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Incident {
+    /// Microseconds since the recording's start: the first failing call's start.
+    pub(crate) start: u64,
+    /// The last failing call's start.
+    pub(crate) end: u64,
+    pub(crate) failing_calls: u32,
+}
+
+/// A one-second bin is failing when at least this share of its calls failed.
+pub(crate) const FAILING_SHARE: f64 = 0.25;
+/// Failing bins this close (in seconds) are one incident.
+pub(crate) const GAP: u64 = 5;
+/// An incident has at least this many failing calls.
+pub(crate) const LEAST_FAILURES: u32 = 5;
+
+/// The incidents of a system's recorded calls (in start order).
+pub(crate) fn incidents(calls: &[Call]) -> Vec<Incident> {
+    let mut incidents: Vec<Incident> = Vec::new();
+    let mut current: Option<Incident> = None;
+    let mut last_failing_second: Option<u64> = None;
+    let mut i = 0;
+    while i < calls.len() {
+        let second = calls[i].start / 1_000_000;
+        let mut j = i;
+        let (mut failing, mut ran, mut first, mut last) = (0, 0, None, 0);
+        while j < calls.len() && calls[j].start / 1_000_000 == second {
+            if calls[j].outcome != Recorded::Rejected {
+                ran += 1;
+            }
+            if calls[j].outcome.failing() {
+                failing += 1;
+                first.get_or_insert(calls[j].start);
+                last = calls[j].start;
+            }
+            j += 1;
+        }
+        let share = f64::from(failing) / f64::from(ran.max(1));
+        if failing > 0 && share >= FAILING_SHARE {
+            let joined = last_failing_second.is_some_and(|s| second - s <= GAP);
+            match (&mut current, joined) {
+                (Some(incident), true) => {
+                    incident.end = last;
+                    incident.failing_calls += failing;
+                }
+                _ => {
+                    if let Some(done) = current.take() {
+                        incidents.push(done);
+                    }
+                    current = Some(Incident {
+                        start: first.unwrap_or(calls[i].start),
+                        end: last,
+                        failing_calls: failing,
+                    });
+                }
+            }
+            last_failing_second = Some(second);
+        }
+        i = j;
+    }
+    incidents.extend(current);
+    incidents.retain(|i| i.failing_calls >= LEAST_FAILURES);
+    incidents
+}
+
+/// An incident as one setting met it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Met {
+    pub(crate) incident: Incident,
+    /// From the incident's first failure to the first call the breaker refused (µs),
+    /// before the next incident starts.
+    pub(crate) to_fast_fail: Option<u64>,
+    /// Failing calls that reached the upstream from the incident's start to its end.
+    pub(crate) failing_let_through: usize,
+}
+
+/// One system's figures under one setting.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Figures {
+    pub(crate) calls: usize,
+    /// Calls that reached the upstream.
+    pub(crate) ran: usize,
+    /// Failing calls (recorded failure, slow, timeout) that reached the upstream.
+    pub(crate) failing_let_through: usize,
+    /// Refused by the breaker although the recording saw them succeed.
+    pub(crate) healthy_refused: usize,
+    /// Refused by the breaker, and the recording saw them fail: spared the upstream.
+    pub(crate) failing_refused: usize,
+    /// Refused by the breaker, refused in the recording too (how they would have ended
+    /// is a guess), or cancelled by their caller.
+    pub(crate) other_refused: usize,
+    /// Refused by the bulkhead.
+    pub(crate) bulkhead_refused: usize,
+    /// When (µs) and why the breaker opened.
+    pub(crate) openings: Vec<(u64, String)>,
+    pub(crate) incidents: Vec<Met>,
+}
+
+/// The figures of `replay` over `calls`.
+pub(crate) fn figures(calls: &[Call], replay: &Replay, incidents: &[Incident]) -> Figures {
+    let mut f = Figures {
+        calls: calls.len(),
+        ..Figures::default()
+    };
+    for (call, fate) in calls.iter().zip(&replay.fates) {
+        match fate {
+            Fate::Ran | Fate::Pending => {
+                f.ran += 1;
+                if call.outcome.failing() {
+                    f.failing_let_through += 1;
+                }
+            }
+            Fate::Refused => match call.outcome {
+                Recorded::Success => f.healthy_refused += 1,
+                o if o.failing() => f.failing_refused += 1,
+                _ => f.other_refused += 1,
+            },
+            Fate::BulkheadFull => f.bulkhead_refused += 1,
+        }
+    }
+    f.openings = replay
+        .transitions
+        .iter()
+        .filter(|t| t.to == State::Open || t.to == State::ForcedOpen)
+        .map(|t| (t.at, t.why.clone()))
+        .collect();
+    f.incidents = incidents
+        .iter()
+        .enumerate()
+        .map(|(i, incident)| {
+            // Outcomes are judged when calls end: the breaker may act after the
+            // incident's last failing start, up to the next incident.
+            let until = incidents.get(i + 1).map_or(u64::MAX, |next| next.start);
+            let from = calls.partition_point(|c| c.start < incident.start);
+            let to = calls.partition_point(|c| c.start <= incident.end);
+            let failing_let_through = calls[from..to]
+                .iter()
+                .zip(&replay.fates[from..to])
+                .filter(|(c, f)| c.outcome.failing() && matches!(f, Fate::Ran | Fate::Pending))
+                .count();
+            let to_fast_fail = calls[from..]
+                .iter()
+                .zip(&replay.fates[from..])
+                .find(|(_, f)| **f == Fate::Refused)
+                .map(|(c, _)| c.start)
+                .filter(|at| *at < until)
+                .map(|at| at - incident.start);
+            Met {
+                incident: *incident,
+                to_fast_fail,
+                failing_let_through,
+            }
+        })
+        .collect();
+    f
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(second: f64, outcome: Recorded) -> Call {
+        Call {
+            start: (second * 1e6) as u64,
+            duration: 0,
+            outcome,
+        }
+    }
+
+    #[test]
+    fn incidents_are_failing_seconds_joined_across_short_gaps() {
+        let mut calls = Vec::new();
+        for i in 0..100 {
+            let s = f64::from(i) * 0.5;
+            let failing = (10.0..20.0).contains(&s) || (23.0..25.0).contains(&s) || s == 40.0;
+            calls.push(call(
+                s,
+                if failing {
+                    Recorded::Failure
+                } else {
+                    Recorded::Success
+                },
+            ));
+        }
+        let found = incidents(&calls);
+        assert_eq!(
+            found,
+            [Incident {
+                start: 10_000_000,
+                end: 24_500_000,
+                failing_calls: 24
+            }]
+        );
+    }
+}

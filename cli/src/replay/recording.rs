@@ -1,0 +1,288 @@
+//! Reading a recording: one JSON object a line (the format of `docs/recording.md`),
+//! calls grouped by system and put in start order, transitions kept aside, and every
+//! line that cannot be read reported with its number.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::io::BufRead;
+use std::time::SystemTime;
+
+use serde::Deserialize;
+
+/// How a recorded call ended, as the guard that recorded it judged it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Recorded {
+    Success,
+    Failure,
+    Slow,
+    Timeout,
+    Cancelled,
+    /// Refused by the recording's guard: it never ran, so how the upstream would have
+    /// answered is not known.
+    Rejected,
+}
+
+impl Recorded {
+    fn parse(text: &str) -> Option<Recorded> {
+        Some(match text {
+            "success" => Recorded::Success,
+            "failure" => Recorded::Failure,
+            "slow" => Recorded::Slow,
+            "timeout" => Recorded::Timeout,
+            "cancelled" => Recorded::Cancelled,
+            "rejected" => Recorded::Rejected,
+            _ => return None,
+        })
+    }
+
+    /// Whether the upstream was failing for this call (an error, too slow, no answer).
+    pub(crate) fn failing(self) -> bool {
+        matches!(self, Recorded::Failure | Recorded::Slow | Recorded::Timeout)
+    }
+}
+
+/// One recorded call, compact: a day of ten million fits in memory.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Call {
+    /// Microseconds since the recording's first line.
+    pub(crate) start: u64,
+    /// Microseconds it ran (or waited, refused by a full bulkhead).
+    pub(crate) duration: u32,
+    pub(crate) outcome: Recorded,
+}
+
+/// A transition the recording's breaker made.
+#[derive(Debug, Clone)]
+pub(crate) struct RecordedTransition {
+    /// Microseconds since the recording's first line.
+    pub(crate) at: u64,
+    pub(crate) from: String,
+    pub(crate) to: String,
+    /// `failure_rate`, …, or `manual` (an operator) and `settings` (the file's
+    /// `cb_mode`): those two are replayed as they happened.
+    pub(crate) reason: String,
+    pub(crate) why: String,
+}
+
+/// One system's part of a recording.
+#[derive(Debug, Default)]
+pub(crate) struct SystemRecording {
+    /// In start order.
+    pub(crate) calls: Vec<Call>,
+    pub(crate) transitions: Vec<RecordedTransition>,
+}
+
+/// A recording, read.
+#[derive(Debug, Default)]
+pub(crate) struct Recording {
+    /// The first line's start, as a time of day: time 0 of every figure.
+    pub(crate) origin: Option<SystemTime>,
+    pub(crate) systems: BTreeMap<String, SystemRecording>,
+    /// Lines that could not be read, with their number and why (skipped).
+    pub(crate) bad_lines: Vec<(usize, String)>,
+    /// How many calls were out of start order in the file (put in order).
+    pub(crate) out_of_order: usize,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Start<'a> {
+    Millis(f64),
+    #[serde(borrow)]
+    Text(Cow<'a, str>),
+}
+
+#[derive(Deserialize)]
+struct Line<'a> {
+    #[serde(borrow)]
+    system: Cow<'a, str>,
+    #[serde(borrow)]
+    start: Start<'a>,
+    duration_ms: Option<f64>,
+    #[serde(borrow)]
+    outcome: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    transition: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    from: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    reason: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    why: Option<Cow<'a, str>>,
+}
+
+/// Microseconds since the Unix epoch of a line's `start`.
+fn start_micros(start: &Start<'_>) -> Result<i64, String> {
+    match start {
+        Start::Millis(ms) if ms.is_finite() && *ms >= 0.0 => Ok((ms * 1000.0).round() as i64),
+        Start::Millis(ms) => Err(format!("`start` {ms}: expected milliseconds since 1970")),
+        Start::Text(text) => humantime::parse_rfc3339_weak(text)
+            .ok()
+            .and_then(|t| t.duration_since(SystemTime::UNIX_EPOCH).ok())
+            .and_then(|d| i64::try_from(d.as_micros()).ok())
+            .ok_or_else(|| {
+                format!("`start` {text:?}: expected an RFC 3339 time (2026-12-04T14:33:28.123Z) or milliseconds since 1970")
+            }),
+    }
+}
+
+/// One system's lines as read: calls (start in µs since 1970, duration in µs, outcome)
+/// and transitions, in file order.
+type Raw = (Vec<(i64, u32, Recorded)>, Vec<(i64, RecordedTransition)>);
+
+/// Reads a recording. With `strict`, the first line that cannot be read is an error
+/// (its number and why); otherwise it is skipped and listed in `bad_lines`.
+pub(crate) fn read(input: impl BufRead, strict: bool) -> Result<Recording, String> {
+    let mut recording = Recording::default();
+    // Starts in µs since 1970, before they are made relative to the first.
+    let mut raw: BTreeMap<String, Raw> = BTreeMap::new();
+    let mut first: Option<i64> = None;
+    for (index, line) in input.lines().enumerate() {
+        let number = index + 1;
+        let line = match line {
+            Ok(line) => line,
+            Err(e) => {
+                let why = format!("cannot be read: {e}");
+                if strict {
+                    return Err(format!("line {number}: {why}"));
+                }
+                recording.bad_lines.push((number, why));
+                continue;
+            }
+        };
+        if line.trim().is_empty() {
+            continue;
+        }
+        match parse_line(&line) {
+            Ok((system, at, entry)) => {
+                first = Some(first.map_or(at, |f| f.min(at)));
+                let (calls, transitions) = match raw.get_mut(system.as_str()) {
+                    Some(entry) => entry,
+                    None => raw.entry(system).or_default(),
+                };
+                match entry {
+                    Entry::Call(duration, outcome) => calls.push((at, duration, outcome)),
+                    Entry::Transition(t) => transitions.push((at, t)),
+                }
+            }
+            Err(why) => {
+                if strict {
+                    return Err(format!("line {number}: {why}"));
+                }
+                recording.bad_lines.push((number, why));
+            }
+        }
+    }
+    let first = first.unwrap_or(0);
+    recording.origin = u64::try_from(first)
+        .ok()
+        .map(|us| SystemTime::UNIX_EPOCH + std::time::Duration::from_micros(us));
+    for (system, (mut calls, mut transitions)) in raw {
+        recording.out_of_order += calls.windows(2).filter(|w| w[1].0 < w[0].0).count();
+        calls.sort_by_key(|c| c.0);
+        transitions.sort_by_key(|t| t.0);
+        let since = |at: i64| u64::try_from(at - first).unwrap_or(0);
+        recording.systems.insert(
+            system,
+            SystemRecording {
+                calls: calls
+                    .into_iter()
+                    .map(|(at, duration, outcome)| Call {
+                        start: since(at),
+                        duration,
+                        outcome,
+                    })
+                    .collect(),
+                transitions: transitions
+                    .into_iter()
+                    .map(|(at, mut t)| {
+                        t.at = since(at);
+                        t
+                    })
+                    .collect(),
+            },
+        );
+    }
+    Ok(recording)
+}
+
+enum Entry {
+    Call(u32, Recorded),
+    Transition(RecordedTransition),
+}
+
+fn parse_line(line: &str) -> Result<(String, i64, Entry), String> {
+    let parsed: Line<'_> = serde_json::from_str(line).map_err(|e| {
+        if e.is_eof() {
+            format!("truncated: {e}")
+        } else {
+            format!("not a record: {e}")
+        }
+    })?;
+    if parsed.system.is_empty() {
+        return Err("`system` is empty".into());
+    }
+    let at = start_micros(&parsed.start)?;
+    let entry = if let Some(to) = parsed.transition {
+        Entry::Transition(RecordedTransition {
+            at: 0,
+            from: parsed.from.map(Cow::into_owned).unwrap_or_default(),
+            to: to.into_owned(),
+            reason: parsed.reason.map(Cow::into_owned).unwrap_or_default(),
+            why: parsed.why.map(Cow::into_owned).unwrap_or_default(),
+        })
+    } else {
+        let outcome = parsed.outcome.ok_or("neither `outcome` nor `transition`")?;
+        let outcome = Recorded::parse(&outcome).ok_or_else(|| {
+            format!("`outcome` {outcome:?}: expected success, failure, slow, timeout, cancelled or rejected")
+        })?;
+        let duration = parsed.duration_ms.unwrap_or(0.0);
+        if !duration.is_finite() || duration < 0.0 {
+            return Err(format!(
+                "`duration_ms` {duration}: expected milliseconds ≥ 0"
+            ));
+        }
+        // At most about 71 minutes: far beyond any total_timeout.
+        let duration = (duration * 1000.0).round().min(f64::from(u32::MAX)) as u32;
+        Entry::Call(duration, outcome)
+    };
+    Ok((parsed.system.into_owned(), at, entry))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_become_calls_in_start_order_and_bad_lines_are_numbered() {
+        let text = r#"{"system":"sber","start":1000.5,"duration_ms":12.25,"outcome":"success"}
+{"system":"sber","start":"1970-01-01T00:00:00.900Z","duration_ms":1,"outcome":"failure"}
+not json
+
+{"system":"sber","start":1001,"outcome":"maybe"}
+{"system":"sber","start":1002,"transition":"open","from":"closed","why":"sber opened"}
+{"system":"customer","start":1003,"duration_ms":0,"outcome":"rejected","cause":"open"}
+{"system":"sber","start":1004,"duration_ms":"#;
+        let recording = read(text.as_bytes(), false).unwrap();
+        let lines: Vec<usize> = recording.bad_lines.iter().map(|(n, _)| *n).collect();
+        assert_eq!(lines, [3, 5, 8]);
+        assert!(
+            recording.bad_lines[2].1.starts_with("truncated"),
+            "{:?}",
+            recording.bad_lines
+        );
+        assert_eq!(recording.out_of_order, 1);
+        let sber = &recording.systems["sber"];
+        assert_eq!(sber.calls[0].start, 0);
+        assert_eq!(sber.calls[0].outcome, Recorded::Failure);
+        assert_eq!(sber.calls[1].start, 100_500);
+        assert_eq!(sber.calls[1].duration, 12_250);
+        assert_eq!(sber.transitions[0].at, 102_000);
+        assert_eq!(
+            recording.systems["customer"].calls[0].outcome,
+            Recorded::Rejected
+        );
+        let strict = read(text.as_bytes(), true).unwrap_err();
+        assert!(strict.starts_with("line 3: not a record"), "{strict}");
+    }
+}

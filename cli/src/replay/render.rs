@@ -1,0 +1,306 @@
+//! The figures of `replay` as text: a table per system, settings side by side, or JSON.
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::time::{Duration, SystemTime};
+
+use serde_json::{json, Value};
+
+use super::engine::Replay;
+use super::figures::{Figures, Incident};
+use super::recording::{Recording, SystemRecording};
+
+/// One setting's replay of one system.
+pub(crate) struct Variant {
+    /// `as set`, or the changed key: `cb_failure_rate=0.2`.
+    pub(crate) label: String,
+    pub(crate) figures: Figures,
+    pub(crate) replay: Replay,
+}
+
+/// One system's replays.
+pub(crate) struct SystemReport<'a> {
+    pub(crate) name: String,
+    pub(crate) recording: &'a SystemRecording,
+    pub(crate) incidents: Vec<Incident>,
+    pub(crate) variants: Vec<Variant>,
+}
+
+/// How long reading and replaying took, for the throughput line.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Timing {
+    pub(crate) read: Duration,
+    pub(crate) replay: Duration,
+}
+
+/// A time of the recording (µs since its start) as a time of day, to the millisecond.
+pub(crate) fn when(recording: &Recording, at: u64) -> String {
+    let origin = recording.origin.unwrap_or(SystemTime::UNIX_EPOCH);
+    let text = humantime::format_rfc3339_millis(origin + Duration::from_micros(at)).to_string();
+    text.replace('T', " ").trim_end_matches('Z').to_owned() + " UTC"
+}
+
+/// A span in words: `850 ms`, `12.3 s`, `4m 10s`.
+pub(crate) fn span(micros: u64) -> String {
+    let d = Duration::from_micros(micros);
+    if d < Duration::from_secs(1) {
+        format!("{} ms", d.as_millis())
+    } else if d < Duration::from_secs(120) {
+        format!("{:.1} s", d.as_secs_f64())
+    } else {
+        humantime::format_duration(Duration::from_secs(d.as_secs())).to_string()
+    }
+}
+
+/// `1234567` as `1,234,567`.
+fn count(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn total_calls(reports: &[SystemReport<'_>]) -> usize {
+    reports.iter().map(|r| r.recording.calls.len()).sum()
+}
+
+fn header(
+    path: &Path,
+    recording: &Recording,
+    reports: &[SystemReport<'_>],
+    timing: Timing,
+) -> String {
+    let calls = total_calls(reports);
+    let last = reports
+        .iter()
+        .filter_map(|r| r.recording.calls.last().map(|c| c.start))
+        .max()
+        .unwrap_or(0);
+    let runs: usize = reports.iter().map(|r| r.variants.len()).sum();
+    let replayed: usize = reports
+        .iter()
+        .map(|r| r.recording.calls.len() * r.variants.len())
+        .sum();
+    let per_call = timing.replay.as_secs_f64() * 1e9 / replayed.max(1) as f64;
+    let mut out = format!(
+        "{}: {} calls of {} system{} from {} over {}",
+        path.display(),
+        count(calls),
+        reports.len(),
+        if reports.len() == 1 { "" } else { "s" },
+        when(recording, 0),
+        span(last),
+    );
+    if !recording.bad_lines.is_empty() {
+        let _ = write!(out, "; {} lines skipped", recording.bad_lines.len());
+    }
+    if recording.out_of_order > 0 {
+        let _ = write!(
+            out,
+            "; {} lines out of start order (sorted)",
+            recording.out_of_order
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\nreplayed {} call{} in {runs} run{} in {:.1} s ({per_call:.0} ns a call; read in {:.1} s)",
+        count(replayed),
+        if replayed == 1 { "" } else { "s" },
+        if runs == 1 { "" } else { "s" },
+        timing.replay.as_secs_f64(),
+        timing.read.as_secs_f64(),
+    );
+    out
+}
+
+/// The tables: per system, one column per setting.
+pub(crate) fn to_tables(
+    path: &Path,
+    recording: &Recording,
+    reports: &[SystemReport<'_>],
+    timing: Timing,
+) -> String {
+    let mut out = header(path, recording, reports, timing);
+    for report in reports {
+        let recorded_openings = report
+            .recording
+            .transitions
+            .iter()
+            .filter(|t| t.to == "open")
+            .count();
+        let _ = writeln!(
+            out,
+            "\n{}: {} calls, {} incident{} in the recording{}",
+            report.name,
+            count(report.recording.calls.len()),
+            report.incidents.len(),
+            if report.incidents.len() == 1 { "" } else { "s" },
+            if report.recording.transitions.is_empty() {
+                String::new()
+            } else {
+                format!(" (its breaker opened {recorded_openings} times)")
+            }
+        );
+        let mut rows: Vec<(String, Vec<String>)> = vec![
+            (
+                "".into(),
+                report.variants.iter().map(|v| v.label.clone()).collect(),
+            ),
+            row(report, "openings", |f| count(f.openings.len())),
+            row(report, "failing calls let through", |f| {
+                count(f.failing_let_through)
+            }),
+            row(report, "healthy calls refused", |f| {
+                count(f.healthy_refused)
+            }),
+            row(report, "failing calls refused", |f| {
+                count(f.failing_refused)
+            }),
+            row(report, "other calls refused", |f| count(f.other_refused)),
+            row(report, "bulkhead refusals", |f| count(f.bulkhead_refused)),
+        ];
+        for (i, incident) in report.incidents.iter().enumerate() {
+            rows.push((
+                format!(
+                    "incident {} at {} ({}, {} failing)",
+                    i + 1,
+                    when(recording, incident.start),
+                    span(incident.end - incident.start),
+                    count(incident.failing_calls as usize)
+                ),
+                report.variants.iter().map(|_| String::new()).collect(),
+            ));
+            rows.push(row(report, "  to fast fail", |f| {
+                f.incidents[i].to_fast_fail.map_or("never".into(), span)
+            }));
+            rows.push(row(report, "  failing calls let through", |f| {
+                count(f.incidents[i].failing_let_through)
+            }));
+        }
+        let width = rows
+            .iter()
+            .map(|(l, _)| l.chars().count())
+            .max()
+            .unwrap_or(0);
+        let columns: Vec<usize> = (0..report.variants.len())
+            .map(|c| {
+                rows.iter()
+                    .map(|(_, v)| v[c].chars().count())
+                    .max()
+                    .unwrap_or(0)
+                    .max(8)
+            })
+            .collect();
+        for (label, values) in &rows {
+            let _ = write!(out, "  {label:<width$}");
+            for (value, w) in values.iter().zip(&columns) {
+                let _ = write!(out, "  {value:>w$}");
+            }
+            out.push('\n');
+        }
+        for variant in &report.variants {
+            if variant.figures.openings.is_empty() {
+                continue;
+            }
+            let _ = writeln!(out, "  openings ({}):", variant.label);
+            for (at, why) in variant.figures.openings.iter().take(10) {
+                let _ = writeln!(out, "    {}  {why}", when(recording, *at));
+            }
+            if variant.figures.openings.len() > 10 {
+                let _ = writeln!(out, "    … {} in all", variant.figures.openings.len());
+            }
+        }
+    }
+    out
+}
+
+fn row(
+    report: &SystemReport<'_>,
+    label: &str,
+    value: impl Fn(&Figures) -> String,
+) -> (String, Vec<String>) {
+    (
+        label.to_owned(),
+        report.variants.iter().map(|v| value(&v.figures)).collect(),
+    )
+}
+
+fn ms(micros: u64) -> Value {
+    json!(micros as f64 / 1000.0)
+}
+
+/// The figures as JSON.
+pub(crate) fn to_json(
+    path: &Path,
+    recording: &Recording,
+    reports: &[SystemReport<'_>],
+    missing: &[String],
+    timing: Timing,
+) -> String {
+    let systems: serde_json::Map<String, Value> = reports
+        .iter()
+        .map(|report| {
+            let settings: Vec<Value> = report
+                .variants
+                .iter()
+                .map(|v| {
+                    let f = &v.figures;
+                    json!({
+                        "settings": v.label,
+                        "calls": f.calls,
+                        "ran": f.ran,
+                        "failing_let_through": f.failing_let_through,
+                        "healthy_refused": f.healthy_refused,
+                        "failing_refused": f.failing_refused,
+                        "other_refused": f.other_refused,
+                        "bulkhead_refused": f.bulkhead_refused,
+                        "openings": f.openings.iter().map(|(at, why)| json!({
+                            "at_ms": ms(*at), "time": when(recording, *at), "why": why,
+                        })).collect::<Vec<_>>(),
+                        "transitions": v.replay.transitions.iter().map(|t| json!({
+                            "at_ms": ms(t.at), "from": t.from.as_str(), "to": t.to.as_str(), "why": t.why,
+                        })).collect::<Vec<_>>(),
+                        "incidents": f.incidents.iter().map(|m| json!({
+                            "start_ms": ms(m.incident.start),
+                            "to_fast_fail_ms": m.to_fast_fail.map(ms),
+                            "failing_let_through": m.failing_let_through,
+                        })).collect::<Vec<_>>(),
+                    })
+                })
+                .collect();
+            let value = json!({
+                "calls": report.recording.calls.len(),
+                "incidents": report.incidents.iter().map(|i| json!({
+                    "start_ms": ms(i.start), "end_ms": ms(i.end), "time": when(recording, i.start),
+                    "failing_calls": i.failing_calls,
+                })).collect::<Vec<_>>(),
+                "recorded_transitions": report.recording.transitions.iter().map(|t| json!({
+                    "at_ms": ms(t.at), "from": t.from, "to": t.to, "why": t.why,
+                })).collect::<Vec<_>>(),
+                "replays": settings,
+            });
+            (report.name.clone(), value)
+        })
+        .collect();
+    let replayed: usize = reports
+        .iter()
+        .map(|r| r.recording.calls.len() * r.variants.len())
+        .sum();
+    let value = json!({
+        "recording": path.display().to_string(),
+        "start": when(recording, 0),
+        "calls": total_calls(reports),
+        "bad_lines": recording.bad_lines.iter().map(|(n, why)| json!({"line": n, "why": why})).collect::<Vec<_>>(),
+        "out_of_order": recording.out_of_order,
+        "not_in_settings": missing,
+        "replay_seconds": timing.replay.as_secs_f64(),
+        "replay_ns_per_call": timing.replay.as_secs_f64() * 1e9 / replayed.max(1) as f64,
+        "systems": systems,
+    });
+    serde_json::to_string_pretty(&value).unwrap_or_default()
+}

@@ -1,0 +1,68 @@
+//! A record as its JSON line, written by hand: the format is small and fixed, and the
+//! core takes no JSON dependency for it.
+
+use std::fmt::Write as _;
+use std::time::SystemTime;
+
+use crate::observer::Outcome;
+
+/// Appends `text` as a JSON string, quotes included.
+pub(super) fn string(out: &mut String, text: &str) {
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if u32::from(c) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// Milliseconds since the Unix epoch, with microseconds: `1764858808123.456`.
+pub(super) fn millis(out: &mut String, at: SystemTime) {
+    let micros = at
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros());
+    let _ = write!(out, "{}.{:03}", micros / 1000, micros % 1000);
+}
+
+/// The start of a line: `{"system":"sber","start":1764858808123.456`.
+pub(super) fn head(out: &mut String, system: &str, start: SystemTime) {
+    out.push_str("{\"system\":");
+    string(out, system);
+    out.push_str(",\"start\":");
+    millis(out, start);
+}
+
+/// A call's line, after [`head`].
+pub(super) fn call(out: &mut String, duration: std::time::Duration, outcome: Outcome) {
+    let micros = duration.as_micros();
+    let _ = write!(
+        out,
+        ",\"duration_ms\":{}.{:03},\"outcome\":\"{}\"",
+        micros / 1000,
+        micros % 1000,
+        outcome.as_str()
+    );
+    if let Outcome::Rejected(cause) = outcome {
+        let _ = write!(out, ",\"cause\":\"{}\"", cause.as_str());
+    }
+    out.push_str("}\n");
+}
+
+/// A transition's line, after [`head`].
+pub(super) fn transition(out: &mut String, from: &str, to: &str, reason: &str, why: &str) {
+    let _ = write!(
+        out,
+        ",\"transition\":\"{to}\",\"from\":\"{from}\",\"reason\":\"{reason}\",\"why\":"
+    );
+    string(out, why);
+    out.push_str("}\n");
+}

@@ -1,0 +1,75 @@
+//! What the observer hands the writer: one record a call or transition, small and
+//! allocation-free for a call, and the counters both sides share.
+
+use std::sync::atomic::AtomicU64;
+use std::sync::mpsc::SyncSender;
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use crate::observer::Outcome;
+
+/// Counters shared by the observer and its writer.
+#[derive(Debug, Default)]
+pub(super) struct Counters {
+    pub(super) written: AtomicU64,
+    pub(super) dropped_queue_full: AtomicU64,
+    pub(super) dropped_write_error: AtomicU64,
+    pub(super) rotations: AtomicU64,
+}
+
+/// A system's name held inline, so that a call's record allocates nothing: names are
+/// at most 64 characters (the settings' rule); a longer one is cut at a character
+/// boundary.
+#[derive(Clone, Copy)]
+pub(super) struct SystemName {
+    bytes: [u8; 64],
+    len: u8,
+}
+
+impl SystemName {
+    pub(super) fn new(name: &str) -> SystemName {
+        let mut len = name.len().min(64);
+        while !name.is_char_boundary(len) {
+            len -= 1;
+        }
+        let mut bytes = [0; 64];
+        bytes[..len].copy_from_slice(&name.as_bytes()[..len]);
+        SystemName {
+            bytes,
+            len: len as u8,
+        }
+    }
+
+    pub(super) fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.bytes[..usize::from(self.len)]).unwrap_or_default()
+    }
+}
+
+impl std::fmt::Debug for SystemName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.as_str().fmt(f)
+    }
+}
+
+/// One record, as the caller's thread hands it over: no formatting, no allocation for a
+/// call, no clock other than tokio's.
+#[derive(Debug)]
+pub(super) enum Record {
+    Call {
+        system: SystemName,
+        start: Instant,
+        duration: Duration,
+        outcome: Outcome,
+    },
+    Transition {
+        system: Box<str>,
+        at: Instant,
+        from: &'static str,
+        to: &'static str,
+        reason: &'static str,
+        why: String,
+    },
+    /// Everything before it is written and flushed: tell the sender.
+    Flush(SyncSender<()>),
+}

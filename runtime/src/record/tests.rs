@@ -1,0 +1,157 @@
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::{Recorder, RecorderOptions};
+use crate::{Guard, Settings};
+
+fn lines(path: &std::path::Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("og-record-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[tokio::test(start_paused = true)]
+async fn every_call_and_transition_is_one_line_with_the_guards_verdict() {
+    let path = dir("lines").join("calls.jsonl");
+    let settings = Settings::parse(
+        "[systems.sber]\ncb_min_calls = 3\ncb_window_size = 3\ncb_failure_rate = 0.5\ntotal_timeout = \"2s\"\ncb_slow_threshold = \"1s\"\nread_timeout = \"1500ms\"\nconnect_timeout = \"500ms\"",
+        "inline",
+    )
+    .unwrap();
+    let recorder = Arc::new(Recorder::to_file(&path, RecorderOptions::default()).unwrap());
+    let guard = Guard::with_observers(settings.system("sber").unwrap(), vec![recorder.clone()]);
+    let ok = guard
+        .call(async {
+            tokio::time::sleep(Duration::from_millis(250)).await;
+            Ok::<_, ()>(())
+        })
+        .await;
+    assert!(ok.is_ok());
+    let _ = guard
+        .call(async {
+            tokio::time::sleep(Duration::from_secs(5)).await;
+            Ok::<_, ()>(())
+        })
+        .await;
+    let _ = guard.call(async { Err::<(), ()>(()) }).await;
+    let refused = guard.call(async { Ok::<_, ()>(()) }).await;
+    assert!(refused.is_err());
+    recorder.flush();
+    let lines = lines(&path);
+    let calls: Vec<&Value> = lines
+        .iter()
+        .filter(|l| l.get("outcome").is_some())
+        .collect();
+    let outcomes: Vec<&str> = calls
+        .iter()
+        .map(|l| l["outcome"].as_str().unwrap())
+        .collect();
+    assert_eq!(outcomes, ["success", "timeout", "failure", "rejected"]);
+    assert_eq!(calls[0]["system"], "sber");
+    assert_eq!(calls[0]["duration_ms"].as_f64(), Some(250.0));
+    assert_eq!(calls[1]["duration_ms"].as_f64(), Some(2000.0));
+    assert_eq!(calls[3]["cause"], "open");
+    // Starts follow the clock: the timeout started 250 ms after the first call.
+    let start = |i: usize| calls[i]["start"].as_f64().unwrap();
+    assert!((start(1) - start(0) - 250.0).abs() < 0.01);
+    let opened = lines
+        .iter()
+        .find(|l| l.get("transition").is_some())
+        .unwrap();
+    assert_eq!(opened["transition"], "open");
+    assert_eq!(opened["from"], "closed");
+    assert_eq!(opened["reason"], "failure_rate");
+    assert!(opened["why"].as_str().unwrap().contains("opened"));
+    let stats = recorder.stats();
+    assert_eq!(stats.written, 5);
+    assert_eq!(stats.dropped_queue_full + stats.dropped_write_error, 0);
+}
+
+#[tokio::test]
+async fn the_file_rotates_by_size_and_keeps_so_many() {
+    let dir = dir("rotate");
+    let path = dir.join("calls.jsonl");
+    let settings = Settings::parse("[systems.sber]", "inline").unwrap();
+    let options = RecorderOptions::default().max_bytes(1000).keep(2);
+    let recorder = Arc::new(Recorder::to_file(&path, options).unwrap());
+    let guard = Guard::with_observers(settings.system("sber").unwrap(), vec![recorder.clone()]);
+    for _ in 0..100 {
+        let _ = guard.call(async { Ok::<_, ()>(()) }).await;
+    }
+    recorder.flush();
+    let stats = recorder.stats();
+    assert_eq!(stats.written, 100);
+    assert!(stats.rotations >= 5, "{stats:?}");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["calls.jsonl", "calls.jsonl.1", "calls.jsonl.2"]);
+    for name in names {
+        let size = std::fs::metadata(dir.join(name)).unwrap().len();
+        assert!(size <= 1000, "{size}");
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn a_full_disk_drops_records_never_calls() {
+    // /dev/full fails every write with ENOSPC.
+    let recorder = Arc::new(Recorder::to_file("/dev/full", RecorderOptions::default()).unwrap());
+    let settings = Settings::parse("[systems.sber]", "inline").unwrap();
+    let guard = Guard::with_observers(settings.system("sber").unwrap(), vec![recorder.clone()]);
+    for _ in 0..10 {
+        assert!(guard.call(async { Ok::<_, ()>(1) }).await.is_ok());
+    }
+    recorder.flush();
+    let stats = recorder.stats();
+    assert_eq!((stats.written, stats.dropped_write_error), (0, 10));
+}
+
+#[test]
+fn a_full_queue_drops_and_counts() {
+    let path = dir("queue").join("calls.jsonl");
+    let recorder = Recorder::to_file(&path, RecorderOptions::default().queue(1)).unwrap();
+    let settings = Settings::parse("[systems.sber]", "inline").unwrap();
+    let guard = Guard::with_observers(settings.system("sber").unwrap(), vec![]);
+    let _ = guard;
+    // Far more records than a queue of one holds while the writer takes them.
+    let event = crate::CallEvent {
+        system: "sber",
+        outcome: crate::Outcome::Success,
+        elapsed: Some(Duration::from_millis(1)),
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        for _ in 0..100_000 {
+            crate::Observer::on_call(&recorder, &event);
+        }
+    });
+    recorder.flush();
+    let stats = recorder.stats();
+    assert!(stats.dropped_queue_full > 0, "{stats:?}");
+    assert_eq!(stats.written + stats.dropped_queue_full, 100_000);
+}
+
+#[test]
+fn strings_are_escaped_as_json() {
+    let mut out = String::new();
+    super::line::string(&mut out, "a\"b\\c\nd\u{1}é");
+    let back: String = serde_json::from_str(&out).unwrap();
+    assert_eq!(back, "a\"b\\c\nd\u{1}é");
+}

@@ -1,0 +1,180 @@
+//! The recorder's background thread: it takes records off the queue, formats them and
+//! writes the file, rotating it by size. Nothing here runs on a caller's thread.
+
+use std::fs::{self, OpenOptions};
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::{Receiver, TryRecvError};
+use std::time::{Duration, SystemTime};
+
+use tokio::time::Instant;
+
+use super::line;
+use super::queue::{Counters, Record};
+
+/// How long the writer sleeps when the queue is empty.
+const POLL: Duration = Duration::from_millis(5);
+
+/// tokio's clock anchored at the wall clock: a record's `Instant` becomes a time of day.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Clock {
+    pub(super) wall: SystemTime,
+    pub(super) instant: Instant,
+}
+
+impl Clock {
+    fn wall(&self, at: Instant) -> SystemTime {
+        if at >= self.instant {
+            self.wall + (at - self.instant)
+        } else {
+            self.wall
+                .checked_sub(self.instant - at)
+                .unwrap_or(SystemTime::UNIX_EPOCH)
+        }
+    }
+}
+
+/// The file being written, and how it rotates. Lines gather in a buffer of our own,
+/// written in one piece, so that a failed write knows how many records it lost.
+pub(super) struct File {
+    path: PathBuf,
+    out: fs::File,
+    /// Lines not yet written, and how many records they hold.
+    buffer: String,
+    buffered: u64,
+    /// Bytes in the file, the buffer's included.
+    size: u64,
+    max_bytes: u64,
+    keep: u32,
+}
+
+/// Bytes gathered before they are written.
+const BUFFER: usize = 64 * 1024;
+
+impl File {
+    pub(super) fn open(path: PathBuf, max_bytes: u64, keep: u32) -> io::Result<File> {
+        let out = OpenOptions::new().create(true).append(true).open(&path)?;
+        let size = out.metadata().map_or(0, |m| m.len());
+        Ok(File {
+            path,
+            out,
+            buffer: String::with_capacity(BUFFER + 512),
+            buffered: 0,
+            size,
+            max_bytes,
+            keep,
+        })
+    }
+
+    fn rotated(&self, n: u32) -> PathBuf {
+        let mut name = self.path.clone().into_os_string();
+        name.push(format!(".{n}"));
+        PathBuf::from(name)
+    }
+
+    /// Writes the buffer out; its records are counted written, or dropped if it fails.
+    fn flush(&mut self, counters: &Counters) {
+        if self.buffer.is_empty() {
+            return;
+        }
+        let counter = match self.out.write_all(self.buffer.as_bytes()) {
+            Ok(()) => &counters.written,
+            Err(_) => &counters.dropped_write_error,
+        };
+        counter.fetch_add(self.buffered, Ordering::Relaxed);
+        self.buffer.clear();
+        self.buffered = 0;
+    }
+
+    /// Renames the file `FILE.1` (and the older ones one further) and starts a new one.
+    fn rotate(&mut self, counters: &Counters) -> io::Result<()> {
+        self.flush(counters);
+        if self.keep == 0 {
+            self.out = OpenOptions::new()
+                .create(true)
+                .write(true)
+                .truncate(true)
+                .open(&self.path)?;
+        } else {
+            for n in (1..self.keep).rev() {
+                let from = self.rotated(n);
+                if from.exists() {
+                    fs::rename(&from, self.rotated(n + 1))?;
+                }
+            }
+            fs::rename(&self.path, self.rotated(1))?;
+            self.out = OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&self.path)?;
+        }
+        self.size = 0;
+        counters.rotations.fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Adds one record's line, rotating first if it would pass the size.
+    fn push(&mut self, text: &str, counters: &Counters) {
+        if self.size > 0 && self.size + text.len() as u64 > self.max_bytes {
+            // A rotation that fails keeps writing the same file.
+            let _ = self.rotate(counters);
+        }
+        self.buffer.push_str(text);
+        self.buffered += 1;
+        self.size += text.len() as u64;
+        if self.buffer.len() >= BUFFER {
+            self.flush(counters);
+        }
+    }
+}
+
+/// The thread's loop: until every sender is gone, then a last flush.
+///
+/// It polls the queue rather than blocking on it: a caller pushing a record then never
+/// has a sleeping writer to wake (a system call on the call path). When the queue is
+/// empty it writes out what it has gathered and sleeps for [`POLL`].
+pub(super) fn run(records: &Receiver<Record>, mut file: File, clock: Clock, counters: &Counters) {
+    let mut text = String::with_capacity(256);
+    loop {
+        let record = match records.try_recv() {
+            Ok(record) => record,
+            Err(TryRecvError::Empty) => {
+                file.flush(counters);
+                std::thread::sleep(POLL);
+                continue;
+            }
+            Err(TryRecvError::Disconnected) => break,
+        };
+        text.clear();
+        match record {
+            Record::Call {
+                system,
+                start,
+                duration,
+                outcome,
+            } => {
+                line::head(&mut text, system.as_str(), clock.wall(start));
+                line::call(&mut text, duration, outcome);
+            }
+            Record::Transition {
+                system,
+                at,
+                from,
+                to,
+                reason,
+                why,
+            } => {
+                line::head(&mut text, &system, clock.wall(at));
+                line::transition(&mut text, from, to, reason, &why);
+            }
+            Record::Flush(ack) => {
+                file.flush(counters);
+                let _ = ack.send(());
+                continue;
+            }
+        }
+        file.push(&text, counters);
+    }
+    file.flush(counters);
+}
