@@ -15,6 +15,8 @@ use std::process::ExitCode;
 use clap::Parser;
 
 mod args;
+mod bands;
+mod compare;
 mod explain;
 mod failure;
 mod load;

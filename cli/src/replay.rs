@@ -9,8 +9,9 @@
 use std::io::BufReader;
 use std::time::Instant as WallInstant;
 
-use outbound_guard_settings::{Key, Loader, Settings};
+use outbound_guard_settings::{Loader, Settings};
 
+use crate::compare;
 use crate::failure::Failure;
 use crate::load::vars;
 
@@ -73,7 +74,7 @@ pub(crate) fn run_command(args: &ReplayArgs) -> Result<(), Failure> {
     let mut variants: Vec<(String, Settings)> =
         vec![("as set".to_owned(), parse(base_vars.clone())?)];
     for change in &args.compare {
-        let (label, vars) = compare_vars(change, &variants[0].1, &base_vars)?;
+        let (label, vars) = compare::vars(change, &variants[0].1, &base_vars)?;
         let settings = parse(vars)
             .map_err(|e| Failure::Usage(format!("--compare {change}: {}", e.message())))?;
         variants.push((label, settings));
@@ -198,45 +199,4 @@ fn settings_text(args: &ReplayArgs, recording: &Recording) -> Result<(String, St
         .map(|name| format!("[systems.{name}]\n"))
         .collect();
     Ok((text, "the guide's defaults".to_owned()))
-}
-
-/// The overrides that change one key in every system, as `CLIENT_<SYSTEM>__<KEY>`
-/// variables do at startup (replacing an override `--env` took for the same key).
-fn compare_vars(
-    change: &str,
-    settings: &Settings,
-    base: &[(String, String)],
-) -> Result<(String, Vec<(String, String)>), Failure> {
-    let Some((key, value)) = change.split_once('=') else {
-        return Err(Failure::Usage(format!(
-            "--compare {change:?}: expected KEY=VALUE, such as cb_failure_rate=0.3"
-        )));
-    };
-    let (key, value) = (key.trim(), value.trim());
-    let Some(key) = Key::from_name(key) else {
-        let keys: Vec<&str> = outbound_guard_settings::KEYS
-            .iter()
-            .map(|k| k.name())
-            .collect();
-        return Err(Failure::Usage(format!(
-            "--compare {change:?}: no key `{key}`; allowed keys: {}",
-            keys.join(", ")
-        )));
-    };
-    let changed: Vec<(String, String)> = settings
-        .names()
-        .map(|name| {
-            (
-                outbound_guard_settings::env_var(name, key),
-                value.to_owned(),
-            )
-        })
-        .collect();
-    let mut vars: Vec<(String, String)> = base
-        .iter()
-        .filter(|(name, _)| !changed.iter().any(|(c, _)| c == name))
-        .cloned()
-        .collect();
-    vars.extend(changed);
-    Ok((format!("{}={value}", key.name()), vars))
 }

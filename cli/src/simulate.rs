@@ -12,9 +12,10 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use outbound_guard_settings::{Key, Settings, SystemSettings};
+use outbound_guard_settings::{Settings, SystemSettings};
 
 use crate::args::SimulateArgs;
+use crate::compare;
 use crate::failure::Failure;
 use crate::load::{load, vars};
 
@@ -206,51 +207,19 @@ fn script(args: &SimulateArgs, kind: ScenarioKind, warm: u32, s: &SystemSettings
 }
 
 /// The settings with one key changed in every system, through the same overrides and
-/// validation as `CLIENT_<SYSTEM>__<KEY>` at startup.
+/// validation as `CLIENT_<SYSTEM>__<KEY>` at startup (replacing an override `--env` took
+/// from the process for the same key).
 fn compare_settings(
     args: &SimulateArgs,
     change: &str,
     settings: &Settings,
 ) -> Result<(String, Settings), Failure> {
-    let keys = || {
-        outbound_guard_settings::KEYS
-            .iter()
-            .map(|k| k.name())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let Some((key, value)) = change.split_once('=') else {
-        return Err(Failure::Usage(format!(
-            "--compare {change:?}: expected KEY=VALUE, such as cb_failure_rate=0.3"
-        )));
-    };
-    let (key, value) = (key.trim(), value.trim());
-    let Some(key) = Key::from_name(key) else {
-        return Err(Failure::Usage(format!(
-            "--compare {change:?}: no key `{key}`; allowed keys: {}",
-            keys()
-        )));
-    };
+    let (label, vars) = compare::vars(change, settings, &vars(&args.env))?;
     let text = std::fs::read_to_string(&args.file)
         .map_err(|e| Failure::Io(format!("cannot read {}: {e}", args.file.display())))?;
-    let changed: Vec<(String, String)> = settings
-        .names()
-        .map(|name| {
-            (
-                outbound_guard_settings::env_var(name, key),
-                value.to_owned(),
-            )
-        })
-        .collect();
-    // The change replaces an override `--env` took from the process for the same key.
-    let mut vars: Vec<(String, String)> = vars(&args.env)
-        .into_iter()
-        .filter(|(name, _)| !changed.iter().any(|(c, _)| c == name))
-        .collect();
-    vars.extend(changed);
     let other = outbound_guard_settings::Loader::new()
         .env(vars)
         .parse(&text, settings.origin())
         .map_err(|e| Failure::Usage(format!("--compare {change}: {}", e.message())))?;
-    Ok((format!("{}={value}", key.name()), other))
+    Ok((label, other))
 }

@@ -10,9 +10,8 @@ use plotters::prelude::*;
 use super::engine::Fate;
 use super::recording::{Recorded, Recording};
 use super::render::{when, SystemReport};
+use crate::bands::{self, Chart};
 
-const OPEN: RGBColor = RGBColor(250, 205, 205);
-const HALF_OPEN: RGBColor = RGBColor(252, 236, 190);
 const HEALTHY: RGBColor = RGBColor(60, 160, 60);
 const FAILING: RGBColor = RGBColor(210, 40, 40);
 /// One colour per setting, in the order of the columns.
@@ -194,11 +193,9 @@ fn bands(report: &SystemReport<'_>, end: f64) -> Vec<(f64, f64, State)> {
     bands
 }
 
-type Coord =
-    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>;
-
+/// The replayed breaker's periods under the first variant's settings (`label`).
 fn draw_bands<'a, DB: DrawingBackend + 'a>(
-    chart: &mut ChartContext<'a, DB, Coord>,
+    chart: &mut Chart<'a, DB>,
     bands: &[(f64, f64, State)],
     top: f64,
     label: &str,
@@ -206,34 +203,7 @@ fn draw_bands<'a, DB: DrawingBackend + 'a>(
 where
     DB::ErrorType: 'static,
 {
-    let (mut first_open, mut first_half) = (true, true);
-    for (from, to, state) in bands {
-        let color = if *state == State::HalfOpen {
-            HALF_OPEN
-        } else {
-            OPEN
-        };
-        let series = chart.draw_series(std::iter::once(Rectangle::new(
-            [(*from, 0.0), (*to, top)],
-            color.filled(),
-        )))?;
-        let name = match state {
-            State::HalfOpen if first_half => {
-                first_half = false;
-                Some(format!("replayed breaker half-open ({label})"))
-            }
-            State::HalfOpen => None,
-            _ if first_open => {
-                first_open = false;
-                Some(format!("replayed breaker open ({label})"))
-            }
-            _ => None,
-        };
-        if let Some(name) = name {
-            series.label(name).legend(move |(x, y)| {
-                Rectangle::new([(x, y - 5), (x + 20, y + 5)], color.filled())
-            });
-        }
-    }
-    Ok(())
+    let open = format!("replayed breaker open ({label})");
+    let half_open = format!("replayed breaker half-open ({label})");
+    bands::draw(chart, bands, top, (&open, &half_open))
 }

@@ -9,9 +9,8 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::engine::Timeline;
+use crate::bands::{self, Chart};
 
-const OPEN: RGBColor = RGBColor(250, 205, 205);
-const HALF_OPEN: RGBColor = RGBColor(252, 236, 190);
 const FAULT_OVER: RGBColor = RGBColor(60, 160, 60);
 const ALIVE: RGBColor = RGBColor(120, 60, 170);
 const IN_FLIGHT: RGBColor = RGBColor(30, 100, 200);
@@ -81,10 +80,6 @@ pub fn timeline(path: &Path, title: &str, timeline: &Timeline) -> Result<(), Err
     Ok(())
 }
 
-type Coord =
-    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>;
-type Chart<'a, DB> = ChartContext<'a, DB, Coord>;
-
 fn panel<'a, DB: DrawingBackend + 'a>(
     area: &'a DrawingArea<DB, Shift>,
     start: f64,
@@ -152,36 +147,7 @@ fn draw_bands<'a, DB: DrawingBackend + 'a>(
 where
     DB::ErrorType: 'static,
 {
-    let mut first_open = true;
-    let mut first_half = true;
-    for (from, to, state) in bands {
-        let color = if *state == State::HalfOpen {
-            HALF_OPEN
-        } else {
-            OPEN
-        };
-        let series = chart.draw_series(std::iter::once(Rectangle::new(
-            [(*from, 0.0), (*to, top)],
-            color.filled(),
-        )))?;
-        let label = match state {
-            State::HalfOpen if first_half => {
-                first_half = false;
-                Some("breaker half-open")
-            }
-            State::HalfOpen => None,
-            _ if first_open => {
-                first_open = false;
-                Some("breaker open")
-            }
-            _ => None,
-        };
-        if let Some(label) = label {
-            series.label(label).legend(move |(x, y)| {
-                Rectangle::new([(x, y - 5), (x + 20, y + 5)], color.filled())
-            });
-        }
-    }
+    bands::draw(chart, bands, top, ("breaker open", "breaker half-open"))?;
     // The fault's start (0) and, for recovery, its end.
     chart.draw_series(std::iter::once(PathElement::new(
         [(0.0, 0.0), (0.0, top)],
