@@ -4,6 +4,7 @@
 //! metrics, a user's) are not hooks: they hear of transitions and calls through
 //! `Observer`.
 
+use crate::breaker::SetBy;
 use crate::error::Cause;
 
 /// The span around one guarded call: `guarded_call{system, outcome}`, at INFO, target
@@ -94,6 +95,31 @@ pub(crate) fn rejected(system: &str, cause: &Cause) {
     );
     #[cfg(not(feature = "tracing"))]
     let _ = (system, cause);
+}
+
+/// An INFO event for a reset that emptied a closed breaker's window: no transition
+/// (the state stays closed), but an operator's action worth a line in the log:
+/// `sber reset by an operator: window cleared, 4 of 10 had failed`.
+#[cold]
+pub(crate) fn window_cleared(system: &str, by: SetBy, failures: u32, calls: u32) {
+    #[cfg(feature = "tracing")]
+    {
+        let who = match by {
+            SetBy::Operator => "an operator",
+            SetBy::File => "the settings file",
+        };
+        tracing::info!(
+            target: "outbound_guard",
+            system,
+            reason = "manual",
+            action = "reset",
+            failures,
+            calls,
+            "{system} reset by {who}: window cleared, {failures} of {calls} had failed"
+        );
+    }
+    #[cfg(not(feature = "tracing"))]
+    let _ = (system, by, failures, calls);
 }
 
 /// An ERROR event for an observer that panicked: the panic was contained (the panic

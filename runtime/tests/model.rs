@@ -232,9 +232,15 @@ impl Model {
         }
     }
 
+    /// Closed with an empty window from any state. A closed breaker with outcomes in
+    /// its window forgets them without a transition, and calls admitted before do not
+    /// count afterwards; an empty closed breaker is left alone.
     fn reset(&mut self) {
         if self.state != MState::Closed {
             self.enter(MState::Closed);
+        } else if !self.last.is_empty() {
+            self.last.clear();
+            self.epoch += 1;
         }
     }
 }

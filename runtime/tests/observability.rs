@@ -655,6 +655,40 @@ mod logs {
         );
     }
 
+    /// A reset of a closed breaker with outcomes in its window is logged as a reset with
+    /// the figures it forgot, and is no transition: no `from`/`to` line. A reset of the
+    /// empty closed breaker then logs nothing at all.
+    #[tokio::test(start_paused = true)]
+    async fn a_reset_of_a_closed_breaker_logs_what_it_forgot_and_no_transition() {
+        let capture = Capture::new();
+        let _installed = capture.install();
+        let guards = Guards::new(&settings());
+        let customer = guards.get("customer").unwrap();
+        for _ in 0..6 {
+            ok(&customer).await;
+        }
+        for _ in 0..4 {
+            fail(&customer).await;
+        }
+        assert_eq!(customer.breaker().state(), State::Closed);
+        guards.manual("customer", ManualAction::Reset).unwrap();
+        guards.manual("customer", ManualAction::Reset).unwrap();
+        let lines: Vec<_> = capture
+            .lines()
+            .into_iter()
+            .filter(|line| line.contains("customer") && !line.contains("settings from"))
+            .collect();
+        assert_eq!(
+            lines,
+            ["INFO customer reset by an operator: window cleared, 4 of 10 had failed"]
+        );
+        assert!(capture
+            .events()
+            .iter()
+            .all(|e| !e.fields.contains_key("from")));
+        assert_eq!(customer.breaker().snapshot().calls, 0);
+    }
+
     #[tokio::test(start_paused = true)]
     async fn a_subscriber_that_does_not_want_the_span_gets_none() {
         let capture = Capture::wanting(|meta| {

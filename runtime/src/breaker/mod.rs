@@ -21,7 +21,7 @@ pub use action::{ManualAction, UnknownAction};
 use delivery::Delivery;
 pub use set_by::SetBy;
 pub(crate) use state::Ticket;
-use state::{Change, Config, Core, Denied};
+use state::{Acted, Change, Config, Core, Denied};
 pub use state::{Reason, State};
 
 use crate::error::{Cause, CircuitBreakerError};
@@ -301,28 +301,43 @@ impl Breaker {
         self.act(ManualAction::Disable)
     }
 
-    /// Back to closed with an empty window. Returns `false` if it was already closed:
-    /// its window is then kept (to start a closed breaker's window afresh, force it open
-    /// and reset it); see [`Breaker::act`].
+    /// Back to closed with an empty window and no trials, from any state: an operator
+    /// means "forget what you counted". Outcomes of calls admitted before the reset are
+    /// not counted afterwards. Returns `false` only for a closed breaker with an empty
+    /// window, where there is nothing to forget; see [`Breaker::act`].
     pub fn reset(&self) -> bool {
         self.act(ManualAction::Reset)
     }
 
-    /// An operator's action: whether it changed the state. An action that finds the
-    /// breaker already in its target state (force open of a forced-open breaker, disable
-    /// of a disabled one, reset of a closed one) is a no-op: nothing changes, and nothing
-    /// is logged, counted or reported to the observers. Otherwise it is a transition
-    /// with reason [`Reason::Manual`].
+    /// An operator's action: whether it did anything. One rule: only a change of state
+    /// is a transition, logged, counted and reported to the observers with reason
+    /// [`Reason::Manual`]. A reset of a closed breaker empties its window (logged as a
+    /// reset, `sber reset by an operator: window cleared, 4 of 10 had failed`: no
+    /// transition, no `closed → closed`); any other action that finds the breaker in its
+    /// target state (a reset of an empty closed window, force open of a forced-open
+    /// breaker, disable of a disabled one) is a no-op: nothing changes, and nothing is
+    /// logged, counted or reported.
     pub fn act(&self, action: ManualAction) -> bool {
         self.manual_by(action, SetBy::Operator)
     }
 
-    /// The action itself: whether it changed the state.
+    /// The action itself: whether it did anything.
     fn manual_action(&self, action: ManualAction, reason: Reason) -> bool {
-        let change = self.core.act(action, reason, self.nanos(Instant::now()));
-        let changed = change.is_some();
-        self.report(change);
-        changed
+        match self.core.act(action, reason, self.nanos(Instant::now())) {
+            Acted::Moved(change) => {
+                self.report(Some(change));
+                true
+            }
+            Acted::Cleared { failures, calls } => {
+                let by = match reason {
+                    Reason::Settings(_) => SetBy::File,
+                    _ => SetBy::Operator,
+                };
+                crate::hooks::window_cleared(&self.name, by, failures, calls);
+                true
+            }
+            Acted::Nothing => false,
+        }
     }
 
     #[inline]

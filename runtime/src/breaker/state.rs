@@ -175,6 +175,17 @@ pub(crate) struct Ticket {
     trial: bool,
 }
 
+/// What an operator's action did ([`Core::act`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Acted {
+    /// A transition.
+    Moved(Change),
+    /// A closed breaker's window was emptied: `failures` of `calls` had failed.
+    Cleared { failures: u32, calls: u32 },
+    /// Nothing: the breaker was already in the target state, with nothing to forget.
+    Nothing,
+}
+
 /// Why the core refused a call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Denied {
@@ -531,30 +542,49 @@ impl Core {
         }
     }
 
-    /// An operator's action; `None`, changing nothing, if the breaker is already in the
-    /// target state (a reset of a closed breaker keeps its window). The breaker goes
-    /// through [`act`](Self::act); the core's own tests call this.
+    /// An operator's action's transition, if it made one. The breaker goes through
+    /// [`act`](Self::act); the core's own tests call this.
     #[cfg(test)]
     pub(crate) fn manual(&self, action: ManualAction, now: u64) -> Option<Change> {
-        self.act(action, Reason::Manual(action), now)
+        match self.act(action, Reason::Manual(action), now) {
+            Acted::Moved(change) => Some(change),
+            Acted::Cleared { .. } | Acted::Nothing => None,
+        }
     }
 
-    /// [`manual`](Self::manual), with the transition's `reason`: an operator's
+    /// An operator's action, with the transition's `reason`: an operator's
     /// ([`Reason::Manual`]) or the settings file's ([`Reason::Settings`]).
-    pub(crate) fn act(&self, action: ManualAction, reason: Reason, now: u64) -> Option<Change> {
+    ///
+    /// One rule: an action that changes the state is a transition; a reset of a closed
+    /// breaker with outcomes in its window empties the window and starts a new
+    /// generation (outcomes of calls admitted before it do not land), without a
+    /// transition; any other action that finds the breaker in its target state (a reset
+    /// of an empty closed window, a second force open) changes nothing at all.
+    pub(crate) fn act(&self, action: ManualAction, reason: Reason, now: u64) -> Acted {
         let mut inner = self.lock();
-        let current = State::from_code(self.state.load(Ordering::Relaxed));
+        let word = self.state.load(Ordering::Relaxed);
+        let current = State::from_code(word);
         let target = match action {
             ManualAction::ForceOpen => State::ForcedOpen,
             ManualAction::Disable => State::Disabled,
             ManualAction::Reset => State::Closed,
         };
-        // One rule for every action: one that finds the breaker in its target state
-        // changes nothing, not even the window, and is no transition.
-        if current == target {
-            return None;
+        if current != target {
+            return Acted::Moved(self.transition(&mut inner, target, reason, now));
         }
-        Some(self.transition(&mut inner, target, reason, now))
+        if current != State::Closed || inner.window.len() == 0 {
+            return Acted::Nothing;
+        }
+        let (failures, calls) = (inner.window.failures() as u32, inner.window.len() as u32);
+        inner.window.clear();
+        self.summary.store(0, Ordering::Release);
+        // A new generation of the same state: calls admitted before the reset carry the
+        // old one, and their outcomes are dropped.
+        self.state.store(
+            pack(generation_of(word) + 1, State::Closed),
+            Ordering::Release,
+        );
+        Acted::Cleared { failures, calls }
     }
 
     /// A consistent reading of state and counts.

@@ -10,10 +10,13 @@
 //! | operator: force open | `sber forced open by an operator` | WARN |
 //! | operator: disable | `sber disabled (forced closed) by an operator: every call goes through, nothing is counted` | WARN |
 //! | operator: reset | `sber reset to closed by an operator` | INFO |
+//! | operator: reset of a closed breaker (no transition) | `sber reset by an operator: window cleared, 4 of 10 had failed` | INFO |
 //! | settings file: `cb_mode = "forced_open"` / `"disabled"` / back to `"auto"` | `sber forced open by the settings file (cb_mode = "forced_open")`, likewise | WARN / WARN / INFO |
 //!
-//! An operator's action that finds the breaker already in its target state (a reset of a
-//! closed breaker, a second disable) is no transition, and logs nothing
+//! Only a change of state is a transition. A reset of a closed breaker empties its window
+//! and logs the line above, but is no transition (no observer hears of it, no
+//! `closed → closed` is counted); any other action that finds the breaker already in its
+//! target state (a reset of an empty closed breaker, a second disable) logs nothing
 //! ([`Breaker::act`](crate::Breaker::act)). The level is the
 //! [`TracingObserver`](crate::TracingObserver)'s.
 
