@@ -62,6 +62,7 @@ fn transition(reason: Reason, from: State, to: State) -> String {
         to,
         reason,
         at: tokio::time::Instant::now(),
+        open: None,
     }
     .to_string()
 }

@@ -29,6 +29,9 @@ fn core(window: u32, min_calls: u32, failure_rate: f64, trials: u32) -> Arc<Core
         min_calls,
         failure_rate,
         open_nanos: OPEN,
+        open_max_nanos: OPEN,
+        backoff: 1.0,
+        jitter: 0.0,
         trials,
     }))
 }
@@ -559,6 +562,9 @@ fn a_reload_shrinking_the_window_races_recording_without_a_torn_count() {
             min_calls: 2,
             failure_rate: 1.0,
             open_nanos: OPEN,
+            open_max_nanos: OPEN,
+            backoff: 1.0,
+            jitter: 0.0,
             trials: 1,
         });
         recorder.join().unwrap();

@@ -25,7 +25,7 @@ use state::{Acted, Change, Config, Core, Denied};
 pub use state::{Reason, State};
 
 use crate::error::{Cause, CircuitBreakerError};
-use crate::observer::{self, Observer, Transition};
+use crate::observer::{self, Observer, OpenPeriod, Transition};
 
 /// A breaker for one system. Usually reached through its [`Guard`](crate::Guard); usable
 /// alone through [`Breaker::try_acquire`].
@@ -90,6 +90,13 @@ pub struct Snapshot {
     /// While forced open or disabled: who put it there, the settings file (`cb_mode`)
     /// or an operator (the API).
     pub set_by: Option<SetBy>,
+    /// While open: the length of this open period, from `since` to the trials:
+    /// `cb_open_duration`, backed off, with jitter, or as an upstream's retry hint asked.
+    pub open_for: Option<Duration>,
+    /// While open: the upstream's retry hint (`Retry-After`, `grpc-retry-pushback-ms`)
+    /// when it made this open period longer than the breaker's own, capped by
+    /// `cb_open_max`.
+    pub retry_hint: Option<Duration>,
 }
 
 /// A half-open breaker's trial calls so far.
@@ -115,9 +122,11 @@ impl Breaker {
             .filter(|o| o.wants_calls())
             .cloned()
             .collect();
+        let core = Core::new(config);
+        core.seed(seed_of(settings.name()));
         Breaker {
             name: Arc::from(settings.name()),
-            core: Core::new(config),
+            core,
             delivery: Delivery::new(),
             epoch: Instant::now(),
             observers,
@@ -171,6 +180,22 @@ impl Breaker {
         let nanos = self.nanos(now);
         let change = self.core.record(ticket, failed, || nanos);
         self.report(change);
+    }
+
+    /// Records a failure of the call admitted with `ticket`, which ended at `now`
+    /// carrying the upstream's retry hint: see [`BreakerPermit::failure_with_retry_after`].
+    pub(crate) fn record_hinted_at(&self, ticket: Ticket, retry_after: Duration, now: Instant) {
+        let change =
+            self.core
+                .record_hinted_failure(ticket, duration_nanos(retry_after), self.nanos(now));
+        self.report(change);
+    }
+
+    /// Seeds the random share `cb_open_jitter` adds to each open period: the same seed
+    /// gives the same open periods, so a test under tokio's paused clock can assert
+    /// them exactly. Each breaker is otherwise seeded at random when built.
+    pub fn seed_jitter(&self, seed: u64) {
+        self.core.seed(seed);
     }
 
     /// Gives back the place of a call admitted with `ticket` (a trial slot) without
@@ -242,6 +267,13 @@ impl Breaker {
             },
             opened_by: reading.opened_by,
             set_by: self.set_by_in(reading.state),
+            open_for: reading
+                .opening
+                .map(|opening| Duration::from_nanos(opening.nanos)),
+            retry_hint: reading
+                .opening
+                .and_then(|opening| opening.hint_nanos)
+                .map(Duration::from_nanos),
         }
     }
 
@@ -363,6 +395,11 @@ impl Breaker {
             to: change.to,
             reason: change.reason,
             at: self.epoch + Duration::from_nanos(change.at_nanos),
+            open: change.opening.map(|opening| OpenPeriod {
+                length: Duration::from_nanos(opening.nanos),
+                retry_hint: opening.hint_nanos.map(Duration::from_nanos),
+                backed_off: opening.backed_off,
+            }),
         };
         observer::notify(&self.observers, &self.name, "on_transition", |observer| {
             observer.on_transition(&transition);
@@ -377,8 +414,20 @@ fn config_of(settings: &SystemSettings) -> Config {
         min_calls: settings.cb_min_calls(),
         failure_rate: settings.cb_failure_rate(),
         open_nanos: duration_nanos(settings.cb_open_duration()),
+        open_max_nanos: duration_nanos(settings.cb_open_max()),
+        backoff: settings.cb_open_backoff(),
+        jitter: settings.cb_open_jitter(),
         trials: settings.cb_half_open_calls(),
     }
+}
+
+/// A seed for a breaker's jitter: random per process (std's `RandomState`), mixed with
+/// the system's name, so replicas (and systems) opened by one outage draw apart.
+fn seed_of(name: &str) -> u64 {
+    use std::hash::{BuildHasher, Hash, Hasher};
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    name.hash(&mut hasher);
+    hasher.finish()
 }
 
 impl Breaker {
@@ -474,6 +523,18 @@ impl BreakerPermit<'_> {
     #[inline]
     pub fn failure(self) {
         self.record(true);
+    }
+
+    /// The call failed, and the upstream asked not to be called again for `retry_after`
+    /// (HTTP `Retry-After`, gRPC `grpc-retry-pushback-ms`). Counted as any failure; if it
+    /// opens the breaker, or finds it open, the open period lasts at least
+    /// `retry_after` from now, at most `cb_open_max` from its start. A closed breaker is
+    /// not opened by the hint alone: the window decides, as for any failure.
+    pub fn failure_with_retry_after(mut self, retry_after: Duration) {
+        if let Some(ticket) = self.ticket.take() {
+            self.breaker
+                .record_hinted_at(ticket, retry_after, Instant::now());
+        }
     }
 
     /// Records the call's outcome, reading the clock only if the state changes.

@@ -1,6 +1,7 @@
 //! The elapsed check: how a call that ended in time is judged, and its outcome recorded.
 
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::time::Duration;
 
 use tokio::time::Instant;
 
@@ -37,7 +38,26 @@ pub(super) fn judge<T, E>(
             }
         },
     };
-    record(permit, failed, result.is_ok(), end, options.slow_as_error)?;
+    let hint = match (&result, options.retry_after) {
+        (Err(err), Some(retry_after)) if failed => {
+            match catch_unwind(AssertUnwindSafe(|| retry_after(err))) {
+                Ok(hint) => hint,
+                Err(panic) => {
+                    classifier_panicked(permit, end);
+                    resume_unwind(panic);
+                }
+            }
+        }
+        _ => None,
+    };
+    record_hinted(
+        permit,
+        failed,
+        result.is_ok(),
+        end,
+        options.slow_as_error,
+        hint,
+    )?;
     Ok(result)
 }
 
@@ -55,11 +75,24 @@ fn classifier_panicked(mut permit: Permit, end: Instant) {
 /// around the call are).
 #[cfg_attr(not(debug_assertions), inline(always))]
 pub(super) fn record(
+    permit: Permit,
+    failed: bool,
+    ok: bool,
+    end: Instant,
+    slow_as_error: bool,
+) -> Result<(), CircuitBreakerError> {
+    record_hinted(permit, failed, ok, end, slow_as_error, None)
+}
+
+/// [`record`], with the upstream's retry hint a failure carries.
+#[cfg_attr(not(debug_assertions), inline(always))]
+pub(super) fn record_hinted(
     mut permit: Permit,
     failed: bool,
     ok: bool,
     end: Instant,
     slow_as_error: bool,
+    retry_after: Option<Duration>,
 ) -> Result<(), CircuitBreakerError> {
     let threshold = permit.guard().slow_threshold();
     let elapsed = permit.elapsed(end);
@@ -77,7 +110,7 @@ pub(super) fn record(
             Cause::Slow { elapsed, threshold },
         )
     });
-    permit.report_end(failed || slow, outcome, elapsed, end);
+    permit.report_end_hinted(failed || slow, outcome, elapsed, end, retry_after);
     drop(permit);
     refused.map_or(Ok(()), Err)
 }

@@ -11,6 +11,7 @@ use std::future::Future;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::pin::Pin;
 use std::task::{ready, Context, Poll};
+use std::time::Duration;
 
 use tokio::time::{Instant, Sleep};
 
@@ -200,6 +201,24 @@ impl RunningCall {
         if !self.permit.reported() {
             // `slow_as_error` would only turn an `Ok` into an error: nothing to return.
             let _ = judge::record(self.permit, failed, false, Instant::now(), false);
+        }
+    }
+
+    /// [`finish`](Self::finish), with the upstream's retry hint the answer carried
+    /// (`Retry-After` of a 429 or 503, `grpc-retry-pushback-ms`): a failure with a hint
+    /// makes the open period it starts, or the one running, last at least that long, at
+    /// most `cb_open_max`. A hint on a call that did not fail is ignored.
+    #[inline]
+    pub fn finish_with_retry_after(self, failed: bool, retry_after: Option<Duration>) {
+        if !self.permit.reported() {
+            let _ = judge::record_hinted(
+                self.permit,
+                failed,
+                false,
+                Instant::now(),
+                false,
+                retry_after,
+            );
         }
     }
 
