@@ -828,6 +828,8 @@ async fn the_health_json_says_what_the_snapshot_says() {
     assert_eq!(s["failure_rate_threshold"], 0.3);
     assert_eq!(s["for_seconds"], 12.5);
     assert_eq!(s["retry_after_seconds"], 17.5);
+    assert_eq!(s["open_for_seconds"], 30.0);
+    assert_eq!(s["retry_hint_seconds"], serde_json::Value::Null);
     assert_eq!(s["in_flight"], 0);
     assert_eq!(s["bulkhead_permits"], 8);
     let since = s["since"].as_str().unwrap();
@@ -864,6 +866,8 @@ async fn the_health_json_says_what_the_snapshot_says() {
             "since",
             "for_seconds",
             "retry_after_seconds",
+            "open_for_seconds",
+            "retry_hint_seconds",
             "in_flight",
             "slow_in_flight",
             "bulkhead_permits"
