@@ -4,7 +4,6 @@
 //! metrics, a user's) are not hooks: they hear of transitions and calls through
 //! `Observer`.
 
-use crate::breaker::SetBy;
 use crate::error::Cause;
 
 /// The span around one guarded call: `guarded_call{system, outcome}`, at INFO, target
@@ -101,13 +100,10 @@ pub(crate) fn rejected(system: &str, cause: &Cause) {
 /// (the state stays closed), but an operator's action worth a line in the log:
 /// `sber reset by an operator: window cleared, 4 of 10 had failed`.
 #[cold]
-pub(crate) fn window_cleared(system: &str, by: SetBy, failures: u32, calls: u32) {
+/// `who` made the reset: `an operator`, `the settings file`.
+pub(crate) fn window_cleared(system: &str, who: &str, failures: u32, calls: u32) {
     #[cfg(feature = "tracing")]
     {
-        let who = match by {
-            SetBy::Operator => "an operator",
-            SetBy::File => "the settings file",
-        };
         tracing::info!(
             target: "outbound_guard",
             system,
@@ -119,7 +115,7 @@ pub(crate) fn window_cleared(system: &str, by: SetBy, failures: u32, calls: u32)
         );
     }
     #[cfg(not(feature = "tracing"))]
-    let _ = (system, by, failures, calls);
+    let _ = (system, who, failures, calls);
 }
 
 /// An ERROR event for an observer that panicked: the panic was contained (the panic

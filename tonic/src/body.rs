@@ -157,7 +157,7 @@ mod tests {
     use tower_http::classify::{ClassifiedResponse, ClassifyResponse};
 
     use super::GrpcBody;
-    use crate::TransientGrpc;
+    use crate::classify::TransientGrpc;
 
     async fn guarded<B: Body>(guard: &Guard, inner: B) -> GrpcBody<B> {
         let running = guard.admit().await.expect("a closed breaker admits");

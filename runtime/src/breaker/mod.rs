@@ -361,11 +361,11 @@ impl Breaker {
                 true
             }
             Acted::Cleared { failures, calls } => {
-                let by = match reason {
-                    Reason::Settings(_) => SetBy::File,
-                    _ => SetBy::Operator,
+                let who = match reason {
+                    Reason::Settings(_) => "the settings file",
+                    _ => "an operator",
                 };
-                crate::hooks::window_cleared(&self.name, by, failures, calls);
+                crate::hooks::window_cleared(&self.name, who, failures, calls);
                 true
             }
             Acted::Nothing => false,
