@@ -145,8 +145,11 @@ pub struct Run {
     pub timeline: Timeline,
 }
 
+/// One transition: from, to, when, and into open, for how long.
+type Moved = (State, State, Instant, Option<Duration>);
+
 #[derive(Default)]
-struct Transitions(Mutex<Vec<(State, State, Instant, Option<Duration>)>>);
+struct Transitions(Mutex<Vec<Moved>>);
 
 impl Observer for Transitions {
     fn on_transition(&self, t: &Transition<'_>) {

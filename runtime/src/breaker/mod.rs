@@ -424,10 +424,8 @@ fn config_of(settings: &SystemSettings) -> Config {
 /// A seed for a breaker's jitter: random per process (std's `RandomState`), mixed with
 /// the system's name, so replicas (and systems) opened by one outage draw apart.
 fn seed_of(name: &str) -> u64 {
-    use std::hash::{BuildHasher, Hash, Hasher};
-    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-    name.hash(&mut hasher);
-    hasher.finish()
+    use std::hash::BuildHasher;
+    std::collections::hash_map::RandomState::new().hash_one(name)
 }
 
 impl Breaker {
