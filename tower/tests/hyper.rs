@@ -458,7 +458,7 @@ async fn hyper_429_and_503_with_retry_after_open_the_breaker_for_as_long_as_aske
         let hint = snapshot.retry_hint.map(|d| d.as_secs_f64());
         match (hint, expected) {
             (Some(hint), Some(secs)) => {
-                assert!((hint - secs as f64).abs() <= 1.5, "{path}: {hint}")
+                assert!((hint - f64::from(secs)).abs() <= 1.5, "{path}: {hint}");
             }
             (hint, expected) => assert_eq!(hint.is_some(), expected.is_some(), "{path}"),
         }
@@ -466,7 +466,7 @@ async fn hyper_429_and_503_with_retry_after_open_the_breaker_for_as_long_as_aske
         match expected {
             Some(secs) => {
                 assert!(
-                    (open_for.as_secs_f64() - secs as f64).abs() < 2.0,
+                    (open_for.as_secs_f64() - f64::from(secs)).abs() < 2.0,
                     "{path}: {open_for:?}"
                 );
             }
