@@ -61,7 +61,7 @@ pub(crate) struct SimulateArgs {
     /// Only this system (default: every system in the file).
     #[arg(long, value_name = "S")]
     pub(crate) system: Option<String>,
-    /// Only this scenario (default: all four).
+    /// Only this scenario (default: all of them).
     #[arg(long, value_enum)]
     pub(crate) scenario: Option<ScenarioKind>,
     /// The share of upstream answers that are errors in the `errors` scenario.
@@ -84,6 +84,9 @@ pub(crate) struct SimulateArgs {
     /// `total_timeout`).
     #[arg(long, value_name = "DURATION", value_parser = duration)]
     pub(crate) slow: Option<Duration>,
+    /// The `Retry-After` of every answer in the `429` scenario.
+    #[arg(long, value_name = "DURATION", default_value = "120s", value_parser = duration)]
+    pub(crate) retry_after: Duration,
     /// How long the recovery scenario's hang lasts.
     #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = duration)]
     pub(crate) fault_for: Duration,

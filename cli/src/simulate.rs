@@ -87,6 +87,7 @@ pub(crate) fn run_command(args: &SimulateArgs) -> Result<(), Failure> {
             ScenarioKind::Errors,
             ScenarioKind::Slow,
             ScenarioKind::Recovery,
+            ScenarioKind::RateLimited,
         ],
     };
     let warms: Vec<u32> = if args.warm == 0 {
@@ -203,6 +204,7 @@ fn script(args: &SimulateArgs, kind: ScenarioKind, warm: u32, s: &SystemSettings
             .slow
             .unwrap_or_else(|| (s.cb_slow_threshold() + s.total_timeout()) / 2),
         fault_for: args.fault_for,
+        retry_after: args.retry_after,
     }
 }
 

@@ -266,7 +266,9 @@ fn every_scenario_cold_and_warm_with_pictures_and_a_comparison() {
             "slow-0",
             "slow-60",
             "recovery-0",
-            "recovery-60"
+            "recovery-60",
+            "429-0",
+            "429-60"
         ]
     );
     for s in scenarios {
@@ -466,4 +468,72 @@ fn a_warm_hang_agrees_with_the_runtimes_drive_after_a_warm_up() {
         "{figures:#}"
     );
     assert_eq!(figures["upstream_calls"], expected.reached, "{figures:#}");
+}
+
+/// The upstream answers 429 with `Retry-After: 120`: every opening lasts the 120 s it
+/// asked, not `cb_open_duration`'s 30 s, so over ten minutes one trial call goes out per
+/// two minutes.
+#[test]
+fn an_upstream_answering_429_with_retry_after_keeps_the_breaker_open_as_asked() {
+    let report = json(bin().args([
+        "simulate",
+        DEMO,
+        "--system",
+        "customer",
+        "--scenario",
+        "429",
+        "--warm",
+        "0",
+        "--duration",
+        "10m",
+        "--retry-after",
+        "120s",
+        "--json",
+    ]));
+    let scenario = &report["systems"][0]["scenarios"][0];
+    assert_eq!(scenario["scenario"], "429");
+    assert_eq!(scenario["retry_after_ms"], 120_000);
+    let f = &scenario["figures"];
+    let periods = f["open_periods_ms"].as_array().unwrap();
+    assert!(!periods.is_empty(), "{f:#}");
+    assert!(periods.iter().all(|p| p == 120_000), "{f:#}");
+    assert_eq!(f["open_cycles"], 5, "{f:#}");
+    assert_eq!(f["trial_calls"], 4, "{f:#}");
+}
+
+/// A one-hour outage whose upstream fails every call at once: without backoff the
+/// breaker re-opens every 30 s (one trial each time, since the first trial's failure
+/// re-opens it); with `cb_open_backoff = 2` it waits 30, 60, 120, 240 s, then the 5 min
+/// cap.
+#[test]
+fn backoff_cuts_the_trial_calls_of_a_one_hour_outage() {
+    let report = json(bin().args([
+        "simulate",
+        DEMO,
+        "--system",
+        "customer",
+        "--scenario",
+        "errors",
+        "--rate",
+        "1",
+        "--warm",
+        "0",
+        "--duration",
+        "1h",
+        "--compare",
+        "cb_open_backoff=2",
+        "--json",
+    ]));
+    let scenario = &report["systems"][0]["scenarios"][0];
+    let fixed = &scenario["figures"];
+    let backed_off = &scenario["compared"]["figures"];
+    assert_eq!(fixed["trial_calls"], 119, "{fixed:#}");
+    assert_eq!(backed_off["trial_calls"], 14, "{backed_off:#}");
+    let periods: Vec<u64> = backed_off["open_periods_ms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_u64().unwrap() / 1000)
+        .collect();
+    assert_eq!(periods[..6], [30, 60, 120, 240, 300, 300]);
 }

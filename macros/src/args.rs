@@ -10,7 +10,7 @@ use syn::{Expr, ExprLit, Lit, LitStr, Meta, Path, Token};
 
 /// The arguments the attribute accepts, in the order the error lists them.
 pub(crate) const ACCEPTED: &str =
-    "`system = \"…\"`, `error_map = path`, `failure_if = path`, `slow_as_error`, `crate = path`";
+    "`system = \"…\"`, `error_map = path`, `failure_if = path`, `retry_after = path`, `slow_as_error`, `crate = path`";
 
 /// The arguments as written, each optional: a method under `#[adapter]` gives only
 /// what it changes.
@@ -21,6 +21,7 @@ struct Given {
     system_malformed: bool,
     error_map: Option<Expr>,
     failure_if: Option<Expr>,
+    retry_after: Option<Expr>,
     slow_as_error: Option<()>,
     krate: Option<TokenStream>,
 }
@@ -36,6 +37,9 @@ pub(crate) struct Args {
     pub error_map: Expr,
     /// `fn(&PortError) -> bool`: which errors count as failures; a path or a closure.
     pub failure_if: Option<Expr>,
+    /// `fn(&PortError) -> Option<Duration>`: the upstream's retry hint a counted error
+    /// carries; a path or a closure.
+    pub retry_after: Option<Expr>,
     /// Slow calls come back as `Cause::Slow` instead of their value.
     pub slow_as_error: bool,
     /// The runtime crate's path, `::outbound_guard` unless renamed.
@@ -66,6 +70,7 @@ impl Args {
             system: given.system,
             error_map: given.error_map.expect("checked above"),
             failure_if: given.failure_if,
+            retry_after: given.retry_after,
             slow_as_error: given.slow_as_error.is_some(),
             krate: given.krate.unwrap_or_else(|| quote!(::outbound_guard)),
         })
@@ -103,6 +108,7 @@ impl Args {
             system: self.system.clone(),
             error_map: given.error_map.unwrap_or_else(|| self.error_map.clone()),
             failure_if: given.failure_if.or_else(|| self.failure_if.clone()),
+            retry_after: given.retry_after.or_else(|| self.retry_after.clone()),
             slow_as_error: self.slow_as_error || given.slow_as_error.is_some(),
             krate: self.krate.clone(),
         })
@@ -141,6 +147,12 @@ impl Given {
                         Err(e) => errors.push(e),
                     }
                 }
+                ("retry_after", Meta::NameValue(nv)) => {
+                    match function_value(&nv.value, "retry_after") {
+                        Ok(path) => set(&mut given.retry_after, path, &meta, errors),
+                        Err(e) => errors.push(e),
+                    }
+                }
                 ("slow_as_error", Meta::Path(_)) => {
                     set(&mut given.slow_as_error, (), &meta, errors);
                 }
@@ -148,9 +160,11 @@ impl Given {
                     Ok(path) => set(&mut given.krate, path, &meta, errors),
                     Err(e) => errors.push(e),
                 },
-                ("system" | "error_map" | "failure_if" | "crate", _) => errors.push(
-                    syn::Error::new_spanned(&meta, format!("`{name}` takes a value: `{name} = …`")),
-                ),
+                ("system" | "error_map" | "failure_if" | "retry_after" | "crate", _) => errors
+                    .push(syn::Error::new_spanned(
+                        &meta,
+                        format!("`{name}` takes a value: `{name} = …`"),
+                    )),
                 ("slow_as_error", _) => errors.push(syn::Error::new_spanned(
                     &meta,
                     "`slow_as_error` is a flag and takes no value: write `slow_as_error`",

@@ -86,6 +86,7 @@ pub(crate) fn generate(args: &Args, method: &Method, context: &Context) -> Token
         system,
         error_map,
         failure_if,
+        retry_after,
         slow_as_error,
         krate,
     } = args;
@@ -124,6 +125,9 @@ pub(crate) fn generate(args: &Args, method: &Method, context: &Context) -> Token
     if let Some(failure_if) = failure_if {
         // Spanned on the user's path: a wrong signature is reported there.
         judge.extend(quote_spanned!(failure_if.span()=> .failure_if(#failure_if)));
+    }
+    if let Some(retry_after) = retry_after {
+        judge.extend(quote_spanned!(retry_after.span()=> .retry_after(#retry_after)));
     }
     if *slow_as_error {
         judge.extend(quote!(.slow_as_error()));

@@ -58,6 +58,10 @@ use proc_macro::TokenStream;
 ///   through it, so no raw breaker error leaves the adapter (R-RES-CB-6).
 /// - `failure_if = path`: `fn(&PortError) -> bool`, which errors count against the
 ///   breaker (default: every `Err`); the others count as successes.
+/// - `retry_after = path`: `fn(&PortError) -> Option<Duration>`, the upstream's retry
+///   hint a counted error carries (`Retry-After` of a 429 or 503, gRPC's
+///   `grpc-retry-pushback-ms`): an opening it starts or joins lasts at least that long,
+///   capped by `cb_open_max`.
 /// - `slow_as_error`: a call slower than `cb_slow_threshold` returns `Cause::Slow`
 ///   instead of its value (it counts as a failure either way).
 /// - `crate = path`: the runtime's path, if the dependency is renamed (see

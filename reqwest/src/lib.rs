@@ -47,6 +47,8 @@
 #![forbid(unsafe_code)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+use std::time::Duration;
+
 use outbound_guard::SystemSettings;
 
 #[cfg(feature = "progenitor")]
@@ -160,6 +162,52 @@ pub fn is_transient(err: &reqwest::Error) -> bool {
     !(err.is_builder() || err.is_redirect())
 }
 
+/// The upstream's retry hint in a response: `Retry-After` of a 429 or 503, in seconds
+/// or as an HTTP date ([`http_status::retry_after`](outbound_guard::http_status::retry_after)).
+/// Read it before `error_for_status` consumes the response (a `reqwest::Error` keeps the
+/// status, not the headers), keep it in the port's error, and hand it to the breaker
+/// with `retry_after` (`CallOptions::retry_after`, or the attribute's `retry_after =`):
+/// if that failure opens the breaker, or finds it open, the open period lasts at least
+/// the hint, capped by `cb_open_max`.
+///
+/// ```
+/// use std::time::Duration;
+///
+/// #[derive(Debug)]
+/// pub enum FiscalPortError {
+///     /// 429 / 5xx, with the upstream's `Retry-After` if it sent one.
+///     Busy { status: u16, retry_after: Option<Duration> },
+///     Http(reqwest::Error),
+/// }
+///
+/// impl FiscalPortError {
+///     /// `retry_after = FiscalPortError::retry_after`.
+///     pub fn retry_after(&self) -> Option<Duration> {
+///         match self {
+///             FiscalPortError::Busy { retry_after, .. } => *retry_after,
+///             FiscalPortError::Http(_) => None,
+///         }
+///     }
+/// }
+///
+/// async fn send(client: &reqwest::Client, url: &str) -> Result<String, FiscalPortError> {
+///     let response = client.get(url).send().await.map_err(FiscalPortError::Http)?;
+///     let status = response.status().as_u16();
+///     if outbound_guard::http_status::is_transient(status) {
+///         let retry_after = outbound_guard_reqwest::retry_after(&response);
+///         return Err(FiscalPortError::Busy { status, retry_after });
+///     }
+///     response.text().await.map_err(FiscalPortError::Http)
+/// }
+/// ```
+pub fn retry_after(response: &reqwest::Response) -> Option<Duration> {
+    let header = response.headers().get(reqwest::header::RETRY_AFTER);
+    outbound_guard::http_status::retry_after(
+        response.status().as_u16(),
+        header.map(reqwest::header::HeaderValue::as_bytes),
+    )
+}
+
 /// Whether the chain under `err` holds a transport failure: reqwest's own body,
 /// request or connect error, or an I/O error.
 fn broke_in_transit(err: &reqwest::Error) -> bool {
@@ -206,6 +254,16 @@ mod tests {
                     (StatusCode::from_u16(code).unwrap(), "status")
                 }),
             )
+            .route(
+                "/busy/{code}/{after}",
+                get(|Path((code, after)): Path<(u16, String)>| async move {
+                    (
+                        StatusCode::from_u16(code).unwrap(),
+                        [(axum::http::header::RETRY_AFTER, after)],
+                        "come back later",
+                    )
+                }),
+            )
             .route("/hang", get(std::future::pending::<&'static str>))
             .route("/text", get(|| async { "this is not json" }));
         let listener = TcpListener::bind(("127.0.0.1", 0)).await.unwrap();
@@ -235,6 +293,74 @@ mod tests {
         })
         .await
         .expect("bounded")
+    }
+
+    /// A 429 and a 503 with `Retry-After` in seconds and as an HTTP date, through a real
+    /// reqwest client; a 500's, or garbage, gives no hint.
+    #[tokio::test]
+    async fn retry_after_of_429_and_503_is_read_in_seconds_and_as_a_date() {
+        let url = server().await;
+        let hint = |path: String| async move {
+            let response = client().get(path).send().await.unwrap();
+            super::retry_after(&response)
+        };
+        assert_eq!(
+            hint(format!("{url}/busy/429/120")).await,
+            Some(Duration::from_secs(120))
+        );
+        assert_eq!(
+            hint(format!("{url}/busy/503/7")).await,
+            Some(Duration::from_secs(7))
+        );
+        let in_a_minute = httpdate_in(Duration::from_secs(90));
+        let dated = hint(format!("{url}/busy/503/{in_a_minute}")).await.unwrap();
+        assert!(
+            dated > Duration::from_secs(85) && dated <= Duration::from_secs(90),
+            "{dated:?}"
+        );
+        assert_eq!(hint(format!("{url}/busy/500/120")).await, None);
+        assert_eq!(hint(format!("{url}/busy/429/soon")).await, None);
+        assert_eq!(hint(format!("{url}/busy/429/-5")).await, None);
+        assert_eq!(hint(format!("{url}/status/429")).await, None);
+    }
+
+    /// An HTTP date `after` from now, percent-encoded for a path.
+    fn httpdate_in(after: Duration) -> String {
+        let date = httpdate::fmt_http_date(std::time::SystemTime::now() + after);
+        date.replace(' ', "%20").replace(',', "%2C")
+    }
+
+    /// The hint, kept in the port's error and read by `CallOptions::retry_after`, sets
+    /// how long the breaker stays open.
+    #[tokio::test]
+    async fn a_429_with_retry_after_opens_the_breaker_for_as_long_as_it_asked() {
+        #[derive(Debug)]
+        struct Busy(Option<Duration>);
+        let url = server().await;
+        let settings = outbound_guard::Settings::parse(
+            "[systems.sber]\ncb_window_size = 2\ncb_min_calls = 2",
+            "inline",
+        )
+        .unwrap();
+        let guard = outbound_guard::Guard::new(settings.system("sber").unwrap());
+        let options = outbound_guard::CallOptions::new().retry_after(|e: &Busy| e.0);
+        for _ in 0..2 {
+            let answer = guard
+                .call_with(options, async {
+                    let response = client()
+                        .get(format!("{url}/busy/429/120"))
+                        .send()
+                        .await
+                        .unwrap();
+                    Err::<(), _>(Busy(super::retry_after(&response)))
+                })
+                .await;
+            assert!(matches!(answer, Ok(Err(Busy(Some(_))))));
+        }
+        let snapshot = guard.breaker().snapshot();
+        assert_eq!(snapshot.state, outbound_guard::State::Open);
+        assert_eq!(snapshot.retry_hint, Some(Duration::from_secs(120)));
+        assert!(snapshot.retry_after.unwrap() > Duration::from_secs(119));
     }
 
     #[tokio::test]

@@ -132,12 +132,17 @@ impl Guard {
 ///   "sber":{"status":"down","state":"open","failures":3,"calls":10,"failure_rate":0.3,
 ///           "opened_by":"failure_rate","set_by":null,"failure_rate_threshold":0.3,
 ///           "since":"2026-05-01T03:12:09.512Z","for_seconds":12.5,"retry_after_seconds":17.5,
+///           "open_for_seconds":30.0,"retry_hint_seconds":null,
 ///           "in_flight":0,"slow_in_flight":0,"bulkhead_permits":8}}}
 /// ```
 ///
 /// `since` is the wall-clock time (UTC, RFC 3339, to the millisecond) the state was
 /// entered; rates and seconds are rounded to the millisecond; `retry_after_seconds` is
-/// `null` unless open. The window restarts with every state; while open, `failures`,
+/// `null` unless open. While open, `open_for_seconds` is the whole open period
+/// (`cb_open_duration`, backed off or with jitter, or as the upstream's hint asked) and
+/// `retry_hint_seconds` the upstream's retry hint (`Retry-After`,
+/// `grpc-retry-pushback-ms`, capped by `cb_open_max`) when it made the period longer;
+/// both `null` otherwise. The window restarts with every state; while open, `failures`,
 /// `calls` and `failure_rate` are the figures that tripped it and `opened_by` the reason
 /// (`null` in other states). While forced open or disabled, `set_by` says who did it:
 /// `file` (the settings file's `cb_mode`) or `operator` (the API); `null` otherwise. A breaker whose open duration has passed reads
@@ -223,7 +228,7 @@ mod json {
     impl Serialize for SystemHealth {
         fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
             let snapshot = &self.snapshot;
-            let mut out = s.serialize_struct("SystemHealth", 14)?;
+            let mut out = s.serialize_struct("SystemHealth", 16)?;
             out.serialize_field("status", &self.status)?;
             out.serialize_field("state", &snapshot.state)?;
             out.serialize_field("failures", &snapshot.failures)?;
@@ -246,6 +251,14 @@ mod json {
             out.serialize_field(
                 "retry_after_seconds",
                 &snapshot.retry_after.map(|d| rounded(d.as_secs_f64())),
+            )?;
+            out.serialize_field(
+                "open_for_seconds",
+                &snapshot.open_for.map(|d| rounded(d.as_secs_f64())),
+            )?;
+            out.serialize_field(
+                "retry_hint_seconds",
+                &snapshot.retry_hint.map(|d| rounded(d.as_secs_f64())),
             )?;
             out.serialize_field("in_flight", &self.in_flight)?;
             out.serialize_field("slow_in_flight", &self.slow_in_flight)?;

@@ -96,6 +96,28 @@ pub(crate) fn rejected(system: &str, cause: &Cause) {
     let _ = (system, cause);
 }
 
+/// An INFO event for a reset that emptied a closed breaker's window: no transition
+/// (the state stays closed), but an operator's action worth a line in the log:
+/// `sber reset by an operator: window cleared, 4 of 10 had failed`.
+#[cold]
+/// `who` made the reset: `an operator`, `the settings file`.
+pub(crate) fn window_cleared(system: &str, who: &str, failures: u32, calls: u32) {
+    #[cfg(feature = "tracing")]
+    {
+        tracing::info!(
+            target: "outbound_guard",
+            system,
+            reason = "manual",
+            action = "reset",
+            failures,
+            calls,
+            "{system} reset by {who}: window cleared, {failures} of {calls} had failed"
+        );
+    }
+    #[cfg(not(feature = "tracing"))]
+    let _ = (system, who, failures, calls);
+}
+
 /// An ERROR event for an observer that panicked: the panic was contained (the panic
 /// hook has already printed it), and the breaker and the call went on.
 #[cold]

@@ -93,7 +93,7 @@ pub use call::{Admission, CallOptions, CallTimer, GuardedCall, RunningCall};
 pub use error::{Cause, CircuitBreakerError, UnknownSystem};
 pub use guard::Guard;
 pub use health::{Health, ReadinessPolicy, Status, SystemHealth};
-pub use observer::{CallEvent, Observer, Outcome, Transition};
+pub use observer::{CallEvent, Observer, OpenPeriod, Outcome, Transition};
 #[doc(inline)]
 pub use outbound_guard_macros::{adapter, circuit_breaker, unguarded, Guarded};
 pub use outbound_guard_settings::{Settings, SettingsError, SystemSettings};

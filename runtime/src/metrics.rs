@@ -17,7 +17,9 @@
 //! | `resilience_call_duration_seconds` | histogram | `system` | How long calls ran, in seconds, for calls that started (success, failure, slow, timeout). |
 //! | `resilience_bulkhead_in_use` | gauge | `system` | Bulkhead permits taken right now. |
 //! | `resilience_bulkhead_permits` | gauge | `system` | The bulkhead's size (`max_connections × 0.8`); saturation is `in_use / permits`. |
-//! | `resilience_transitions_total` | counter | `system`, `from`, `to` | Breaker transitions, operators' actions included. The 15 transitions the breaker can make are registered at 0: its own four (closed → open, open → half-open, half-open → closed or open) and an operator's force open, disable and reset from any other state. An action that finds the breaker in its target state (reset of a closed breaker, say) is no transition: not counted. |
+//! | `resilience_open_period_seconds` | gauge | `system` | The length of the running open period, set as the breaker opens: `cb_open_duration`, or longer when backed off (`cb_open_backoff`), jittered (`cb_open_jitter`) or as the upstream's retry hint asked; at most `cb_open_max`. 0 unless open. |
+//! | `resilience_retry_hints_total` | counter | `system` | Openings made longer by the upstream's retry hint (`Retry-After` of a 429 or 503, `grpc-retry-pushback-ms`). |
+//! | `resilience_transitions_total` | counter | `system`, `from`, `to` | Breaker transitions, operators' actions included. The 15 transitions the breaker can make are registered at 0: its own four (closed → open, open → half-open, half-open → closed or open) and an operator's force open, disable and reset from any other state. An action that finds the breaker in its target state is no transition: not counted (a reset of a closed breaker empties its window and is logged, but counts no `closed → closed`). |
 //!
 //! `resilience_state` is one series per state (the `kube_pod_status_phase` style) rather
 //! than a numeric code: queries and alerts name the state, and adding a state never
@@ -67,7 +69,7 @@ mod tests;
 
 pub use self::names::{
     BULKHEAD_IN_USE, BULKHEAD_PERMITS, CALLS_TOTAL, CALL_DURATION_SECONDS, FAILURE_RATE,
-    REJECTIONS_TOTAL, STATE, TRANSITIONS_TOTAL,
+    OPEN_PERIOD_SECONDS, REJECTIONS_TOTAL, RETRY_HINTS_TOTAL, STATE, TRANSITIONS_TOTAL,
 };
 
 /// The standard ladder of bucket bounds [`duration_buckets`] takes from, in seconds:
@@ -201,6 +203,16 @@ pub(crate) fn describe() {
         TRANSITIONS_TOTAL,
         Unit::Count,
         "Breaker transitions, operators' actions included."
+    );
+    ::metrics::describe_gauge!(
+        OPEN_PERIOD_SECONDS,
+        Unit::Seconds,
+        "The running open period's length (backed off, jittered or as the upstream asked); 0 unless open."
+    );
+    ::metrics::describe_counter!(
+        RETRY_HINTS_TOTAL,
+        Unit::Count,
+        "Openings the upstream's retry hint (Retry-After, grpc-retry-pushback-ms) lengthened."
     );
 }
 

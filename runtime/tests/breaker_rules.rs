@@ -811,3 +811,126 @@ async fn an_outcome_from_before_a_reset_or_while_disabled_is_not_counted() {
     assert!(breaker.reset());
     assert_eq!(breaker.snapshot().calls, 0);
 }
+
+/// resilience4j's `shouldResetClosedState` (CircuitBreakerStateMachineTest): two
+/// successes counted, a reset, none counted, still closed.
+#[tokio::test(start_paused = true)]
+async fn a_reset_of_a_closed_breaker_forgets_its_counted_outcomes() {
+    let log = Arc::new(Log::default());
+    let breaker = Breaker::with_observers(&system(""), vec![log.clone()]);
+    feed(&breaker, "SS");
+    assert_eq!(counts(&breaker), (State::Closed, 0, 2));
+    assert!(breaker.reset());
+    assert_eq!(counts(&breaker), (State::Closed, 0, 0));
+    assert!(
+        log.0.lock().unwrap().is_empty(),
+        "no closed → closed transition"
+    );
+    // Nothing left to forget: a no-op.
+    assert!(!breaker.reset());
+}
+
+/// tower-resilience's `reset_clears_counters_count_based`: 4 failures (not enough to
+/// open), a reset, 4 more: still closed, since only 4 are in the window. Here with the
+/// guide's numbers: a deploy's burst of 4 failures in 10 calls, then the reset; without
+/// it, two more failures find 6 of 12 and open it.
+#[tokio::test(start_paused = true)]
+async fn a_reset_clears_the_counts_so_the_next_failures_start_afresh() {
+    let breaker = Breaker::new(&system(""));
+    feed(&breaker, "SSSSSSFFFF");
+    assert_eq!(counts(&breaker), (State::Closed, 4, 10));
+    assert!(breaker.reset());
+    feed(&breaker, "FFFF");
+    assert_eq!(counts(&breaker), (State::Closed, 4, 4));
+    feed(&breaker, "FF");
+    assert_eq!(
+        counts(&breaker),
+        (State::Closed, 6, 6),
+        "under cb_min_calls"
+    );
+    // The same without the reset opens on the 12th outcome.
+    let kept = Breaker::new(&system(""));
+    feed(&kept, "SSSSSSFFFF");
+    feed(&kept, "FF");
+    assert_eq!(kept.state(), State::Open);
+}
+
+/// A reset in every state empties the window and the trials (resilience4j's
+/// `shouldResetToClosedState`, tower-resilience's `reset_from_open`), and half-open's
+/// trials start again from none at the next opening.
+#[tokio::test(start_paused = true)]
+async fn a_reset_from_half_open_forgets_the_trials() {
+    let breaker = opened(&system(""));
+    advance(30 * S).await;
+    let trial = breaker.try_acquire().unwrap();
+    trial.success();
+    assert_eq!(breaker.snapshot().trials.succeeded, 1);
+    assert!(breaker.reset());
+    let snapshot = breaker.snapshot();
+    assert_eq!(
+        (snapshot.state, snapshot.calls, snapshot.trials),
+        (State::Closed, 0, Trials::default())
+    );
+}
+
+/// Calls admitted before a reset of a closed breaker end after it: their outcomes belong
+/// to the forgotten window and do not land in the fresh one (as after any transition),
+/// whether they end one by one or all together; calls admitted after the reset count.
+#[tokio::test(start_paused = true)]
+async fn outcomes_in_flight_across_a_reset_of_a_closed_breaker_do_not_land() {
+    let breaker = Breaker::new(&system(""));
+    feed(&breaker, "SSSSSSFFF");
+    let in_flight: Vec<_> = (0..5).map(|_| breaker.try_acquire().unwrap()).collect();
+    assert!(breaker.reset());
+    let after = breaker.try_acquire().unwrap();
+    for permit in in_flight {
+        permit.failure();
+    }
+    assert_eq!(
+        counts(&breaker),
+        (State::Closed, 0, 0),
+        "the stale failures stayed out"
+    );
+    after.failure();
+    assert_eq!(counts(&breaker), (State::Closed, 1, 1));
+}
+
+/// Concurrent callers across a reset (tower-resilience's
+/// `reset_during_concurrent_operations`): every outcome lands in the window of the
+/// generation it was admitted in, or nowhere; the breaker never counts more outcomes
+/// than calls admitted after the reset.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reset_during_concurrent_calls_keeps_the_counts_consistent() {
+    let breaker = Arc::new(Breaker::new(&system(
+        "cb_window_size = 1000\ncb_min_calls = 1000",
+    )));
+    let admitted_after = Arc::new(std::sync::atomic::AtomicU32::new(0));
+    let reset_done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut tasks = Vec::new();
+    for _ in 0..2 {
+        let (breaker, admitted_after, reset_done) =
+            (breaker.clone(), admitted_after.clone(), reset_done.clone());
+        tasks.push(tokio::spawn(async move {
+            for _ in 0..300 {
+                let after = reset_done.load(std::sync::atomic::Ordering::SeqCst);
+                let permit = breaker.try_acquire().unwrap();
+                if after {
+                    admitted_after.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                }
+                tokio::task::yield_now().await;
+                permit.failure();
+            }
+        }));
+    }
+    tokio::task::yield_now().await;
+    breaker.reset();
+    reset_done.store(true, std::sync::atomic::Ordering::SeqCst);
+    for task in tasks {
+        task.await.unwrap();
+    }
+    let (state, failures, calls) = counts(&breaker);
+    assert_eq!(state, State::Closed);
+    assert_eq!(failures, calls);
+    assert!(calls >= admitted_after.load(std::sync::atomic::Ordering::SeqCst));
+    assert!(calls <= 600);
+}

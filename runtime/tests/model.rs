@@ -13,6 +13,8 @@ use proptest::prelude::*;
 
 const OPEN_SECS: u64 = 10;
 const OPEN_NANOS: u64 = OPEN_SECS * 1_000_000_000;
+/// `cb_open_max` of a run that backs off: four doublings of `OPEN_SECS` reach it.
+const MAX_SECS: u64 = 8 * OPEN_SECS;
 
 #[derive(Debug, Clone, Copy)]
 struct Config {
@@ -21,6 +23,9 @@ struct Config {
     /// The failure-rate threshold in percent.
     rate_pct: usize,
     trials: u32,
+    /// `cb_open_backoff = 2.0` (and `cb_open_max = MAX_SECS`), or the guide's fixed
+    /// open period.
+    backoff: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -80,6 +85,9 @@ struct Model {
     transitions: Vec<(State, State)>,
     /// While open: `(failures, outcomes)` that tripped it, which readings show.
     tripped: Option<(u32, u32)>,
+    /// The last opening's length: a re-opening after a failed trial doubles it when the
+    /// run backs off.
+    period: u64,
 }
 
 impl Model {
@@ -92,6 +100,7 @@ impl Model {
             now: 0,
             transitions: Vec::new(),
             tripped: None,
+            period: OPEN_NANOS,
         }
     }
 
@@ -165,6 +174,8 @@ impl Model {
                 let calls = self.last.len();
                 let failures = self.last.iter().filter(|f| **f).count();
                 if calls >= self.cfg.min_calls && failures * 100 >= self.cfg.rate_pct * calls {
+                    // From closed: the plain open period, whatever came before.
+                    self.period = OPEN_NANOS;
                     self.enter(MState::Open {
                         until: self.now + OPEN_NANOS,
                     });
@@ -176,8 +187,11 @@ impl Model {
                 succeeded,
             } if ticket.trial => {
                 if failed {
+                    if self.cfg.backoff {
+                        self.period = (self.period * 2).min(MAX_SECS * 1_000_000_000);
+                    }
                     self.enter(MState::Open {
-                        until: self.now + OPEN_NANOS,
+                        until: self.now + self.period,
                     });
                     self.tripped = Some((1, succeeded + 1));
                 } else if succeeded + 1 == self.cfg.trials {
@@ -232,9 +246,15 @@ impl Model {
         }
     }
 
+    /// Closed with an empty window from any state. A closed breaker with outcomes in
+    /// its window forgets them without a transition, and calls admitted before do not
+    /// count afterwards; an empty closed breaker is left alone.
     fn reset(&mut self) {
         if self.state != MState::Closed {
             self.enter(MState::Closed);
+        } else if !self.last.is_empty() {
+            self.last.clear();
+            self.epoch += 1;
         }
     }
 }
@@ -359,11 +379,16 @@ fn admit_concurrently<'b>(
 
 fn run(cfg: Config, ops: Vec<Op>) {
     let toml = format!(
-        "[systems.sber]\ncb_window_size = {}\ncb_min_calls = {}\ncb_failure_rate = {}\ncb_half_open_calls = {}\ncb_open_duration = {OPEN_SECS}\n",
+        "[systems.sber]\ncb_window_size = {}\ncb_min_calls = {}\ncb_failure_rate = {}\ncb_half_open_calls = {}\ncb_open_duration = {OPEN_SECS}\n{}",
         cfg.window,
         cfg.min_calls,
         cfg.rate_pct as f64 / 100.0,
-        cfg.trials
+        cfg.trials,
+        if cfg.backoff {
+            format!("cb_open_backoff = 2.0\ncb_open_max = {MAX_SECS}\n")
+        } else {
+            String::new()
+        }
     );
     let settings = Settings::parse(&toml, "inline").unwrap();
     let system = settings.system("sber").unwrap();
@@ -482,13 +507,15 @@ fn config() -> impl Strategy<Value = Config> {
                     1 => 1usize..=100,
                 ],
                 1u32..=5,
+                any::<bool>(),
             )
         })
-        .prop_map(|(window, min_calls, rate_pct, trials)| Config {
+        .prop_map(|(window, min_calls, rate_pct, trials, backoff)| Config {
             window,
             min_calls,
             rate_pct,
             trials,
+            backoff,
         })
 }
 
@@ -534,6 +561,7 @@ fn the_model_reaches_every_state() {
         min_calls: 2,
         rate_pct: 50,
         trials: 2,
+        backoff: false,
     };
     let mut ops = vec![Op::AdmitMany(3), Op::Record(0, true), Op::Record(0, true)];
     ops.extend([
@@ -590,6 +618,7 @@ fn scripted_corners_agree_with_the_model() {
         min_calls: 2,
         rate_pct: 50,
         trials: 2,
+        backoff: false,
     };
     let open_ms = OPEN_SECS * 1000;
     let open = [AdmitMany(2), RecordAll(true)];

@@ -62,6 +62,7 @@ fn transition(reason: Reason, from: State, to: State) -> String {
         to,
         reason,
         at: tokio::time::Instant::now(),
+        open: None,
     }
     .to_string()
 }
@@ -655,6 +656,40 @@ mod logs {
         );
     }
 
+    /// A reset of a closed breaker with outcomes in its window is logged as a reset with
+    /// the figures it forgot, and is no transition: no `from`/`to` line. A reset of the
+    /// empty closed breaker then logs nothing at all.
+    #[tokio::test(start_paused = true)]
+    async fn a_reset_of_a_closed_breaker_logs_what_it_forgot_and_no_transition() {
+        let capture = Capture::new();
+        let _installed = capture.install();
+        let guards = Guards::new(&settings());
+        let customer = guards.get("customer").unwrap();
+        for _ in 0..6 {
+            ok(&customer).await;
+        }
+        for _ in 0..4 {
+            fail(&customer).await;
+        }
+        assert_eq!(customer.breaker().state(), State::Closed);
+        guards.manual("customer", ManualAction::Reset).unwrap();
+        guards.manual("customer", ManualAction::Reset).unwrap();
+        let lines: Vec<_> = capture
+            .lines()
+            .into_iter()
+            .filter(|line| line.contains("customer") && !line.contains("settings from"))
+            .collect();
+        assert_eq!(
+            lines,
+            ["INFO customer reset by an operator: window cleared, 4 of 10 had failed"]
+        );
+        assert!(capture
+            .events()
+            .iter()
+            .all(|e| !e.fields.contains_key("from")));
+        assert_eq!(customer.breaker().snapshot().calls, 0);
+    }
+
     #[tokio::test(start_paused = true)]
     async fn a_subscriber_that_does_not_want_the_span_gets_none() {
         let capture = Capture::wanting(|meta| {
@@ -793,6 +828,8 @@ async fn the_health_json_says_what_the_snapshot_says() {
     assert_eq!(s["failure_rate_threshold"], 0.3);
     assert_eq!(s["for_seconds"], 12.5);
     assert_eq!(s["retry_after_seconds"], 17.5);
+    assert_eq!(s["open_for_seconds"], 30.0);
+    assert_eq!(s["retry_hint_seconds"], serde_json::Value::Null);
     assert_eq!(s["in_flight"], 0);
     assert_eq!(s["bulkhead_permits"], 8);
     let since = s["since"].as_str().unwrap();
@@ -829,6 +866,8 @@ async fn the_health_json_says_what_the_snapshot_says() {
             "since",
             "for_seconds",
             "retry_after_seconds",
+            "open_for_seconds",
+            "retry_hint_seconds",
             "in_flight",
             "slow_in_flight",
             "bulkhead_permits"

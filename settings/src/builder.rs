@@ -93,6 +93,7 @@ macro_rules! set {
     (Seconds) => { Duration };
     (Count) => { u32 };
     (Rate) => { f64 };
+    (Factor) => { f64 };
     (Mode) => { CbMode };
 
     (Url, $v:expr) => {
@@ -108,6 +109,9 @@ macro_rules! set {
         Value::Integer($v.into())
     };
     (Rate, $v:expr) => {
+        Value::Number($v)
+    };
+    (Factor, $v:expr) => {
         Value::Number($v)
     };
     (Mode, $v:expr) => {

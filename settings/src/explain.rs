@@ -35,6 +35,7 @@ pub fn derivation(key: Key) -> Option<&'static str> {
         Key::CbSlowThreshold => Some("read_timeout / 2"),
         Key::MaxKeepalive => Some("max_connections × 1.2, rounded up"),
         Key::BulkheadWait => Some("connect_timeout"),
+        Key::CbOpenMax => Some("5 min, or cb_open_duration if longer"),
         _ => None,
     }
 }
@@ -117,6 +118,7 @@ mod tests {
             (Key::CbSlowThreshold, "read_timeout / 2"),
             (Key::MaxKeepalive, "max_connections × 1.2, rounded up"),
             (Key::BulkheadWait, "connect_timeout"),
+            (Key::CbOpenMax, "5 min, or cb_open_duration if longer"),
         ] {
             assert_eq!(sber[&key], Origin::Derived(rule), "{key}");
         }

@@ -36,6 +36,8 @@ pub(crate) enum Kind {
     Seconds,
     Count,
     Rate,
+    /// A plain number within bounds: a multiplier, a share that may be 0.
+    Factor,
     Mode,
 }
 
@@ -48,8 +50,9 @@ pub(crate) enum Kind {
 /// ```
 ///
 /// The parameters are what reading the key needs: its `default` (an expression that may
-/// name a key above it, read before it), its bounds (`min`, `max`) for counts, and
-/// `zero: allowed` for a duration that may be 0.
+/// name a key above it, read before it), its bounds (`min`, `max`) for counts and
+/// factors (a factor's `max` may be `below: x`, excluding `x`), and `zero: allowed` for a
+/// duration that may be 0.
 macro_rules! for_each_key {
     ($expand:ident) => {
         $expand! {
@@ -80,6 +83,18 @@ macro_rules! for_each_key {
             CbFailureRate cb_failure_rate: Rate { default: 0.5 }
             /// How long the breaker stays open before half-open trials: 30 s by default.
             CbOpenDuration cb_open_duration: Seconds { default: 30.0 }
+            /// The longest the breaker stays open: the cap of a backed-off open period and of an
+            /// upstream's retry hint (`Retry-After`, `grpc-retry-pushback-ms`). 5 minutes by
+            /// default (or `cb_open_duration`, if longer); at least `cb_open_duration`.
+            CbOpenMax cb_open_max: Seconds { default: cb_open_duration.max(300.0) }
+            /// Each re-opening after a failed trial multiplies the open period by this, up to
+            /// `cb_open_max`; closing goes back to `cb_open_duration`. 1.0 (the guide's fixed
+            /// 30 s) by default; from 1.0 to 100.
+            CbOpenBackoff cb_open_backoff: Factor { default: 1.0, min: 1.0, max: 100.0 }
+            /// A random share, up to this, added to every open period so that replicas opened
+            /// by the same outage do not send their trials in the same instant: 0 (none) by
+            /// default; at least 0, below 1 (`0.1` adds up to 10%).
+            CbOpenJitter cb_open_jitter: Factor { default: 0.0, min: 0.0, below: 1.0 }
             /// How many trial calls half-open admits: 3 by default.
             CbHalfOpenCalls cb_half_open_calls: Count { default: 3, min: 1, max: $crate::keys::MAX_HALF_OPEN }
             /// A call that takes longer than this is slow, and counts as a failure:

@@ -260,6 +260,7 @@ pub(crate) fn expected(kind: Kind) -> &'static str {
         }
         Kind::Count => "a whole number such as 10",
         Kind::Rate => "a share between 0 and 1 such as 0.5",
+        Kind::Factor => "a number such as 2.0",
         Kind::Mode => "one of \"auto\", \"forced_open\", \"disabled\"",
     }
 }
@@ -274,8 +275,8 @@ fn from_toml(key: Key, value: toml::Value) -> Result<Value, String> {
     match (kind, value) {
         (Kind::Url | Kind::Mode, toml::Value::String(s)) => Ok(Value::Text(s)),
         (Kind::Count, toml::Value::Integer(i)) => Ok(Value::Integer(i)),
-        (Kind::Rate, toml::Value::Integer(i)) => Ok(Value::Number(i as f64)),
-        (Kind::Rate, toml::Value::Float(f)) => Ok(Value::Number(f)),
+        (Kind::Rate | Kind::Factor, toml::Value::Integer(i)) => Ok(Value::Number(i as f64)),
+        (Kind::Rate | Kind::Factor, toml::Value::Float(f)) => Ok(Value::Number(f)),
         (Kind::Seconds, toml::Value::Integer(i)) => Ok(Value::Seconds {
             value: i as f64,
             unit: false,
@@ -339,7 +340,7 @@ pub(crate) fn from_env(key: Key, text: &str) -> Result<Value, &'static str> {
                 }
                 _ => expected(kind),
             }),
-        Kind::Rate => number(text).map(Value::Number).ok_or(expected(kind)),
+        Kind::Rate | Kind::Factor => number(text).map(Value::Number).ok_or(expected(kind)),
         Kind::Seconds => match number(text) {
             Some(value) => Ok(Value::Seconds { value, unit: false }),
             None => duration_with_unit(text).map_err(|_| expected(kind)),

@@ -27,18 +27,21 @@ macro_rules! kind {
     (read Seconds) => { f64 };
     (read Count) => { u32 };
     (read Rate) => { f64 };
+    (read Factor) => { f64 };
     (read Mode) => { CbMode };
 
     (field Url) => { Option<String> };
     (field Seconds) => { Duration };
     (field Count) => { u32 };
     (field Rate) => { f64 };
+    (field Factor) => { f64 };
     (field Mode) => { CbMode };
 
     (get Url) => { Option<&str> };
     (get Seconds) => { Duration };
     (get Count) => { u32 };
     (get Rate) => { f64 };
+    (get Factor) => { f64 };
     (get Mode) => { CbMode };
 }
 
@@ -58,6 +61,12 @@ macro_rules! read {
     };
     ($r:ident, $key:expr, Rate { default: $default:expr }) => {
         $r.rate($key, $default)
+    };
+    ($r:ident, $key:expr, Factor { default: $default:expr, min: $min:expr, max: $max:expr }) => {
+        $r.factor($key, $default, $min, $max, true)
+    };
+    ($r:ident, $key:expr, Factor { default: $default:expr, min: $min:expr, below: $max:expr }) => {
+        $r.factor($key, $default, $min, $max, false)
     };
     ($r:ident, $key:expr, Mode {}) => {
         $r.mode($key)
@@ -317,6 +326,33 @@ impl Reader<'_> {
         }
     }
 
+    /// A number from `min` to `max` (`max` itself only if `inclusive`).
+    fn factor(
+        &self,
+        key: Key,
+        default: f64,
+        min: f64,
+        max: f64,
+        inclusive: bool,
+    ) -> Result<f64, SettingsError> {
+        let value = match self.entry(key).map(|e| &e.value) {
+            None => default,
+            Some(Value::Number(n)) => *n,
+            Some(_) => unreachable_kind(),
+        };
+        let high_ok = if inclusive { value <= max } else { value < max };
+        if value.is_finite() && value >= min && high_ok {
+            Ok(value)
+        } else {
+            let high = if inclusive { "at most" } else { "below" };
+            Err(self.fail(
+                ErrorKind::OutOfRange,
+                key,
+                format!("got {value}, expected a number of at least {min} and {high} {max} ({default} by default)"),
+            ))
+        }
+    }
+
     fn count(&self, key: Key, default: i64, min: i64, max: i64) -> Result<u32, SettingsError> {
         let value = match self.entry(key).map(|e| &e.value) {
             None => default,
@@ -372,6 +408,13 @@ impl RawSystem {
                 Key::ReadTimeout,
                 Key::TotalTimeout,
                 format!("{read} s is not less than `total_timeout` = {total} s (need connect_timeout < read_timeout < total_timeout)"),
+            ));
+        }
+        if v.cb_open_max < v.cb_open_duration {
+            return Err(r.fail_order(
+                Key::CbOpenMax,
+                Key::CbOpenDuration,
+                format!("{} s is less than `cb_open_duration` = {} s: the longest open period cannot be shorter than the open period itself (need cb_open_duration ≤ cb_open_max)", v.cb_open_max, v.cb_open_duration),
             ));
         }
         let slow = v.cb_slow_threshold;

@@ -188,6 +188,12 @@ fn numbers_at_the_edges_are_out_of_range_with_the_bounds() {
             "cb_open_duration",
             "greater than 0",
         ),
+        ("cb_open_backoff = 0.5", "cb_open_backoff", "at least 1"),
+        ("cb_open_backoff = 101", "cb_open_backoff", "at most 100"),
+        ("cb_open_backoff = nan", "cb_open_backoff", "at least 1"),
+        ("cb_open_jitter = -0.1", "cb_open_jitter", "at least 0"),
+        ("cb_open_jitter = 1.0", "cb_open_jitter", "below 1"),
+        ("cb_open_max = 0", "cb_open_max", "greater than 0"),
     ];
     for (line, key, says) in cases {
         let error = rejects_file(

@@ -740,6 +740,9 @@ fn every_key_has_a_working_override() {
         (Key::CbMinCalls, "7"),
         (Key::CbFailureRate, "0.25"),
         (Key::CbOpenDuration, "11"),
+        (Key::CbOpenMax, "120"),
+        (Key::CbOpenBackoff, "2"),
+        (Key::CbOpenJitter, "0.1"),
         (Key::CbHalfOpenCalls, "2"),
         (Key::CbSlowThreshold, "3"),
         (Key::MaxConnections, "20"),
@@ -768,6 +771,9 @@ fn every_key_has_a_working_override() {
     assert_eq!(s.cb_min_calls(), 7);
     assert_eq!(s.cb_failure_rate(), 0.25);
     assert_eq!(s.cb_open_duration(), secs(11.0));
+    assert_eq!(s.cb_open_max(), secs(120.0));
+    assert_eq!(s.cb_open_backoff(), 2.0);
+    assert_eq!(s.cb_open_jitter(), 0.1);
     assert_eq!(s.cb_half_open_calls(), 2);
     assert_eq!(s.cb_slow_threshold(), secs(3.0));
     assert_eq!(s.max_connections(), 20);
@@ -1110,4 +1116,28 @@ fn an_env_override_with_an_empty_part_or_an_overflowing_count_says_so() {
     .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Malformed, "{err}");
     assert!(err.message().contains("too large"), "{err}");
+}
+
+#[test]
+fn the_open_periods_keys_default_to_the_guides_fixed_30_s_and_a_5_minute_cap() {
+    let s = sber("").unwrap();
+    assert_eq!(s.cb_open_max(), secs(300.0));
+    assert_eq!(s.cb_open_backoff(), 1.0);
+    assert_eq!(s.cb_open_jitter(), 0.0);
+    // A longer open period raises the default cap with it.
+    let long = sber("cb_open_duration = \"10m\"").unwrap();
+    assert_eq!(long.cb_open_max(), secs(600.0));
+    // A cap below the open period is refused, naming both keys.
+    let err = sber("cb_open_duration = 60\ncb_open_max = 30").unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Order, "{err}");
+    assert!(
+        err.to_string().contains("cb_open_duration ≤ cb_open_max"),
+        "{err}"
+    );
+    // An override too.
+    let err = sber_env("", &[("CLIENT_SBER__CB_OPEN_MAX", "10")]).unwrap_err();
+    assert!(
+        err.to_string().contains("CLIENT_SBER__CB_OPEN_MAX"),
+        "{err}"
+    );
 }

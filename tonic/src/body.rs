@@ -85,7 +85,8 @@ impl<B, E> GrpcBody<B, E> {
 fn end<E: ClassifyEos>(watch: Option<Watch<E>>, trailers: Option<&http::HeaderMap>) {
     if let Some(Watch { mut running, eos }) = watch {
         let failed = running.poll_call(|| eos.classify_eos(trailers).is_err());
-        running.finish(failed);
+        let hint = trailers.and_then(crate::pushback::retry_pushback);
+        running.finish_with_retry_after(failed, hint);
     }
 }
 

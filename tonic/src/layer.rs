@@ -297,7 +297,8 @@ where
                     let classified = running.poll_call(|| classify.classify_response(&response));
                     let eos = match classified {
                         ClassifiedResponse::Ready(class) => {
-                            running.finish(class.is_err());
+                            let hint = crate::pushback::hint_of(&response);
+                            running.finish_with_retry_after(class.is_err(), hint);
                             return Poll::Ready(Ok(response.map(GrpcBody::plain)));
                         }
                         ClassifiedResponse::RequiresEos(_) if *this.until_headers => {

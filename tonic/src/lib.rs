@@ -16,7 +16,10 @@
 //! [`CircuitBreakerError`](outbound_guard::CircuitBreakerError) as its `source`. The
 //! call's deadline is the earlier of `total_timeout` and the request's `grpc-timeout`,
 //! and the budget left is sent on as `grpc-timeout`, so the server stops in time; a call
-//! ended by the caller's own deadline does not count against the system.
+//! ended by the caller's own deadline does not count against the system. A failing
+//! answer's `grpc-retry-pushback-ms` (in the headers or the trailers; a proxy's
+//! `Retry-After` on a 429 or 503) is the upstream's retry hint: an opening it causes or
+//! joins lasts at least that long, capped by `cb_open_max` ([`retry_pushback`]).
 //!
 //! [`endpoint`] builds the channel's `Endpoint` from the system's `base_url` and
 //! `connect_timeout`; what each settings key means for tonic, hyper and reqwest: the
@@ -57,6 +60,7 @@ mod classify;
 mod deadline;
 mod endpoint;
 mod layer;
+mod pushback;
 mod status;
 mod timeout;
 
@@ -64,3 +68,4 @@ pub use self::body::GrpcBody;
 pub use self::classify::TransientGrpc;
 pub use self::endpoint::{endpoint, EndpointError};
 pub use self::layer::{GrpcGuardLayer, GrpcGuardService, GrpcResponseFuture};
+pub use self::pushback::retry_pushback;

@@ -50,6 +50,12 @@ enum Answer {
     Stream,
     /// An HTTP status that is not 200, without gRPC headers (a proxy's answer).
     Http(u16),
+    /// A trailers-only answer with `grpc-retry-pushback-ms` in the headers.
+    HeadersPushback(Code, &'static str),
+    /// One message, then the status and `grpc-retry-pushback-ms` in the trailers.
+    TrailersPushback(Code, &'static str),
+    /// A proxy's HTTP answer with `Retry-After`.
+    HttpRetryAfter(u16, &'static str),
     /// Never answers.
     Hang,
     /// tonic's own timeout error (from the `grpc-timeout` it was sent), after `after`.
@@ -93,6 +99,22 @@ fn fake(answer: Arc<Mutex<Answer>>, seen: Arc<Mutex<Seen>>) -> Fake {
                 }
                 Answer::Stream => seen.lock().unwrap().streams.push(tx.clone()),
                 Answer::Http(status) => response = response.status(status),
+                Answer::HeadersPushback(code, ms) => {
+                    response = response
+                        .header("grpc-status", (code as i32).to_string())
+                        .header("grpc-retry-pushback-ms", ms);
+                }
+                Answer::TrailersPushback(code, ms) => {
+                    tx.send(Ok(Frame::data(Bytes::from_static(b"message"))))
+                        .unwrap();
+                    let mut trailers = http::HeaderMap::new();
+                    trailers.insert("grpc-status", (code as i32).to_string().parse().unwrap());
+                    trailers.insert("grpc-retry-pushback-ms", ms.parse().unwrap());
+                    tx.send(Ok(Frame::trailers(trailers))).unwrap();
+                }
+                Answer::HttpRetryAfter(status, after) => {
+                    response = response.status(status).header("retry-after", after);
+                }
                 Answer::Hang => std::future::pending::<()>().await,
                 Answer::TonicTimeout(after) => {
                     tokio::time::sleep(after).await;
@@ -627,4 +649,52 @@ async fn the_response_future_shows_the_callers_deadline() {
         shown.starts_with("GrpcResponseFuture { deadline: Some("),
         "{shown}"
     );
+}
+
+/// The server's `grpc-retry-pushback-ms` (headers or trailers), or a proxy's
+/// `Retry-After` on a 429 or 503: the opening it causes lasts as long as it asked, capped
+/// by `cb_open_max`; garbage or a negative pushback is no hint; a pushback on a status
+/// that does not count is ignored.
+#[tokio::test(start_paused = true)]
+async fn the_servers_pushback_sets_how_long_the_breaker_stays_open() {
+    let cases = [
+        (
+            Answer::HeadersPushback(Code::Unavailable, "120000"),
+            120 * S,
+        ),
+        (
+            Answer::TrailersPushback(Code::ResourceExhausted, "45000"),
+            45 * S,
+        ),
+        (
+            Answer::HeadersPushback(Code::Unavailable, "999999999"),
+            300 * S,
+        ),
+        (Answer::HeadersPushback(Code::Unavailable, "2000"), 10 * S),
+        (Answer::HeadersPushback(Code::Unavailable, "-1"), 10 * S),
+        (Answer::TrailersPushback(Code::Unavailable, "soon"), 10 * S),
+        (Answer::HttpRetryAfter(503, "90"), 90 * S),
+        (Answer::HttpRetryAfter(429, "60"), 60 * S),
+    ];
+    for (answer, open_for) in cases {
+        let mut rig = Rig::new("");
+        rig.answer(answer);
+        for _ in 0..4 {
+            rig.call(None).await.unwrap();
+        }
+        let snapshot = rig.guard.breaker().snapshot();
+        assert_eq!(snapshot.state, State::Open);
+        assert_eq!(snapshot.open_for, Some(open_for));
+        // The refusal passes the same time on as its own pushback.
+        let refused = rig.call(None).await.unwrap_err();
+        let pushback = refused.metadata().get("grpc-retry-pushback-ms").unwrap();
+        assert_eq!(pushback.to_str().unwrap(), open_for.as_millis().to_string());
+    }
+    // On an answer that does not count, the pushback is ignored.
+    let mut rig = Rig::new("");
+    rig.answer(Answer::HeadersPushback(Code::NotFound, "120000"));
+    for _ in 0..4 {
+        rig.call(None).await.unwrap();
+    }
+    assert_eq!(counts(rig.guard.breaker()), (State::Closed, 0, 4));
 }

@@ -3,7 +3,9 @@
 //! `http::Response`s. The status rule is the core's
 //! [`http_status::is_transient`](outbound_guard::http_status::is_transient).
 
-use outbound_guard::http_status::is_transient;
+use std::time::Duration;
+
+use outbound_guard::http_status::{is_transient, retry_after};
 
 use crate::layer::Classify;
 
@@ -16,7 +18,9 @@ use crate::layer::Classify;
 /// [`outbound_guard::http_status::is_transient`]; tower-http's `ServerErrorsAsFailures`
 /// counts 5xx alone, so an overloaded system's 429s would not open the breaker. With the
 /// feature `reqwest` it also classifies `reqwest::Client` as a service: an `Err` then
-/// counts only when `outbound_guard_reqwest::is_transient` says so.
+/// counts only when `outbound_guard_reqwest::is_transient` says so. A 429 or 503 with
+/// `Retry-After` (seconds or an HTTP date) carries it to the breaker: an opening it
+/// starts or joins lasts at least that long, capped by `cb_open_max`.
 ///
 /// ```
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
@@ -52,6 +56,16 @@ impl<B, E: 'static> Classify<http::Response<B>, E> for TransientHttp {
             .as_ref()
             .is_ok_and(|response| is_grpc(response.headers()))
     }
+
+    /// `Retry-After` of a 429 or 503 answer, in seconds or as an HTTP date.
+    fn retry_after(&self, result: &Result<http::Response<B>, E>) -> Option<Duration> {
+        let response = result.as_ref().ok()?;
+        let header = response.headers().get(http::header::RETRY_AFTER);
+        retry_after(
+            response.status().as_u16(),
+            header.map(http::HeaderValue::as_bytes),
+        )
+    }
 }
 
 /// Whether an answer is gRPC's: `content-type: application/grpc`, `application/grpc+proto`, ….
@@ -82,6 +96,10 @@ impl Classify<reqwest::Response, reqwest::Error> for TransientHttp {
             Ok(response) => is_transient(response.status().as_u16()),
             Err(err) => outbound_guard_reqwest::is_transient(err),
         }
+    }
+
+    fn retry_after(&self, result: &Result<reqwest::Response, reqwest::Error>) -> Option<Duration> {
+        outbound_guard_reqwest::retry_after(result.as_ref().ok()?)
     }
 }
 

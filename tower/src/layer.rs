@@ -6,6 +6,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{ready, Context, Poll};
+use std::time::Duration;
 
 use tower_layer::Layer;
 use tower_service::Service;
@@ -44,6 +45,15 @@ pub trait Classify<R, E> {
     fn misses_grpc(&self, result: &Result<R, E>) -> bool {
         let _ = result;
         false
+    }
+
+    /// The upstream's retry hint in a result that counts as a failure (`Retry-After` of
+    /// a 429 or 503): if that failure opens the breaker, or finds it open, the open
+    /// period lasts at least this long, capped by `cb_open_max`. None by default;
+    /// [`TransientHttp`](crate::TransientHttp) reads `Retry-After`.
+    fn retry_after(&self, result: &Result<R, E>) -> Option<Duration> {
+        let _ = result;
+        None
     }
 }
 
@@ -197,7 +207,8 @@ where
         // guard has admitted the call.
         let clone = self.inner.clone();
         let inner = std::mem::replace(&mut self.inner, clone);
-        let mut options = CallOptions::new();
+        let mut options =
+            CallOptions::new().retry_after(|failed: &Failed<Judged<S, Req>>| failed.retry_after);
         if self.slow_as_error {
             options = options.slow_as_error();
         }
@@ -226,8 +237,14 @@ pin_project_lite::pin_project! {
         S: Service<Req>,
     {
         #[pin]
-        call: GuardedCall<Classified<S, Req, C>, Judged<S, Req>>,
+        call: GuardedCall<Classified<S, Req, C>, Failed<Judged<S, Req>>>,
     }
+}
+
+/// A service's result that counts as a failure, with the retry hint its classifier read.
+struct Failed<T> {
+    result: T,
+    retry_after: Option<Duration>,
 }
 
 impl<S, Req, C> fmt::Debug for GuardFuture<S, Req, C>
@@ -250,7 +267,7 @@ where
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         Poll::Ready(match ready!(self.project().call.poll(cx)) {
-            Ok(Ok(result) | Err(result)) => result.map_err(GuardedError::Service),
+            Ok(Ok(result) | Err(Failed { result, .. })) => result.map_err(GuardedError::Service),
             Err(error) => Err(GuardedError::Guard(error)),
         })
     }
@@ -277,7 +294,7 @@ where
     S: Service<Req>,
     C: Classify<S::Response, S::Error>,
 {
-    type Output = Result<Judged<S, Req>, Judged<S, Req>>;
+    type Output = Result<Judged<S, Req>, Failed<Judged<S, Req>>>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let mut this = self.project();
@@ -292,7 +309,11 @@ where
             this.grpc_notice.warn();
         }
         Poll::Ready(if this.classify.is_failure(&result) {
-            Err(result)
+            let retry_after = this.classify.retry_after(&result);
+            Err(Failed {
+                result,
+                retry_after,
+            })
         } else {
             Ok(result)
         })

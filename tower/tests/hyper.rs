@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use axum::extract::ConnectInfo;
 use axum::http::{StatusCode, Uri};
+use axum::response::IntoResponse;
 use axum::Router;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Empty};
@@ -64,12 +65,27 @@ async fn server(seen: Seen) -> String {
                 seen.peers.lock().unwrap().insert(peer);
                 let mut parts = uri.path().trim_start_matches('/').split('/');
                 match (parts.next(), parts.next().map(str::parse::<u64>)) {
-                    (Some("status"), Some(Ok(code))) => StatusCode::from_u16(code as u16).unwrap(),
+                    (Some("status"), Some(Ok(code))) => {
+                        StatusCode::from_u16(code as u16).unwrap().into_response()
+                    }
                     (Some("slow"), Some(Ok(ms))) => {
                         tokio::time::sleep(Duration::from_millis(ms)).await;
-                        StatusCode::OK
+                        StatusCode::OK.into_response()
                     }
-                    _ => StatusCode::BAD_REQUEST,
+                    // `Retry-After: N`, or `date-N` for an HTTP date N seconds from now.
+                    (Some("busy"), Some(Ok(code))) => {
+                        let after = parts.next().unwrap_or_default();
+                        let value = match after.strip_prefix("date-") {
+                            Some(secs) => httpdate::fmt_http_date(
+                                std::time::SystemTime::now()
+                                    + Duration::from_secs(secs.parse().unwrap()),
+                            ),
+                            None => after.to_owned(),
+                        };
+                        let status = StatusCode::from_u16(code as u16).unwrap();
+                        (status, [(axum::http::header::RETRY_AFTER, value)]).into_response()
+                    }
+                    _ => StatusCode::BAD_REQUEST.into_response(),
                 }
             }
         },
@@ -413,4 +429,54 @@ async fn hyper_max_keepalive_is_the_clients_idle_pool() {
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
     assert_eq!(seen.connections(), 5);
+}
+
+/// A 429 and a 503 answering with `Retry-After`, in seconds and as an HTTP date: the
+/// opening they cause lasts as long as the upstream asked (capped by `cb_open_max`);
+/// a 503 without the header, or with garbage in it, opens for `cb_open_duration`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hyper_429_and_503_with_retry_after_open_the_breaker_for_as_long_as_asked() {
+    let seen = Seen::default();
+    let base = server(seen.clone()).await;
+    let cases = [
+        ("429/120", Some(120)),
+        ("503/90", Some(90)),
+        ("503/date-200", Some(200)),
+        ("429/86400", Some(300)),
+        ("503/soon", None),
+        ("503/-5", None),
+    ];
+    for (path, expected) in cases {
+        let (guard, client) = guarded(&common::system("cb_min_calls = 2\ncb_window_size = 2"));
+        for _ in 0..2 {
+            let answer = get(&client, &format!("{base}/busy/{path}")).await.unwrap();
+            assert!(answer.is_server_error() || answer.as_u16() == 429, "{path}");
+        }
+        let snapshot = guard.breaker().snapshot();
+        assert_eq!(snapshot.state, State::Open, "{path}");
+        // An HTTP date has whole seconds: a second either way.
+        let hint = snapshot.retry_hint.map(|d| d.as_secs_f64());
+        match (hint, expected) {
+            (Some(hint), Some(secs)) => {
+                assert!((hint - f64::from(secs)).abs() <= 1.5, "{path}: {hint}");
+            }
+            (hint, expected) => assert_eq!(hint.is_some(), expected.is_some(), "{path}"),
+        }
+        let open_for = snapshot.open_for.unwrap();
+        match expected {
+            Some(secs) => {
+                assert!(
+                    (open_for.as_secs_f64() - f64::from(secs)).abs() < 2.0,
+                    "{path}: {open_for:?}"
+                );
+            }
+            None => assert_eq!(open_for, Duration::from_secs(30), "{path}"),
+        }
+        // The refusal says so too.
+        let refused = guard_error(get(&client, &format!("{base}/busy/{path}")).await);
+        let Cause::Open { retry_after } = *refused.cause() else {
+            panic!("{refused}")
+        };
+        assert!(retry_after <= open_for && retry_after + Duration::from_secs(2) > open_for);
+    }
 }

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use clap::ValueEnum;
-use outbound_guard::{Cause, Guard, Observer, State, Transition};
+use outbound_guard::{CallOptions, Cause, Guard, Observer, State, Transition};
 use outbound_guard_settings::SystemSettings;
 use tokio::time::{sleep, Instant};
 
@@ -23,6 +23,10 @@ pub enum ScenarioKind {
     Slow,
     /// The upstream hangs for `--fault-for`, then is healthy again.
     Recovery,
+    /// The upstream answers every call with 429 and `Retry-After: --retry-after`: the
+    /// breaker stays open as long as it asked (capped by `cb_open_max`).
+    #[value(name = "429")]
+    RateLimited,
 }
 
 impl ScenarioKind {
@@ -33,6 +37,7 @@ impl ScenarioKind {
             ScenarioKind::Errors => "errors",
             ScenarioKind::Slow => "slow",
             ScenarioKind::Recovery => "recovery",
+            ScenarioKind::RateLimited => "429",
         }
     }
 }
@@ -52,6 +57,8 @@ pub struct Script {
     pub slow: Duration,
     /// `recovery`: how long the hang lasts.
     pub fault_for: Duration,
+    /// `429`: the `Retry-After` of every answer.
+    pub retry_after: Duration,
 }
 
 impl Script {
@@ -104,6 +111,11 @@ pub struct Figures {
     pub recovered_after: Option<Duration>,
     /// How many times the breaker opened (each open → half-open → open is one more).
     pub open_cycles: usize,
+    /// Upstream calls started after the breaker first opened: its trial calls, while the
+    /// fault lasts.
+    pub trial_calls: usize,
+    /// The open periods, in order (each opening's length).
+    pub open_periods: Vec<Duration>,
 }
 
 /// The timeline of a run, for the pictures: one sample per caller arrival, the
@@ -133,13 +145,16 @@ pub struct Run {
     pub timeline: Timeline,
 }
 
+/// One transition: from, to, when, and into open, for how long.
+type Moved = (State, State, Instant, Option<Duration>);
+
 #[derive(Default)]
-struct Transitions(Mutex<Vec<(State, State, Instant)>>);
+struct Transitions(Mutex<Vec<Moved>>);
 
 impl Observer for Transitions {
     fn on_transition(&self, t: &Transition<'_>) {
         if let Ok(mut all) = self.0.lock() {
-            all.push((t.from, t.to, t.at));
+            all.push((t.from, t.to, t.at, t.open.map(|open| open.length)));
         }
     }
 }
@@ -185,6 +200,8 @@ enum Answer {
     Hang,
     Error,
     Slow,
+    /// 429 with `Retry-After`.
+    Busy,
 }
 
 /// Runs one scenario against a fresh guard of `settings`, on its own paused runtime.
@@ -197,7 +214,8 @@ pub fn run(settings: &SystemSettings, script: &Script) -> Run {
     runtime.block_on(drive(settings, *script))
 }
 
-type Upstream = Pin<Box<dyn Future<Output = Result<(), ()>> + Send>>;
+/// The upstream's answer: `Err` for an error, with the `Retry-After` it carried.
+type Upstream = Pin<Box<dyn Future<Output = Result<(), Option<Duration>>> + Send>>;
 
 #[allow(clippy::too_many_lines)]
 async fn drive(settings: &SystemSettings, script: Script) -> Run {
@@ -237,6 +255,7 @@ async fn drive(settings: &SystemSettings, script: Script) -> Run {
                     match script.kind {
                         ScenarioKind::Hang | ScenarioKind::Recovery => Answer::Hang,
                         ScenarioKind::Slow => Answer::Slow,
+                        ScenarioKind::RateLimited => Answer::Busy,
                         ScenarioKind::Errors => {
                             // Errors spread evenly: call i fails when the running share
                             // of failures crosses a whole number.
@@ -258,7 +277,11 @@ async fn drive(settings: &SystemSettings, script: Script) -> Run {
                     }
                     Answer::Error => {
                         sleep(script.latency).await;
-                        Err(())
+                        Err(None)
+                    }
+                    Answer::Busy => {
+                        sleep(script.latency).await;
+                        Err(Some(script.retry_after))
                     }
                     Answer::Slow => {
                         sleep(script.slow).await;
@@ -279,7 +302,8 @@ async fn drive(settings: &SystemSettings, script: Script) -> Run {
         tasks.push(tokio::spawn(async move {
             let _alive = alive.enter();
             let start = Instant::now();
-            let result = guard.call(upstream()).await;
+            let options = CallOptions::new().retry_after(|hint: &Option<Duration>| *hint);
+            let result = guard.call_with(options, upstream()).await;
             let took = start.elapsed();
             Seen {
                 started: start.saturating_duration_since(fault_at),
@@ -324,8 +348,8 @@ async fn drive(settings: &SystemSettings, script: Script) -> Run {
             .min(),
         breaker_opened: transitions
             .iter()
-            .filter(|(_, to, at)| *to == State::Open && *at >= fault_at)
-            .find_map(|(_, _, at)| after(*at)),
+            .filter(|(_, to, at, _)| *to == State::Open && *at >= fault_at)
+            .find_map(|(_, _, at, _)| after(*at)),
         first_zero_wait_refusal: first_zero_wait,
         upstream_calls_until_fast_fail: starts
             .iter()
@@ -340,19 +364,29 @@ async fn drive(settings: &SystemSettings, script: Script) -> Run {
         recovered_after: fault_end.and_then(|fault_end| {
             transitions
                 .iter()
-                .find(|(_, to, at)| *to == State::Closed && *at >= fault_end)
-                .map(|(_, _, at)| *at - fault_end)
+                .find(|(_, to, at, _)| *to == State::Closed && *at >= fault_end)
+                .map(|(_, _, at, _)| *at - fault_end)
         }),
         open_cycles: transitions
             .iter()
-            .filter(|(_, to, _)| *to == State::Open)
+            .filter(|(_, to, _, _)| *to == State::Open)
             .count(),
+        trial_calls: transitions
+            .iter()
+            .find(|(_, to, _, _)| *to == State::Open)
+            .map_or(0, |(_, _, opened, _)| {
+                starts.iter().filter(|at| *at > opened).count()
+            }),
+        open_periods: transitions
+            .iter()
+            .filter_map(|(_, to, _, length)| (*to == State::Open).then_some(*length).flatten())
+            .collect(),
     };
     let timeline = Timeline {
         samples,
         transitions: transitions
             .iter()
-            .map(|(_, to, at)| (since(*at), *to))
+            .map(|(_, to, at, _)| (since(*at), *to))
             .collect(),
         refusals: seen
             .iter()

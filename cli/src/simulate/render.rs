@@ -49,6 +49,8 @@ fn figures_json(f: &Figures) -> serde_json::Value {
         "refused": f.refused,
         "recovered_after_ms": ms(f.recovered_after),
         "open_cycles": f.open_cycles,
+        "trial_calls": f.trial_calls,
+        "open_periods_ms": f.open_periods.iter().map(|d| d.as_millis()).collect::<Vec<_>>(),
     })
 }
 
@@ -76,6 +78,9 @@ pub(crate) fn to_json(
                         ScenarioKind::Errors => value["rate"] = json!(s.rate),
                         ScenarioKind::Slow => value["slow_ms"] = ms(Some(s.slow)),
                         ScenarioKind::Recovery => value["fault_for_ms"] = ms(Some(s.fault_for)),
+                        ScenarioKind::RateLimited => {
+                            value["retry_after_ms"] = ms(Some(s.retry_after));
+                        }
                         ScenarioKind::Hang => {}
                     }
                     let alternatives: Vec<serde_json::Value> = compared
@@ -163,7 +168,7 @@ pub(crate) fn to_tables(
         }
         let _ = writeln!(
             out,
-            "{}: {} permits (bulkhead_wait {}), breaker opens at {}% of ≥ {} calls in {}, slow after {}, timeout {}, open for {}",
+            "{}: {} permits (bulkhead_wait {}), breaker opens at {}% of ≥ {} calls in {}, slow after {}, timeout {}, open for {}{}",
             system.name(),
             system.bulkhead_permits(),
             seconds(system.bulkhead_wait()),
@@ -173,6 +178,7 @@ pub(crate) fn to_tables(
             seconds(system.cb_slow_threshold()),
             seconds(system.total_timeout()),
             seconds(system.cb_open_duration()),
+            open_extras(system),
         );
         let _ = writeln!(
             out,
@@ -207,6 +213,7 @@ fn scenario_name(o: &Outcome) -> String {
         ScenarioKind::Errors => format!("errors {}%", percent(s.rate)),
         ScenarioKind::Slow => format!("slow {}", seconds(s.slow)),
         ScenarioKind::Recovery => format!("recovery after {}", seconds(s.fault_for)),
+        ScenarioKind::RateLimited => format!("429, Retry-After {}", seconds(s.retry_after)),
     };
     if o.warm == 0 {
         format!("{what}, cold")
@@ -216,6 +223,23 @@ fn scenario_name(o: &Outcome) -> String {
 }
 
 /// A share as a percentage, to two decimals at most: `60`, `0.01`.
+/// How the open period may grow: backoff, jitter and the cap (empty when neither is on
+/// and the cap only bounds retry hints).
+fn open_extras(system: &SystemSettings) -> String {
+    let mut parts = Vec::new();
+    if system.cb_open_backoff() > 1.0 {
+        parts.push(format!("×{} per re-opening", system.cb_open_backoff()));
+    }
+    if system.cb_open_jitter() > 0.0 {
+        parts.push(format!(
+            "+ up to {}% jitter",
+            percent(system.cb_open_jitter())
+        ));
+    }
+    parts.push(format!("at most {}", seconds(system.cb_open_max())));
+    format!(" ({})", parts.join(", "))
+}
+
 fn percent(rate: f64) -> String {
     let text = format!("{:.2}", rate * 100.0);
     text.trim_end_matches('0').trim_end_matches('.').to_owned()

@@ -2,7 +2,8 @@
 //!
 //! - `Echo` waits `delay_ms`, then answers `code` (0: the message back). An error is
 //!   the handler's `Err`, which tonic sends as a trailers-only response: the status in
-//!   the response headers.
+//!   the response headers; a request with `x-pushback-ms` metadata gets it back on its
+//!   error as `grpc-retry-pushback-ms` (a server asking the client to back off).
 //! - `Count` refuses at once with `code` when it is not 0 (trailers-only again), else
 //!   streams `n` replies `interval_ms` apart and ends with `end_code`: an error after
 //!   the messages travels in the trailers.
@@ -176,12 +177,17 @@ type CountStream = Pin<Box<dyn Stream<Item = Result<CountReply, Status>> + Send>
 impl Echo for Handlers {
     async fn echo(&self, request: Request<EchoRequest>) -> Result<Response<EchoReply>, Status> {
         let (call, grpc_timeout) = self.state.arrive(&request);
+        let pushback = request.metadata().get("x-pushback-ms").cloned();
         let request = request.into_inner();
         if request.delay_ms > 0 {
             tokio::time::sleep(Duration::from_millis(request.delay_ms.into())).await;
         }
         if request.code != 0 {
-            return Err(asked(request.code, "echo"));
+            let mut status = asked(request.code, "echo");
+            if let Some(ms) = pushback {
+                status.metadata_mut().insert("grpc-retry-pushback-ms", ms);
+            }
+            return Err(status);
         }
         Ok(Response::new(EchoReply {
             message: request.message,

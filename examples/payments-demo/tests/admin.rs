@@ -79,7 +79,7 @@ async fn an_action_that_finds_its_state_answers_that_it_changed_nothing() {
     };
     let (status, body) = post(&h, "/admin/breakers/sber/reset", Some(&auth)).await;
     assert_eq!(status, 200, "{body}");
-    assert!(!changed(&body), "reset of a closed breaker: {body}");
+    assert!(!changed(&body), "reset of an empty closed breaker: {body}");
     for action in ["force_open", "disable", "reset"] {
         let (status, body) = post(&h, &format!("/admin/breakers/sber/{action}"), Some(&auth)).await;
         assert_eq!(status, 200, "{body}");

@@ -29,6 +29,9 @@ fn core(window: u32, min_calls: u32, failure_rate: f64, trials: u32) -> Arc<Core
         min_calls,
         failure_rate,
         open_nanos: OPEN,
+        open_max_nanos: OPEN,
+        backoff: 1.0,
+        jitter: 0.0,
         trials,
     }))
 }
@@ -559,6 +562,9 @@ fn a_reload_shrinking_the_window_races_recording_without_a_torn_count() {
             min_calls: 2,
             failure_rate: 1.0,
             open_nanos: OPEN,
+            open_max_nanos: OPEN,
+            backoff: 1.0,
+            jitter: 0.0,
             trials: 1,
         });
         recorder.join().unwrap();
@@ -566,5 +572,71 @@ fn a_reload_shrinking_the_window_races_recording_without_a_torn_count() {
         assert_eq!(core.state(), State::Closed);
         assert_eq!(calls, 2, "the new size, full");
         assert_eq!(failures, 1, "the failure is the newest outcome: kept");
+    });
+}
+
+#[test]
+fn a_reset_of_a_closed_window_and_an_outcome_in_flight_agree() {
+    // A call admitted before the reset ends while an operator resets the closed breaker,
+    // whose window holds one outcome already. Either the outcome lands first and the
+    // reset forgets both, or the reset comes first (a new generation) and the outcome,
+    // now stale, is dropped: the window is empty either way, and nothing is a transition.
+    check(|| {
+        let core = core(4, 4, 1.0, 1);
+        let first = admit(&core, 0).unwrap();
+        assert_eq!(core.record(first, false, || 0), None);
+        let in_flight = admit(&core, 0).unwrap();
+        let recorder = {
+            let core = core.clone();
+            thread::spawn(move || core.record(in_flight, true, || 0))
+        };
+        let acted = core.act(
+            ManualAction::Reset,
+            crate::breaker::Reason::Manual(ManualAction::Reset),
+            0,
+        );
+        assert_eq!(recorder.join().unwrap(), None);
+        assert!(
+            matches!(
+                acted,
+                crate::breaker::state::Acted::Cleared { calls: 1 | 2, .. }
+            ),
+            "{acted:?}"
+        );
+        assert_eq!(core.window_counts(), (0, 0));
+        assert_eq!(core.state(), State::Closed);
+        assert!(core.next_change().is_none(), "no transition");
+    });
+}
+
+#[test]
+fn a_hinted_failure_and_a_plain_one_open_once_for_the_hint() {
+    // Two failures open a two-call window; one carries a hint of 5 × OPEN. Whichever
+    // lands second opens the breaker, for the hint either way: kept from the closed
+    // window, or carried by the opening failure itself.
+    check(|| {
+        let core = Arc::new(Core::new(Config {
+            window: 2,
+            min_calls: 2,
+            failure_rate: 1.0,
+            open_nanos: OPEN,
+            open_max_nanos: 10 * OPEN,
+            backoff: 1.0,
+            jitter: 0.0,
+            trials: 1,
+        }));
+        let a = admit(&core, 0).unwrap();
+        let b = admit(&core, 0).unwrap();
+        let hinted = {
+            let core = core.clone();
+            thread::spawn(move || core.record_hinted_failure(a, 5 * OPEN, 0))
+        };
+        let plain = core.record(b, true, || 0);
+        let hinted = hinted.join().unwrap();
+        assert!(plain.is_some() != hinted.is_some(), "opened exactly once");
+        let reading = core.reading();
+        assert_eq!(reading.state, State::Open);
+        assert_eq!(reading.open_until_nanos, Some(5 * OPEN));
+        assert_eq!(reading.opening.and_then(|o| o.hint_nanos), Some(5 * OPEN));
     });
 }

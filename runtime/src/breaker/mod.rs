@@ -21,11 +21,11 @@ pub use action::{ManualAction, UnknownAction};
 use delivery::Delivery;
 pub use set_by::SetBy;
 pub(crate) use state::Ticket;
-use state::{Change, Config, Core, Denied};
+use state::{Acted, Change, Config, Core, Denied};
 pub use state::{Reason, State};
 
 use crate::error::{Cause, CircuitBreakerError};
-use crate::observer::{self, Observer, Transition};
+use crate::observer::{self, Observer, OpenPeriod, Transition};
 
 /// A breaker for one system. Usually reached through its [`Guard`](crate::Guard); usable
 /// alone through [`Breaker::try_acquire`].
@@ -90,6 +90,13 @@ pub struct Snapshot {
     /// While forced open or disabled: who put it there, the settings file (`cb_mode`)
     /// or an operator (the API).
     pub set_by: Option<SetBy>,
+    /// While open: the length of this open period, from `since` to the trials:
+    /// `cb_open_duration`, backed off, with jitter, or as an upstream's retry hint asked.
+    pub open_for: Option<Duration>,
+    /// While open: the upstream's retry hint (`Retry-After`, `grpc-retry-pushback-ms`)
+    /// when it made this open period longer than the breaker's own, capped by
+    /// `cb_open_max`.
+    pub retry_hint: Option<Duration>,
 }
 
 /// A half-open breaker's trial calls so far.
@@ -115,9 +122,11 @@ impl Breaker {
             .filter(|o| o.wants_calls())
             .cloned()
             .collect();
+        let core = Core::new(config);
+        core.seed(seed_of(settings.name()));
         Breaker {
             name: Arc::from(settings.name()),
-            core: Core::new(config),
+            core,
             delivery: Delivery::new(),
             epoch: Instant::now(),
             observers,
@@ -195,6 +204,22 @@ impl Breaker {
         self.report(change);
     }
 
+    /// Records a failure of the call admitted with `ticket`, which ended at `now`
+    /// carrying the upstream's retry hint: see [`BreakerPermit::failure_with_retry_after`].
+    pub(crate) fn record_hinted_at(&self, ticket: Ticket, retry_after: Duration, now: Instant) {
+        let change =
+            self.core
+                .record_hinted_failure(ticket, duration_nanos(retry_after), self.nanos(now));
+        self.report(change);
+    }
+
+    /// Seeds the random share `cb_open_jitter` adds to each open period: the same seed
+    /// gives the same open periods, so a test under tokio's paused clock can assert
+    /// them exactly. Each breaker is otherwise seeded at random when built.
+    pub fn seed_jitter(&self, seed: u64) {
+        self.core.seed(seed);
+    }
+
     /// Gives back the place of a call admitted with `ticket` (a trial slot) without
     /// counting anything: the call was abandoned.
     #[inline]
@@ -264,6 +289,13 @@ impl Breaker {
             },
             opened_by: reading.opened_by,
             set_by: self.set_by_in(reading.state),
+            open_for: reading
+                .opening
+                .map(|opening| Duration::from_nanos(opening.nanos)),
+            retry_hint: reading
+                .opening
+                .and_then(|opening| opening.hint_nanos)
+                .map(Duration::from_nanos),
         }
     }
 
@@ -323,28 +355,43 @@ impl Breaker {
         self.act(ManualAction::Disable)
     }
 
-    /// Back to closed with an empty window. Returns `false` if it was already closed:
-    /// its window is then kept (to start a closed breaker's window afresh, force it open
-    /// and reset it); see [`Breaker::act`].
+    /// Back to closed with an empty window and no trials, from any state: an operator
+    /// means "forget what you counted". Outcomes of calls admitted before the reset are
+    /// not counted afterwards. Returns `false` only for a closed breaker with an empty
+    /// window, where there is nothing to forget; see [`Breaker::act`].
     pub fn reset(&self) -> bool {
         self.act(ManualAction::Reset)
     }
 
-    /// An operator's action: whether it changed the state. An action that finds the
-    /// breaker already in its target state (force open of a forced-open breaker, disable
-    /// of a disabled one, reset of a closed one) is a no-op: nothing changes, and nothing
-    /// is logged, counted or reported to the observers. Otherwise it is a transition
-    /// with reason [`Reason::Manual`].
+    /// An operator's action: whether it did anything. One rule: only a change of state
+    /// is a transition, logged, counted and reported to the observers with reason
+    /// [`Reason::Manual`]. A reset of a closed breaker empties its window (logged as a
+    /// reset, `sber reset by an operator: window cleared, 4 of 10 had failed`: no
+    /// transition, no `closed → closed`); any other action that finds the breaker in its
+    /// target state (a reset of an empty closed window, force open of a forced-open
+    /// breaker, disable of a disabled one) is a no-op: nothing changes, and nothing is
+    /// logged, counted or reported.
     pub fn act(&self, action: ManualAction) -> bool {
         self.manual_by(action, SetBy::Operator)
     }
 
-    /// The action itself: whether it changed the state.
+    /// The action itself: whether it did anything.
     fn manual_action(&self, action: ManualAction, reason: Reason) -> bool {
-        let change = self.core.act(action, reason, self.nanos(Instant::now()));
-        let changed = change.is_some();
-        self.report(change);
-        changed
+        match self.core.act(action, reason, self.nanos(Instant::now())) {
+            Acted::Moved(change) => {
+                self.report(Some(change));
+                true
+            }
+            Acted::Cleared { failures, calls } => {
+                let who = match reason {
+                    Reason::Settings(_) => "the settings file",
+                    _ => "an operator",
+                };
+                crate::hooks::window_cleared(&self.name, who, failures, calls);
+                true
+            }
+            Acted::Nothing => false,
+        }
     }
 
     #[inline]
@@ -370,6 +417,11 @@ impl Breaker {
             to: change.to,
             reason: change.reason,
             at: self.epoch + Duration::from_nanos(change.at_nanos),
+            open: change.opening.map(|opening| OpenPeriod {
+                length: Duration::from_nanos(opening.nanos),
+                retry_hint: opening.hint_nanos.map(Duration::from_nanos),
+                backed_off: opening.backed_off,
+            }),
         };
         observer::notify(&self.observers, &self.name, "on_transition", |observer| {
             observer.on_transition(&transition);
@@ -384,8 +436,18 @@ fn config_of(settings: &SystemSettings) -> Config {
         min_calls: settings.cb_min_calls(),
         failure_rate: settings.cb_failure_rate(),
         open_nanos: duration_nanos(settings.cb_open_duration()),
+        open_max_nanos: duration_nanos(settings.cb_open_max()),
+        backoff: settings.cb_open_backoff(),
+        jitter: settings.cb_open_jitter(),
         trials: settings.cb_half_open_calls(),
     }
+}
+
+/// A seed for a breaker's jitter: random per process (std's `RandomState`), mixed with
+/// the system's name, so replicas (and systems) opened by one outage draw apart.
+fn seed_of(name: &str) -> u64 {
+    use std::hash::BuildHasher;
+    std::collections::hash_map::RandomState::new().hash_one(name)
 }
 
 impl Breaker {
@@ -481,6 +543,18 @@ impl BreakerPermit<'_> {
     #[inline]
     pub fn failure(self) {
         self.record(true);
+    }
+
+    /// The call failed, and the upstream asked not to be called again for `retry_after`
+    /// (HTTP `Retry-After`, gRPC `grpc-retry-pushback-ms`). Counted as any failure; if it
+    /// opens the breaker, or finds it open, the open period lasts at least
+    /// `retry_after` from now, at most `cb_open_max` from its start. A closed breaker is
+    /// not opened by the hint alone: the window decides, as for any failure.
+    pub fn failure_with_retry_after(mut self, retry_after: Duration) {
+        if let Some(ticket) = self.ticket.take() {
+            self.breaker
+                .record_hinted_at(ticket, retry_after, Instant::now());
+        }
     }
 
     /// Records the call's outcome, reading the clock only if the state changes.

@@ -156,6 +156,19 @@ pub(crate) struct Change {
     pub to: State,
     pub reason: Reason,
     pub at_nanos: u64,
+    /// Into open: how long, and what decided it.
+    pub opening: Option<Opening>,
+}
+
+/// An open period: its length and what decided it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Opening {
+    /// From the opening to the trials.
+    pub nanos: u64,
+    /// The upstream's retry hint, when it made the period longer than the breaker's own.
+    pub hint_nanos: Option<u64>,
+    /// Whether the breaker's own period was multiplied by `cb_open_backoff`.
+    pub backed_off: bool,
 }
 
 /// The breaker's parameters, taken from a system's settings.
@@ -165,6 +178,12 @@ pub(crate) struct Config {
     pub min_calls: u32,
     pub failure_rate: f64,
     pub open_nanos: u64,
+    /// The longest open period: the cap of backoff, jitter and retry hints.
+    pub open_max_nanos: u64,
+    /// Each re-opening after a failed trial multiplies the open period by this.
+    pub backoff: f64,
+    /// A share of the open period, up to this, is added at random to each one.
+    pub jitter: f64,
     pub trials: u32,
 }
 
@@ -173,6 +192,17 @@ pub(crate) struct Config {
 pub(crate) struct Ticket {
     generation: u64,
     trial: bool,
+}
+
+/// What an operator's action did ([`Core::act`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Acted {
+    /// A transition.
+    Moved(Change),
+    /// A closed breaker's window was emptied: `failures` of `calls` had failed.
+    Cleared { failures: u32, calls: u32 },
+    /// Nothing: the breaker was already in the target state, with nothing to forget.
+    Nothing,
 }
 
 /// Why the core refused a call.
@@ -196,6 +226,8 @@ pub(crate) struct Reading {
     pub open_until_nanos: Option<u64>,
     /// While open: why it opened.
     pub opened_by: Option<Reason>,
+    /// While open: how long, and what decided it.
+    pub opening: Option<Opening>,
 }
 
 const KIND_BITS: u32 = 3;
@@ -226,6 +258,16 @@ struct Inner {
     opened_by: Option<Reason>,
     /// Transitions not yet handed to the observers, oldest first.
     changes: VecDeque<Change>,
+    /// The breaker's own open period before jitter at the last opening, 0 once closed:
+    /// the base a re-opening multiplies by `backoff`.
+    base_nanos: u64,
+    /// While open: the running open period.
+    opening: Option<Opening>,
+    /// While closed: the latest instant an upstream's retry hint asked not to be called
+    /// before; an opening in this closed state lasts at least until then.
+    hint_until: Option<u64>,
+    /// The jitter's random state (splitmix64): seedable, so runs are reproducible.
+    rng: u64,
 }
 
 /// The state machine. `Sync`; every method takes `&self`.
@@ -267,6 +309,10 @@ impl Core {
                 since_nanos: 0,
                 opened_by: None,
                 changes: VecDeque::new(),
+                base_nanos: 0,
+                opening: None,
+                hint_until: None,
+                rng: 0,
             }),
         }
     }
@@ -450,7 +496,69 @@ impl Core {
         failed: bool,
         now: impl FnOnce() -> u64,
     ) -> Option<Change> {
+        let inner = self.lock();
+        self.record_in(inner, ticket, failed, None, now)
+    }
+
+    /// Records a failure that carries the upstream's retry hint (`Retry-After`,
+    /// `grpc-retry-pushback-ms`), `hint_nanos` from `now`: counted as any failure, and
+    /// the open period it starts, or the one running, lasts at least until the hint
+    /// (capped by `open_max_nanos` from the opening). While closed, the hint alone opens
+    /// nothing: it is kept for an opening in the same closed state. From an earlier
+    /// generation, it still lengthens a running open period (the upstream said so), but
+    /// counts nothing.
+    pub(crate) fn record_hinted_failure(
+        &self,
+        ticket: Ticket,
+        hint_nanos: u64,
+        now: u64,
+    ) -> Option<Change> {
         let mut inner = self.lock();
+        let word = self.state.load(Ordering::Relaxed);
+        let state = State::from_code(word);
+        if state == State::Disabled {
+            return None;
+        }
+        let until = now.saturating_add(hint_nanos);
+        if generation_of(word) != ticket.generation {
+            if state == State::Open {
+                self.lengthen(&mut inner, until, hint_nanos);
+            }
+            return None;
+        }
+        if state == State::Closed {
+            inner.hint_until = Some(inner.hint_until.map_or(until, |kept| kept.max(until)));
+        }
+        self.record_in(inner, ticket, true, Some(until), || now)
+    }
+
+    /// A running open period lasts at least until `until` (a retry hint of
+    /// `hint_nanos`), at most `open_max_nanos` from its start.
+    fn lengthen(&self, inner: &mut Inner, until: u64, hint_nanos: u64) {
+        let cap = inner
+            .since_nanos
+            .saturating_add(inner.config.open_max_nanos);
+        let current = self.open_until.load(Ordering::Relaxed);
+        let wanted = until.min(cap);
+        if wanted > current {
+            self.open_until.store(wanted, Ordering::Release);
+            if let Some(opening) = inner.opening.as_mut() {
+                opening.nanos = wanted - inner.since_nanos;
+                opening.hint_nanos = Some(hint_nanos);
+            }
+        }
+    }
+
+    /// [`record_locked`](Self::record_locked) with the lock taken, the generation not
+    /// yet checked; `hint_until`: a retry hint's instant, for a trial that fails.
+    fn record_in(
+        &self,
+        mut inner: MutexGuard<'_, Inner>,
+        ticket: Ticket,
+        failed: bool,
+        hint_until: Option<u64>,
+        now: impl FnOnce() -> u64,
+    ) -> Option<Change> {
         let word = self.state.load(Ordering::Relaxed);
         if generation_of(word) != ticket.generation {
             return None;
@@ -470,6 +578,7 @@ impl Core {
                         succeeded: inner.trials_succeeded,
                         trials: inner.config.trials,
                     };
+                    inner.hint_until = hint_until;
                     Some(self.open(&mut inner, reason, now()))
                 } else {
                     inner.trials_succeeded += 1;
@@ -558,30 +667,49 @@ impl Core {
         }
     }
 
-    /// An operator's action; `None`, changing nothing, if the breaker is already in the
-    /// target state (a reset of a closed breaker keeps its window). The breaker goes
-    /// through [`act`](Self::act); the core's own tests call this.
+    /// An operator's action's transition, if it made one. The breaker goes through
+    /// [`act`](Self::act); the core's own tests call this.
     #[cfg(test)]
     pub(crate) fn manual(&self, action: ManualAction, now: u64) -> Option<Change> {
-        self.act(action, Reason::Manual(action), now)
+        match self.act(action, Reason::Manual(action), now) {
+            Acted::Moved(change) => Some(change),
+            Acted::Cleared { .. } | Acted::Nothing => None,
+        }
     }
 
-    /// [`manual`](Self::manual), with the transition's `reason`: an operator's
+    /// An operator's action, with the transition's `reason`: an operator's
     /// ([`Reason::Manual`]) or the settings file's ([`Reason::Settings`]).
-    pub(crate) fn act(&self, action: ManualAction, reason: Reason, now: u64) -> Option<Change> {
+    ///
+    /// One rule: an action that changes the state is a transition; a reset of a closed
+    /// breaker with outcomes in its window empties the window and starts a new
+    /// generation (outcomes of calls admitted before it do not land), without a
+    /// transition; any other action that finds the breaker in its target state (a reset
+    /// of an empty closed window, a second force open) changes nothing at all.
+    pub(crate) fn act(&self, action: ManualAction, reason: Reason, now: u64) -> Acted {
         let mut inner = self.lock();
-        let current = State::from_code(self.state.load(Ordering::Relaxed));
+        let word = self.state.load(Ordering::Relaxed);
+        let current = State::from_code(word);
         let target = match action {
             ManualAction::ForceOpen => State::ForcedOpen,
             ManualAction::Disable => State::Disabled,
             ManualAction::Reset => State::Closed,
         };
-        // One rule for every action: one that finds the breaker in its target state
-        // changes nothing, not even the window, and is no transition.
-        if current == target {
-            return None;
+        if current != target {
+            return Acted::Moved(self.transition(&mut inner, target, reason, now));
         }
-        Some(self.transition(&mut inner, target, reason, now))
+        if current != State::Closed || inner.window.len() == 0 {
+            return Acted::Nothing;
+        }
+        let (failures, calls) = (inner.window.failures() as u32, inner.window.len() as u32);
+        inner.window.clear();
+        self.summary.store(0, Ordering::Release);
+        // A new generation of the same state: calls admitted before the reset carry the
+        // old one, and their outcomes are dropped.
+        self.state.store(
+            pack(generation_of(word) + 1, State::Closed),
+            Ordering::Release,
+        );
+        Acted::Cleared { failures, calls }
     }
 
     /// A consistent reading of state and counts.
@@ -606,6 +734,7 @@ impl Core {
             open_until_nanos: (state == State::Open)
                 .then(|| self.open_until.load(Ordering::Relaxed)),
             opened_by,
+            opening: inner.opening.filter(|_| state == State::Open),
         }
     }
 
@@ -682,14 +811,60 @@ impl Core {
         )
     }
 
+    /// Opens at `now` for the period [`open_period`](Self::open_period) decides.
     fn open(&self, inner: &mut Inner, reason: Reason, now: u64) -> Change {
-        self.open_until.store(
-            now.saturating_add(inner.config.open_nanos),
-            Ordering::Relaxed,
-        );
-        let change = self.transition(inner, State::Open, reason, now);
+        let opening = Self::open_period(inner, reason, now);
+        self.open_until
+            .store(now.saturating_add(opening.nanos), Ordering::Relaxed);
+        let mut change = self.transition(inner, State::Open, reason, now);
+        change.opening = Some(opening);
+        if let Some(queued) = inner.changes.back_mut() {
+            queued.opening = Some(opening);
+        }
         inner.opened_by = Some(reason);
+        inner.opening = Some(opening);
         change
+    }
+
+    /// The length of an opening at `now`: `open_nanos`, multiplied by `backoff` for
+    /// each re-opening after a failed trial since the breaker last closed, plus up to
+    /// `jitter` of it at random, then at least until a retry hint kept in this state;
+    /// never more than `open_max_nanos`.
+    fn open_period(inner: &mut Inner, reason: Reason, now: u64) -> Opening {
+        let config = inner.config;
+        let max = config.open_max_nanos.max(config.open_nanos);
+        let backed_off = matches!(reason, Reason::TrialFailed { .. })
+            && inner.base_nanos > 0
+            && config.backoff > 1.0;
+        let base = if backed_off {
+            scale(inner.base_nanos, config.backoff).min(max)
+        } else {
+            config.open_nanos
+        };
+        inner.base_nanos = base;
+        let mut nanos = base;
+        if config.jitter > 0.0 {
+            let share = config.jitter * unit(next_random(&mut inner.rng));
+            nanos = base.saturating_add(scale(base, share)).min(max);
+        }
+        let mut hint_nanos = None;
+        if let Some(until) = inner.hint_until.take() {
+            let hinted = until.saturating_sub(now).min(max);
+            if hinted > nanos {
+                nanos = hinted;
+                hint_nanos = Some(hinted);
+            }
+        }
+        Opening {
+            nanos,
+            hint_nanos,
+            backed_off: backed_off && base > config.open_nanos,
+        }
+    }
+
+    /// Seeds the jitter's random state: the same seed gives the same open periods.
+    pub(crate) fn seed(&self, seed: u64) {
+        self.lock().rng = seed;
     }
 
     /// Moves to `to` with a new generation; every state starts with fresh counts.
@@ -704,6 +879,12 @@ impl Core {
         inner.trials_succeeded = 0;
         inner.since_nanos = now;
         inner.opened_by = None;
+        inner.opening = None;
+        inner.hint_until = None;
+        if to == State::Closed {
+            // Closing ends the backoff: the next opening is `open_nanos` again.
+            inner.base_nanos = 0;
+        }
         // Release: a thread that sees the new state also sees `open_until` and the
         // emptied summary.
         self.state.store(pack(generation, to), Ordering::Release);
@@ -712,6 +893,7 @@ impl Core {
             to,
             reason,
             at_nanos: now,
+            opening: None,
         };
         inner.changes.push_back(change);
         change
@@ -726,6 +908,30 @@ fn pack_counts(failures: u32, calls: u32) -> u64 {
 /// `(failures, calls)` of a summary word.
 fn unpack(summary: u64) -> (u32, u32) {
     ((summary >> 32) as u32, summary as u32)
+}
+
+/// `nanos × factor`, saturating (`factor` ≥ 0).
+fn scale(nanos: u64, factor: f64) -> u64 {
+    let scaled = nanos as f64 * factor;
+    if scaled >= u64::MAX as f64 {
+        u64::MAX
+    } else {
+        scaled as u64
+    }
+}
+
+/// The next number of a splitmix64 sequence.
+fn next_random(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// A random number in [0, 1) from 53 random bits.
+fn unit(random: u64) -> f64 {
+    (random >> 11) as f64 / (1u64 << 53) as f64
 }
 
 /// `failures / calls`, 0 for an empty window.

@@ -9,6 +9,9 @@ fn config(window: u32, min_calls: u32) -> Config {
         min_calls,
         failure_rate: 0.5,
         open_nanos: 10,
+        open_max_nanos: 10,
+        backoff: 1.0,
+        jitter: 0.0,
         trials: 1,
     }
 }

@@ -2,6 +2,7 @@
 
 use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::time::Duration;
 
 use tokio::time::Instant;
 
@@ -44,7 +45,22 @@ pub(super) fn judge<T, E>(
             }
         },
     };
-    Ok(record(permit, failed, result.is_ok(), end, options.slow_as_error).map(|()| result))
+    // The upstream's retry hint a counted failure carries (`retry_after`); a panicking
+    // reader of it counts as a panicking classifier.
+    let hint = match (&result, options.retry_after) {
+        (Err(err), Some(retry_after)) if failed => {
+            match catch_unwind(AssertUnwindSafe(|| retry_after(err))) {
+                Ok(hint) => hint,
+                Err(panic) => {
+                    classifier_panicked(permit, end);
+                    return Err(panic);
+                }
+            }
+        }
+        _ => None,
+    };
+    let ok = result.is_ok();
+    Ok(record(permit, failed, ok, end, options.slow_as_error, hint).map(|()| result))
 }
 
 /// The classifier panicked: the call is recorded as a failure (its permits go back,
@@ -55,7 +71,8 @@ fn classifier_panicked(permit: &mut Permit, end: Instant) {
 }
 
 /// The elapsed check of a call that ended in time (`failed` when its error counts, `ok`
-/// when it returned `Ok`), and its outcome recorded. Not generic: compiled once
+/// when it returned `Ok`), and its outcome recorded, with the upstream's retry hint a
+/// failure carries. Not generic: compiled once
 /// (inlined in optimised builds, as the steps around the call are).
 #[cfg_attr(not(debug_assertions), inline(always))]
 pub(super) fn record(
@@ -64,6 +81,7 @@ pub(super) fn record(
     ok: bool,
     end: Instant,
     slow_as_error: bool,
+    retry_after: Option<Duration>,
 ) -> Result<(), CircuitBreakerError> {
     let threshold = permit.guard().slow_threshold();
     // Already counted as slow while running: report it as the breaker counted it, even
@@ -83,6 +101,6 @@ pub(super) fn record(
             },
         )
     });
-    permit.report_end(failed || slow, outcome, end);
+    permit.report_end_hinted(failed || slow, outcome, end, retry_after);
     refused.map_or(Ok(()), Err)
 }

@@ -1,5 +1,7 @@
 //! [`CallOptions`]: how [`Guard::call_with`](crate::Guard::call_with) judges a call.
 
+use std::time::Duration;
+
 /// How [`Guard::call_with`](crate::Guard::call_with) judges a call: the options of `#[circuit_breaker]`
 /// (`failure_if`, `slow_as_error`) as values.
 ///
@@ -28,6 +30,7 @@
 pub struct CallOptions<E> {
     pub(super) failure_if: Option<fn(&E) -> bool>,
     pub(super) slow_as_error: bool,
+    pub(super) retry_after: Option<fn(&E) -> Option<Duration>>,
 }
 
 impl<E> Clone for CallOptions<E> {
@@ -50,6 +53,7 @@ impl<E> CallOptions<E> {
         CallOptions {
             failure_if: None,
             slow_as_error: false,
+            retry_after: None,
         }
     }
 
@@ -58,6 +62,31 @@ impl<E> CallOptions<E> {
     /// classifier that panics counts the call as a failure, and the panic unwinds on.
     pub const fn failure_if(mut self, is_failure: fn(&E) -> bool) -> Self {
         self.failure_if = Some(is_failure);
+        self
+    }
+
+    /// Reads the upstream's retry hint from an error that counts as a failure: a port
+    /// error holding the `Retry-After` of a 429 or 503, or a gRPC status's
+    /// `grpc-retry-pushback-ms`. If that failure opens the breaker, or finds it open,
+    /// the open period lasts at least the hint, at most `cb_open_max`; a closed breaker
+    /// is not opened by a hint alone (see
+    /// [`BreakerPermit::failure_with_retry_after`](crate::BreakerPermit::failure_with_retry_after)).
+    /// A reader that panics counts the call as a failure, and the panic unwinds on.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use outbound_guard::CallOptions;
+    ///
+    /// enum PortError { Busy { retry_after: Option<Duration> }, Down }
+    ///
+    /// let options = CallOptions::new().retry_after(|e: &PortError| match e {
+    ///     PortError::Busy { retry_after } => *retry_after,
+    ///     PortError::Down => None,
+    /// });
+    /// # let _ = options;
+    /// ```
+    pub const fn retry_after(mut self, hint: fn(&E) -> Option<Duration>) -> Self {
+        self.retry_after = Some(hint);
         self
     }
 

@@ -275,9 +275,25 @@ impl Permit {
     /// future is dropped).
     #[cfg_attr(not(debug_assertions), inline(always))]
     pub(super) fn report_end(&mut self, failed: bool, outcome: Outcome, end: Instant) {
+        self.report_end_hinted(failed, outcome, end, None);
+    }
+
+    /// [`report_end`](Self::report_end), with the upstream's retry hint a failure
+    /// carries (see [`BreakerPermit::failure_with_retry_after`](crate::BreakerPermit::failure_with_retry_after)).
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    pub(super) fn report_end_hinted(
+        &mut self,
+        failed: bool,
+        outcome: Outcome,
+        end: Instant,
+        retry_after: Option<Duration>,
+    ) {
         let guard = &self.slot.guard;
         match mem::replace(&mut self.breaker, Recording::Reported) {
-            Recording::Pending(ticket) => guard.breaker().record_at(ticket, failed, end),
+            Recording::Pending(ticket) => match retry_after.filter(|_| failed) {
+                None => guard.breaker().record_at(ticket, failed, end),
+                Some(hint) => guard.breaker().record_hinted_at(ticket, hint, end),
+            },
             Recording::Counted => guard.slow_holders().ended(),
             Recording::Reported => {}
         }

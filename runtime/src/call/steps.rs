@@ -11,6 +11,7 @@ use std::future::Future;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::pin::Pin;
 use std::task::{ready, Context, Poll};
+use std::time::Duration;
 
 use tokio::time::{Instant, Sleep};
 
@@ -196,10 +197,20 @@ impl RunningCall {
     /// the outcome is recorded and reported, and the permits go back. A call already
     /// recorded (timed out, panicked) is not recorded again.
     #[inline]
-    pub fn finish(mut self, failed: bool) {
+    pub fn finish(self, failed: bool) {
+        self.finish_with_retry_after(failed, None);
+    }
+
+    /// [`finish`](Self::finish), with the upstream's retry hint the answer carried
+    /// (`Retry-After` of a 429 or 503, `grpc-retry-pushback-ms`): a failure with a hint
+    /// makes the open period it starts, or the one running, last at least that long, at
+    /// most `cb_open_max`. A hint on a call that did not fail is ignored.
+    #[inline]
+    pub fn finish_with_retry_after(mut self, failed: bool, retry_after: Option<Duration>) {
         if !self.permit.reported() {
             // `slow_as_error` would only turn an `Ok` into an error: nothing to return.
-            let _ = judge::record(&mut self.permit, failed, false, Instant::now(), false);
+            let now = Instant::now();
+            let _ = judge::record(&mut self.permit, failed, false, now, false, retry_after);
         }
         // The permits go back as `self` drops.
     }

@@ -16,3 +16,8 @@ pub const BULKHEAD_IN_USE: &str = "resilience_bulkhead_in_use";
 pub const BULKHEAD_PERMITS: &str = "resilience_bulkhead_permits";
 /// `resilience_transitions_total{system, from, to}`: breaker transitions.
 pub const TRANSITIONS_TOTAL: &str = "resilience_transitions_total";
+/// `resilience_open_period_seconds{system}`: the running open period's length, 0 unless
+/// open.
+pub const OPEN_PERIOD_SECONDS: &str = "resilience_open_period_seconds";
+/// `resilience_retry_hints_total{system}`: openings the upstream's retry hint lengthened.
+pub const RETRY_HINTS_TOTAL: &str = "resilience_retry_hints_total";

@@ -9,7 +9,7 @@ use outbound_guard_settings::SystemSettings;
 
 use super::names::{
     BULKHEAD_IN_USE, BULKHEAD_PERMITS, CALLS_TOTAL, CALL_DURATION_SECONDS, FAILURE_RATE,
-    REJECTIONS_TOTAL, STATE, TRANSITIONS_TOTAL,
+    OPEN_PERIOD_SECONDS, REJECTIONS_TOTAL, RETRY_HINTS_TOTAL, STATE, TRANSITIONS_TOTAL,
 };
 use crate::breaker::State;
 use crate::error::Cause;
@@ -74,6 +74,8 @@ pub(super) struct SystemMetrics {
     pub(super) in_use: Gauge,
     /// `[from][to]`; registered for every possible transition, noop otherwise.
     transitions: [[Counter; State::ALL.len()]; State::ALL.len()],
+    open_period: Gauge,
+    retry_hints: Counter,
 }
 
 impl std::fmt::Debug for SystemMetrics {
@@ -116,6 +118,10 @@ impl SystemMetrics {
         let duration = ::metrics::histogram!(CALL_DURATION_SECONDS, "system" => label());
         let in_use = ::metrics::gauge!(BULKHEAD_IN_USE, "system" => label());
         let permits = ::metrics::gauge!(BULKHEAD_PERMITS, "system" => label());
+        let open_period = ::metrics::gauge!(OPEN_PERIOD_SECONDS, "system" => label());
+        let retry_hints = ::metrics::counter!(RETRY_HINTS_TOTAL, "system" => label());
+        open_period.set(0.0);
+        retry_hints.increment(0);
 
         // Initial values, so that every series exists before the first call. Counters are
         // only touched (+0): a second set of guards in the same process must not reset them.
@@ -143,6 +149,8 @@ impl SystemMetrics {
             duration,
             in_use,
             transitions,
+            open_period,
+            retry_hints,
         }
     }
 
@@ -188,6 +196,12 @@ impl Observer for SystemMetrics {
             _ => 0.0,
         };
         self.failure_rate.set(rate);
+        let open = t.open.filter(|_| t.to == State::Open);
+        self.open_period
+            .set(open.map_or(0.0, |open| open.length.as_secs_f64()));
+        if open.is_some_and(|open| open.retry_hint.is_some()) {
+            self.retry_hints.increment(1);
+        }
         self.show(t.to);
     }
 

@@ -215,9 +215,9 @@ fn every_configured_system_is_registered_at_startup_before_its_first_call() {
     );
 
     // Nothing else: 6 outcomes + 4 reasons + 5 states + 15 transitions + failure rate,
-    // duration, in use, permits = 34 series per system.
+    // duration, in use, permits, open period, retry hints = 36 series per system.
     let all = r.all_series();
-    assert_eq!(all.len(), 68, "{all:#?}");
+    assert_eq!(all.len(), 72, "{all:#?}");
     assert!(all.iter().all(|s| s.starts_with("resilience_")));
 
     // Described, with Prometheus' base units.
@@ -238,6 +238,8 @@ fn every_configured_system_is_registered_at_startup_before_its_first_call() {
         "resilience_bulkhead_in_use",
         "resilience_bulkhead_permits",
         "resilience_transitions_total",
+        "resilience_open_period_seconds",
+        "resilience_retry_hints_total",
     ] {
         assert!(!r.description(name).expect(name).1.is_empty(), "{name}");
     }
@@ -439,11 +441,16 @@ async fn an_action_that_finds_its_target_state_is_a_no_op_for_every_action() {
             .sum::<u64>()
     };
 
-    // A closed breaker with a failure in its window: a reset keeps it.
+    // A closed breaker with a failure in its window: a reset empties the window, and
+    // is no transition; a reset of the empty closed breaker then does nothing at all.
     fail(&sber).await;
     assert_eq!(sber.breaker().failure_rate(), 1.0);
-    assert!(!sber.breaker().reset(), "reset of a closed breaker");
-    assert_eq!(sber.breaker().failure_rate(), 1.0, "the window is kept");
+    assert!(
+        sber.breaker().reset(),
+        "reset of a closed breaker with outcomes"
+    );
+    assert_eq!(sber.breaker().snapshot().calls, 0, "the window is emptied");
+    assert!(!sber.breaker().reset(), "reset of an empty closed breaker");
     guards.manual("sber", ManualAction::Reset).unwrap();
     assert_eq!(counted(), 0);
     assert!(seen.0.lock().unwrap().is_empty());
@@ -851,4 +858,41 @@ fn a_transition_reported_late_does_not_leave_a_stale_state_gauge() {
     trial.join().unwrap();
     assert_eq!(guard.breaker().state(), State::Closed);
     assert_eq!(shown_state(&recorder, "sber"), "closed");
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_open_period_and_the_retry_hints_that_lengthened_it_are_shown() {
+    let (guards, r) = guards_with_recorder();
+    let sber = guards.get("sber").unwrap();
+    assert_eq!(
+        gauge(&r, "resilience_open_period_seconds", "sber"),
+        Some(0.0)
+    );
+    let hints = || r.counter(r#"resilience_retry_hints_total{system="sber"}"#);
+    assert_eq!(hints(), Some(0));
+    for i in 0..10 {
+        let running = sber.admit().await.unwrap();
+        let hint = (i == 9).then_some(Duration::from_secs(120));
+        running.finish_with_retry_after(true, hint);
+    }
+    assert_eq!(shown_state(&r, "sber"), "open");
+    assert_eq!(
+        gauge(&r, "resilience_open_period_seconds", "sber"),
+        Some(120.0)
+    );
+    assert_eq!(hints(), Some(1));
+    tokio::time::advance(Duration::from_secs(120)).await;
+    guards.refresh();
+    assert_eq!(shown_state(&r, "sber"), "half_open");
+    assert_eq!(
+        gauge(&r, "resilience_open_period_seconds", "sber"),
+        Some(0.0)
+    );
+    // A plain failing trial: open again for the plain 30 s, no hint counted.
+    sber.admit().await.unwrap().finish(true);
+    assert_eq!(
+        gauge(&r, "resilience_open_period_seconds", "sber"),
+        Some(30.0)
+    );
+    assert_eq!(hints(), Some(1));
 }

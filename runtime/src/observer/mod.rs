@@ -7,7 +7,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use self::transition::Transition;
+pub use self::transition::{OpenPeriod, Transition};
 use crate::error::Cause;
 use crate::hooks;
 

@@ -7,13 +7,18 @@
 //! | open → half-open | `sber half-open after 30s` | INFO |
 //! | half-open → closed | `sber closed: 3/3 trials succeeded` | INFO |
 //! | half-open → open | `sber opened again: trial 2 of 3 failed` | WARN |
+//! | into open, as the upstream's retry hint asked | `sber opened for 120 s, as its Retry-After asked: 10 of 10 calls failed (100% ≥ 50%)` | WARN |
+//! | half-open → open, backed off (`cb_open_backoff`) | `sber opened again for 1m 0s (backed off): trial 1 of 3 failed` | WARN |
 //! | operator: force open | `sber forced open by an operator` | WARN |
 //! | operator: disable | `sber disabled (forced closed) by an operator: every call goes through, nothing is counted` | WARN |
 //! | operator: reset | `sber reset to closed by an operator` | INFO |
+//! | operator: reset of a closed breaker (no transition) | `sber reset by an operator: window cleared, 4 of 10 had failed` | INFO |
 //! | settings file: `cb_mode = "forced_open"` / `"disabled"` / back to `"auto"` | `sber forced open by the settings file (cb_mode = "forced_open")`, likewise | WARN / WARN / INFO |
 //!
-//! An operator's action that finds the breaker already in its target state (a reset of a
-//! closed breaker, a second disable) is no transition, and logs nothing
+//! Only a change of state is a transition. A reset of a closed breaker empties its window
+//! and logs the line above, but is no transition (no observer hears of it, no
+//! `closed → closed` is counted); any other action that finds the breaker already in its
+//! target state (a reset of an empty closed breaker, a second disable) logs nothing
 //! ([`Breaker::act`](crate::Breaker::act)). The level is the
 //! [`TracingObserver`](crate::TracingObserver)'s.
 
@@ -38,12 +43,71 @@ pub struct Transition<'a> {
     pub reason: Reason,
     /// When (tokio's clock, so paused time applies).
     pub at: Instant,
+    /// Into open: how long it stays open, and what decided it. `None` for other states.
+    pub open: Option<OpenPeriod>,
+}
+
+/// An open period: how long, and what made it longer than `cb_open_duration`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct OpenPeriod {
+    /// From the opening to the trials: `cb_open_duration`, backed off, with jitter, or as
+    /// the upstream's retry hint asked; at most `cb_open_max`.
+    pub length: Duration,
+    /// The upstream's retry hint (`Retry-After`, `grpc-retry-pushback-ms`), capped by
+    /// `cb_open_max`, when it made the period longer than the breaker's own.
+    pub retry_hint: Option<Duration>,
+    /// Whether `cb_open_backoff` lengthened it: a re-opening after a failed trial.
+    pub backed_off: bool,
+}
+
+impl OpenPeriod {
+    /// An open period of `length`, decided by the breaker alone.
+    pub fn new(length: Duration) -> Self {
+        OpenPeriod {
+            length,
+            retry_hint: None,
+            backed_off: false,
+        }
+    }
+
+    /// The same period, as the upstream's retry hint asked.
+    #[must_use]
+    pub fn hinted(mut self) -> Self {
+        self.retry_hint = Some(self.length);
+        self
+    }
 }
 
 /// The line an on-call engineer reads: `sber opened: 16 of 50 calls failed (32% ≥ 30%)`.
 impl fmt::Display for Transition<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let system = self.system;
+        if let (Some(open), Reason::FailureRate { .. } | Reason::TrialFailed { .. }) =
+            (self.open, self.reason)
+        {
+            let again = if matches!(self.reason, Reason::TrialFailed { .. }) {
+                " again"
+            } else {
+                ""
+            };
+            if open.retry_hint.is_some() {
+                write!(
+                    f,
+                    "{system} opened{again} for {}, as its Retry-After asked: ",
+                    Seconds(open.length)
+                )?;
+                return self.why_opened(f);
+            }
+            if open.backed_off {
+                write!(
+                    f,
+                    "{system} opened{again} for {} (backed off): ",
+                    Human(open.length)
+                )?;
+                return self.why_opened(f);
+            }
+        }
         match self.reason {
             Reason::FailureRate {
                 failures,
@@ -93,6 +157,54 @@ impl fmt::Display for Transition<'_> {
                 f,
                 "{system} back to closed: the settings file's cb_mode is \"auto\" again"
             ),
+        }
+    }
+}
+
+impl Transition<'_> {
+    /// What opened it, after a line that already said how long it is open for:
+    /// `16 of 50 calls failed (32% ≥ 30%)`, `trial 2 of 3 failed`.
+    fn why_opened(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.reason {
+            Reason::FailureRate {
+                failures,
+                calls,
+                threshold,
+            } => {
+                let rate = if calls == 0 {
+                    0.0
+                } else {
+                    f64::from(failures) / f64::from(calls)
+                };
+                write!(
+                    f,
+                    "{failures} of {calls} calls failed ({} ≥ {})",
+                    Percent(rate),
+                    Percent(threshold)
+                )
+            }
+            Reason::TrialFailed { succeeded, trials } => {
+                let failed = (succeeded + 1).min(trials);
+                write!(f, "trial {failed} of {trials} failed")
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// A duration in whole seconds when it is one, as an upstream's hint is written:
+/// `120 s`, `1.5 s`, `250 ms`.
+struct Seconds(Duration);
+
+impl fmt::Display for Seconds {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let d = self.0;
+        if d < Duration::from_secs(1) {
+            write!(f, "{} ms", d.as_millis())
+        } else if d.subsec_millis() == 0 {
+            write!(f, "{} s", d.as_secs())
+        } else {
+            write!(f, "{:.1} s", d.as_secs_f64())
         }
     }
 }

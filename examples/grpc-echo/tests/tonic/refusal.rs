@@ -153,3 +153,37 @@ async fn concurrent_calls_share_the_channel_up_to_the_bulkhead() {
     assert_eq!(guard.in_flight(), 0);
     assert_eq!(guard.breaker().snapshot().failures, 0);
 }
+
+/// A real tonic server that answers `Unavailable` with `grpc-retry-pushback-ms: 120000`:
+/// the breaker it opens stays open for the two minutes the server asked, and its own
+/// refusals pass that on; an absurd pushback is capped by `cb_open_max`, a malformed one
+/// is no hint (the plain `cb_open_duration`).
+#[tokio::test]
+async fn the_servers_pushback_keeps_the_breaker_open_as_long_as_it_asked() {
+    let server = TestServer::start().await.unwrap();
+    for (asked, open_for) in [
+        ("120000", Duration::from_secs(120)),
+        ("99999999999", Duration::from_secs(300)),
+        ("-1", Duration::from_secs(30)),
+    ] {
+        let guard = guard(&server, ROOMY);
+        let mut client = client(&guard);
+        for _ in 0..5 {
+            let mut request = tonic::Request::new(echo(Code::Unavailable));
+            request
+                .metadata_mut()
+                .insert("x-pushback-ms", asked.parse().unwrap());
+            let status = client.echo(request).await.unwrap_err();
+            assert_eq!(status.code(), Code::Unavailable);
+        }
+        let snapshot = guard.breaker().snapshot();
+        assert_eq!(snapshot.state, State::Open, "{asked}");
+        assert_eq!(snapshot.open_for, Some(open_for), "{asked}");
+        let refused = client.echo(echo(Code::Ok)).await.unwrap_err();
+        let passed_on = pushback(&refused).expect("a pushback while open");
+        assert!(
+            passed_on <= open_for && passed_on + Duration::from_secs(5) > open_for,
+            "{asked}: {passed_on:?}"
+        );
+    }
+}
