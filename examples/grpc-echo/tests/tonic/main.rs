@@ -8,6 +8,7 @@
 
 mod classify;
 mod deadlines;
+mod proxy;
 mod refusal;
 mod server;
 mod streaming;
