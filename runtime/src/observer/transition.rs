@@ -109,22 +109,9 @@ impl fmt::Display for Transition<'_> {
             }
         }
         match self.reason {
-            Reason::FailureRate {
-                failures,
-                calls,
-                threshold,
-            } => {
-                let rate = if calls == 0 {
-                    0.0
-                } else {
-                    f64::from(failures) / f64::from(calls)
-                };
-                write!(
-                    f,
-                    "{system} opened: {failures} of {calls} calls failed ({} ≥ {})",
-                    Percent(rate),
-                    Percent(threshold)
-                )
+            Reason::FailureRate { .. } => {
+                write!(f, "{system} opened: ")?;
+                self.why_opened(f)
             }
             Reason::OpenElapsed { after } => {
                 write!(f, "{system} half-open after {}", Human(after))
@@ -132,9 +119,9 @@ impl fmt::Display for Transition<'_> {
             Reason::TrialsSucceeded { trials } => {
                 write!(f, "{system} closed: {trials}/{trials} trials succeeded")
             }
-            Reason::TrialFailed { succeeded, trials } => {
-                let failed = (succeeded + 1).min(trials);
-                write!(f, "{system} opened again: trial {failed} of {trials} failed")
+            Reason::TrialFailed { .. } => {
+                write!(f, "{system} opened again: ")?;
+                self.why_opened(f)
             }
             Reason::Manual(ManualAction::ForceOpen) => {
                 write!(f, "{system} forced open by an operator")
