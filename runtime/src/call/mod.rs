@@ -146,7 +146,11 @@ fn poll_admitted<'s>(
     };
     match ready!(Pin::new(admission).poll(cx)) {
         Ok(running) => {
-            *stage = Stage::Running(running);
+            // The admission it replaces is spent (it holds nothing once ready): forgotten
+            // rather than dropped, which saves its drop glue on every call.
+            let spent = std::mem::replace(stage, Stage::Running(running));
+            debug_assert!(matches!(&spent, Stage::Admitting(admission) if admission.is_spent()));
+            std::mem::forget(spent);
             let Stage::Running(running) = stage else {
                 unreachable!("set just above")
             };

@@ -72,6 +72,12 @@ impl Admission {
         }
     }
 
+    /// Whether it has completed: it then holds nothing (no guard, no wait).
+    #[inline]
+    pub(super) fn is_spent(&self) -> bool {
+        matches!(self.stage, Admitting::Done)
+    }
+
     /// The bulkhead was full on arrival: starts the wait for a slot, kept in `stage`.
     #[cold]
     fn wait(
