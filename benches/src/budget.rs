@@ -9,7 +9,7 @@ use std::time::Duration;
 use tokio::sync::{Semaphore, TryAcquireError};
 use tokio::time::Instant;
 
-use crate::{op_async, Mix};
+use crate::call::{op_async, Mix};
 
 /// The guide's bulkhead size with the default `max_connections` (10 × 0.8).
 pub const PERMITS: usize = 8;
@@ -77,7 +77,7 @@ pub async fn empty_async(n: u64) -> u64 {
 pub fn empty_sync(n: u64) -> u64 {
     let mut sum = 0;
     for i in 0..n {
-        if let Ok(v) = crate::op(Mix::AllOk, black_box(i)) {
+        if let Ok(v) = crate::call::op(Mix::AllOk, black_box(i)) {
             sum += v;
         }
     }

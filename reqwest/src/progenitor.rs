@@ -62,7 +62,7 @@ use progenitor_client::Error;
 pub fn is_transient<E>(err: &Error<E>) -> bool {
     match err {
         Error::CommunicationError(e) | Error::InvalidUpgrade(e) | Error::ResponseBodyError(e) => {
-            crate::is_transient(e)
+            crate::classify::is_transient(e)
         }
         Error::ErrorResponse(value) => http_status::is_transient(value.status().as_u16()),
         Error::UnexpectedResponse(response) => {
