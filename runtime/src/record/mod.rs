@@ -7,7 +7,6 @@
 //! use std::sync::Arc;
 //! use outbound_guard::record::{Recorder, RecorderOptions};
 //! use outbound_guard::{Guards, Settings};
-//!
 //! let settings = Settings::parse("[systems.sber]", "inline").unwrap();
 //! let recorder = Arc::new(Recorder::to_file("calls.jsonl", RecorderOptions::default())?);
 //! let guards = Guards::builder(&settings).observer(recorder.clone()).build();
