@@ -92,18 +92,7 @@ pub(crate) fn timeline(
     let (top, bottom) = root.split_vertically(320);
 
     let most = healthy.iter().chain(&failing).copied().fold(1.0, f64::max) * 1.1;
-    let mut chart = ChartBuilder::on(&top)
-        .margin(10)
-        .margin_right(25)
-        .x_label_area_size(30)
-        .y_label_area_size(60)
-        .build_cartesian_2d(0.0..end, 0.0..most)?;
-    chart
-        .configure_mesh()
-        .x_desc("seconds since the recording's start")
-        .y_desc(format!("recorded calls / {unit}"))
-        .light_line_style(WHITE.mix(0.0))
-        .draw()?;
+    let mut chart = panel(&top, end, most, &format!("recorded calls / {unit}"))?;
     draw_bands(&mut chart, &bands, most, &report.variants[0].label)?;
     chart
         .draw_series(LineSeries::new(
@@ -119,12 +108,7 @@ pub(crate) fn timeline(
         ))?
         .label("recorded: failed, slow or timed out")
         .legend(|(x, y)| PathElement::new([(x, y), (x + 20, y)], FAILING.stroke_width(2)));
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK.mix(0.3))
-        .draw()?;
+    legend(&mut chart)?;
 
     let most = per_variant
         .iter()
@@ -132,18 +116,7 @@ pub(crate) fn timeline(
         .copied()
         .fold(1.0, f64::max)
         * 1.1;
-    let mut chart = ChartBuilder::on(&bottom)
-        .margin(10)
-        .margin_right(25)
-        .x_label_area_size(30)
-        .y_label_area_size(60)
-        .build_cartesian_2d(0.0..end, 0.0..most)?;
-    chart
-        .configure_mesh()
-        .x_desc("seconds since the recording's start")
-        .y_desc(format!("replayed calls / {unit}"))
-        .light_line_style(WHITE.mix(0.0))
-        .draw()?;
+    let mut chart = panel(&bottom, end, most, &format!("replayed calls / {unit}"))?;
     draw_bands(&mut chart, &bands, most, &report.variants[0].label)?;
     for (i, (label, through, refused)) in per_variant.iter().enumerate() {
         let color = SETTINGS[i % SETTINGS.len()];
@@ -164,13 +137,48 @@ pub(crate) fn timeline(
             .label(format!("{label}: healthy calls refused"))
             .legend(move |(x, y)| PathElement::new([(x, y), (x + 8, y)], color.stroke_width(2)));
     }
+    legend(&mut chart)?;
+    root.present()?;
+    Ok(())
+}
+
+/// One panel of the timeline: seconds since the recording's start against `y_desc`, up
+/// to `most`.
+fn panel<'a, DB: DrawingBackend + 'a>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    end: f64,
+    most: f64,
+    y_desc: &str,
+) -> Result<Chart<'a, DB>, Error>
+where
+    DB::ErrorType: 'static,
+{
+    let mut chart = ChartBuilder::on(area)
+        .margin(10)
+        .margin_right(25)
+        .x_label_area_size(30)
+        .y_label_area_size(60)
+        .build_cartesian_2d(0.0..end, 0.0..most)?;
+    chart
+        .configure_mesh()
+        .x_desc("seconds since the recording's start")
+        .y_desc(y_desc)
+        .light_line_style(WHITE.mix(0.0))
+        .draw()?;
+    Ok(chart)
+}
+
+/// A panel's legend, in its upper right corner.
+fn legend<'a, DB: DrawingBackend + 'a>(chart: &mut Chart<'a, DB>) -> Result<(), Error>
+where
+    DB::ErrorType: 'static,
+{
     chart
         .configure_series_labels()
         .position(SeriesLabelPosition::UpperRight)
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK.mix(0.3))
         .draw()?;
-    root.present()?;
     Ok(())
 }
 
