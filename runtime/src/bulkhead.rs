@@ -23,42 +23,55 @@
 //! compare-and-swap), so while anyone waits, arrivals find nothing free and queue in the
 //! semaphore, behind the waiters. A permit returned before a caller counts itself
 //! waiting is free, and that caller's compare-and-swap takes it; one returned after goes
-//! to the semaphore, where the caller finds it. A permit left in the semaphore with
-//! nobody waiting (its waiter gave up as it came) is taken by the next caller that finds
-//! the word empty: the semaphore hands out a permit only when none of its waiters is
-//! owed it, so that does not overtake anyone either.
+//! to the semaphore, where the caller finds it (a newcomer does not take it from there
+//! while anyone is counted waiting, even one that has not joined the semaphore's line
+//! yet). A permit left in the semaphore with nobody waiting (its waiter gave up as it
+//! came) is taken by the next caller that finds the word empty: the semaphore hands out
+//! a permit only when none of its waiters is owed it, so that does not overtake anyone
+//! either.
 //!
 //! Permits are held as counts, not as `SemaphorePermit`s (the call's permit is one
 //! pointer to its guard): one taken from the semaphore is `forget`-ten, and goes back
 //! through [`Bulkhead::release`] like any other.
+//!
+//! The protocol is written against [`Line`], the semaphore's part in it, so that its
+//! steps can be driven one at a time: `tests.rs` puts each step between the others
+//! (a permit returned between a caller's failed first look and its counting itself
+//! waiting, a shrink while permits sit in the line, …), and `loom_tests.rs` checks every
+//! interleaving of a few callers, a releaser, a cancelled waiter and a resize, with a
+//! line of loom's primitives (`model_line.rs`) in place of tokio's semaphore.
 
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use crossbeam_utils::CachePadded;
 use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
+use crate::sync::{AtomicU64, AtomicUsize, Ordering};
+use line::Line;
+
+mod line;
+#[cfg(all(test, outbound_guard_loom))]
+mod loom_tests;
+#[cfg(all(test, outbound_guard_loom))]
+mod model_line;
+#[cfg(test)]
+mod tests;
+
 /// The free permits nobody waits for: the low half of the word.
 const FREE: u64 = (1 << 32) - 1;
 /// One caller waiting: the high half of the word counts them.
 const WAITER: u64 = 1 << 32;
-/// The most permits a bulkhead has: what the word's free half holds, and the semaphore
-/// takes.
-const MAX_PERMITS: usize = if (FREE as usize) < Semaphore::MAX_PERMITS {
-    FREE as usize
-} else {
-    Semaphore::MAX_PERMITS
-};
 
-/// One system's bulkhead.
+/// One system's bulkhead; its waiters wait in `L`'s line (tokio's semaphore in a
+/// service).
 #[derive(Debug)]
-pub(crate) struct Bulkhead {
+pub(crate) struct Bulkhead<L = Semaphore> {
     /// `waiting << 32 | free`; on a cache line of its own, the only one an uncontended
     /// call writes.
     word: CachePadded<AtomicU64>,
     /// The waiters' line, and the permits handed to it while anyone waits.
-    semaphore: Semaphore,
+    line: L,
     /// The size; changed only by [`resize`](Self::resize).
     permits: AtomicUsize,
     /// Permits to take back as they are released: a shrink below the permits in use
@@ -76,13 +89,21 @@ impl Drop for Waiting<'_> {
     }
 }
 
-impl Bulkhead {
-    /// A bulkhead of `permits` permits (at least 1).
+impl<L: Line> Bulkhead<L> {
+    /// The most permits a bulkhead has: what the word's free half holds, and the line
+    /// takes.
+    const MAX_PERMITS: usize = if (FREE as usize) < L::MAX_PERMITS {
+        FREE as usize
+    } else {
+        L::MAX_PERMITS
+    };
+
+    /// A bulkhead of `permits` permits (at least 1, at most what the word holds).
     pub(crate) fn new(permits: usize) -> Self {
-        let permits = permits.clamp(1, MAX_PERMITS);
+        let permits = permits.clamp(1, Self::MAX_PERMITS);
         Bulkhead {
             word: CachePadded::new(AtomicU64::new(permits as u64)),
-            semaphore: Semaphore::new(0),
+            line: L::empty(),
             permits: AtomicUsize::new(permits),
             debt: AtomicUsize::new(0),
         }
@@ -106,7 +127,10 @@ impl Bulkhead {
     }
 
     /// [`try_acquire`](Self::try_acquire) when the first look failed: the word again
-    /// (another caller may have moved it), then a permit left in the semaphore.
+    /// (another caller may have moved it), then, if nobody is counted waiting, a permit
+    /// left in the line by a waiter that gave up as it came. While anyone is counted
+    /// waiting, a permit in the line is theirs even before they have joined it (they
+    /// join it right after counting themselves).
     #[cold]
     fn try_acquire_slow(&self) -> bool {
         let mut word = self.word.load(Ordering::Relaxed);
@@ -121,20 +145,14 @@ impl Bulkhead {
                 Err(now) => word = now,
             }
         }
-        // tokio's `try_acquire` fails while any waiter is owed a permit: fair.
-        match self.semaphore.try_acquire() {
-            Ok(permit) => {
-                permit.forget();
-                true
-            }
-            Err(_) => false,
-        }
+        // Here the word is 0 (nothing free, nobody waiting) or someone is counted.
+        word == 0 && self.line.try_take()
     }
 
     /// Takes a permit, waiting in line at most `wait` for one; `false` if none came in
     /// time. A `wait` of zero never waits. Cancel-safe: dropped while waiting, it holds
-    /// nothing and leaves the line (tokio's semaphore hands a permit it was being given
-    /// on to the next waiter).
+    /// nothing and leaves the line (a permit it was being given goes on to the next
+    /// waiter).
     pub(crate) async fn acquire(&self, wait: Duration) -> bool {
         if self.try_acquire() {
             return true;
@@ -143,17 +161,18 @@ impl Bulkhead {
             return false;
         }
         let deadline = Instant::now() + wait;
+        tokio::time::timeout_at(deadline, self.wait_in_line())
+            .await
+            .is_ok()
+    }
+
+    /// Waits in line until it has a permit, counted waiting meanwhile. Cancel-safe, as
+    /// [`acquire`](Self::acquire).
+    async fn wait_in_line(&self) {
         let Some(_waiting) = self.count_waiting() else {
-            return true; // a permit came back meanwhile
+            return; // a permit came back meanwhile
         };
-        match tokio::time::timeout_at(deadline, self.semaphore.acquire()).await {
-            Ok(Ok(permit)) => {
-                permit.forget();
-                true
-            }
-            // Timed out, or closed (never: the bulkhead does not close its semaphore).
-            Ok(Err(_)) | Err(_) => false,
-        }
+        self.line.wait().await;
     }
 
     /// Counts the caller waiting, from now until the returned value is dropped; `None`
@@ -184,37 +203,35 @@ impl Bulkhead {
         if self.debt.load(Ordering::Acquire) != 0 && self.pay_one() {
             return;
         }
-        let word = self.word.load(Ordering::Relaxed);
-        if word < FREE
-            && self
-                .word
-                .compare_exchange(word, word + 1, Ordering::Release, Ordering::Relaxed)
-                .is_ok()
-        {
-            return;
-        }
-        self.release_slow();
-    }
-
-    /// [`release`](Self::release) when the first try failed: someone waits (the permit
-    /// goes to the semaphore's line), or the word moved under it.
-    #[cold]
-    fn release_slow(&self) {
         self.give(1);
     }
 
-    /// Makes `n` permits free if nobody waits (and they fit the word), else hands them
-    /// to the semaphore's line.
+    /// Makes `n` permits free if nobody waits, else hands them to the line (to its
+    /// waiters, oldest first).
+    #[inline]
     fn give(&self, n: usize) {
-        let added = self
-            .word
-            .fetch_update(Ordering::Release, Ordering::Relaxed, |word| {
-                let free = (word < FREE).then_some(word + n as u64)?;
-                (free <= FREE).then_some(free)
-            });
-        if added.is_err() {
-            self.semaphore.add_permits(n);
+        let mut word = self.word.load(Ordering::Relaxed);
+        // Nobody waits: the word's high half is 0. The free permits then fit its low
+        // half: with the debt paid, free ones and those given back are at most the size.
+        while word < WAITER {
+            debug_assert!(word + n as u64 <= FREE, "more free permits than the size");
+            match self.word.compare_exchange_weak(
+                word,
+                word + n as u64,
+                Ordering::Release,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return,
+                Err(now) => word = now,
+            }
         }
+        self.give_to_line(n);
+    }
+
+    /// [`give`](Self::give) while someone waits.
+    #[cold]
+    fn give_to_line(&self, n: usize) {
+        self.line.add(n);
     }
 
     /// Keeps a released permit to pay the shrink's debt; `false` if none is owed.
@@ -227,10 +244,11 @@ impl Bulkhead {
 
     /// Makes the bulkhead `permits` permits (at least 1) without revoking a permit in
     /// use: growing first cancels any debt, then adds permits (to the waiters first);
-    /// shrinking forgets free permits and owes the rest, taken back as calls end.
-    /// Callers serialise resizes (a reload holds the registry's reload lock).
+    /// shrinking forgets free permits (the word's, then the line's) and owes the rest,
+    /// taken back as calls end. Callers serialise resizes (a reload holds the
+    /// registry's reload lock).
     pub(crate) fn resize(&self, permits: usize) {
-        let permits = permits.clamp(1, MAX_PERMITS);
+        let permits = permits.clamp(1, Self::MAX_PERMITS);
         let old = self.permits.swap(permits, Ordering::AcqRel);
         if permits > old {
             let mut grow = permits - old;
@@ -255,7 +273,7 @@ impl Bulkhead {
                 });
             // `forgotten <= shrink`, a `usize`.
             let mut forgotten = forgotten as usize;
-            forgotten += self.semaphore.forget_permits(shrink - forgotten);
+            forgotten += self.line.take_back(shrink - forgotten);
             if forgotten < shrink {
                 self.debt.fetch_add(shrink - forgotten, Ordering::AcqRel);
             }
@@ -268,149 +286,12 @@ impl Bulkhead {
         // Permits owed are still held by calls.
         let free = (self.word.load(Ordering::Acquire) & FREE) as usize;
         (self.permits.load(Ordering::Acquire) + self.debt.load(Ordering::Acquire))
-            .saturating_sub(free + self.semaphore.available_permits())
+            .saturating_sub(free + self.line.held())
     }
 
     /// The number of permits.
     #[inline]
     pub(crate) fn permits(&self) -> usize {
         self.permits.load(Ordering::Acquire)
-    }
-}
-
-#[cfg(test)]
-mod resize_tests {
-    use super::Bulkhead;
-
-    #[test]
-    fn a_shrink_below_the_permits_in_use_revokes_none_and_takes_them_back_as_calls_end() {
-        let bulkhead = Bulkhead::new(4);
-        for _ in 0..3 {
-            assert!(bulkhead.try_acquire());
-        }
-        bulkhead.resize(1);
-        assert_eq!(bulkhead.permits(), 1);
-        assert_eq!(
-            bulkhead.in_use(),
-            3,
-            "the three calls still hold their permits"
-        );
-        assert!(!bulkhead.try_acquire(), "full: three in use of one");
-        bulkhead.release();
-        bulkhead.release();
-        assert_eq!(bulkhead.in_use(), 1);
-        assert!(!bulkhead.try_acquire(), "one in use of one");
-        bulkhead.release();
-        assert_eq!(bulkhead.in_use(), 0);
-        assert!(bulkhead.try_acquire());
-        assert!(!bulkhead.try_acquire());
-    }
-
-    #[test]
-    fn a_grow_after_a_shrink_cancels_the_debt_first() {
-        let bulkhead = Bulkhead::new(4);
-        for _ in 0..4 {
-            assert!(bulkhead.try_acquire());
-        }
-        bulkhead.resize(2); // owes 2
-        bulkhead.resize(5); // pays the 2, adds 1
-        assert_eq!(bulkhead.in_use(), 4);
-        assert!(bulkhead.try_acquire());
-        assert!(!bulkhead.try_acquire());
-        for _ in 0..5 {
-            bulkhead.release();
-        }
-        assert_eq!(bulkhead.in_use(), 0);
-        let mut taken = 0;
-        while bulkhead.try_acquire() {
-            taken += 1;
-        }
-        assert_eq!(taken, 5);
-    }
-}
-
-#[cfg(test)]
-mod line_tests {
-    use std::future::Future;
-    use std::pin::pin;
-    use std::task::{Context, Poll, Waker};
-    use std::time::Duration;
-
-    use super::Bulkhead;
-
-    const WAIT: Duration = Duration::from_secs(1);
-
-    /// Polls `future` once, with a waker that does nothing.
-    fn poll_once<F: Future>(future: std::pin::Pin<&mut F>) -> Poll<F::Output> {
-        future.poll(&mut Context::from_waker(Waker::noop()))
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn a_permit_released_while_someone_waits_goes_to_the_waiter_not_a_newcomer() {
-        let bulkhead = Bulkhead::new(1);
-        assert!(bulkhead.try_acquire());
-        let mut waiter = pin!(bulkhead.acquire(WAIT));
-        assert!(poll_once(waiter.as_mut()).is_pending(), "full: it waits");
-        bulkhead.release();
-        assert!(
-            !bulkhead.try_acquire(),
-            "a newcomer does not take the permit the waiter is owed"
-        );
-        assert_eq!(poll_once(waiter.as_mut()), Poll::Ready(true));
-        assert_eq!(bulkhead.in_use(), 1);
-        bulkhead.release();
-        assert_eq!(bulkhead.in_use(), 0);
-        assert!(bulkhead.try_acquire(), "nobody waits: free again");
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn a_permit_left_in_the_line_by_a_cancelled_waiter_is_taken_by_the_next_caller() {
-        let bulkhead = Bulkhead::new(1);
-        assert!(bulkhead.try_acquire());
-        {
-            let mut waiter = pin!(bulkhead.acquire(WAIT));
-            assert!(poll_once(waiter.as_mut()).is_pending());
-            bulkhead.release(); // to the waiter, which is dropped before it takes it
-        }
-        assert_eq!(bulkhead.in_use(), 0, "the permit is back, in the line");
-        assert!(bulkhead.try_acquire(), "found where the waiter left it");
-        assert!(!bulkhead.try_acquire());
-        bulkhead.release();
-        assert!(bulkhead.try_acquire(), "and free again once returned");
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn waiters_are_served_in_arrival_order_and_a_grow_serves_them_first() {
-        let bulkhead = Bulkhead::new(1);
-        assert!(bulkhead.try_acquire());
-        let mut first = pin!(bulkhead.acquire(WAIT));
-        let mut second = pin!(bulkhead.acquire(WAIT));
-        assert!(poll_once(first.as_mut()).is_pending());
-        assert!(poll_once(second.as_mut()).is_pending());
-        bulkhead.resize(2);
-        assert!(
-            !bulkhead.try_acquire(),
-            "the new permit is owed to a waiter"
-        );
-        assert!(
-            poll_once(second.as_mut()).is_pending(),
-            "not before the first"
-        );
-        assert_eq!(poll_once(first.as_mut()), Poll::Ready(true));
-        bulkhead.release();
-        assert_eq!(poll_once(second.as_mut()), Poll::Ready(true));
-        assert_eq!(bulkhead.in_use(), 2);
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn a_caller_whose_wait_runs_out_holds_nothing_and_stops_counting_as_waiting() {
-        let bulkhead = Bulkhead::new(1);
-        assert!(bulkhead.try_acquire());
-        assert!(!bulkhead.acquire(WAIT).await);
-        bulkhead.release();
-        assert!(
-            bulkhead.try_acquire(),
-            "nobody waits any more: the permit came back free"
-        );
     }
 }

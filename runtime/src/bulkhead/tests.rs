@@ -1,0 +1,333 @@
+//! The bulkhead's protocol step by step: each test puts one step of a caller, a releaser
+//! or a resize between the steps of another, at the point where a wrong step would
+//! inflate, strand or misplace a permit, and reads the word and the line after it.
+//! Deterministic: the interleavings are written out, not left to the scheduler (the
+//! loom model checks try them all).
+
+use std::future::Future;
+use std::pin::{pin, Pin};
+use std::task::{Context, Poll, Waker};
+use std::time::Duration;
+
+use super::line::Line;
+use super::{Bulkhead, FREE, WAITER};
+
+const WAIT: Duration = Duration::from_secs(1);
+
+/// Polls `future` once, with a waker that does nothing.
+fn poll_once<F: Future>(future: Pin<&mut F>) -> Poll<F::Output> {
+    future.poll(&mut Context::from_waker(Waker::noop()))
+}
+
+/// A bulkhead of tokio's semaphore, as a service has.
+fn bulkhead(permits: usize) -> Bulkhead {
+    Bulkhead::new(permits)
+}
+
+impl<L: Line> Bulkhead<L> {
+    /// `(callers counted waiting, free permits in the word, permits in the line)`.
+    pub(super) fn parts(&self) -> (u64, u64, usize) {
+        let word = self.word.load(crate::sync::Ordering::Acquire);
+        (word >> 32, word & FREE, self.line.held())
+    }
+}
+
+#[test]
+fn a_shrink_below_the_permits_in_use_revokes_none_and_takes_them_back_as_calls_end() {
+    let bulkhead = bulkhead(4);
+    for _ in 0..3 {
+        assert!(bulkhead.try_acquire());
+    }
+    bulkhead.resize(1);
+    assert_eq!(bulkhead.permits(), 1);
+    assert_eq!(
+        bulkhead.in_use(),
+        3,
+        "the three calls still hold their permits"
+    );
+    assert!(!bulkhead.try_acquire(), "full: three in use of one");
+    bulkhead.release();
+    bulkhead.release();
+    assert_eq!(bulkhead.in_use(), 1);
+    assert!(!bulkhead.try_acquire(), "one in use of one");
+    bulkhead.release();
+    assert_eq!(bulkhead.in_use(), 0);
+    assert!(bulkhead.try_acquire());
+    assert!(!bulkhead.try_acquire());
+}
+
+#[test]
+fn a_grow_after_a_shrink_cancels_the_debt_first() {
+    let bulkhead = bulkhead(4);
+    for _ in 0..4 {
+        assert!(bulkhead.try_acquire());
+    }
+    bulkhead.resize(2); // owes 2
+    bulkhead.resize(5); // pays the 2, adds 1
+    assert_eq!(bulkhead.in_use(), 4);
+    assert!(bulkhead.try_acquire());
+    assert!(!bulkhead.try_acquire());
+    for _ in 0..5 {
+        bulkhead.release();
+    }
+    assert_eq!(bulkhead.in_use(), 0);
+    let mut taken = 0;
+    while bulkhead.try_acquire() {
+        taken += 1;
+    }
+    assert_eq!(taken, 5);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_permit_released_while_someone_waits_goes_to_the_waiter_not_a_newcomer() {
+    let bulkhead = bulkhead(1);
+    assert!(bulkhead.try_acquire());
+    let mut waiter = pin!(bulkhead.acquire(WAIT));
+    assert!(poll_once(waiter.as_mut()).is_pending(), "full: it waits");
+    bulkhead.release();
+    assert!(
+        !bulkhead.try_acquire(),
+        "a newcomer does not take the permit the waiter is owed"
+    );
+    assert_eq!(poll_once(waiter.as_mut()), Poll::Ready(true));
+    assert_eq!(bulkhead.in_use(), 1);
+    bulkhead.release();
+    assert_eq!(bulkhead.in_use(), 0);
+    assert!(bulkhead.try_acquire(), "nobody waits: free again");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_permit_left_in_the_line_by_a_cancelled_waiter_is_taken_by_the_next_caller() {
+    let bulkhead = bulkhead(1);
+    assert!(bulkhead.try_acquire());
+    {
+        let mut waiter = pin!(bulkhead.acquire(WAIT));
+        assert!(poll_once(waiter.as_mut()).is_pending());
+        bulkhead.release(); // to the waiter, which is dropped before it takes it
+    }
+    assert_eq!(bulkhead.in_use(), 0, "the permit is back, in the line");
+    assert!(bulkhead.try_acquire(), "found where the waiter left it");
+    assert!(!bulkhead.try_acquire());
+    bulkhead.release();
+    assert!(bulkhead.try_acquire(), "and free again once returned");
+}
+
+#[tokio::test(start_paused = true)]
+async fn waiters_are_served_in_arrival_order_and_a_grow_serves_them_first() {
+    let bulkhead = bulkhead(1);
+    assert!(bulkhead.try_acquire());
+    let mut first = pin!(bulkhead.acquire(WAIT));
+    let mut second = pin!(bulkhead.acquire(WAIT));
+    assert!(poll_once(first.as_mut()).is_pending());
+    assert!(poll_once(second.as_mut()).is_pending());
+    bulkhead.resize(2);
+    assert!(
+        !bulkhead.try_acquire(),
+        "the new permit is owed to a waiter"
+    );
+    assert!(
+        poll_once(second.as_mut()).is_pending(),
+        "not before the first"
+    );
+    assert_eq!(poll_once(first.as_mut()), Poll::Ready(true));
+    bulkhead.release();
+    assert_eq!(poll_once(second.as_mut()), Poll::Ready(true));
+    assert_eq!(bulkhead.in_use(), 2);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_caller_whose_wait_runs_out_holds_nothing_and_stops_counting_as_waiting() {
+    let bulkhead = bulkhead(1);
+    assert!(bulkhead.try_acquire());
+    assert!(!bulkhead.acquire(WAIT).await);
+    bulkhead.release();
+    assert!(
+        bulkhead.try_acquire(),
+        "nobody waits any more: the permit came back free"
+    );
+}
+
+#[test]
+fn a_permit_returned_between_a_callers_first_look_and_its_counting_itself_is_taken() {
+    let bulkhead = bulkhead(1);
+    assert!(bulkhead.try_acquire());
+    assert!(
+        !bulkhead.try_acquire(),
+        "a caller's first look finds nothing"
+    );
+    bulkhead.release(); // the holder returns it before that caller counts itself
+    assert_eq!(bulkhead.parts(), (0, 1, 0), "free in the word");
+    assert!(
+        bulkhead.count_waiting().is_none(),
+        "it takes the permit rather than waiting for it"
+    );
+    assert_eq!(
+        bulkhead.parts(),
+        (0, 0, 0),
+        "taken: nothing free, nobody waiting, nothing in the line"
+    );
+    assert_eq!(bulkhead.in_use(), 1);
+    assert!(!bulkhead.try_acquire(), "one permit, one holder");
+    bulkhead.release();
+    assert_eq!(bulkhead.parts(), (0, 1, 0));
+}
+
+#[test]
+fn a_caller_that_finds_nothing_free_is_counted_waiting_until_it_leaves() {
+    let bulkhead = bulkhead(2);
+    assert!(bulkhead.try_acquire());
+    assert!(bulkhead.try_acquire());
+    let first = bulkhead.count_waiting().expect("nothing free: it waits");
+    let second = bulkhead.count_waiting().expect("nor for the second");
+    assert_eq!(bulkhead.parts(), (2, 0, 0));
+    drop(first);
+    assert_eq!(bulkhead.parts(), (1, 0, 0), "one left");
+    drop(second);
+    assert_eq!(bulkhead.parts(), (0, 0, 0), "nobody waits");
+    bulkhead.release();
+    assert_eq!(bulkhead.parts(), (0, 1, 0), "the fast path is back");
+}
+
+#[test]
+fn a_permit_returned_while_nobody_waits_is_free_in_the_word_and_one_returned_while_someone_waits_goes_to_the_line(
+) {
+    let bulkhead = bulkhead(2);
+    assert!(bulkhead.try_acquire());
+    assert!(bulkhead.try_acquire());
+    bulkhead.release();
+    assert_eq!(bulkhead.parts(), (0, 1, 0), "nobody waits: free");
+    assert!(bulkhead.try_acquire());
+    // Counted waiting, not yet in the semaphore's line: the word is exactly one waiter.
+    let waiting = bulkhead.count_waiting().expect("it waits");
+    assert_eq!(bulkhead.word.load(crate::sync::Ordering::Acquire), WAITER);
+    bulkhead.release();
+    assert_eq!(
+        bulkhead.parts(),
+        (1, 0, 1),
+        "someone waits: to the line, not free in the word"
+    );
+    assert!(!bulkhead.try_acquire(), "a newcomer does not take it");
+    drop(waiting);
+    assert!(
+        bulkhead.try_acquire(),
+        "its waiter gone, the next caller finds it in the line"
+    );
+    assert_eq!(bulkhead.parts(), (0, 0, 0));
+    assert_eq!(bulkhead.in_use(), 2);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_waiter_whose_wait_runs_out_or_is_cancelled_is_uncounted_and_the_fast_path_comes_back() {
+    let bulkhead = bulkhead(1);
+    assert!(bulkhead.try_acquire());
+    assert!(!bulkhead.acquire(WAIT).await, "timed out");
+    assert_eq!(bulkhead.parts(), (0, 0, 0), "not counted any more");
+    {
+        let mut cancelled = pin!(bulkhead.acquire(WAIT));
+        assert!(poll_once(cancelled.as_mut()).is_pending());
+        assert_eq!(bulkhead.parts(), (1, 0, 0), "counted while it waits");
+    }
+    assert_eq!(bulkhead.parts(), (0, 0, 0), "not counted once dropped");
+    bulkhead.release();
+    assert_eq!(
+        bulkhead.parts(),
+        (0, 1, 0),
+        "returned free to the word, not to the line"
+    );
+}
+
+#[test]
+fn the_largest_bulkhead_is_what_the_words_free_half_holds_and_every_permit_fits_it() {
+    let bulkhead = bulkhead(usize::MAX);
+    assert_eq!(bulkhead.permits(), FREE as usize);
+    assert_eq!(bulkhead.parts(), (0, FREE, 0));
+    assert!(bulkhead.try_acquire());
+    assert_eq!(bulkhead.in_use(), 1);
+    bulkhead.release();
+    assert_eq!(
+        bulkhead.parts(),
+        (0, FREE, 0),
+        "all free again, in the word, nobody counted waiting"
+    );
+    bulkhead.resize(usize::MAX - 1);
+    assert_eq!(bulkhead.permits(), FREE as usize, "clamped again");
+    bulkhead.resize(1);
+    assert_eq!(bulkhead.parts(), (0, 1, 0));
+}
+
+/// Leaves a permit in the line with nobody waiting: a caller counts itself waiting, a
+/// holder returns its permit (to the line, the caller being counted), and the caller
+/// leaves before taking it.
+fn leave_one_in_the_line(bulkhead: &Bulkhead) {
+    let waiting = bulkhead.count_waiting().expect("nothing free: it waits");
+    bulkhead.release();
+    drop(waiting);
+}
+
+#[test]
+fn a_shrink_takes_back_the_free_permits_of_the_word_then_those_of_the_line_and_no_more() {
+    let bulkhead = bulkhead(4);
+    for _ in 0..4 {
+        assert!(bulkhead.try_acquire());
+    }
+    leave_one_in_the_line(&bulkhead);
+    leave_one_in_the_line(&bulkhead);
+    bulkhead.release();
+    assert_eq!(
+        bulkhead.parts(),
+        (0, 1, 2),
+        "one free in the word, two in the line"
+    );
+    assert_eq!(bulkhead.in_use(), 1);
+    bulkhead.resize(2);
+    assert_eq!(
+        bulkhead.parts(),
+        (0, 0, 1),
+        "the word's one, then one of the line's"
+    );
+    assert_eq!(bulkhead.debt.load(crate::sync::Ordering::Acquire), 0);
+    assert_eq!(bulkhead.in_use(), 1);
+    assert!(bulkhead.try_acquire(), "the one left, from the line");
+    assert!(!bulkhead.try_acquire(), "two permits, two holders");
+    bulkhead.release();
+    bulkhead.release();
+    assert_eq!(bulkhead.parts(), (0, 2, 0));
+}
+
+#[test]
+fn a_shrink_owes_what_neither_the_word_nor_the_line_holds() {
+    let bulkhead = bulkhead(4);
+    for _ in 0..4 {
+        assert!(bulkhead.try_acquire());
+    }
+    leave_one_in_the_line(&bulkhead);
+    assert_eq!(bulkhead.parts(), (0, 0, 1));
+    bulkhead.resize(1);
+    assert_eq!(bulkhead.parts(), (0, 0, 0), "the line's one taken back");
+    assert_eq!(bulkhead.debt.load(crate::sync::Ordering::Acquire), 2);
+    assert_eq!(bulkhead.in_use(), 3);
+    bulkhead.release();
+    bulkhead.release();
+    assert_eq!(bulkhead.parts(), (0, 0, 0), "kept to pay the debt");
+    bulkhead.release();
+    assert_eq!(bulkhead.parts(), (0, 1, 0));
+    assert_eq!(bulkhead.in_use(), 0);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_grow_while_someone_waits_serves_the_waiter_and_frees_the_rest() {
+    let bulkhead = bulkhead(1);
+    assert!(bulkhead.try_acquire());
+    let mut waiter = pin!(bulkhead.acquire(WAIT));
+    assert!(poll_once(waiter.as_mut()).is_pending());
+    bulkhead.resize(3);
+    assert_eq!(poll_once(waiter.as_mut()), Poll::Ready(true));
+    // The waiter gone, the grow's other permit came to the line (someone waited then).
+    assert_eq!(bulkhead.parts(), (0, 0, 1));
+    assert!(bulkhead.try_acquire());
+    assert!(!bulkhead.try_acquire());
+    for _ in 0..3 {
+        bulkhead.release();
+    }
+    assert_eq!(bulkhead.parts(), (0, 3, 0));
+}
