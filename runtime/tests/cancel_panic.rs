@@ -617,3 +617,28 @@ async fn a_panicking_classifier_is_a_failure_and_keeps_unwinding() {
     assert_eq!(guard.breaker().state(), State::Open, "the failure counted");
     assert_eq!(guard.in_flight(), 0);
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_timed_out_call_polled_again_panics_rather_than_run_on_and_count_twice() {
+    let (guard, calls) = guard_with("");
+    let mut call = Box::pin(guard.call(async {
+        sleep(60 * S).await;
+        Ok::<(), ()>(())
+    }));
+    let err = std::future::poll_fn(|cx| call.as_mut().poll(cx))
+        .await
+        .unwrap_err();
+    assert!(matches!(err.cause(), Cause::Timeout { .. }));
+    assert_eq!(calls.names(), ["timeout"]);
+    assert_eq!(guard.in_flight(), 1, "held until the future is dropped");
+    advance(60 * S).await; // the call itself would be ready now
+    let again = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        call.as_mut()
+            .poll(&mut std::task::Context::from_waker(std::task::Waker::noop()))
+    }));
+    assert!(again.is_err(), "a completed call is not run on");
+    assert_eq!(calls.names(), ["timeout"], "nor counted twice");
+    assert_eq!(counts(&guard), (State::Closed, 1, 1));
+    drop(call);
+    assert_eq!(guard.in_flight(), 0);
+}
