@@ -7,7 +7,7 @@
 //!
 //! Two places hold free permits, and one word decides which:
 //! - `word` packs the free permits nobody waits for with the number of callers waiting
-//!   (`waiting << 32 | free`). Taking a permit is one compare-and-swap that succeeds only
+//!   and the permits a shrink owes (`waiting << 40 | owed << 20 | free`). Taking a permit is one compare-and-swap that succeeds only
 //!   while nobody waits; returning one is one compare-and-swap that puts it back only
 //!   while nobody waits. So the uncontended call writes this one word twice, and takes no
 //!   lock.
@@ -29,6 +29,12 @@
 //! came) is taken by the next caller that finds the word empty: the semaphore hands out
 //! a permit only when none of its waiters is owed it, so that does not overtake anyone
 //! either.
+//!
+//! A shrink below the permits in use revokes none: it owes them, counted in the word
+//! until released permits pay them. So a release decides in one compare-and-swap
+//! whether its permit is free (nobody waits, nothing owed) or goes to the slow path,
+//! which pays what is owed before it serves the line, also in one compare-and-swap: no
+//! release can free a permit after a shrink has counted it owed.
 //!
 //! Permits are held as counts, not as `SemaphorePermit`s (the call's permit is one
 //! pointer to its guard): one taken from the semaphore is `forget`-ten, and goes back
@@ -58,25 +64,25 @@ mod model_line;
 #[cfg(test)]
 mod tests;
 
-/// The free permits nobody waits for: the low half of the word.
-const FREE: u64 = (1 << 32) - 1;
-/// One caller waiting: the high half of the word counts them.
-const WAITER: u64 = 1 << 32;
+/// The free permits nobody waits for: the word's low 20 bits.
+const FREE: u64 = (1 << 20) - 1;
+/// One permit a shrink owes: bits 20 to 39 count them.
+const OWED: u64 = 1 << 20;
+/// One caller waiting: the high 24 bits count them (16 million callers waiting on one
+/// system's bulkhead would be needed to reach the top).
+const WAITER: u64 = 1 << 40;
 
 /// One system's bulkhead; its waiters wait in `L`'s line (tokio's semaphore in a
 /// service).
 #[derive(Debug)]
 pub(crate) struct Bulkhead<L = Semaphore> {
-    /// `waiting << 32 | free`; on a cache line of its own, the only one an uncontended
-    /// call writes.
+    /// `waiting << 40 | owed << 20 | free`; on a cache line of its own, the only one an
+    /// uncontended call writes.
     word: CachePadded<AtomicU64>,
     /// The waiters' line, and the permits handed to it while anyone waits.
     line: L,
     /// The size; changed only by [`resize`](Self::resize).
     permits: AtomicUsize,
-    /// Permits to take back as they are released: a shrink below the permits in use
-    /// revokes none, it keeps the ones returned until the debt is paid.
-    debt: AtomicUsize,
 }
 
 /// Counts a caller waiting until dropped: its wait ended, with a permit or without (or
@@ -90,8 +96,8 @@ impl Drop for Waiting<'_> {
 }
 
 impl<L: Line> Bulkhead<L> {
-    /// The most permits a bulkhead has: what the word's free half holds, and the line
-    /// takes.
+    /// The most permits a bulkhead has (the settings allow 80,000): what the word's
+    /// free bits hold, and the line takes.
     const MAX_PERMITS: usize = if (FREE as usize) < L::MAX_PERMITS {
         FREE as usize
     } else {
@@ -105,7 +111,6 @@ impl<L: Line> Bulkhead<L> {
             word: CachePadded::new(AtomicU64::new(permits as u64)),
             line: L::empty(),
             permits: AtomicUsize::new(permits),
-            debt: AtomicUsize::new(0),
         }
     }
 
@@ -114,7 +119,7 @@ impl<L: Line> Bulkhead<L> {
     #[inline]
     pub(crate) fn try_acquire(&self) -> bool {
         let word = self.word.load(Ordering::Relaxed);
-        // Nobody waiting and a permit free: the word is 1..=FREE.
+        // Nobody waiting, nothing owed and a permit free: the word is 1..=FREE.
         if word.wrapping_sub(1) < FREE
             && self
                 .word
@@ -145,7 +150,8 @@ impl<L: Line> Bulkhead<L> {
                 Err(now) => word = now,
             }
         }
-        // Here the word is 0 (nothing free, nobody waiting) or someone is counted.
+        // Here the word is 0 (nothing free, nobody waiting, nothing owed), or someone
+        // is counted waiting (or a permit owed).
         word == 0 && self.line.try_take()
     }
 
@@ -196,28 +202,17 @@ impl<L: Line> Bulkhead<L> {
         }
     }
 
-    /// Returns a permit: free again if nobody waits, else to the oldest waiter.
+    /// Returns a permit: free again if nobody waits, else to pay what a shrink owes,
+    /// else to the oldest waiter.
     #[inline]
     pub(crate) fn release(&self) {
-        // One load on the usual path: no debt.
-        if self.debt.load(Ordering::Acquire) != 0 && self.pay_one() {
-            return;
-        }
-        self.give(1);
-    }
-
-    /// Makes `n` permits free if nobody waits, else hands them to the line (to its
-    /// waiters, oldest first).
-    #[inline]
-    fn give(&self, n: usize) {
         let mut word = self.word.load(Ordering::Relaxed);
-        // Nobody waits: the word's high half is 0. The free permits then fit its low
-        // half: with the debt paid, free ones and those given back are at most the size.
-        while word < WAITER {
-            debug_assert!(word + n as u64 <= FREE, "more free permits than the size");
+        // Nobody waits and nothing is owed: the word is its free permits, fewer than
+        // the size.
+        while word < OWED {
             match self.word.compare_exchange_weak(
                 word,
-                word + n as u64,
+                word + 1,
                 Ordering::Release,
                 Ordering::Relaxed,
             ) {
@@ -225,57 +220,69 @@ impl<L: Line> Bulkhead<L> {
                 Err(now) => word = now,
             }
         }
-        self.give_to_line(n);
+        self.release_slow();
     }
 
-    /// [`give`](Self::give) while someone waits.
+    /// [`release`](Self::release) when someone waits or a permit is owed: paying what
+    /// is owed comes first; if nobody waits any more, the permit is free after all;
+    /// else it goes to the line.
     #[cold]
-    fn give_to_line(&self, n: usize) {
-        self.line.add(n);
-    }
-
-    /// Keeps a released permit to pay the shrink's debt; `false` if none is owed.
-    #[cold]
-    fn pay_one(&self) -> bool {
-        self.debt
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |d| d.checked_sub(1))
-            .is_ok()
+    fn release_slow(&self) {
+        let kept = self
+            .word
+            .fetch_update(Ordering::Release, Ordering::Relaxed, |word| {
+                if word & (FREE << 20) != 0 {
+                    Some(word - OWED)
+                } else if word < OWED {
+                    Some(word + 1)
+                } else {
+                    None
+                }
+            });
+        if kept.is_err() {
+            self.line.add(1);
+        }
     }
 
     /// Makes the bulkhead `permits` permits (at least 1) without revoking a permit in
-    /// use: growing first cancels any debt, then adds permits (to the waiters first);
-    /// shrinking forgets free permits (the word's, then the line's) and owes the rest,
-    /// taken back as calls end. Callers serialise resizes (a reload holds the
-    /// registry's reload lock).
+    /// use: growing first cancels what a shrink still owes, then adds permits (to the
+    /// waiters first); shrinking takes back free permits (the line's, then the word's)
+    /// and owes the rest, paid by the permits released next. Callers serialise resizes
+    /// (a reload holds the registry's reload lock).
     pub(crate) fn resize(&self, permits: usize) {
         let permits = permits.clamp(1, Self::MAX_PERMITS);
         let old = self.permits.swap(permits, Ordering::AcqRel);
         if permits > old {
-            let mut grow = permits - old;
-            let paid = self
-                .debt
-                .fetch_update(Ordering::AcqRel, Ordering::Acquire, |d| {
-                    Some(d.saturating_sub(grow))
-                })
-                .unwrap_or(0);
-            grow -= paid.min(grow);
-            if grow > 0 {
-                self.give(grow);
-            }
-        } else if permits < old {
-            let shrink = old - permits;
-            let mut forgotten = 0;
+            let grow = (permits - old) as u64;
+            let mut to_line = 0;
             let _ = self
                 .word
                 .fetch_update(Ordering::AcqRel, Ordering::Acquire, |word| {
-                    forgotten = (word & FREE).min(shrink as u64);
-                    Some(word - forgotten)
+                    let cancelled = ((word >> 20) & FREE).min(grow);
+                    let word = word - cancelled * OWED;
+                    let added = grow - cancelled;
+                    if word < OWED {
+                        to_line = 0;
+                        Some(word + added)
+                    } else {
+                        to_line = added;
+                        Some(word)
+                    }
                 });
-            // `forgotten <= shrink`, a `usize`.
-            let mut forgotten = forgotten as usize;
-            forgotten += self.line.take_back(shrink - forgotten);
-            if forgotten < shrink {
-                self.debt.fetch_add(shrink - forgotten, Ordering::AcqRel);
+            if to_line > 0 {
+                self.line.add(to_line as usize);
+            }
+        } else if permits < old {
+            let shrink = old - permits;
+            // Permits left in the line by waiters that gave up, then the word's.
+            let owed = (shrink - self.line.take_back(shrink)) as u64;
+            if owed > 0 {
+                let _ = self
+                    .word
+                    .fetch_update(Ordering::AcqRel, Ordering::Acquire, |word| {
+                        let forgotten = (word & FREE).min(owed);
+                        Some(word - forgotten + (owed - forgotten) * OWED)
+                    });
             }
         }
     }
@@ -284,9 +291,9 @@ impl<L: Line> Bulkhead<L> {
     #[inline]
     pub(crate) fn in_use(&self) -> usize {
         // Permits owed are still held by calls.
-        let free = (self.word.load(Ordering::Acquire) & FREE) as usize;
-        (self.permits.load(Ordering::Acquire) + self.debt.load(Ordering::Acquire))
-            .saturating_sub(free + self.line.held())
+        let word = self.word.load(Ordering::Acquire);
+        let (owed, free) = (((word >> 20) & FREE) as usize, (word & FREE) as usize);
+        (self.permits.load(Ordering::Acquire) + owed).saturating_sub(free + self.line.held())
     }
 
     /// The number of permits.

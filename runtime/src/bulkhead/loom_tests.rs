@@ -73,6 +73,7 @@ impl Shared {
     fn assert_all_back(&self, permits: usize) {
         let (waiting, free, in_line) = self.bulkhead.parts();
         assert_eq!(waiting, 0, "nobody is counted waiting");
+        assert_eq!(self.bulkhead.owed(), 0, "nothing is owed");
         assert_eq!(free as usize + in_line, permits, "every permit is back");
         assert_eq!(self.bulkhead.in_use(), 0);
         for _ in 0..permits {
@@ -191,6 +192,27 @@ fn a_resize_while_callers_wait_and_return_keeps_every_permit() {
         };
         shared.leave();
         caller.join().unwrap();
+        reload.join().unwrap();
+        shared.assert_all_back(1);
+    });
+}
+
+#[test]
+fn a_shrink_racing_the_releases_it_is_owed_is_paid_by_them() {
+    check(|| {
+        let shared = Shared::new(2);
+        shared.take();
+        shared.take();
+        let holder = {
+            let shared = Arc::clone(&shared);
+            thread::spawn(move || shared.leave())
+        };
+        let reload = {
+            let shared = Arc::clone(&shared);
+            thread::spawn(move || shared.bulkhead.resize(1))
+        };
+        shared.leave();
+        holder.join().unwrap();
         reload.join().unwrap();
         shared.assert_all_back(1);
     });

@@ -28,7 +28,12 @@ impl<L: Line> Bulkhead<L> {
     /// `(callers counted waiting, free permits in the word, permits in the line)`.
     pub(super) fn parts(&self) -> (u64, u64, usize) {
         let word = self.word.load(crate::sync::Ordering::Acquire);
-        (word >> 32, word & FREE, self.line.held())
+        (word >> 40, word & FREE, self.line.held())
+    }
+
+    /// The permits a shrink owes.
+    pub(super) fn owed(&self) -> u64 {
+        (self.word.load(crate::sync::Ordering::Acquire) >> 20) & FREE
     }
 }
 
@@ -237,7 +242,7 @@ async fn a_waiter_whose_wait_runs_out_or_is_cancelled_is_uncounted_and_the_fast_
 }
 
 #[test]
-fn the_largest_bulkhead_is_what_the_words_free_half_holds_and_every_permit_fits_it() {
+fn the_largest_bulkhead_is_what_the_words_free_bits_hold_and_every_permit_fits_them() {
     let bulkhead = bulkhead(usize::MAX);
     assert_eq!(bulkhead.permits(), FREE as usize);
     assert_eq!(bulkhead.parts(), (0, FREE, 0));
@@ -265,7 +270,7 @@ fn leave_one_in_the_line(bulkhead: &Bulkhead) {
 }
 
 #[test]
-fn a_shrink_takes_back_the_free_permits_of_the_word_then_those_of_the_line_and_no_more() {
+fn a_shrink_takes_back_the_permits_left_in_the_line_then_the_free_ones_and_no_more() {
     let bulkhead = bulkhead(4);
     for _ in 0..4 {
         assert!(bulkhead.try_acquire());
@@ -279,19 +284,19 @@ fn a_shrink_takes_back_the_free_permits_of_the_word_then_those_of_the_line_and_n
         "one free in the word, two in the line"
     );
     assert_eq!(bulkhead.in_use(), 1);
-    bulkhead.resize(2);
+    bulkhead.resize(3);
+    assert_eq!(bulkhead.parts(), (0, 1, 1), "one of the line's");
+    bulkhead.resize(1);
     assert_eq!(
         bulkhead.parts(),
-        (0, 0, 1),
-        "the word's one, then one of the line's"
+        (0, 0, 0),
+        "the line's other, then the word's"
     );
-    assert_eq!(bulkhead.debt.load(crate::sync::Ordering::Acquire), 0);
+    assert_eq!(bulkhead.owed(), 0);
     assert_eq!(bulkhead.in_use(), 1);
-    assert!(bulkhead.try_acquire(), "the one left, from the line");
-    assert!(!bulkhead.try_acquire(), "two permits, two holders");
+    assert!(!bulkhead.try_acquire(), "one permit, one holder");
     bulkhead.release();
-    bulkhead.release();
-    assert_eq!(bulkhead.parts(), (0, 2, 0));
+    assert_eq!(bulkhead.parts(), (0, 1, 0));
 }
 
 #[test]
@@ -303,12 +308,20 @@ fn a_shrink_owes_what_neither_the_word_nor_the_line_holds() {
     leave_one_in_the_line(&bulkhead);
     assert_eq!(bulkhead.parts(), (0, 0, 1));
     bulkhead.resize(1);
-    assert_eq!(bulkhead.parts(), (0, 0, 0), "the line's one taken back");
-    assert_eq!(bulkhead.debt.load(crate::sync::Ordering::Acquire), 2);
+    assert_eq!(
+        bulkhead.parts(),
+        (0, 0, 0),
+        "the line's one taken back, nothing free"
+    );
+    assert_eq!(bulkhead.owed(), 2);
     assert_eq!(bulkhead.in_use(), 3);
+    assert!(!bulkhead.try_acquire(), "three in use of one");
     bulkhead.release();
+    assert_eq!(bulkhead.owed(), 1, "kept to pay the debt");
+    assert_eq!(bulkhead.parts(), (0, 0, 0));
     bulkhead.release();
-    assert_eq!(bulkhead.parts(), (0, 0, 0), "kept to pay the debt");
+    assert_eq!(bulkhead.parts(), (0, 0, 0), "paid");
+    assert_eq!(bulkhead.owed(), 0);
     bulkhead.release();
     assert_eq!(bulkhead.parts(), (0, 1, 0));
     assert_eq!(bulkhead.in_use(), 0);
@@ -330,4 +343,50 @@ async fn a_grow_while_someone_waits_serves_the_waiter_and_frees_the_rest() {
         bulkhead.release();
     }
     assert_eq!(bulkhead.parts(), (0, 3, 0));
+}
+
+#[test]
+fn a_shrink_counts_what_it_owes_in_the_word_so_no_release_frees_a_permit_owed() {
+    let bulkhead = bulkhead(2);
+    assert!(bulkhead.try_acquire());
+    assert!(bulkhead.try_acquire());
+    bulkhead.resize(1);
+    assert_eq!(bulkhead.owed(), 1);
+    assert_eq!(bulkhead.parts(), (0, 0, 0));
+    bulkhead.release();
+    assert_eq!(bulkhead.owed(), 0, "the first release pays it");
+    assert_eq!(bulkhead.parts(), (0, 0, 0));
+    assert!(!bulkhead.try_acquire(), "one permit, one holder");
+    bulkhead.resize(3); // nothing owed: both new permits free
+    assert_eq!(bulkhead.parts(), (0, 2, 0));
+    bulkhead.resize(1); // both free ones taken back
+    assert_eq!(bulkhead.parts(), (0, 0, 0));
+    assert!(!bulkhead.try_acquire());
+    bulkhead.resize(0); // at least one: nothing changes
+    assert_eq!(bulkhead.permits(), 1);
+    assert_eq!(bulkhead.parts(), (0, 0, 0));
+    bulkhead.release();
+    assert_eq!(bulkhead.parts(), (0, 1, 0));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_grow_cancels_what_a_shrink_owes_before_it_serves_the_waiters() {
+    let bulkhead = bulkhead(3);
+    for _ in 0..3 {
+        assert!(bulkhead.try_acquire());
+    }
+    bulkhead.resize(1); // two owed
+    let mut waiter = pin!(bulkhead.acquire(WAIT));
+    assert!(poll_once(waiter.as_mut()).is_pending());
+    assert_eq!(bulkhead.parts(), (1, 0, 0), "one waiter");
+    assert_eq!(bulkhead.owed(), 2);
+    bulkhead.resize(4); // cancels the two owed, and one more for the waiter
+    assert_eq!(bulkhead.owed(), 0);
+    assert_eq!(poll_once(waiter.as_mut()), Poll::Ready(true));
+    assert_eq!(bulkhead.parts(), (0, 0, 0));
+    assert_eq!(bulkhead.in_use(), 4);
+    for _ in 0..4 {
+        bulkhead.release();
+    }
+    assert_eq!(bulkhead.parts(), (0, 4, 0));
 }
