@@ -72,3 +72,77 @@ fn a_success_into_a_full_window_of_successes_is_skipped_and_changes_nothing() {
     assert!(core.next_change().is_none());
     assert!(!core.has_changes());
 }
+
+/// One outcome opens it; one trial; open periods in nanoseconds.
+fn periods(open_nanos: u64, open_max_nanos: u64, backoff: f64) -> Config {
+    Config {
+        window: 1,
+        min_calls: 1,
+        failure_rate: 0.5,
+        open_nanos,
+        open_max_nanos,
+        backoff,
+        jitter: 0.0,
+        trials: 1,
+    }
+}
+
+/// Fails one call admitted at `at`: the opening it makes, if any.
+fn fail_at(core: &Core, at: u64) -> Option<super::state::Opening> {
+    let ticket = core.admit(|| at).0.unwrap();
+    core.record(ticket, true, || at)
+        .and_then(|change| change.opening)
+}
+
+#[test]
+fn a_hint_lengthening_a_running_open_period_records_its_length_from_the_opening() {
+    let core = Core::new(periods(10, 1_000, 1.0));
+    let late = core.admit(|| 0).0.unwrap(); // admitted before the opening
+    assert_eq!(fail_at(&core, 100).unwrap().nanos, 10);
+    // Its outcome lands 5 after the opening, asking for 50 more.
+    assert_eq!(core.record_hinted_failure(late, 50, 105), None);
+    let opening = core.reading().opening.unwrap();
+    assert_eq!(opening.nanos, 55, "from the opening at 100 to 155");
+    assert_eq!(opening.hint_nanos, Some(50));
+    assert_eq!(core.reading().open_until_nanos, Some(155));
+}
+
+#[test]
+fn a_hint_no_longer_than_the_breakers_own_period_is_not_what_decided_it() {
+    let core = Core::new(periods(10, 1_000, 1.0));
+    let ticket = core.admit(|| 0).0.unwrap();
+    let opening = core
+        .record_hinted_failure(ticket, 10, 0)
+        .and_then(|change| change.opening)
+        .unwrap();
+    assert_eq!((opening.nanos, opening.hint_nanos), (10, None));
+}
+
+#[test]
+fn a_reopening_held_at_the_cap_is_not_called_backed_off() {
+    // Backoff 2, but the cap is the period itself: every reopening lasts 10.
+    let core = Core::new(periods(10, 10, 2.0));
+    assert!(!fail_at(&core, 0).unwrap().backed_off);
+    let reopening = fail_at(&core, 10).unwrap(); // the trial, due at 10, fails
+    assert_eq!(reopening.nanos, 10);
+    assert!(!reopening.backed_off, "held at the cap: not lengthened");
+    // With room under the cap it is lengthened, and says so.
+    let core = Core::new(periods(10, 100, 2.0));
+    fail_at(&core, 0).unwrap();
+    let reopening = fail_at(&core, 10).unwrap();
+    assert_eq!(reopening.nanos, 20);
+    assert!(reopening.backed_off);
+}
+
+#[test]
+fn without_backoff_a_reopening_lasts_the_open_period_a_reload_set() {
+    let core = Core::new(periods(10, 100, 1.0));
+    assert_eq!(fail_at(&core, 0).unwrap().nanos, 10);
+    core.reconfigure(periods(20, 100, 1.0));
+    let reopening = fail_at(&core, 10).unwrap();
+    assert_eq!(
+        (reopening.nanos, reopening.backed_off),
+        (20, false),
+        "the reloaded period, not the last one"
+    );
+}
