@@ -934,3 +934,27 @@ async fn a_reset_during_concurrent_calls_keeps_the_counts_consistent() {
     assert!(calls >= admitted_after.load(std::sync::atomic::Ordering::SeqCst));
     assert!(calls <= 600);
 }
+
+/// The one rule of reset, whatever the window held: outcomes of calls admitted before it
+/// never land after it. Twenty calls admitted into an empty closed window, a reset while
+/// all twenty run, then all twenty fail: nothing is counted, the breaker stays closed.
+#[tokio::test(start_paused = true)]
+async fn a_reset_of_an_empty_closed_window_forgets_the_calls_in_flight_too() {
+    let breaker = Breaker::new(&system("cb_window_size = 20\ncb_min_calls = 10"));
+    let in_flight: Vec<_> = (0..20).map(|_| breaker.try_acquire().unwrap()).collect();
+    assert_eq!(counts(&breaker), (State::Closed, 0, 0));
+    assert!(
+        !breaker.reset(),
+        "nothing a user can see changed: no log line, no series"
+    );
+    for permit in in_flight {
+        permit.failure();
+    }
+    assert_eq!(
+        counts(&breaker),
+        (State::Closed, 0, 0),
+        "the failures of calls admitted before the reset stayed out"
+    );
+    breaker.try_acquire().unwrap().failure();
+    assert_eq!(counts(&breaker), (State::Closed, 1, 1), "later ones count");
+}

@@ -246,15 +246,15 @@ impl Model {
         }
     }
 
-    /// Closed with an empty window from any state. A closed breaker with outcomes in
-    /// its window forgets them without a transition, and calls admitted before do not
-    /// count afterwards; an empty closed breaker is left alone.
+    /// Closed with an empty window from any state. A closed breaker forgets its
+    /// window without a transition, and calls admitted before do not count afterwards,
+    /// whatever the window held.
     fn reset(&mut self) {
-        if self.state != MState::Closed {
-            self.enter(MState::Closed);
-        } else if !self.last.is_empty() {
+        if self.state == MState::Closed {
             self.last.clear();
             self.epoch += 1;
+        } else {
+            self.enter(MState::Closed);
         }
     }
 }

@@ -640,3 +640,36 @@ fn a_hinted_failure_and_a_plain_one_open_once_for_the_hint() {
         assert_eq!(reading.opening.and_then(|o| o.hint_nanos), Some(5 * OPEN));
     });
 }
+
+#[test]
+fn a_reset_of_an_empty_closed_window_and_an_outcome_in_flight_agree() {
+    // The window is empty and one call is in flight. Either its outcome lands first and
+    // the reset forgets it, or the reset comes first (a new generation, silent) and the
+    // outcome, now stale, is dropped: empty either way, and no transition.
+    check(|| {
+        let core = core(4, 1, 1.0, 1);
+        let in_flight = admit(&core, 0).unwrap();
+        let recorder = {
+            let core = core.clone();
+            thread::spawn(move || core.record(in_flight, true, || 0))
+        };
+        let acted = core.act(
+            ManualAction::Reset,
+            crate::breaker::Reason::Manual(ManualAction::Reset),
+            0,
+        );
+        let opened = recorder.join().unwrap();
+        // Landing first, the failure opens the one-call window: then the reset is a
+        // transition back to closed. Else it is stale and lands nowhere.
+        match acted {
+            crate::breaker::state::Acted::Moved(change) => {
+                assert_eq!((change.from, change.to), (State::Open, State::Closed));
+                assert_eq!(opened.map(|c| c.to), Some(State::Open));
+            }
+            crate::breaker::state::Acted::Nothing => assert_eq!(opened, None),
+            other @ crate::breaker::state::Acted::Cleared { .. } => panic!("{other:?}"),
+        }
+        assert_eq!(core.window_counts(), (0, 0));
+        assert_eq!(core.state(), State::Closed);
+    });
+}

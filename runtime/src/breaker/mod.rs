@@ -357,8 +357,9 @@ impl Breaker {
 
     /// Back to closed with an empty window and no trials, from any state: an operator
     /// means "forget what you counted". Outcomes of calls admitted before the reset are
-    /// not counted afterwards. Returns `false` only for a closed breaker with an empty
-    /// window, where there is nothing to forget; see [`Breaker::act`].
+    /// never counted afterwards, whatever the window held. Returns `false` only for a
+    /// closed breaker with an empty window, where nothing a user can see changed; see
+    /// [`Breaker::act`].
     pub fn reset(&self) -> bool {
         self.act(ManualAction::Reset)
     }
@@ -367,10 +368,11 @@ impl Breaker {
     /// is a transition, logged, counted and reported to the observers with reason
     /// [`Reason::Manual`]. A reset of a closed breaker empties its window (logged as a
     /// reset, `sber reset by an operator: window cleared, 4 of 10 had failed`: no
-    /// transition, no `closed → closed`); any other action that finds the breaker in its
-    /// target state (a reset of an empty closed window, force open of a forced-open
-    /// breaker, disable of a disabled one) is a no-op: nothing changes, and nothing is
-    /// logged, counted or reported.
+    /// transition, no `closed → closed`); a reset of an empty closed window is silent
+    /// (nothing logged, counted or reported) but forgets the calls in flight all the
+    /// same: their outcomes never land. Any other action that finds the breaker in its
+    /// target state (force open of a forced-open breaker, disable of a disabled one) is
+    /// a no-op: nothing changes, and nothing is logged, counted or reported.
     pub fn act(&self, action: ManualAction) -> bool {
         self.manual_by(action, SetBy::Operator)
     }

@@ -681,10 +681,11 @@ impl Core {
     /// ([`Reason::Manual`]) or the settings file's ([`Reason::Settings`]).
     ///
     /// One rule: an action that changes the state is a transition; a reset of a closed
-    /// breaker with outcomes in its window empties the window and starts a new
-    /// generation (outcomes of calls admitted before it do not land), without a
-    /// transition; any other action that finds the breaker in its target state (a reset
-    /// of an empty closed window, a second force open) changes nothing at all.
+    /// breaker empties the window and starts a new generation (outcomes of calls
+    /// admitted before it do not land), without a transition, whatever the window held
+    /// (an empty one is [`Acted::Nothing`]: nothing a user can see changed); any other
+    /// action that finds the breaker in its target state (a second force open) changes
+    /// nothing at all.
     pub(crate) fn act(&self, action: ManualAction, reason: Reason, now: u64) -> Acted {
         let mut inner = self.lock();
         let word = self.state.load(Ordering::Relaxed);
@@ -697,18 +698,21 @@ impl Core {
         if current != target {
             return Acted::Moved(self.transition(&mut inner, target, reason, now));
         }
-        if current != State::Closed || inner.window.len() == 0 {
+        if current != State::Closed {
             return Acted::Nothing;
         }
         let (failures, calls) = (inner.window.failures() as u32, inner.window.len() as u32);
         inner.window.clear();
         self.summary.store(0, Ordering::Release);
-        // A new generation of the same state: calls admitted before the reset carry the
-        // old one, and their outcomes are dropped.
+        // A new generation of the same state, an empty window's too: calls admitted
+        // before the reset carry the old one, and their outcomes are dropped.
         self.state.store(
             pack(generation_of(word) + 1, State::Closed),
             Ordering::Release,
         );
+        if calls == 0 {
+            return Acted::Nothing;
+        }
         Acted::Cleared { failures, calls }
     }
 

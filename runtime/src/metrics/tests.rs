@@ -442,7 +442,7 @@ async fn an_action_that_finds_its_target_state_is_a_no_op_for_every_action() {
     };
 
     // A closed breaker with a failure in its window: a reset empties the window, and
-    // is no transition; a reset of the empty closed breaker then does nothing at all.
+    // is no transition; a reset of the empty closed breaker then shows nothing at all.
     fail(&sber).await;
     assert_eq!(sber.breaker().failure_rate(), 1.0);
     assert!(

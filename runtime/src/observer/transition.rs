@@ -17,8 +17,9 @@
 //!
 //! Only a change of state is a transition. A reset of a closed breaker empties its window
 //! and logs the line above, but is no transition (no observer hears of it, no
-//! `closed → closed` is counted); any other action that finds the breaker already in its
-//! target state (a reset of an empty closed breaker, a second disable) logs nothing
+//! `closed → closed` is counted); a reset of an empty closed breaker (which still
+//! forgets the calls in flight) and any other action that finds the breaker already in
+//! its target state (a second disable) log nothing
 //! ([`Breaker::act`](crate::Breaker::act)). The level is the
 //! [`TracingObserver`](crate::TracingObserver)'s.
 
