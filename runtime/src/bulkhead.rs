@@ -118,27 +118,8 @@ impl<L: Line> Bulkhead<L> {
     /// [`release`](Self::release) it.
     #[inline]
     pub(crate) fn try_acquire(&self) -> bool {
-        let word = self.word.load(Ordering::Relaxed);
-        // Nobody waiting, nothing owed and a permit free: the word is 1..=FREE.
-        if word.wrapping_sub(1) < FREE
-            && self
-                .word
-                .compare_exchange(word, word - 1, Ordering::Acquire, Ordering::Relaxed)
-                .is_ok()
-        {
-            return true;
-        }
-        self.try_acquire_slow()
-    }
-
-    /// [`try_acquire`](Self::try_acquire) when the first look failed: the word again
-    /// (another caller may have moved it), then, if nobody is counted waiting, a permit
-    /// left in the line by a waiter that gave up as it came. While anyone is counted
-    /// waiting, a permit in the line is theirs even before they have joined it (they
-    /// join it right after counting themselves).
-    #[cold]
-    fn try_acquire_slow(&self) -> bool {
         let mut word = self.word.load(Ordering::Relaxed);
+        // Nobody waiting, nothing owed and a permit free: the word is 1..=FREE.
         while word.wrapping_sub(1) < FREE {
             match self.word.compare_exchange_weak(
                 word,
@@ -150,8 +131,16 @@ impl<L: Line> Bulkhead<L> {
                 Err(now) => word = now,
             }
         }
-        // Here the word is 0 (nothing free, nobody waiting, nothing owed), or someone
-        // is counted waiting (or a permit owed).
+        self.take_left_in_line(word)
+    }
+
+    /// [`try_acquire`](Self::try_acquire) when the word, last seen as `word`, had no
+    /// free permit: if nobody is counted waiting (nor anything owed), a permit left in
+    /// the line by a waiter that gave up as it came. While anyone is counted waiting, a
+    /// permit in the line is theirs even before they have joined it (they join it right
+    /// after counting themselves).
+    #[cold]
+    fn take_left_in_line(&self, word: u64) -> bool {
         word == 0 && self.line.try_take()
     }
 

@@ -353,6 +353,12 @@ fn a_shrink_counts_what_it_owes_in_the_word_so_no_release_frees_a_permit_owed() 
     bulkhead.resize(1);
     assert_eq!(bulkhead.owed(), 1);
     assert_eq!(bulkhead.parts(), (0, 0, 0));
+    assert!(
+        !bulkhead.try_acquire(),
+        "nothing free: owing one is not a free permit (nor are the free bits' 2^20 - 1)"
+    );
+    assert!(bulkhead.count_waiting().is_some(), "a caller waits");
+    assert_eq!(bulkhead.owed(), 1);
     bulkhead.release();
     assert_eq!(bulkhead.owed(), 0, "the first release pays it");
     assert_eq!(bulkhead.parts(), (0, 0, 0));
