@@ -22,6 +22,7 @@
 //! no outcome would have caused it.
 
 use std::collections::BinaryHeap;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -29,7 +30,7 @@ use std::time::Duration;
 use outbound_guard::{Cause, Guard, ManualAction, Observer, State, Transition};
 use outbound_guard_settings::SystemSettings;
 use tokio::sync::{oneshot, Notify};
-use tokio::time::{sleep, sleep_until, Instant};
+use tokio::time::{sleep, Instant, Sleep};
 
 use super::recording::{Call, Recorded, RecordedTransition};
 
@@ -251,8 +252,9 @@ async fn settle() {
 
 /// Moves the paused clock forward to `at` exactly, firing on the way the guard's own
 /// timers (its timeouts and slow-call alarms, on whole milliseconds) in order; returns
-/// early when a call starts to wait for an end, which may come before `at`.
-async fn toward(ends: &Ends, at: Instant) {
+/// early when a call starts to wait for an end, which may come before `at`. `timer` is
+/// the driver's one timer, reset for each step.
+async fn toward(ends: &Ends, mut timer: Pin<&mut Sleep>, at: Instant) {
     let now = Instant::now();
     if at <= now {
         return;
@@ -265,11 +267,11 @@ async fn toward(ends: &Ends, at: Instant) {
         .checked_sub(Duration::from_millis(2))
         .filter(|e| *e > now)
     {
+        timer.as_mut().reset(early);
         tokio::select! {
-            () = sleep_until(early) => {}
-            () = ends.changed.notified() => {}
+            () = timer.as_mut() => {}
+            () = ends.changed.notified() => return,
         }
-        return;
     }
     settle().await;
     if ends.next().is_some_and(|end| end < at) {
@@ -296,6 +298,8 @@ async fn drive(
     let mut last_ran = (Recorded::Success, 0);
     let mut actions = actions.iter().peekable();
     let mut next_call = 0;
+    let timer = sleep(Duration::ZERO);
+    tokio::pin!(timer);
     let at = |micros: u64| origin + Duration::from_micros(micros);
     loop {
         let start = calls.get(next_call).map(|c| at(c.start));
@@ -315,7 +319,7 @@ async fn drive(
         };
         let now = Instant::now();
         if next > now {
-            toward(&ends, next).await;
+            toward(&ends, timer.as_mut(), next).await;
             continue;
         }
         // Due now: the calls that end first, then the operator's actions, then the calls
