@@ -6,6 +6,8 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::{json, Value};
 
+use crate::output::{counted, thousands, times};
+
 use super::engine::Replay;
 use super::figures::{Figures, Incident};
 use super::recording::{Recording, SystemRecording};
@@ -52,19 +54,6 @@ pub(crate) fn span(micros: u64) -> String {
     }
 }
 
-/// `1234567` as `1,234,567`.
-fn count(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 fn total_calls(reports: &[SystemReport<'_>]) -> usize {
     reports.iter().map(|r| r.recording.calls.len()).sum()
 }
@@ -88,30 +77,32 @@ fn header(
         .sum();
     let per_call = timing.replay.as_secs_f64() * 1e9 / replayed.max(1) as f64;
     let mut out = format!(
-        "{}: {} calls of {} system{} from {} over {}",
+        "{}: {} of {} from {} over {}",
         path.display(),
-        count(calls),
-        reports.len(),
-        if reports.len() == 1 { "" } else { "s" },
+        counted(calls, "call", "calls"),
+        counted(reports.len(), "system", "systems"),
         when(recording, 0),
         span(last),
     );
     if !recording.bad_lines.is_empty() {
-        let _ = write!(out, "; {} lines skipped", recording.bad_lines.len());
+        let _ = write!(
+            out,
+            "; {} skipped",
+            counted(recording.bad_lines.len(), "line", "lines")
+        );
     }
     if recording.out_of_order > 0 {
         let _ = write!(
             out,
-            "; {} lines out of start order (sorted)",
-            recording.out_of_order
+            "; {} out of start order (sorted)",
+            counted(recording.out_of_order, "line", "lines")
         );
     }
     let _ = writeln!(
         out,
-        "\nreplayed {} call{} in {runs} run{} in {:.1} s ({per_call:.0} ns a call; read in {:.1} s)",
-        count(replayed),
-        if replayed == 1 { "" } else { "s" },
-        if runs == 1 { "" } else { "s" },
+        "\nreplayed {} in {} in {:.1} s ({per_call:.0} ns a call; read in {:.1} s)",
+        counted(replayed, "call", "calls"),
+        counted(runs, "run", "runs"),
         timing.replay.as_secs_f64(),
         timing.read.as_secs_f64(),
     );
@@ -135,15 +126,14 @@ pub(crate) fn to_tables(
             .count();
         let _ = writeln!(
             out,
-            "\n{}: {} calls, {} incident{} in the recording{}",
+            "\n{}: {}, {} in the recording{}",
             report.name,
-            count(report.recording.calls.len()),
-            report.incidents.len(),
-            if report.incidents.len() == 1 { "" } else { "s" },
+            counted(report.recording.calls.len(), "call", "calls"),
+            counted(report.incidents.len(), "incident", "incidents"),
             if report.recording.transitions.is_empty() {
                 String::new()
             } else {
-                format!(" (its breaker opened {recorded_openings} times)")
+                format!(" (its breaker opened {})", times(recorded_openings))
             }
         );
         let mut rows: Vec<(String, Vec<String>)> = vec![
@@ -151,18 +141,22 @@ pub(crate) fn to_tables(
                 "".into(),
                 report.variants.iter().map(|v| v.label.clone()).collect(),
             ),
-            row(report, "openings", |f| count(f.openings.len())),
+            row(report, "openings", |f| thousands(f.openings.len())),
             row(report, "failing calls let through", |f| {
-                count(f.failing_let_through)
+                thousands(f.failing_let_through)
             }),
             row(report, "healthy calls refused", |f| {
-                count(f.healthy_refused)
+                thousands(f.healthy_refused)
             }),
             row(report, "failing calls refused", |f| {
-                count(f.failing_refused)
+                thousands(f.failing_refused)
             }),
-            row(report, "other calls refused", |f| count(f.other_refused)),
-            row(report, "bulkhead refusals", |f| count(f.bulkhead_refused)),
+            row(report, "other calls refused", |f| {
+                thousands(f.other_refused)
+            }),
+            row(report, "bulkhead refusals", |f| {
+                thousands(f.bulkhead_refused)
+            }),
         ];
         for (i, incident) in report.incidents.iter().enumerate() {
             rows.push((
@@ -171,7 +165,7 @@ pub(crate) fn to_tables(
                     i + 1,
                     when(recording, incident.start),
                     span(incident.end - incident.start),
-                    count(incident.failing_calls as usize)
+                    thousands(incident.failing_calls as usize)
                 ),
                 report.variants.iter().map(|_| String::new()).collect(),
             ));
@@ -179,7 +173,7 @@ pub(crate) fn to_tables(
                 f.incidents[i].to_fast_fail.map_or("never".into(), span)
             }));
             rows.push(row(report, "  failing calls let through", |f| {
-                count(f.incidents[i].failing_let_through)
+                thousands(f.incidents[i].failing_let_through)
             }));
         }
         let width = rows
