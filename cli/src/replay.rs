@@ -18,12 +18,14 @@ use crate::output::{counted, print, warn};
 
 mod engine;
 mod figures;
+mod guess;
 mod plot;
 pub(crate) mod recording;
 mod render;
 
 use crate::args::ReplayArgs;
-use figures::{figures, incidents};
+use figures::{bounds, figures, incidents};
+use guess::Guess;
 use recording::Recording;
 use render::{SystemReport, Variant};
 
@@ -120,16 +122,37 @@ pub(crate) fn run_command(args: &ReplayArgs) -> Result<(), Failure> {
         let system = &recording.systems[name.as_str()];
         let found = incidents(&system.calls);
         let actions = engine::actions(&system.transitions);
+        // The calls without a recorded outcome, answered the best way the evidence
+        // allows, then as all succeeding and as all failing: each figure a range.
+        let unknown = system.calls.iter().filter(|c| guess::unknown(c)).count();
+        let ways: &[Guess] = if unknown == 0 {
+            &[Guess::Estimate]
+        } else {
+            &[Guess::Estimate, Guess::AllSucceed, Guess::AllFail]
+        };
+        let answers: Vec<_> = ways
+            .iter()
+            .map(|way| guess::answers(&system.calls, *way))
+            .collect();
         let mut runs = Vec::new();
         for (label, settings) in &variants {
             let Some(s) = settings.system(name) else {
                 continue;
             };
-            let replay = engine::replay(s, &system.calls, &actions);
-            let figures = figures(&system.calls, &replay, &found);
+            let mut replays: Vec<_> = answers
+                .iter()
+                .map(|guessed| {
+                    let replay = engine::replay(s, &system.calls, &actions, guessed);
+                    let figures = figures(&system.calls, &replay, &found, guessed);
+                    (replay, figures)
+                })
+                .collect();
+            let bounds = bounds(&replays.iter().map(|(_, f)| f.clone()).collect::<Vec<_>>());
+            let (replay, figures) = replays.swap_remove(0);
             runs.push(Variant {
                 label: label.clone(),
                 figures,
+                bounds,
                 replay,
             });
         }
@@ -137,6 +160,8 @@ pub(crate) fn run_command(args: &ReplayArgs) -> Result<(), Failure> {
             name: name.clone(),
             recording: system,
             incidents: found,
+            unknown,
+            ways: ways.len(),
             variants: runs,
         });
     }

@@ -14,8 +14,8 @@
 //!   recording only knows it took at least its own);
 //! - `cancelled`: no answer, and the caller gives up after the recorded duration;
 //! - `rejected` (the recording's breaker or bulkhead refused it, so nobody knows how the
-//!   upstream would have answered): answered like the last call of the system the
-//!   recording let through before it, and counted apart as a guess.
+//!   upstream would have answered): answered as [`guess`](super::guess) says, and
+//!   counted apart as a guess.
 //!
 //! What an operator or the settings file's `cb_mode` did to the recording's breaker
 //! (force open, disable, back to closed) is done to the replayed one at the same time:
@@ -145,17 +145,19 @@ pub(crate) fn actions(transitions: &[RecordedTransition]) -> Vec<(u64, ManualAct
 
 /// Replays `calls` (in start order) through a fresh guard of `settings`, on a runtime of
 /// its own with a paused clock, doing `actions` to its breaker at their times.
+/// `guessed` answers the calls without a recorded outcome, one for each in order.
 pub(crate) fn replay(
     settings: &SystemSettings,
     calls: &[Call],
     actions: &[(u64, ManualAction)],
+    guessed: &[(Recorded, u32)],
 ) -> Replay {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_time()
         .start_paused(true)
         .build()
         .expect("a current-thread runtime with a paused clock builds");
-    runtime.block_on(drive(settings, calls, actions))
+    runtime.block_on(drive(settings, calls, actions, guessed))
 }
 
 /// The ends of the replayed calls that are running, each at its exact instant.
@@ -284,6 +286,7 @@ async fn drive(
     settings: &SystemSettings,
     calls: &[Call],
     actions: &[(u64, ManualAction)],
+    guessed: &[(Recorded, u32)],
 ) -> Replay {
     let transitions = Arc::new(Transitions::default());
     let guard = Guard::with_observers(settings, vec![transitions.clone()]);
@@ -294,8 +297,7 @@ async fn drive(
     let ends = Arc::new(Ends::default());
     let fates: Arc<[AtomicU8]> = (0..calls.len()).map(|_| AtomicU8::new(0)).collect();
     let running = Arc::new(AtomicUsize::new(0));
-    // A refused call of the recording is answered like the last one that ran.
-    let mut last_ran = (Recorded::Success, 0);
+    let mut guessed = guessed.iter();
     let mut actions = actions.iter().peekable();
     let mut next_call = 0;
     let timer = sleep(Duration::ZERO);
@@ -336,9 +338,9 @@ async fn drive(
             let call = &calls[index];
             next_call += 1;
             let answer = if call.outcome == Recorded::Rejected {
-                answer(last_ran.0, last_ran.1)
+                let (outcome, duration) = guessed.next().copied().unwrap_or((Recorded::Success, 0));
+                answer(outcome, duration)
             } else {
-                last_ran = (call.outcome, call.duration);
                 answer(call.outcome, call.duration)
             };
             let (guard, fates, running, ends) =
