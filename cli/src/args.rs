@@ -90,9 +90,10 @@ pub(crate) struct SimulateArgs {
     /// How long the recovery scenario's hang lasts.
     #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = duration)]
     pub(crate) fault_for: Duration,
-    /// Also run every system with one key changed (`cb_failure_rate=0.3`), side by side;
-    /// repeat it to compare several alternatives, each with its own key changed.
-    #[arg(long, value_name = "KEY=VALUE")]
+    /// Also run every system with one key changed (`cb_failure_rate=0.3`), or several
+    /// that must change together (`read_timeout=5,total_timeout=6`), side by side;
+    /// repeat it to compare several alternatives.
+    #[arg(long, value_name = "KEY=VALUE[,KEY=VALUE]")]
     pub(crate) compare: Vec<String>,
     /// Write one SVG timeline per system and scenario into this directory.
     #[arg(long, value_name = "DIR")]
@@ -111,9 +112,10 @@ pub(crate) struct ReplayArgs {
     /// The settings to replay through (default: the guide's defaults for every system).
     #[arg(long, value_name = "FILE")]
     pub(crate) settings: Option<PathBuf>,
-    /// Also replay with one key changed in every system (`cb_failure_rate=0.3`); repeat
-    /// it for more settings side by side.
-    #[arg(long, value_name = "KEY=VALUE")]
+    /// Also replay with one key changed in every system (`cb_failure_rate=0.3`), or
+    /// several that must change together (`read_timeout=5,total_timeout=6`); repeat it
+    /// for more settings side by side.
+    #[arg(long, value_name = "KEY=VALUE[,KEY=VALUE]")]
     pub(crate) compare: Vec<String>,
     /// Only this system (default: every system of the recording).
     #[arg(long, value_name = "S")]

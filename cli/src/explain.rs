@@ -16,7 +16,7 @@ pub(crate) fn run(file: &PathBuf, env: &EnvFlag) -> Result<(), Failure> {
     let settings = load(file, env, &[])?;
     let text = std::fs::read_to_string(file)
         .map_err(|e| Failure::Io(format!("cannot read {}: {e}", file.display())))?;
-    print!("{}", render(&settings, &text, &vars(env))?);
+    crate::output::print(&render(&settings, &text, &vars(env))?)?;
     Ok(())
 }
 

@@ -20,6 +20,7 @@ mod compare;
 mod explain;
 mod failure;
 mod load;
+mod output;
 mod replay;
 mod simulate;
 
@@ -38,15 +39,15 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Settings(error)) => {
-            eprintln!("{error}");
+            output::warn(&error.to_string());
             ExitCode::from(1)
         }
         Err(Failure::Io(message)) => {
-            eprintln!("outbound-guard: {message}");
+            output::warn(&format!("outbound-guard: {message}"));
             ExitCode::from(1)
         }
         Err(Failure::Usage(message)) => {
-            eprintln!("outbound-guard: {message}");
+            output::warn(&format!("outbound-guard: {message}"));
             ExitCode::from(2)
         }
     }
@@ -61,15 +62,14 @@ fn check(file: &PathBuf, systems: &[String], env: &EnvFlag) -> Result<(), Failur
     let settings = load(file, env, &systems)?;
     let names: Vec<&str> = settings.names().collect();
     if names.is_empty() {
-        println!("{}: valid, no systems", settings.origin());
+        output::print(&format!("{}: valid, no systems\n", settings.origin()))
     } else {
-        println!(
-            "{}: valid, {} system{}: {}",
+        output::print(&format!(
+            "{}: valid, {} system{}: {}\n",
             settings.origin(),
             names.len(),
             if names.len() == 1 { "" } else { "s" },
             names.join(", ")
-        );
+        ))
     }
-    Ok(())
 }

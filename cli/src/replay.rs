@@ -14,15 +14,18 @@ use outbound_guard_settings::{Loader, Settings};
 use crate::compare;
 use crate::failure::Failure;
 use crate::load::vars;
+use crate::output::{counted, print, warn};
 
 mod engine;
 mod figures;
+mod guess;
 mod plot;
 pub(crate) mod recording;
 mod render;
 
 use crate::args::ReplayArgs;
-use figures::{figures, incidents};
+use figures::{bounds, figures, incidents};
+use guess::Guess;
 use recording::Recording;
 use render::{SystemReport, Variant};
 
@@ -31,26 +34,37 @@ const MAX_SPAN_MICROS: u64 = 366 * 86_400_000_000;
 
 /// Runs `replay`.
 pub(crate) fn run_command(args: &ReplayArgs) -> Result<(), Failure> {
+    if let Some(out) = &args.out {
+        let svg = out
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("svg"));
+        if !svg {
+            return Err(Failure::Usage(format!(
+                "--out {}: the timeline is written as SVG only: name it FILE.svg",
+                out.display()
+            )));
+        }
+    }
     let read_started = WallInstant::now();
     let recording = read_recording(args)?;
     let read_took = read_started.elapsed();
     for (line, why) in recording.bad_lines.iter().take(10) {
-        eprintln!(
+        warn(&format!(
             "outbound-guard: {}: line {line}: {why} (skipped)",
             args.recording.display()
-        );
+        ));
     }
     if recording.bad_lines.len() > 10 {
-        eprintln!(
-            "outbound-guard: … {} lines skipped in all",
-            recording.bad_lines.len()
-        );
+        warn(&format!(
+            "outbound-guard: … {} skipped in all",
+            counted(recording.bad_lines.len(), "line", "lines")
+        ));
     }
     if recording.systems.is_empty() {
         return Err(Failure::Usage(format!(
-            "{}: no call to replay ({} lines skipped)",
+            "{}: no call to replay ({} skipped)",
             args.recording.display(),
-            recording.bad_lines.len()
+            counted(recording.bad_lines.len(), "line", "lines")
         )));
     }
     // tokio's timers reach about two years ahead; a recording spans days.
@@ -62,9 +76,11 @@ pub(crate) fn run_command(args: &ReplayArgs) -> Result<(), Failure> {
         .unwrap_or(0);
     if span > MAX_SPAN_MICROS {
         return Err(Failure::Usage(format!(
-            "{}: its calls span {} days; at most {} (are some starts in seconds rather than milliseconds?)",
+            "{}: its calls span {} days, from line {} to line {}; at most {} (are some starts in seconds rather than milliseconds?)",
             args.recording.display(),
             span / 86_400_000_000,
+            recording.first_line,
+            recording.last_line,
             MAX_SPAN_MICROS / 86_400_000_000
         )));
     }
@@ -106,16 +122,37 @@ pub(crate) fn run_command(args: &ReplayArgs) -> Result<(), Failure> {
         let system = &recording.systems[name.as_str()];
         let found = incidents(&system.calls);
         let actions = engine::actions(&system.transitions);
+        // The calls without a recorded outcome, answered the best way the evidence
+        // allows, then as all succeeding and as all failing: each figure a range.
+        let unknown = system.calls.iter().filter(|c| guess::unknown(c)).count();
+        let ways: &[Guess] = if unknown == 0 {
+            &[Guess::Estimate]
+        } else {
+            &[Guess::Estimate, Guess::AllSucceed, Guess::AllFail]
+        };
+        let answers: Vec<_> = ways
+            .iter()
+            .map(|way| guess::answers(&system.calls, *way))
+            .collect();
         let mut runs = Vec::new();
         for (label, settings) in &variants {
             let Some(s) = settings.system(name) else {
                 continue;
             };
-            let replay = engine::replay(s, &system.calls, &actions);
-            let figures = figures(&system.calls, &replay, &found);
+            let mut replays: Vec<_> = answers
+                .iter()
+                .map(|guessed| {
+                    let replay = engine::replay(s, &system.calls, &actions, guessed);
+                    let figures = figures(&system.calls, &replay, &found, guessed);
+                    (replay, figures)
+                })
+                .collect();
+            let bounds = bounds(&replays.iter().map(|(_, f)| f.clone()).collect::<Vec<_>>());
+            let (replay, figures) = replays.swap_remove(0);
             runs.push(Variant {
                 label: label.clone(),
                 figures,
+                bounds,
                 replay,
             });
         }
@@ -123,15 +160,17 @@ pub(crate) fn run_command(args: &ReplayArgs) -> Result<(), Failure> {
             name: name.clone(),
             recording: system,
             incidents: found,
+            unknown,
+            ways: ways.len(),
             variants: runs,
         });
     }
     let replay_took = replay_started.elapsed();
     for name in &missing {
-        eprintln!(
-            "outbound-guard: the recording's system `{name}` has no `[systems.{name}]` in {origin}: not replayed ({} calls)",
-            recording.systems[name.as_str()].calls.len()
-        );
+        warn(&format!(
+            "outbound-guard: the recording's system `{name}` has no `[systems.{name}]` in {origin}: not replayed ({})",
+            counted(recording.systems[name.as_str()].calls.len(), "call", "calls")
+        ));
     }
     if reports.is_empty() {
         return Err(Failure::Usage(format!(
@@ -152,7 +191,7 @@ pub(crate) fn run_command(args: &ReplayArgs) -> Result<(), Failure> {
             plot::timeline(&path, &recording, report)
                 .map_err(|e| Failure::Io(format!("cannot write {}: {e}", path.display())))?;
             if !args.json {
-                eprintln!("wrote {}", path.display());
+                warn(&format!("wrote {}", path.display()));
             }
         }
     }
@@ -161,17 +200,15 @@ pub(crate) fn run_command(args: &ReplayArgs) -> Result<(), Failure> {
         replay: replay_took,
     };
     if args.json {
-        println!(
-            "{}",
-            render::to_json(&args.recording, &recording, &reports, &missing, timing)
-        );
+        print(&(render::to_json(&args.recording, &recording, &reports, &missing, timing) + "\n"))
     } else {
-        print!(
-            "{}",
-            render::to_tables(&args.recording, &recording, &reports, timing)
-        );
+        print(&render::to_tables(
+            &args.recording,
+            &recording,
+            &reports,
+            timing,
+        ))
     }
-    Ok(())
 }
 
 fn read_recording(args: &ReplayArgs) -> Result<Recording, Failure> {
@@ -180,9 +217,15 @@ fn read_recording(args: &ReplayArgs) -> Result<Recording, Failure> {
     } else {
         let file = std::fs::File::open(&args.recording)
             .map_err(|e| Failure::Io(format!("cannot read {}: {e}", args.recording.display())))?;
+        if file.metadata().is_ok_and(|m| m.is_dir()) {
+            return Err(Failure::Io(format!(
+                "cannot read {}: it is a directory; expected a recording (JSON lines), or - for stdin",
+                args.recording.display()
+            )));
+        }
         recording::read(BufReader::with_capacity(1 << 20, file), args.strict)
     };
-    result.map_err(|e| Failure::Io(format!("{}: {e} (--strict)", args.recording.display())))
+    result.map_err(|e| Failure::Io(format!("{}: {e}", args.recording.display())))
 }
 
 /// The settings file's text and name, or, without `--settings`, a table of the guide's

@@ -139,7 +139,7 @@ pub(crate) fn run_command(args: &SimulateArgs) -> Result<(), Failure> {
                         Failure::Io(format!("cannot write {}: {e}", path.display()))
                     })?;
                     if !args.json {
-                        eprintln!("wrote {}", path.display());
+                        crate::output::warn(&format!("wrote {}", path.display()));
                     }
                     // Each alternative beside it, in a picture of its own.
                     for ((label, _), run) in compared.iter().zip(&runs[1..]) {
@@ -154,7 +154,7 @@ pub(crate) fn run_command(args: &SimulateArgs) -> Result<(), Failure> {
                                 Failure::Io(format!("cannot write {}: {e}", path.display()))
                             })?;
                         if !args.json {
-                            eprintln!("wrote {}", path.display());
+                            crate::output::warn(&format!("wrote {}", path.display()));
                         }
                     }
                 }
@@ -171,9 +171,9 @@ pub(crate) fn run_command(args: &SimulateArgs) -> Result<(), Failure> {
 
     let labels: Vec<&str> = compared.iter().map(|(label, _)| label.as_str()).collect();
     if args.json {
-        println!("{}", to_json(args, &systems, &report, &labels));
+        crate::output::print(&(to_json(args, &systems, &report, &labels) + "\n"))?;
     } else {
-        print!("{}", to_tables(args, &systems, &report, &labels));
+        crate::output::print(&to_tables(args, &systems, &report, &labels))?;
     }
     Ok(())
 }

@@ -1,6 +1,8 @@
 //! The replay: one system's recorded calls through a fresh real [`Guard`] of the
 //! settings asked for, each at its recorded start on tokio's paused clock (nothing
-//! sleeps for real), and what each call's fate was.
+//! sleeps for real), and what each call's fate was. Starts and ends keep the
+//! recording's microseconds: the replay moves the clock to each itself rather than
+//! leave them to tokio's whole-millisecond timers ([`Ends`]).
 //!
 //! Each call is `guard.call(upstream)`, the code path a service runs, where the
 //! upstream is a future that answers as the recording says:
@@ -12,20 +14,23 @@
 //!   recording only knows it took at least its own);
 //! - `cancelled`: no answer, and the caller gives up after the recorded duration;
 //! - `rejected` (the recording's breaker or bulkhead refused it, so nobody knows how the
-//!   upstream would have answered): answered like the last call of the system the
-//!   recording let through before it, and counted apart as a guess.
+//!   upstream would have answered): answered as [`guess`](super::guess) says, and
+//!   counted apart as a guess.
 //!
 //! What an operator or the settings file's `cb_mode` did to the recording's breaker
 //! (force open, disable, back to closed) is done to the replayed one at the same time:
 //! no outcome would have caused it.
 
-use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
+use std::collections::BinaryHeap;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use outbound_guard::{Cause, Guard, ManualAction, Observer, State, Transition};
 use outbound_guard_settings::SystemSettings;
-use tokio::time::{sleep, sleep_until, Instant};
+use tokio::sync::{oneshot, Notify};
+use tokio::time::{sleep, Instant, Sleep};
 
 use super::recording::{Call, Recorded, RecordedTransition};
 
@@ -140,23 +145,148 @@ pub(crate) fn actions(transitions: &[RecordedTransition]) -> Vec<(u64, ManualAct
 
 /// Replays `calls` (in start order) through a fresh guard of `settings`, on a runtime of
 /// its own with a paused clock, doing `actions` to its breaker at their times.
+/// `guessed` answers the calls without a recorded outcome, one for each in order.
 pub(crate) fn replay(
     settings: &SystemSettings,
     calls: &[Call],
     actions: &[(u64, ManualAction)],
+    guessed: &[(Recorded, u32)],
 ) -> Replay {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_time()
         .start_paused(true)
         .build()
         .expect("a current-thread runtime with a paused clock builds");
-    runtime.block_on(drive(settings, calls, actions))
+    runtime.block_on(drive(settings, calls, actions, guessed))
+}
+
+/// The ends of the replayed calls that are running, each at its exact instant.
+///
+/// tokio's timers fire on whole milliseconds (a deadline is rounded up to the next
+/// one), so a call that slept its recorded duration, or was started by a timer at its
+/// recorded start, would move up to a millisecond later: enough to turn a call the live
+/// breaker refused just before its open period ended into a half-open trial. Instead
+/// the replay moves the paused clock itself, to each start and end to the microsecond:
+/// a running call waits here for its end ([`Ends::wait`]) and the driver wakes it
+/// when the clock reaches it.
+#[derive(Default)]
+struct Ends {
+    pending: Mutex<BinaryHeap<End>>,
+    /// Numbers the ends, so that two at the same instant wake in the order they began.
+    seq: AtomicU64,
+    /// Told when a call starts to wait, so that a driver waiting for a later instant
+    /// looks again.
+    changed: Notify,
+}
+
+struct End {
+    at: Instant,
+    seq: u64,
+    wake: oneshot::Sender<()>,
+}
+
+impl PartialEq for End {
+    fn eq(&self, other: &Self) -> bool {
+        (self.at, self.seq) == (other.at, other.seq)
+    }
+}
+
+impl Eq for End {}
+
+impl PartialOrd for End {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for End {
+    /// The earliest first in a [`BinaryHeap`] (a max-heap).
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (other.at, other.seq).cmp(&(self.at, self.seq))
+    }
+}
+
+impl Ends {
+    /// Waits `duration` of the replay's clock from now, ended by the driver at the
+    /// exact instant.
+    async fn wait(&self, duration: Duration) {
+        if duration.is_zero() {
+            return;
+        }
+        let (wake, woken) = oneshot::channel();
+        if let Ok(mut pending) = self.pending.lock() {
+            let seq = self.seq.fetch_add(1, Ordering::Relaxed);
+            pending.push(End {
+                at: Instant::now() + duration,
+                seq,
+                wake,
+            });
+        }
+        self.changed.notify_one();
+        let _ = woken.await;
+    }
+
+    /// The earliest end waiting.
+    fn next(&self) -> Option<Instant> {
+        self.pending.lock().ok()?.peek().map(|e| e.at)
+    }
+
+    /// Wakes every call whose end is `now` or before.
+    fn wake_due(&self, now: Instant) {
+        let Ok(mut pending) = self.pending.lock() else {
+            return;
+        };
+        while pending.peek().is_some_and(|e| e.at <= now) {
+            if let Some(end) = pending.pop() {
+                let _ = end.wake.send(());
+            }
+        }
+    }
+}
+
+/// Lets every task the last step woke run (they start, end and register their ends at
+/// the instant the clock shows) before the clock moves on.
+async fn settle() {
+    for _ in 0..2 {
+        tokio::task::yield_now().await;
+    }
+}
+
+/// Moves the paused clock forward to `at` exactly, firing on the way the guard's own
+/// timers (its timeouts and slow-call alarms, on whole milliseconds) in order; returns
+/// early when a call starts to wait for an end, which may come before `at`. `timer` is
+/// the driver's one timer, reset for each step.
+async fn toward(ends: &Ends, mut timer: Pin<&mut Sleep>, at: Instant) {
+    let now = Instant::now();
+    if at <= now {
+        return;
+    }
+    // tokio's clock moves by itself to the next timer (this one, or an earlier one
+    // of the guard's), in whole milliseconds from the current one, so it lands up to
+    // 2 ms past a timer's instant (its deadline rounded up, plus the clock's fraction
+    // of a millisecond): a timer 2 ms short of `at` never takes it past `at`.
+    if let Some(early) = at
+        .checked_sub(Duration::from_millis(2))
+        .filter(|e| *e > now)
+    {
+        timer.as_mut().reset(early);
+        tokio::select! {
+            () = timer.as_mut() => {}
+            () = ends.changed.notified() => return,
+        }
+    }
+    settle().await;
+    if ends.next().is_some_and(|end| end < at) {
+        return;
+    }
+    tokio::time::advance(at - Instant::now().min(at)).await;
 }
 
 async fn drive(
     settings: &SystemSettings,
     calls: &[Call],
     actions: &[(u64, ManualAction)],
+    guessed: &[(Recorded, u32)],
 ) -> Replay {
     let transitions = Arc::new(Transitions::default());
     let guard = Guard::with_observers(settings, vec![transitions.clone()]);
@@ -164,40 +294,65 @@ async fn drive(
     if let Ok(mut o) = transitions.origin.lock() {
         *o = Some(origin);
     }
+    let ends = Arc::new(Ends::default());
     let fates: Arc<[AtomicU8]> = (0..calls.len()).map(|_| AtomicU8::new(0)).collect();
     let running = Arc::new(AtomicUsize::new(0));
-    // A refused call of the recording is answered like the last one that ran.
-    let mut last_ran = (Recorded::Success, 0);
+    let mut guessed = guessed.iter();
     let mut actions = actions.iter().peekable();
-    for (index, call) in calls.iter().enumerate() {
-        while let Some((at, action)) = actions.next_if(|(at, _)| *at <= call.start) {
-            act(&guard, origin + Duration::from_micros(*at), *action).await;
-        }
-        let at = origin + Duration::from_micros(call.start);
-        if at > Instant::now() {
-            sleep_until(at).await;
-        }
-        let answer = if call.outcome == Recorded::Rejected {
-            answer(last_ran.0, last_ran.1)
-        } else {
-            last_ran = (call.outcome, call.duration);
-            answer(call.outcome, call.duration)
+    let mut next_call = 0;
+    let timer = sleep(Duration::ZERO);
+    tokio::pin!(timer);
+    let at = |micros: u64| origin + Duration::from_micros(micros);
+    loop {
+        let start = calls.get(next_call).map(|c| at(c.start));
+        let action = actions.peek().map(|(micros, _)| at(*micros));
+        let end = ends.next();
+        let Some(next) = [start, action, end].into_iter().flatten().min() else {
+            if running.load(Ordering::Relaxed) == 0 {
+                break;
+            }
+            // Only calls the guard's own timers end (a hang cut at `total_timeout`, a
+            // bulkhead's wait), or that wait for a permit and then run.
+            tokio::select! {
+                () = sleep(Duration::from_secs(1)) => {}
+                () = ends.changed.notified() => {}
+            }
+            continue;
         };
-        let (guard, fates, running) = (guard.clone(), fates.clone(), running.clone());
-        running.fetch_add(1, Ordering::Relaxed);
-        tokio::spawn(async move {
-            let fate = one(&guard, answer).await;
-            fates[index].store(fate as u8, Ordering::Relaxed);
-            running.fetch_sub(1, Ordering::Relaxed);
-        });
-    }
-    for (at, action) in actions {
-        act(&guard, origin + Duration::from_micros(*at), *action).await;
-    }
-    // Every call ends by its duration, the total timeout or the bulkhead's wait.
-    let step = guard.total_timeout().max(Duration::from_secs(1));
-    while running.load(Ordering::Relaxed) > 0 {
-        sleep(step).await;
+        let now = Instant::now();
+        if next > now {
+            toward(&ends, timer.as_mut(), next).await;
+            continue;
+        }
+        // Due now: the calls that end first, then the operator's actions, then the calls
+        // that start.
+        if end.is_some_and(|e| e <= now) {
+            ends.wake_due(now);
+            settle().await;
+        } else if action.is_some_and(|a| a <= now) {
+            if let Some((_, act)) = actions.next() {
+                guard.breaker().act(*act);
+            }
+        } else {
+            let index = next_call;
+            let call = &calls[index];
+            next_call += 1;
+            let answer = if call.outcome == Recorded::Rejected {
+                let (outcome, duration) = guessed.next().copied().unwrap_or((Recorded::Success, 0));
+                answer(outcome, duration)
+            } else {
+                answer(call.outcome, call.duration)
+            };
+            let (guard, fates, running, ends) =
+                (guard.clone(), fates.clone(), running.clone(), ends.clone());
+            running.fetch_add(1, Ordering::Relaxed);
+            tokio::spawn(async move {
+                let fate = one(&guard, &ends, answer).await;
+                fates[index].store(fate as u8, Ordering::Relaxed);
+                running.fetch_sub(1, Ordering::Relaxed);
+                ends.changed.notify_one();
+            });
+        }
     }
     let fates = fates
         .iter()
@@ -211,23 +366,13 @@ async fn drive(
     Replay { fates, transitions }
 }
 
-/// Does `action` to the guard's breaker at `at`.
-async fn act(guard: &Guard, at: Instant, action: ManualAction) {
-    if at > Instant::now() {
-        sleep_until(at).await;
-    }
-    guard.breaker().act(action);
-}
-
 /// One call through the guard, and its fate.
-async fn one(guard: &Guard, answer: Answer) -> Fate {
+async fn one(guard: &Guard, ends: &Ends, answer: Answer) -> Fate {
     let result = match answer {
         Answer::Ok(d) => {
             guard
                 .call(async move {
-                    if !d.is_zero() {
-                        sleep(d).await;
-                    }
+                    ends.wait(d).await;
                     Ok::<(), ()>(())
                 })
                 .await
@@ -235,21 +380,19 @@ async fn one(guard: &Guard, answer: Answer) -> Fate {
         Answer::Err(d) => {
             guard
                 .call(async move {
-                    if !d.is_zero() {
-                        sleep(d).await;
-                    }
+                    ends.wait(d).await;
                     Err::<(), ()>(())
                 })
                 .await
         }
         Answer::Hang => guard.call(std::future::pending::<Result<(), ()>>()).await,
         Answer::Abandon(d) => {
-            match tokio::time::timeout(d, guard.call(std::future::pending::<Result<(), ()>>()))
-                .await
-            {
-                Ok(result) => result,
+            let call = guard.call(std::future::pending::<Result<(), ()>>());
+            tokio::select! {
+                biased;
+                result = call => result,
                 // The caller gave up: it ran, unless it was still waiting for a permit.
-                Err(_) => return Fate::Ran,
+                () = ends.wait(d) => return Fate::Ran,
             }
         }
     };

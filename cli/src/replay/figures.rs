@@ -87,48 +87,92 @@ pub(crate) struct Met {
     pub(crate) failing_let_through: usize,
 }
 
-/// One system's figures under one setting.
+/// Of a setting's figures, the calls without a recorded outcome (the recording's guard
+/// refused them), answered by a guess.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Guessed {
+    /// Such calls the replayed guard let run: their guessed answers fed its breaker.
+    pub(crate) ran: usize,
+    pub(crate) failing_let_through: usize,
+    pub(crate) healthy_refused: usize,
+    pub(crate) failing_refused: usize,
+    pub(crate) bulkhead_refused: usize,
+}
+
+/// One system's figures under one setting, each call judged by its recorded outcome or,
+/// for a call without one, by the answer it was given.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Figures {
     pub(crate) calls: usize,
     /// Calls that reached the upstream.
     pub(crate) ran: usize,
-    /// Failing calls (recorded failure, slow, timeout) that reached the upstream.
+    /// Failing calls (failure, slow, timeout) that reached the upstream.
     pub(crate) failing_let_through: usize,
-    /// Refused by the breaker although the recording saw them succeed.
+    /// Healthy calls the breaker refused.
     pub(crate) healthy_refused: usize,
-    /// Refused by the breaker, and the recording saw them fail: spared the upstream.
+    /// Failing calls the breaker refused: spared the upstream.
     pub(crate) failing_refused: usize,
-    /// Refused by the breaker, refused in the recording too (how they would have ended
-    /// is a guess), or cancelled by their caller.
+    /// Refused by the breaker, and cancelled by their caller in the recording.
     pub(crate) other_refused: usize,
     /// Refused by the bulkhead.
     pub(crate) bulkhead_refused: usize,
+    /// How many of the calls behind each figure had no recorded outcome.
+    pub(crate) guessed: Guessed,
     /// When (µs) and why the breaker opened.
     pub(crate) openings: Vec<(u64, String)>,
     pub(crate) incidents: Vec<Met>,
 }
 
-/// The figures of `replay` over `calls`.
-pub(crate) fn figures(calls: &[Call], replay: &Replay, incidents: &[Incident]) -> Figures {
+/// The figures of `replay` over `calls`, whose calls without a recorded outcome were
+/// answered with `guessed` (one each, in order).
+pub(crate) fn figures(
+    calls: &[Call],
+    replay: &Replay,
+    incidents: &[Incident],
+    guessed: &[(Recorded, u32)],
+) -> Figures {
     let mut f = Figures {
         calls: calls.len(),
         ..Figures::default()
     };
-    for (call, fate) in calls.iter().zip(&replay.fates) {
+    let mut answers = guessed.iter();
+    // Each call's outcome: recorded, or the answer it was given.
+    let outcomes: Vec<Recorded> = calls
+        .iter()
+        .map(|c| {
+            if c.outcome == Recorded::Rejected {
+                answers.next().map_or(Recorded::Success, |a| a.0)
+            } else {
+                c.outcome
+            }
+        })
+        .collect();
+    for ((call, fate), outcome) in calls.iter().zip(&replay.fates).zip(&outcomes) {
+        let unknown = usize::from(call.outcome == Recorded::Rejected);
         match fate {
             Fate::Ran | Fate::Pending => {
                 f.ran += 1;
-                if call.outcome.failing() {
+                f.guessed.ran += unknown;
+                if outcome.failing() {
                     f.failing_let_through += 1;
+                    f.guessed.failing_let_through += unknown;
                 }
             }
-            Fate::Refused => match call.outcome {
-                Recorded::Success => f.healthy_refused += 1,
-                o if o.failing() => f.failing_refused += 1,
+            Fate::Refused => match outcome {
+                Recorded::Success | Recorded::Rejected => {
+                    f.healthy_refused += 1;
+                    f.guessed.healthy_refused += unknown;
+                }
+                o if o.failing() => {
+                    f.failing_refused += 1;
+                    f.guessed.failing_refused += unknown;
+                }
                 _ => f.other_refused += 1,
             },
-            Fate::BulkheadFull => f.bulkhead_refused += 1,
+            Fate::BulkheadFull => {
+                f.bulkhead_refused += 1;
+                f.guessed.bulkhead_refused += unknown;
+            }
         }
     }
     f.openings = replay
@@ -146,10 +190,10 @@ pub(crate) fn figures(calls: &[Call], replay: &Replay, incidents: &[Incident]) -
             let until = incidents.get(i + 1).map_or(u64::MAX, |next| next.start);
             let from = calls.partition_point(|c| c.start < incident.start);
             let to = calls.partition_point(|c| c.start <= incident.end);
-            let failing_let_through = calls[from..to]
+            let failing_let_through = outcomes[from..to]
                 .iter()
                 .zip(&replay.fates[from..to])
-                .filter(|(c, f)| c.outcome.failing() && matches!(f, Fate::Ran | Fate::Pending))
+                .filter(|(o, f)| o.failing() && matches!(f, Fate::Ran | Fate::Pending))
                 .count();
             let to_fast_fail = calls[from..]
                 .iter()
@@ -204,5 +248,74 @@ mod tests {
                 failing_calls: 24
             }]
         );
+    }
+}
+
+/// The lowest and the highest a count came to over the ways of answering the calls
+/// without a recorded outcome.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Range {
+    pub(crate) low: usize,
+    pub(crate) high: usize,
+}
+
+impl Range {
+    fn of(values: impl Iterator<Item = usize> + Clone) -> Range {
+        Range {
+            low: values.clone().min().unwrap_or(0),
+            high: values.max().unwrap_or(0),
+        }
+    }
+}
+
+/// The time to fast fail of an incident over those ways: the soonest, and the latest
+/// (`None`: at least one never failed fast).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct FastFailRange {
+    pub(crate) soonest: Option<u64>,
+    pub(crate) latest: Option<u64>,
+}
+
+/// A setting's figures as ranges: each the lowest and highest over the replays of one
+/// setting with the calls without a recorded outcome answered each way (the estimate,
+/// all succeeding, all failing).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Bounds {
+    pub(crate) openings: Range,
+    pub(crate) failing_let_through: Range,
+    pub(crate) healthy_refused: Range,
+    pub(crate) failing_refused: Range,
+    pub(crate) bulkhead_refused: Range,
+    /// Per incident: its time to fast fail, and its failing calls let through.
+    pub(crate) incidents: Vec<(FastFailRange, Range)>,
+}
+
+/// The ranges of `runs`: one setting's figures, each way of guessing.
+pub(crate) fn bounds(runs: &[Figures]) -> Bounds {
+    let each = |get: fn(&Figures) -> usize| Range::of(runs.iter().map(get));
+    let incidents = runs.first().map_or(0, |f| f.incidents.len());
+    Bounds {
+        openings: each(|f| f.openings.len()),
+        failing_let_through: each(|f| f.failing_let_through),
+        healthy_refused: each(|f| f.healthy_refused),
+        failing_refused: each(|f| f.failing_refused),
+        bulkhead_refused: each(|f| f.bulkhead_refused),
+        incidents: (0..incidents)
+            .map(|i| {
+                let times = runs.iter().map(|f| f.incidents[i].to_fast_fail);
+                let fast = FastFailRange {
+                    soonest: times.clone().flatten().min(),
+                    latest: if times.clone().any(|t| t.is_none()) {
+                        None
+                    } else {
+                        times.flatten().max()
+                    },
+                };
+                (
+                    fast,
+                    Range::of(runs.iter().map(|f| f.incidents[i].failing_let_through)),
+                )
+            })
+            .collect(),
     }
 }

@@ -82,6 +82,9 @@ pub(crate) struct Recording {
     pub(crate) bad_lines: Vec<(usize, String)>,
     /// How many calls were out of start order in the file (put in order).
     pub(crate) out_of_order: usize,
+    /// The line with the earliest start, and the one with the latest (1 for the first).
+    pub(crate) first_line: usize,
+    pub(crate) last_line: usize,
 }
 
 #[derive(Deserialize)]
@@ -111,11 +114,28 @@ struct Line<'a> {
     why: Option<Cow<'a, str>>,
 }
 
+/// The year 10000, in milliseconds since 1970: no recording starts later.
+const LATEST_MILLIS: f64 = 253_402_300_800_000.0;
+
+/// A number as a person wrote it: `1e30` rather than thirty-one digits.
+fn number(value: f64) -> String {
+    if value.is_finite() && value.abs() < 1e16 {
+        value.to_string()
+    } else {
+        format!("{value:e}")
+    }
+}
+
 /// Microseconds since the Unix epoch of a line's `start`.
 fn start_micros(start: &Start<'_>) -> Result<i64, String> {
     match start {
-        Start::Millis(ms) if ms.is_finite() && *ms >= 0.0 => Ok((ms * 1000.0).round() as i64),
-        Start::Millis(ms) => Err(format!("`start` {ms}: expected milliseconds since 1970")),
+        Start::Millis(ms) if ms.is_finite() && (0.0..LATEST_MILLIS).contains(ms) => {
+            Ok((ms * 1000.0).round() as i64)
+        }
+        Start::Millis(ms) => Err(format!(
+            "`start` {}: expected milliseconds since 1970, before the year 10000",
+            number(*ms)
+        )),
         Start::Text(text) => humantime::parse_rfc3339_weak(text)
             .ok()
             .and_then(|t| t.duration_since(SystemTime::UNIX_EPOCH).ok())
@@ -131,31 +151,38 @@ fn start_micros(start: &Start<'_>) -> Result<i64, String> {
 type Raw = (Vec<(i64, u32, Recorded)>, Vec<(i64, RecordedTransition)>);
 
 /// Reads a recording. With `strict`, the first line that cannot be read is an error
-/// (its number and why); otherwise it is skipped and listed in `bad_lines`.
-pub(crate) fn read(input: impl BufRead, strict: bool) -> Result<Recording, String> {
+/// (its number and why); otherwise it is skipped and listed in `bad_lines`. A read that
+/// fails (a directory, a disk error) is an error either way: the rest cannot be read.
+pub(crate) fn read(mut input: impl BufRead, strict: bool) -> Result<Recording, String> {
     let mut recording = Recording::default();
     // Starts in µs since 1970, before they are made relative to the first.
     let mut raw: BTreeMap<String, Raw> = BTreeMap::new();
     let mut first: Option<i64> = None;
-    for (index, line) in input.lines().enumerate() {
-        let number = index + 1;
-        let line = match line {
-            Ok(line) => line,
-            Err(e) => {
-                let why = format!("cannot be read: {e}");
-                if strict {
-                    return Err(format!("line {number}: {why}"));
-                }
-                recording.bad_lines.push((number, why));
-                continue;
-            }
-        };
-        if line.trim().is_empty() {
-            continue;
+    let mut last: Option<i64> = None;
+    let mut bytes = Vec::new();
+    let mut number = 0;
+    loop {
+        bytes.clear();
+        match input.read_until(b'\n', &mut bytes) {
+            Ok(0) => break,
+            Ok(_) => number += 1,
+            Err(e) => return Err(format!("line {}: cannot be read: {e}", number + 1)),
         }
-        match parse_line(&line) {
+        let parsed = match std::str::from_utf8(&bytes) {
+            Ok(line) if line.trim().is_empty() => continue,
+            Ok(line) => parse_line(line),
+            Err(e) => Err(format!("not UTF-8 text (byte {})", e.valid_up_to() + 1)),
+        };
+        match parsed {
             Ok((system, at, entry)) => {
-                first = Some(first.map_or(at, |f| f.min(at)));
+                if first.is_none_or(|f| at < f) {
+                    first = Some(at);
+                    recording.first_line = number;
+                }
+                if last.is_none_or(|l| at > l) {
+                    last = Some(at);
+                    recording.last_line = number;
+                }
                 let (calls, transitions) = match raw.get_mut(system.as_str()) {
                     Some(entry) => entry,
                     None => raw.entry(system).or_default(),
@@ -167,7 +194,7 @@ pub(crate) fn read(input: impl BufRead, strict: bool) -> Result<Recording, Strin
             }
             Err(why) => {
                 if strict {
-                    return Err(format!("line {number}: {why}"));
+                    return Err(format!("line {number}: {why} (--strict)"));
                 }
                 recording.bad_lines.push((number, why));
             }
@@ -213,10 +240,14 @@ enum Entry {
 
 fn parse_line(line: &str) -> Result<(String, i64, Entry), String> {
     let parsed: Line<'_> = serde_json::from_str(line).map_err(|e| {
+        // serde's own position ("at line 1 column 62") counts within this line: the
+        // column alone, beside our line number.
+        let text = e.to_string();
+        let what = text.split(" at line ").next().unwrap_or(&text);
         if e.is_eof() {
-            format!("truncated: {e}")
+            format!("truncated: {what}")
         } else {
-            format!("not a record: {e}")
+            format!("not a record: {what} (column {})", e.column())
         }
     })?;
     if parsed.system.is_empty() {
@@ -239,7 +270,8 @@ fn parse_line(line: &str) -> Result<(String, i64, Entry), String> {
         let duration = parsed.duration_ms.unwrap_or(0.0);
         if !duration.is_finite() || duration < 0.0 {
             return Err(format!(
-                "`duration_ms` {duration}: expected milliseconds ≥ 0"
+                "`duration_ms` {}: expected milliseconds ≥ 0",
+                number(duration)
             ));
         }
         // At most about 71 minutes: far beyond any total_timeout.

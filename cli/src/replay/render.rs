@@ -6,15 +6,20 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::{json, Value};
 
+use crate::output::{counted, thousands, times};
+
 use super::engine::Replay;
-use super::figures::{Figures, Incident};
+use super::figures::{Bounds, FastFailRange, Figures, Incident, Range};
 use super::recording::{Recording, SystemRecording};
 
 /// One setting's replay of one system.
 pub(crate) struct Variant {
     /// `as set`, or the changed key: `cb_failure_rate=0.2`.
     pub(crate) label: String,
+    /// With the calls without a recorded outcome answered by the estimate.
     pub(crate) figures: Figures,
+    /// Each figure over every way of answering them.
+    pub(crate) bounds: Bounds,
     pub(crate) replay: Replay,
 }
 
@@ -23,6 +28,10 @@ pub(crate) struct SystemReport<'a> {
     pub(crate) name: String,
     pub(crate) recording: &'a SystemRecording,
     pub(crate) incidents: Vec<Incident>,
+    /// Its calls without a recorded outcome (refused by the recording's guard).
+    pub(crate) unknown: usize,
+    /// How many ways those were answered, each a replay of every setting.
+    pub(crate) ways: usize,
     pub(crate) variants: Vec<Variant>,
 }
 
@@ -52,21 +61,49 @@ pub(crate) fn span(micros: u64) -> String {
     }
 }
 
-/// `1234567` as `1,234,567`.
-fn count(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 fn total_calls(reports: &[SystemReport<'_>]) -> usize {
     reports.iter().map(|r| r.recording.calls.len()).sum()
+}
+
+/// The calls replayed, over every setting and way of guessing.
+fn replayed(reports: &[SystemReport<'_>]) -> usize {
+    reports
+        .iter()
+        .map(|r| r.recording.calls.len() * r.variants.len() * r.ways)
+        .sum()
+}
+
+/// A count with its range and how many of its calls were guessed: `33`, or
+/// `33 (5 guessed; 30–40)`.
+fn bounded(value: usize, range: Range, guessed: Option<usize>) -> String {
+    let guessed = guessed.filter(|g| *g > 0);
+    if range.low == range.high && guessed.is_none() {
+        return thousands(value);
+    }
+    let range = if range.low == range.high {
+        String::new()
+    } else {
+        format!("{}–{}", thousands(range.low), thousands(range.high))
+    };
+    match (guessed, range.is_empty()) {
+        (Some(g), true) => format!("{} ({} guessed)", thousands(value), thousands(g)),
+        (Some(g), false) => format!("{} ({} guessed; {range})", thousands(value), thousands(g)),
+        (None, _) => format!("{} ({range})", thousands(value)),
+    }
+}
+
+/// A time to fast fail with its range: `413 ms`, or `413 ms (112 ms–never)`.
+fn fast_fail(value: Option<u64>, range: FastFailRange) -> String {
+    let text = |t: Option<u64>| t.map_or("never".into(), span);
+    if range.soonest == range.latest && range.latest == value {
+        return text(value);
+    }
+    format!(
+        "{} ({}–{})",
+        text(value),
+        text(range.soonest),
+        text(range.latest)
+    )
 }
 
 fn header(
@@ -81,37 +118,36 @@ fn header(
         .filter_map(|r| r.recording.calls.last().map(|c| c.start))
         .max()
         .unwrap_or(0);
-    let runs: usize = reports.iter().map(|r| r.variants.len()).sum();
-    let replayed: usize = reports
-        .iter()
-        .map(|r| r.recording.calls.len() * r.variants.len())
-        .sum();
+    let runs: usize = reports.iter().map(|r| r.variants.len() * r.ways).sum();
+    let replayed = replayed(reports);
     let per_call = timing.replay.as_secs_f64() * 1e9 / replayed.max(1) as f64;
     let mut out = format!(
-        "{}: {} calls of {} system{} from {} over {}",
+        "{}: {} of {} from {} over {}",
         path.display(),
-        count(calls),
-        reports.len(),
-        if reports.len() == 1 { "" } else { "s" },
+        counted(calls, "call", "calls"),
+        counted(reports.len(), "system", "systems"),
         when(recording, 0),
         span(last),
     );
     if !recording.bad_lines.is_empty() {
-        let _ = write!(out, "; {} lines skipped", recording.bad_lines.len());
+        let _ = write!(
+            out,
+            "; {} skipped",
+            counted(recording.bad_lines.len(), "line", "lines")
+        );
     }
     if recording.out_of_order > 0 {
         let _ = write!(
             out,
-            "; {} lines out of start order (sorted)",
-            recording.out_of_order
+            "; {} out of start order (sorted)",
+            counted(recording.out_of_order, "line", "lines")
         );
     }
     let _ = writeln!(
         out,
-        "\nreplayed {} call{} in {runs} run{} in {:.1} s ({per_call:.0} ns a call; read in {:.1} s)",
-        count(replayed),
-        if replayed == 1 { "" } else { "s" },
-        if runs == 1 { "" } else { "s" },
+        "\nreplayed {} in {} in {:.1} s ({per_call:.0} ns a call; read in {:.1} s)",
+        counted(replayed, "call", "calls"),
+        counted(runs, "run", "runs"),
         timing.replay.as_secs_f64(),
         timing.read.as_secs_f64(),
     );
@@ -135,35 +171,69 @@ pub(crate) fn to_tables(
             .count();
         let _ = writeln!(
             out,
-            "\n{}: {} calls, {} incident{} in the recording{}",
+            "\n{}: {}, {} in the recording{}",
             report.name,
-            count(report.recording.calls.len()),
-            report.incidents.len(),
-            if report.incidents.len() == 1 { "" } else { "s" },
+            counted(report.recording.calls.len(), "call", "calls"),
+            counted(report.incidents.len(), "incident", "incidents"),
             if report.recording.transitions.is_empty() {
                 String::new()
             } else {
-                format!(" (its breaker opened {recorded_openings} times)")
+                format!(" (its breaker opened {})", times(recorded_openings))
             }
         );
+        if report.unknown > 0 {
+            let _ = writeln!(
+                out,
+                "  {} no recorded outcome (the recording's guard refused {}): each is answered from the calls on both sides of its gap, and a figure they change shows how many of its calls were guessed and its range with all of them succeeding and all failing",
+                counted(report.unknown, "call has", "calls have"),
+                if report.unknown == 1 { "it" } else { "them" }
+            );
+        }
         let mut rows: Vec<(String, Vec<String>)> = vec![
             (
                 "".into(),
                 report.variants.iter().map(|v| v.label.clone()).collect(),
             ),
-            row(report, "openings", |f| count(f.openings.len())),
-            row(report, "failing calls let through", |f| {
-                count(f.failing_let_through)
+            row(report, "openings", |f, b| {
+                bounded(f.openings.len(), b.openings, None)
             }),
-            row(report, "healthy calls refused", |f| {
-                count(f.healthy_refused)
+            row(report, "failing calls let through", |f, b| {
+                bounded(
+                    f.failing_let_through,
+                    b.failing_let_through,
+                    Some(f.guessed.failing_let_through),
+                )
             }),
-            row(report, "failing calls refused", |f| {
-                count(f.failing_refused)
+            row(report, "healthy calls refused", |f, b| {
+                bounded(
+                    f.healthy_refused,
+                    b.healthy_refused,
+                    Some(f.guessed.healthy_refused),
+                )
             }),
-            row(report, "other calls refused", |f| count(f.other_refused)),
-            row(report, "bulkhead refusals", |f| count(f.bulkhead_refused)),
+            row(report, "failing calls refused", |f, b| {
+                bounded(
+                    f.failing_refused,
+                    b.failing_refused,
+                    Some(f.guessed.failing_refused),
+                )
+            }),
+            row(report, "cancelled calls refused", |f, _| {
+                thousands(f.other_refused)
+            }),
+            row(report, "bulkhead refusals", |f, b| {
+                bounded(
+                    f.bulkhead_refused,
+                    b.bulkhead_refused,
+                    Some(f.guessed.bulkhead_refused),
+                )
+            }),
         ];
+        if report.unknown > 0 {
+            rows.push(row(report, "guessed calls let run", |f, _| {
+                thousands(f.guessed.ran)
+            }));
+        }
         for (i, incident) in report.incidents.iter().enumerate() {
             rows.push((
                 format!(
@@ -171,15 +241,15 @@ pub(crate) fn to_tables(
                     i + 1,
                     when(recording, incident.start),
                     span(incident.end - incident.start),
-                    count(incident.failing_calls as usize)
+                    thousands(incident.failing_calls as usize)
                 ),
                 report.variants.iter().map(|_| String::new()).collect(),
             ));
-            rows.push(row(report, "  to fast fail", |f| {
-                f.incidents[i].to_fast_fail.map_or("never".into(), span)
+            rows.push(row(report, "  to fast fail", |f, b| {
+                fast_fail(f.incidents[i].to_fast_fail, b.incidents[i].0)
             }));
-            rows.push(row(report, "  failing calls let through", |f| {
-                count(f.incidents[i].failing_let_through)
+            rows.push(row(report, "  failing calls let through", |f, b| {
+                bounded(f.incidents[i].failing_let_through, b.incidents[i].1, None)
             }));
         }
         let width = rows
@@ -222,11 +292,15 @@ pub(crate) fn to_tables(
 fn row(
     report: &SystemReport<'_>,
     label: &str,
-    value: impl Fn(&Figures) -> String,
+    value: impl Fn(&Figures, &Bounds) -> String,
 ) -> (String, Vec<String>) {
     (
         label.to_owned(),
-        report.variants.iter().map(|v| value(&v.figures)).collect(),
+        report
+            .variants
+            .iter()
+            .map(|v| value(&v.figures, &v.bounds))
+            .collect(),
     )
 }
 
@@ -250,6 +324,8 @@ pub(crate) fn to_json(
                 .iter()
                 .map(|v| {
                     let f = &v.figures;
+                    let b = &v.bounds;
+                    let range = |r: Range| json!([r.low, r.high]);
                     json!({
                         "settings": v.label,
                         "calls": f.calls,
@@ -259,22 +335,39 @@ pub(crate) fn to_json(
                         "failing_refused": f.failing_refused,
                         "other_refused": f.other_refused,
                         "bulkhead_refused": f.bulkhead_refused,
+                        "guessed": {
+                            "ran": f.guessed.ran,
+                            "failing_let_through": f.guessed.failing_let_through,
+                            "healthy_refused": f.guessed.healthy_refused,
+                            "failing_refused": f.guessed.failing_refused,
+                            "bulkhead_refused": f.guessed.bulkhead_refused,
+                        },
+                        "ranges": {
+                            "openings": range(b.openings),
+                            "failing_let_through": range(b.failing_let_through),
+                            "healthy_refused": range(b.healthy_refused),
+                            "failing_refused": range(b.failing_refused),
+                            "bulkhead_refused": range(b.bulkhead_refused),
+                        },
                         "openings": f.openings.iter().map(|(at, why)| json!({
                             "at_ms": ms(*at), "time": when(recording, *at), "why": why,
                         })).collect::<Vec<_>>(),
                         "transitions": v.replay.transitions.iter().map(|t| json!({
                             "at_ms": ms(t.at), "from": t.from.as_str(), "to": t.to.as_str(), "why": t.why,
                         })).collect::<Vec<_>>(),
-                        "incidents": f.incidents.iter().map(|m| json!({
+                        "incidents": f.incidents.iter().zip(&b.incidents).map(|(m, (fast, through))| json!({
                             "start_ms": ms(m.incident.start),
                             "to_fast_fail_ms": m.to_fast_fail.map(ms),
+                            "to_fast_fail_ms_range": [fast.soonest.map(ms), fast.latest.map(ms)],
                             "failing_let_through": m.failing_let_through,
+                            "failing_let_through_range": range(*through),
                         })).collect::<Vec<_>>(),
                     })
                 })
                 .collect();
             let value = json!({
                 "calls": report.recording.calls.len(),
+                "unknown_calls": report.unknown,
                 "incidents": report.incidents.iter().map(|i| json!({
                     "start_ms": ms(i.start), "end_ms": ms(i.end), "time": when(recording, i.start),
                     "failing_calls": i.failing_calls,
@@ -287,10 +380,7 @@ pub(crate) fn to_json(
             (report.name.clone(), value)
         })
         .collect();
-    let replayed: usize = reports
-        .iter()
-        .map(|r| r.recording.calls.len() * r.variants.len())
-        .sum();
+    let replayed = replayed(reports);
     let value = json!({
         "recording": path.display().to_string(),
         "start": when(recording, 0),

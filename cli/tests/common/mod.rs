@@ -4,6 +4,7 @@
 use assert_cmd::Command;
 
 /// The demo's `resilience.toml`.
+#[allow(dead_code)] // not every suite replays the demo
 pub const DEMO: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../examples/payments-demo/resilience.toml"

@@ -1,0 +1,167 @@
+//! A replay of a recording made by an enforcing breaker: the calls it refused have no
+//! recorded outcome, and every figure they change is given as a range.
+//!
+//! The recording: a real guard (`cb_failure_rate = 0.3`) with the runtime's recorder,
+//! on tokio's paused clock, in front of an upstream that fails exactly 2 calls in 5
+//! (40%) for a minute between two healthy stretches. Its breaker opens and refuses most
+//! of that minute. Replayed with a stricter (0.2) and a looser (0.6) rate: the looser
+//! one would never have opened (40% < 60% in any window), so its range must include
+//! that, and it must not be shown refusing more healthy calls than the stricter one
+//! unless its range says it may.
+
+mod common;
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::bin;
+use outbound_guard::record::{Recorder, RecorderOptions};
+use outbound_guard::{Guard, Settings};
+use serde_json::Value;
+
+const SETTINGS: &str = r#"[systems.sber]
+cb_window_size = 50
+cb_min_calls = 10
+cb_failure_rate = 0.3
+cb_open_duration = "5s"
+cb_half_open_calls = 3
+read_timeout = "1s"
+total_timeout = "2s"
+connect_timeout = "0.5s"
+"#;
+
+/// Records the scenario into `path`.
+async fn record(path: &std::path::Path) {
+    let settings = Settings::parse(SETTINGS, "resilience.toml").unwrap();
+    let recorder = Arc::new(Recorder::to_file(path, RecorderOptions::default()).unwrap());
+    let guard = Guard::with_observers(settings.system("sber").unwrap(), vec![recorder.clone()]);
+    let answered = Arc::new(AtomicU64::new(0));
+    let mut running = Vec::new();
+    // 50 calls a second: 10 s healthy, 60 s failing 2 in 5, 20 s healthy.
+    for i in 0..4_500_u32 {
+        let failing_phase = (500..3_500).contains(&i);
+        let (guard, answered) = (guard.clone(), answered.clone());
+        running.push(tokio::spawn(async move {
+            let _ = guard
+                .call(async move {
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                    // The upstream's own count of the calls it answered.
+                    let n = answered.fetch_add(1, Ordering::Relaxed);
+                    if failing_phase && matches!(n % 5, 1 | 3) {
+                        Err(())
+                    } else {
+                        Ok(())
+                    }
+                })
+                .await;
+        }));
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    for call in running {
+        call.await.unwrap();
+    }
+    recorder.flush();
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_looser_rate_is_judged_by_ranges_not_by_refusals_answered_as_failures() {
+    let dir = std::env::temp_dir().join(format!("og-cli-guessed-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let recording = dir.join("calls.jsonl");
+    record(&recording).await;
+    let settings = dir.join("resilience.toml");
+    std::fs::write(&settings, SETTINGS).unwrap();
+
+    let output = bin()
+        .args(["replay", recording.to_str().unwrap()])
+        .args([
+            "--settings",
+            settings.to_str().unwrap(),
+            "--json",
+            "--strict",
+        ])
+        .args(["--compare", "cb_failure_rate=0.2"])
+        .args(["--compare", "cb_failure_rate=0.6"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let sber = &report["systems"]["sber"];
+    // The live breaker refused most of the failing minute: those calls are unknown.
+    let unknown = sber["unknown_calls"].as_u64().unwrap();
+    assert!(unknown > 1_000, "{unknown} calls without an outcome");
+    let replays = sber["replays"].as_array().unwrap();
+    let (as_set, stricter, looser) = (&replays[0], &replays[1], &replays[2]);
+    assert_eq!(looser["settings"], "cb_failure_rate=0.6");
+    let range = |r: &Value, key: &str| -> (u64, u64) {
+        let pair = r["ranges"][key].as_array().unwrap();
+        (pair[0].as_u64().unwrap(), pair[1].as_u64().unwrap())
+    };
+    let value = |r: &Value, key: &str| r[key].as_u64().unwrap();
+
+    // Every figure's range holds the figure shown.
+    for r in replays {
+        for key in [
+            "failing_let_through",
+            "healthy_refused",
+            "failing_refused",
+            "bulkhead_refused",
+        ] {
+            let (low, high) = range(r, key);
+            assert!(
+                (low..=high).contains(&value(r, key)),
+                "{}: {key} {} outside {low}–{high}",
+                r["settings"],
+                value(r, key)
+            );
+        }
+    }
+    // The truth for 0.6: never opened. Its range says it may not have; its best
+    // estimate, from the calls on both sides of each gap (40% failing), says so too.
+    let (low, _) = range(looser, "openings");
+    assert_eq!(low, 0, "{looser}");
+    assert_eq!(
+        looser["openings"].as_array().unwrap().len(),
+        0,
+        "{:?}",
+        looser["openings"]
+    );
+    // Not shown refusing more healthy calls than the stricter 0.2, unless its range
+    // says it may.
+    let (looser_healthy, stricter_healthy) = (
+        value(looser, "healthy_refused"),
+        value(stricter, "healthy_refused"),
+    );
+    assert!(
+        looser_healthy <= stricter_healthy
+            || range(looser, "healthy_refused").0 <= range(stricter, "healthy_refused").1,
+        "0.6 refuses {looser_healthy} healthy calls, 0.2 {stricter_healthy}"
+    );
+    assert!(
+        looser_healthy <= stricter_healthy,
+        "0.6 refuses {looser_healthy}, 0.2 {stricter_healthy}"
+    );
+    // The setting it was recorded with opens as it did live.
+    let live_openings = sber["recorded_transitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["to"] == "open")
+        .count();
+    assert_eq!(
+        as_set["openings"].as_array().unwrap().len(),
+        live_openings,
+        "{as_set}"
+    );
+    // `KEEP_GUESSED=1` keeps the recording and its settings to look at.
+    if std::env::var_os("KEEP_GUESSED").is_none() {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -1,0 +1,261 @@
+//! A real nginx's access log, converted by `docs/recording/nginx.awk` and replayed.
+//!
+//! nginx (skipped where it is not installed) proxies to the demo's fake upstreams on
+//! 127.0.0.1 and logs each request in the format `docs/recording.md` recommends: a
+//! healthy request, one retried on a second upstream after the first answered 502 (the
+//! log has `0.001, 1.000` and `502, 504`), and one the client gave up on (`499`). The
+//! converter must make the retried request a failure lasting both tries, and the
+//! abandoned one a timeout at the time the client waited.
+
+mod common;
+
+use std::io::Write as _;
+use std::path::Path;
+use std::process::{Child, Command as Process, Stdio};
+use std::time::{Duration, Instant};
+
+use common::bin;
+use outbound_guard_tests::upstream::{FakeUpstream, Fault};
+use serde_json::Value;
+
+/// The log format `docs/recording.md` recommends.
+const LOG_FORMAT: &str = "'$msec $upstream_response_time $upstream_status $request_time $status'";
+
+/// The converter, run on `input`; `None` where awk cannot run.
+fn convert(input: &str) -> Option<String> {
+    let mut child = Process::new("awk")
+        .args(["-v", "name=sber", "-f"])
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../docs/recording/nginx.awk"
+        ))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .ok()?;
+    child.stdin.take()?.write_all(input.as_bytes()).ok()?;
+    let output = child.wait_with_output().ok()?;
+    assert!(output.status.success());
+    Some(String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+fn lines(converted: &str) -> Vec<Value> {
+    converted
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn a_retried_request_is_one_failure_lasting_every_try() {
+    // nginx writes a retried request's upstreams with a comma and a space.
+    let Some(converted) = convert("1796395661.294 1.000, 2.000 502, 504 3.001\n") else {
+        eprintln!("skipped: awk cannot run here");
+        return;
+    };
+    let line = &lines(&converted)[0];
+    assert_eq!(line["outcome"], "failure", "{converted}");
+    assert_eq!(line["duration_ms"].as_f64(), Some(3000.0), "{converted}");
+    assert_eq!(
+        line["start"].as_f64(),
+        Some(1_796_395_658_294.0),
+        "{converted}"
+    );
+}
+
+/// nginx serving `config` from `dir`, ended when dropped.
+struct Nginx(Child);
+
+impl Drop for Nginx {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Starts nginx on `port` with the upstreams given, or `None` where it is not installed
+/// or cannot run.
+fn nginx(dir: &Path, port: u16, healthy: u16, failing: u16, hung: u16) -> Option<Nginx> {
+    let d = dir.display();
+    let config = format!(
+        r"worker_processes 1;
+daemon off;
+pid {d}/nginx.pid;
+error_log {d}/error.log;
+events {{ worker_connections 64; }}
+http {{
+    log_format guard {LOG_FORMAT};
+    access_log {d}/access.log guard;
+    client_body_temp_path {d}/tmp;
+    proxy_temp_path {d}/tmp;
+    fastcgi_temp_path {d}/tmp;
+    uwsgi_temp_path {d}/tmp;
+    scgi_temp_path {d}/tmp;
+    upstream healthy {{ server 127.0.0.1:{healthy}; }}
+    upstream retried {{ server 127.0.0.1:{failing} max_fails=0; server 127.0.0.1:{hung} backup; }}
+    upstream hung {{ server 127.0.0.1:{hung}; }}
+    server {{
+        listen 127.0.0.1:{port};
+        location /ok {{ proxy_pass http://healthy; }}
+        location /retried {{
+            proxy_pass http://retried;
+            proxy_next_upstream error timeout http_502;
+            proxy_read_timeout 1s;
+        }}
+        location /hung {{ proxy_pass http://hung; proxy_read_timeout 30s; }}
+    }}
+}}
+"
+    );
+    std::fs::write(dir.join("nginx.conf"), config).unwrap();
+    let child = ["nginx", "/usr/sbin/nginx"].iter().find_map(|program| {
+        Process::new(program)
+            .arg("-p")
+            .arg(dir)
+            .arg("-c")
+            .arg(dir.join("nginx.conf"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .ok()
+    })?;
+    let mut nginx = Nginx(child);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        // Installed but unable to run here (no permission, no such user): skipped.
+        if let Ok(Some(status)) = nginx.0.try_wait() {
+            eprintln!(
+                "nginx exited ({status}): {}",
+                std::fs::read_to_string(dir.join("error.log")).unwrap_or_default()
+            );
+            return None;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "nginx did not listen: {}",
+            std::fs::read_to_string(dir.join("error.log")).unwrap_or_default()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Some(nginx)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_real_nginx_log_converts_and_replays() {
+    let dir = std::env::temp_dir().join(format!("og-cli-nginx-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("tmp")).unwrap();
+    let healthy = FakeUpstream::start().await;
+    let failing = FakeUpstream::start().await;
+    failing.always(Fault::Status(502));
+    let hung = FakeUpstream::start().await;
+    hung.always(Fault::Hang);
+    let port = free_port();
+    let Some(_nginx) = nginx(
+        &dir,
+        port,
+        healthy.addr().port(),
+        failing.addr().port(),
+        hung.addr().port(),
+    ) else {
+        eprintln!("skipped: nginx is not installed, or cannot run here");
+        return;
+    };
+    let base = format!("http://127.0.0.1:{port}");
+    let client = reqwest::Client::new();
+    for _ in 0..3 {
+        let ok = client.get(format!("{base}/ok")).send().await.unwrap();
+        assert_eq!(ok.status(), 200);
+    }
+    let retried = client.get(format!("{base}/retried")).send().await.unwrap();
+    assert_eq!(retried.status(), 504);
+    // The client gives up after 300 ms: nginx logs 499.
+    let impatient = reqwest::Client::builder()
+        .timeout(Duration::from_millis(300))
+        .build()
+        .unwrap();
+    assert!(impatient.get(format!("{base}/hung")).send().await.is_err());
+    let log = dir.join("access.log");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let text = loop {
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        if text.lines().count() >= 5 {
+            break text;
+        }
+        assert!(Instant::now() < deadline, "the access log: {text:?}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    let Some(converted) = convert(&text) else {
+        eprintln!("skipped: awk cannot run here");
+        return;
+    };
+    // Printed for the record (`--nocapture`).
+    eprintln!("{text}\n{converted}");
+    let calls = lines(&converted);
+    let outcomes: Vec<&str> = calls
+        .iter()
+        .map(|c| c["outcome"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        outcomes,
+        ["success", "success", "success", "failure", "timeout"],
+        "{text}\n{converted}"
+    );
+    // The retried request: both tries, the second cut by nginx after 1 s.
+    let log_lines: Vec<&str> = text.lines().collect();
+    assert!(log_lines[3].contains(", "), "{}", log_lines[3]);
+    let retried_ms = calls[3]["duration_ms"].as_f64().unwrap();
+    assert!(
+        (1000.0..3000.0).contains(&retried_ms),
+        "{retried_ms} ms: {}",
+        log_lines[3]
+    );
+    // The abandoned request: about as long as the client waited (300 ms by its clock;
+    // nginx's starts when it has read the request).
+    let abandoned_ms = calls[4]["duration_ms"].as_f64().unwrap();
+    assert!(
+        (250.0..2000.0).contains(&abandoned_ms),
+        "{abandoned_ms} ms: {}",
+        log_lines[4]
+    );
+    // Starts are the ends less the durations: in order, as the requests were made, to
+    // nginx's resolution (a millisecond).
+    let starts: Vec<f64> = calls.iter().map(|c| c["start"].as_f64().unwrap()).collect();
+    assert!(starts.windows(2).all(|w| w[0] <= w[1] + 1.0), "{converted}");
+
+    let recording = dir.join("calls.jsonl");
+    std::fs::write(&recording, &converted).unwrap();
+    let settings = dir.join("resilience.toml");
+    std::fs::write(&settings, "[systems.sber]\n").unwrap();
+    let output = bin()
+        .args(["replay", recording.to_str().unwrap()])
+        .args([
+            "--settings",
+            settings.to_str().unwrap(),
+            "--json",
+            "--strict",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["systems"]["sber"]["calls"], 5);
+    assert_eq!(
+        report["systems"]["sber"]["replays"][0]["failing_let_through"],
+        2
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,203 @@
+//! A hang recorded live and replayed: real HTTP calls on 127.0.0.1 (the demo's fake
+//! upstream, a reqwest client whose timeout cuts each hung call) through a real guard
+//! whose recorder writes every call and transition, on real time; then
+//! `outbound-guard replay` of that file with the same settings.
+//!
+//! The hang lasts several open periods, each ended by a trial that fails again, and then
+//! the upstream heals: the replay must open when the live breaker opened, each time in
+//! order within [`TOLERANCE_MS`], and close within a second of its last close.
+
+mod common;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::bin;
+use outbound_guard::record::{Recorder, RecorderOptions};
+use outbound_guard::{Guard, Settings};
+use outbound_guard_tests::upstream::{FakeUpstream, Fault};
+use serde_json::Value;
+
+/// How far a replayed opening may be from the live one.
+const TOLERANCE_MS: f64 = 50.0;
+
+/// Short real durations: a 100 ms read timeout, a 300 ms open period.
+const SETTINGS: &str = r#"[systems.s]
+connect_timeout = "50ms"
+read_timeout = "100ms"
+total_timeout = "200ms"
+cb_slow_threshold = "150ms"
+cb_window_size = 4
+cb_min_calls = 4
+cb_failure_rate = 0.5
+cb_open_duration = "300ms"
+cb_half_open_calls = 1
+max_connections = 100
+"#;
+
+/// One caller every this often.
+const EVERY: Duration = Duration::from_millis(10);
+
+/// `(from, to, at_ms)` of each transition in a list of the JSON report.
+fn transitions(all: &Value) -> Vec<(String, String, f64)> {
+    all.as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["from"].as_str().unwrap().to_owned(),
+                t["to"].as_str().unwrap().to_owned(),
+                t["at_ms"].as_f64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// Calls the upstream every [`EVERY`] for `phase`, each call in a task of its own.
+async fn calls_for(
+    phase: Duration,
+    guard: &Guard,
+    client: &reqwest::Client,
+    url: &str,
+    running: &mut Vec<tokio::task::JoinHandle<()>>,
+) {
+    let end = tokio::time::Instant::now() + phase;
+    let mut tick = tokio::time::interval(EVERY);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    while tokio::time::Instant::now() < end {
+        tick.tick().await;
+        let (guard, client, url) = (guard.clone(), client.clone(), url.to_owned());
+        running.push(tokio::spawn(async move {
+            let _ = guard
+                .call(async move {
+                    client
+                        .get(url)
+                        .send()
+                        .await
+                        .and_then(reqwest::Response::error_for_status)
+                        .map(drop)
+                })
+                .await;
+        }));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_recorded_hang_replays_with_the_live_openings_and_close() {
+    let dir = std::env::temp_dir().join(format!("og-cli-hang-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let settings_path = dir.join("resilience.toml");
+    std::fs::write(&settings_path, SETTINGS).unwrap();
+    let recording = dir.join("calls.jsonl");
+
+    let upstream = FakeUpstream::start().await;
+    let settings = Settings::parse(SETTINGS, "resilience.toml").unwrap();
+    let recorder = Arc::new(Recorder::to_file(&recording, RecorderOptions::default()).unwrap());
+    let guard = Guard::with_observers(settings.system("s").unwrap(), vec![recorder.clone()]);
+    let client = reqwest::Client::builder()
+        .connect_timeout(Duration::from_millis(50))
+        .timeout(Duration::from_millis(100))
+        .build()
+        .unwrap();
+    let url = format!("{}/pay", upstream.url());
+    let mut running = Vec::new();
+    calls_for(
+        Duration::from_millis(400),
+        &guard,
+        &client,
+        &url,
+        &mut running,
+    )
+    .await;
+    upstream.always(Fault::Hang);
+    calls_for(
+        Duration::from_millis(2_000),
+        &guard,
+        &client,
+        &url,
+        &mut running,
+    )
+    .await;
+    upstream.always(Fault::Ok);
+    calls_for(
+        Duration::from_millis(1_000),
+        &guard,
+        &client,
+        &url,
+        &mut running,
+    )
+    .await;
+    for call in running {
+        call.await.unwrap();
+    }
+    recorder.flush();
+    let stats = recorder.stats();
+    assert_eq!(stats.dropped_queue_full + stats.dropped_write_error, 0);
+
+    let output = bin()
+        .args([
+            "replay",
+            recording.to_str().unwrap(),
+            "--settings",
+            settings_path.to_str().unwrap(),
+            "--json",
+            "--strict",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let s = &report["systems"]["s"];
+    let live = transitions(&s["recorded_transitions"]);
+    let replayed = transitions(&s["replays"][0]["transitions"]);
+    let openings = |all: &[(String, String, f64)]| -> Vec<f64> {
+        all.iter()
+            .filter(|(_, to, _)| to == "open")
+            .map(|(_, _, at)| *at)
+            .collect()
+    };
+    let last_close = |all: &[(String, String, f64)]| -> f64 {
+        all.iter()
+            .rev()
+            .find(|(_, to, _)| to == "closed")
+            .map(|(_, _, at)| *at)
+            .unwrap()
+    };
+    let (live_openings, replayed_openings) = (openings(&live), openings(&replayed));
+    // The hang outlasts several open periods, each trial failing again.
+    assert!(
+        live_openings.len() >= 3,
+        "the live breaker opened {} times: {live:?}",
+        live_openings.len()
+    );
+    assert_eq!(
+        replayed_openings.len(),
+        live_openings.len(),
+        "live {live:?}\nreplayed {replayed:?}"
+    );
+    for (r, l) in replayed_openings.iter().zip(&live_openings) {
+        assert!(
+            (r - l).abs() <= TOLERANCE_MS,
+            "opened at {r} ms in the replay, {l} ms live\nlive {live:?}\nreplayed {replayed:?}"
+        );
+    }
+    let (r, l) = (last_close(&replayed), last_close(&live));
+    assert!(
+        (r - l).abs() <= 1_000.0,
+        "closed at {r} ms in the replay, {l} ms live"
+    );
+    // Printed for the record (`--nocapture`): the two side by side.
+    for (i, l) in live.iter().enumerate() {
+        eprintln!("live {l:?}  replayed {:?}", replayed.get(i));
+    }
+    // `KEEP_HANG=1` keeps the recording and its settings to look at.
+    if std::env::var_os("KEEP_HANG").is_none() {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -1,0 +1,280 @@
+//! `outbound-guard replay` as a command: what it says, and how it ends, when the input,
+//! the arguments or the output are not what it expects. Each runs the real binary on
+//! real files.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use common::bin;
+use serde_json::Value;
+
+/// The demo's recording: thousands of lines of output in JSON.
+const RECORDING: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/data/demo-recording.jsonl"
+);
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("og-cli-command-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A recording of `lines` and a settings file of `settings`, in `dir`.
+fn files(dir: &Path, lines: &[&str], settings: &str) -> (String, String) {
+    let recording = dir.join("calls.jsonl");
+    std::fs::write(&recording, lines.join("\n") + "\n").unwrap();
+    let file = dir.join("resilience.toml");
+    std::fs::write(&file, settings).unwrap();
+    (
+        recording.to_str().unwrap().to_owned(),
+        file.to_str().unwrap().to_owned(),
+    )
+}
+
+fn stderr(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[test]
+fn a_directory_is_refused_in_one_line() {
+    let dir = scratch("dir");
+    let output = bin()
+        .args(["replay", dir.to_str().unwrap()])
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("is a directory"), "{err}");
+    assert!(err.contains(dir.to_str().unwrap()), "{err}");
+}
+
+#[test]
+fn a_closed_output_ends_the_replay_quietly() {
+    for format in [&["--json"][..], &[][..]] {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_outbound-guard"))
+            .args(["replay", RECORDING])
+            .args(format)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The reader goes away before a byte is written (`| head -0`).
+        drop(child.stdout.take());
+        let output = child.wait_with_output().unwrap();
+        let err = stderr(&output);
+        assert!(!err.contains("panicked"), "{err}");
+        assert_eq!(output.status.code(), Some(0), "{format:?}: {err}");
+    }
+}
+
+#[test]
+fn out_refuses_a_file_it_would_not_write_as_named() {
+    let dir = scratch("out");
+    let png = dir.join("timeline.png");
+    let output = bin()
+        .args(["replay", RECORDING, "--out", png.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert!(err.contains("--out"), "{err}");
+    assert!(err.contains(".svg"), "{err}");
+    assert!(!png.exists());
+}
+
+#[test]
+fn one_is_singular() {
+    let dir = scratch("singular");
+    let (recording, settings) = files(
+        &dir,
+        &[
+            r#"{"system":"s","start":1796400000000.000,"duration_ms":1.000,"outcome":"failure"}"#,
+            "garbage",
+            r#"{"system":"s","start":1796400000001.000,"transition":"open","from":"closed","reason":"failure_rate","why":"s opened"}"#,
+        ],
+        "[systems.s]\ncb_window_size = 1\ncb_min_calls = 1\n",
+    );
+    let output = bin()
+        .args(["replay", &recording, "--settings", &settings])
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    // The breaker's own reasons ("1 of 1 calls failed") are the runtime's words.
+    let ours: String = out.lines().filter(|l| !l.contains("opened:")).collect();
+    for wrong in ["1 times", "1 calls", "1 lines", "1 incidents", "1 runs"] {
+        assert!(!ours.contains(wrong), "{wrong:?} in\n{out}");
+    }
+    assert!(out.contains("1 call of 1 system"), "{out}");
+    assert!(out.contains("1 line skipped"), "{out}");
+    assert!(out.contains("opened once"), "{out}");
+}
+
+#[test]
+fn a_misspelt_compare_key_gets_a_suggestion() {
+    let output = bin()
+        .args(["replay", RECORDING, "--compare", "cb_failure_rat=0.3"])
+        .output()
+        .unwrap();
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert!(err.contains("did you mean `cb_failure_rate`?"), "{err}");
+}
+
+#[test]
+fn a_start_out_of_range_names_its_line_and_messages_give_our_line_only() {
+    let dir = scratch("start");
+    let (recording, settings) = files(
+        &dir,
+        &[
+            r#"{"system":"s","start":1796400000000.000,"duration_ms":1.000,"outcome":"success"}"#,
+            r#"{"system":"s","start":1e30,"duration_ms":1.000,"outcome":"success"}"#,
+            r#"{"system":"s","start":1796400000002.000,"duration_ms":1.000,"outcome":"success"} trailing"#,
+        ],
+        "[systems.s]\n",
+    );
+    let output = bin()
+        .args(["replay", &recording, "--settings", &settings])
+        .output()
+        .unwrap();
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    assert!(err.contains("line 2: `start` 1e30"), "{err}");
+    assert!(err.contains("line 3: not a record"), "{err}");
+    assert!(!err.contains("line 1 column"), "{err}");
+    let strict = bin()
+        .args(["replay", &recording, "--settings", &settings, "--strict"])
+        .output()
+        .unwrap();
+    let err = stderr(&strict);
+    assert_eq!(strict.status.code(), Some(1), "{err}");
+    assert!(err.contains("line 2: `start` 1e30"), "{err}");
+}
+
+#[test]
+fn related_keys_change_together_in_one_alternative() {
+    let dir = scratch("together");
+    let (recording, settings) = files(
+        &dir,
+        &[r#"{"system":"s","start":1796400000000.000,"duration_ms":1.000,"outcome":"success"}"#],
+        "[systems.s]\nconnect_timeout = 0.5\nread_timeout = 1\ntotal_timeout = 1.5\n",
+    );
+    // One key alone breaks the ordering: refused, naming the alternative.
+    let alone = bin()
+        .args(["replay", &recording, "--settings", &settings])
+        .args(["--compare", "read_timeout=5"])
+        .output()
+        .unwrap();
+    assert_eq!(alone.status.code(), Some(2), "{}", stderr(&alone));
+    assert!(stderr(&alone).contains("--compare read_timeout=5"));
+    let output = bin()
+        .args(["replay", &recording, "--settings", &settings, "--json"])
+        .args(["--compare", "read_timeout=5,total_timeout=6"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let labels: Vec<&str> = report["systems"]["s"]["replays"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["settings"].as_str().unwrap())
+        .collect();
+    assert_eq!(labels, ["as set", "read_timeout=5,total_timeout=6"]);
+}
+
+/// The shape of a JSON value: its keys, and the shape of each value, with arrays
+/// reduced to their first element's shape and scalars to their type.
+fn shape(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            Value::Object(map.iter().map(|(k, v)| (k.clone(), shape(v))).collect())
+        }
+        Value::Array(all) => Value::Array(all.first().map(shape).into_iter().collect()),
+        Value::Number(_) => Value::String("number".into()),
+        Value::String(_) => Value::String("string".into()),
+        Value::Bool(_) => Value::String("bool".into()),
+        Value::Null => Value::String("null".into()),
+    }
+}
+
+/// Keys whose value may be `null` or a number: their shapes are compared as either.
+fn loosen(value: &mut Value) {
+    match value {
+        Value::Object(map) => map.values_mut().for_each(loosen),
+        Value::Array(all) => all.iter_mut().for_each(loosen),
+        Value::String(s) if s == "null" || s == "number" => *s = "number or null".into(),
+        _ => {}
+    }
+}
+
+#[test]
+fn the_json_has_the_shape_the_readme_documents() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let marker = "<!-- replay --json -->";
+    let from = readme
+        .find(marker)
+        .expect("cli/README.md shows `replay --json`")
+        + marker.len();
+    let block = &readme[from..];
+    let block = &block[block.find("```json").unwrap() + 7..];
+    let block = &block[..block.find("```").unwrap()];
+    let documented: Value = serde_json::from_str(block).unwrap();
+    // Every array of the report has an element: six failures in a second (an
+    // incident) that open the breaker, a line that is not a record, a system without
+    // a table.
+    let mut lines: Vec<String> = (0..6)
+        .map(|i| {
+            format!(
+                r#"{{"system":"s","start":{}.000,"duration_ms":1.000,"outcome":"failure"}}"#,
+                1_796_400_000_000_u64 + i * 100
+            )
+        })
+        .collect();
+    lines.push(r#"{"system":"s","start":1796400000101.000,"transition":"open","from":"closed","reason":"failure_rate","why":"s opened: 2 of 2 calls failed (100% ≥ 50%)"}"#.to_owned());
+    lines.push(
+        r#"{"system":"x","start":1796400000101.000,"duration_ms":1.000,"outcome":"success"}"#
+            .to_owned(),
+    );
+    lines.push("garbage".to_owned());
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let dir = scratch("shape");
+    let (recording, settings) = files(
+        &dir,
+        &lines,
+        "[systems.s]\ncb_window_size = 2\ncb_min_calls = 2\n",
+    );
+    let output = bin()
+        .args(["replay", &recording, "--settings", &settings, "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let actual: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let (mut want, mut got) = (shape(&documented), shape(&actual));
+    loosen(&mut want);
+    loosen(&mut got);
+    // The systems are keyed by name: compare the one system's shape, and the rest.
+    let split = |v: &Value| {
+        let mut top = v.clone();
+        let systems = top.as_object_mut().unwrap().remove("systems").unwrap();
+        let one = systems
+            .as_object()
+            .unwrap()
+            .values()
+            .next()
+            .unwrap()
+            .clone();
+        (top, one)
+    };
+    let ((got_top, got_one), (want_top, want_one)) = (split(&got), split(&want));
+    assert_eq!(got_one, want_one, "a system's shape");
+    assert_eq!(got_top, want_top, "the top level's shape");
+}
