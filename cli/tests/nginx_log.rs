@@ -1,8 +1,8 @@
 //! A real nginx's access log, converted by `docs/recording/nginx.awk` and replayed.
 //!
 //! nginx (skipped where it is not installed, except under CI, which installs it)
-//! proxies to the demo's fake upstreams on 127.0.0.1 and logs each request in the format `docs/recording.md` recommends: a
-//! healthy request, one retried on a second upstream after the first answered 502 (the
+//! proxies to the demo's fake upstreams on 127.0.0.1 and logs each request in the
+//! format `docs/recording.md` recommends: a healthy request, one retried on a second upstream after the first answered 502 (the
 //! log has `0.001, 1.000` and `502, 504`), and one the client gave up on (`499`). The
 //! converter must make the retried request a failure lasting both tries, and the
 //! abandoned one a timeout at the time the client waited.
