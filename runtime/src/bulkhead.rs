@@ -222,7 +222,7 @@ impl<L: Line> Bulkhead<L> {
             .fetch_update(Ordering::Release, Ordering::Relaxed, |word| {
                 if word & (FREE << 20) != 0 {
                     Some(word - OWED)
-                } else if word < OWED {
+                } else if word < WAITER {
                     Some(word + 1)
                 } else {
                     None

@@ -396,3 +396,34 @@ async fn a_grow_cancels_what_a_shrink_owes_before_it_serves_the_waiters() {
     }
     assert_eq!(bulkhead.parts(), (0, 4, 0));
 }
+
+#[test]
+fn a_release_that_finds_on_its_second_look_what_is_owed_and_who_waits_decides_by_that() {
+    // The slow path alone, as a release reaches it after its first look saw someone
+    // waiting or something owed: it looks again.
+    let bulkhead = bulkhead(3);
+    for _ in 0..3 {
+        assert!(bulkhead.try_acquire());
+    }
+    // The waiter it saw has gone: the permit is free.
+    drop(bulkhead.count_waiting().expect("it waits"));
+    bulkhead.release_slow();
+    assert_eq!(bulkhead.parts(), (0, 1, 0));
+    assert!(bulkhead.try_acquire());
+    // Someone waits: to the line.
+    let waiting = bulkhead.count_waiting().expect("it waits");
+    bulkhead.release_slow();
+    assert_eq!(bulkhead.parts(), (1, 0, 1));
+    drop(waiting);
+    assert!(bulkhead.try_acquire(), "left in the line, taken from there");
+    // Something owed, and someone waiting: the debt first.
+    bulkhead.resize(2);
+    assert_eq!(bulkhead.owed(), 1);
+    let waiting = bulkhead.count_waiting().expect("it waits");
+    bulkhead.release_slow();
+    assert_eq!((bulkhead.owed(), bulkhead.parts()), (0, (1, 0, 0)));
+    drop(waiting);
+    bulkhead.release();
+    bulkhead.release();
+    assert_eq!(bulkhead.parts(), (0, 2, 0));
+}
