@@ -109,12 +109,15 @@ pub(crate) fn adapter(args: TokenStream, item: TokenStream, lookup: &dyn Lookup)
         .err()
         .map(|e| e.to_compile_error())
         .unwrap_or_default();
+    let checked = track.is_some();
     let track = track.flatten().map(|path| {
         quote!(
             const _: &[u8] = ::core::include_bytes!(#path);
         )
     });
-    let check = (!generic)
+    // Only when the block's own system passed its check: a system missing from the
+    // settings file is one error, on its literal, not a second one from this check.
+    let check = (!generic && checked)
         .then(|| check(&self_ty.to_token_stream()))
         .flatten()
         .map(|check| {

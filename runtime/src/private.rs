@@ -82,9 +82,11 @@ pub fn flatten<T, E>(
 ///
 /// # Panics
 ///
-/// At compile time, when the two systems differ, with a message naming both and the type.
+/// At compile time, when the two systems differ, with a message naming both and the type;
+/// not when the derive already reported its own system as an error (one error per
+/// mistake: the derive's, on the literal to fix).
 pub const fn same_system<A: SystemAdapter + ?Sized>(system: &str, adapter: &str) {
-    if !eq(A::SYSTEM.as_bytes(), system.as_bytes()) {
+    if !A::__REFUSED && !eq(A::SYSTEM.as_bytes(), system.as_bytes()) {
         let mut message = Message::new();
         message.push("this `#[outbound_guard::adapter]` block calls `");
         message.push(system);
