@@ -109,12 +109,10 @@ pub(crate) fn adapter(args: TokenStream, item: TokenStream, lookup: &dyn Lookup)
         .err()
         .map(|e| e.to_compile_error())
         .unwrap_or_default();
+    // A block that names its system checks it against the settings file, and does not
+    // track the file: its type's derive, which must declare the same system, tracks it
+    // for the crate (rustc expands every macro of a crate again when it recompiles it).
     let checked = track.is_some();
-    let track = track.flatten().map(|path| {
-        quote!(
-            const _: &[u8] = ::core::include_bytes!(#path);
-        )
-    });
     // Only when the block's own system passed its check: a system missing from the
     // settings file is one error, on its literal, not a second one from this check.
     let check = (!generic && checked)
@@ -133,7 +131,6 @@ pub(crate) fn adapter(args: TokenStream, item: TokenStream, lookup: &dyn Lookup)
     });
     quote! {
         #errors
-        #track
         #check
         #calls
         #block

@@ -161,11 +161,6 @@ fn expand(input: &DeriveInput, lookup: &dyn Lookup) -> syn::Result<TokenStream> 
                 Ok(track) => (track, None),
                 Err(e) => (None, Some(e.to_compile_error())),
             };
-            let track = track.map(|path| {
-                quote!(
-                    const _: &[u8] = ::core::include_bytes!(#path);
-                )
-            });
             let calls = crate::calls::called(&krate, system);
             // A system the settings file lacks is this derive's error; the type's blocks
             // then skip their check that they name the same system (one error per mistake).

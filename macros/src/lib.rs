@@ -74,8 +74,9 @@ use proc_macro::TokenStream;
 /// of a guarded call: [`GuardedCall`](https://docs.rs/outbound-guard/latest/outbound_guard/struct.GuardedCall.html));
 /// the guard's refusals go through `error_map`.
 ///
-/// Editing the settings file rebuilds the crate: the method carries an `include_bytes!`
-/// of the file for cargo to track. To keep it out of `cargo expand`, track the file from
+/// Editing the settings file, or `Cargo.toml`'s `[package.metadata.outbound-guard]
+/// settings`, rebuilds the crate: the method carries an `include_bytes!` of each for
+/// cargo to track. To keep it out of `cargo expand`, track the file from
 /// the crate's build script instead (`outbound-guard-settings` under
 /// `[build-dependencies]`):
 ///

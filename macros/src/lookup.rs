@@ -24,10 +24,13 @@ use syn::LitStr;
 /// A settings file, read and validated.
 pub(crate) struct Loaded {
     /// The file's absolute path, for the `include_bytes!` that makes cargo rebuild the
-    /// crate when the file changes.
+    /// crate when the file changes (never shown in a message or compiled into a value).
     pub path: String,
     /// The file's path relative to the crate, for messages.
     pub shown: String,
+    /// The crate's `Cargo.toml`, absolute: it may name the file
+    /// (`[package.metadata.outbound-guard] settings`), so cargo tracks it too.
+    pub manifest: String,
     pub settings: Settings,
 }
 
@@ -37,8 +40,9 @@ pub(crate) trait Lookup {
     fn load(&self) -> Result<Arc<Loaded>, String>;
 
     /// Whether an expansion that read the file at `path` should carry the
-    /// `include_bytes!` that makes cargo rebuild the crate when the file changes: not when
-    /// the crate's build script tracks the file (`outbound_guard_settings::build::track`).
+    /// `include_bytes!`s that make cargo rebuild the crate when the file or `Cargo.toml`
+    /// changes: not when the crate's build script tracks them
+    /// (`outbound_guard_settings::build::track`).
     fn track(&self, path: &str) -> bool;
 }
 
@@ -48,10 +52,11 @@ pub(crate) struct ManifestDir;
 type Stamp = (Option<SystemTime>, u64);
 type Cached = (Stamp, Result<Arc<Loaded>, String>);
 
-/// Parsed files by path, with the modification time and size they were read at. The
-/// only state kept across expansions: a file read again when it changes, so it never
-/// changes what an expansion emits.
-static CACHE: Mutex<Option<HashMap<PathBuf, Cached>>> = Mutex::new(None);
+/// Parsed files by path and the crate reading them (which names the file in messages),
+/// with the modification time and size they were read at. The only state kept across
+/// expansions: a file read again when it changes, so it never changes what an expansion
+/// emits.
+static CACHE: Mutex<Option<HashMap<(PathBuf, String), Cached>>> = Mutex::new(None);
 
 impl Lookup for ManifestDir {
     fn load(&self) -> Result<Arc<Loaded>, String> {
@@ -73,7 +78,8 @@ impl Lookup for ManifestDir {
 /// The settings file of the crate in `dir`, read and validated.
 fn load_at(dir: &Path) -> Result<Arc<Loaded>, String> {
     let found = find(dir)?;
-    load_cached(&found.path, &found.shown)
+    let manifest = dir.join("Cargo.toml").display().to_string();
+    load_cached(&found.path, &found.shown, &manifest)
 }
 
 /// `(include_str!(path), path)` of the crate's settings file, for `settings!`: the
@@ -106,19 +112,20 @@ fn find(dir: &Path) -> Result<Candidate, String> {
 }
 
 /// Reads `path` unless the cache holds it with the same modification time and size.
-fn load_cached(path: &Path, shown: &str) -> Result<Arc<Loaded>, String> {
+fn load_cached(path: &Path, shown: &str, manifest: &str) -> Result<Arc<Loaded>, String> {
     let stamp = stamp(path);
     let mut cache = CACHE
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     let cache = cache.get_or_insert_with(HashMap::new);
-    if let Some((cached, loaded)) = cache.get(path) {
+    let key = (path.to_path_buf(), manifest.to_owned());
+    if let Some((cached, loaded)) = cache.get(&key) {
         if *cached == stamp {
             return loaded.clone();
         }
     }
-    let loaded = read(path, shown);
-    cache.insert(path.to_path_buf(), (stamp, loaded.clone()));
+    let loaded = read(path, shown, manifest);
+    cache.insert(key, (stamp, loaded.clone()));
     loaded
 }
 
@@ -129,13 +136,14 @@ fn stamp(path: &Path) -> Stamp {
     }
 }
 
-fn read(path: &Path, shown: &str) -> Result<Arc<Loaded>, String> {
+fn read(path: &Path, shown: &str, manifest: &str) -> Result<Arc<Loaded>, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read the settings file `{shown}`: {e}"))?;
     let settings = Settings::parse(&text, shown).map_err(|e| e.to_string())?;
     Ok(Arc::new(Loaded {
         path: path.display().to_string(),
         shown: shown.to_owned(),
+        manifest: manifest.to_owned(),
         settings,
     }))
 }
@@ -186,6 +194,7 @@ pub(crate) mod inline {
             Ok(Arc::new(Loaded {
                 path: "/service/resilience.toml".to_owned(),
                 shown,
+                manifest: "/service/Cargo.toml".to_owned(),
                 settings,
             }))
         }
@@ -213,7 +222,7 @@ mod tests {
         let dir = temp_dir("invalid");
         let path = dir.join(FILE_NAME);
         std::fs::write(&path, "[systems.sber]\ncb_failure_rate = 1.5\n").unwrap();
-        let message = read(&path, FILE_NAME).err().unwrap();
+        let message = read(&path, FILE_NAME, "Cargo.toml").err().unwrap();
         assert!(message.starts_with("resilience.toml"), "{message}");
         assert!(
             message.contains("[systems.sber] `cb_failure_rate`"),
@@ -227,7 +236,7 @@ mod tests {
         let dir = temp_dir("syntax");
         let path = dir.join(FILE_NAME);
         std::fs::write(&path, "[systems.sber\n").unwrap();
-        let message = read(&path, FILE_NAME).err().unwrap();
+        let message = read(&path, FILE_NAME, "Cargo.toml").err().unwrap();
         assert!(message.contains("not valid TOML"), "{message}");
     }
 
@@ -236,7 +245,7 @@ mod tests {
         let dir = temp_dir("edited");
         let path = dir.join(FILE_NAME);
         std::fs::write(&path, "[systems.sber]\n").unwrap();
-        let load = || load_cached(&path, FILE_NAME);
+        let load = || load_cached(&path, FILE_NAME, "Cargo.toml");
         assert!(load().unwrap().settings.system("customer").is_none());
         std::fs::write(&path, "[systems.sber]\n[systems.customer]\n").unwrap();
         assert!(load().unwrap().settings.system("customer").is_some());

@@ -409,7 +409,7 @@ fn expanding_twice_gives_the_same_output() {
                 )
             },
         ];
-        for expand in expansions {
+        for (i, expand) in expansions.into_iter().enumerate() {
             let first = expand().to_string();
             let second = expand().to_string();
             assert_eq!(first, second, "{name}: a second expansion differs");
@@ -421,7 +421,9 @@ fn expanding_twice_gives_the_same_output() {
             if errors > 0 {
                 assert!(first.contains("cb_failure_rate"), "{name}: {first}");
             } else {
-                assert!(first.contains("include_bytes"), "{name}: {first}");
+                // The blocks (1, 2) leave the tracking to their type's derive (3).
+                let block = i == 1 || i == 2;
+                assert_eq!(first.contains("include_bytes"), !block, "{name}: {first}");
             }
         }
     }

@@ -1,4 +1,3 @@
-const _: &[u8] = ::core::include_bytes!("/service/resilience.toml");
 const _: () = {
     #[::outbound_guard::__private::linkme::distributed_slice(
         ::outbound_guard::__private::CALLED_SYSTEMS

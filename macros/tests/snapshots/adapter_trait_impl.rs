@@ -1,4 +1,3 @@
-const _: &[u8] = ::core::include_bytes!("/service/resilience.toml");
 const _: () = ::outbound_guard::__private::same_system::<
     SberAdapter,
 >("sber", "SberAdapter");

@@ -1,6 +1,9 @@
 impl SberAdapter {
     async fn refund(&mut self, id: u64) -> Result<(), PaymentPortError> {
-        const _: &[u8] = ::core::include_bytes!("/service/resilience.toml");
+        const _: (&[u8], &[u8]) = (
+            ::core::include_bytes!("/service/resilience.toml"),
+            ::core::include_bytes!("/service/Cargo.toml"),
+        );
         const _: () = {
             #[::my_resilience::__private::linkme::distributed_slice(
                 ::my_resilience::__private::CALLED_SYSTEMS

@@ -5,7 +5,10 @@ impl SberAdapter {
     ) -> impl ::core::future::Future<
         Output = Result<PaymentRef, PaymentPortError>,
     > + Send {
-        const _: &[u8] = ::core::include_bytes!("/service/resilience.toml");
+        const _: (&[u8], &[u8]) = (
+            ::core::include_bytes!("/service/resilience.toml"),
+            ::core::include_bytes!("/service/Cargo.toml"),
+        );
         const _: () = {
             #[::outbound_guard::__private::linkme::distributed_slice(
                 ::outbound_guard::__private::CALLED_SYSTEMS

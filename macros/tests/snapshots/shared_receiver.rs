@@ -1,6 +1,9 @@
 impl SberAdapter {
     pub async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> {
-        const _: &[u8] = ::core::include_bytes!("/service/resilience.toml");
+        const _: (&[u8], &[u8]) = (
+            ::core::include_bytes!("/service/resilience.toml"),
+            ::core::include_bytes!("/service/Cargo.toml"),
+        );
         const _: () = {
             #[::outbound_guard::__private::linkme::distributed_slice(
                 ::outbound_guard::__private::CALLED_SYSTEMS
