@@ -125,14 +125,11 @@ pub(crate) fn adapter(args: TokenStream, item: TokenStream, lookup: &dyn Lookup)
                 .map_or_else(Span::call_site, LitStr::span);
             quote_spanned!(span=> const _: () = #check;)
         });
-    let calls = guarding.and_then(|args| {
-        let system = args.system.as_ref()?;
-        Some(crate::calls::called(&args.krate, system))
-    });
+    // No record of the system (`calls`) either: the derive, which must declare the same
+    // system for the block to compile, records it once for the type.
     quote! {
         #errors
         #check
-        #calls
         #block
     }
 }

@@ -5,6 +5,7 @@ impl SberAdapter {
             ::core::include_bytes!("/service/Cargo.toml"),
         );
         const _: () = {
+            /// This binary calls `sber`: a settings file mounted at run time must hold it. linkme's `#[distributed_slice]` puts this `&str` in a link section of its own (`#[used]` keeps it), which the runtime reads as one slice, `CALLED_SYSTEMS`. The `unsafe` is linkme's and sound: `__typecheck` takes an uninhabited argument, so it never runs; it only proves that this static has the slice's element type, so every entry of the section is a `&str`.
             #[::my_resilience::__private::linkme::distributed_slice(
                 ::my_resilience::__private::CALLED_SYSTEMS
             )]
