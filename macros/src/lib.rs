@@ -208,8 +208,9 @@ pub fn derive_guarded(item: TokenStream) -> TokenStream {
 }
 
 /// The settings file `#[circuit_breaker]` checks against, for `outbound_guard::settings!`:
-/// `(::core::include_str!("/abs/path/resilience.toml"), "/abs/path/resilience.toml")`,
-/// found by the same rule; a compile error naming the files tried if there is none.
+/// `(::core::include_str!("/abs/path/resilience.toml"), "resilience.toml (compiled in)")`,
+/// found by the same rule and named relative to the crate (no path of the build machine
+/// in the binary); a compile error naming the files tried if there is none.
 #[doc(hidden)]
 #[proc_macro]
 pub fn __settings_file(_: TokenStream) -> TokenStream {

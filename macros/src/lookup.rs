@@ -82,20 +82,33 @@ fn load_at(dir: &Path) -> Result<Arc<Loaded>, String> {
     load_cached(&found.path, &found.shown, &manifest)
 }
 
-/// `(include_str!(path), path)` of the crate's settings file, for `settings!`: the
-/// file the attribute checks against, and tracked by cargo the same way.
+/// `(include_str!(path), "resilience.toml (compiled in)")` for `settings!`: the file the
+/// attribute checks against, named as messages name it (relative to the crate) and
+/// marked as compiled in, so that no path of the build machine reaches the binary, nor
+/// `Settings::origin()`, the startup line or an environment override's error. The file
+/// and `Cargo.toml` are tracked by cargo as the attribute tracks them.
 pub(crate) fn settings_file() -> proc_macro2::TokenStream {
     let found = match std::env::var_os("CARGO_MANIFEST_DIR") {
-        Some(dir) => find(Path::new(&dir)).map(|c| c.path),
+        Some(dir) => find(Path::new(&dir)).map(|c| (c, Path::new(&dir).join("Cargo.toml"))),
         None => Err("CARGO_MANIFEST_DIR is not set: `settings!` looks for the crate's settings file from its Cargo.toml, so build with cargo".to_owned()),
     };
     match found {
-        Ok(path) => {
-            let path = path.display().to_string();
-            quote::quote!((::core::include_str!(#path), #path))
+        Ok((found, manifest)) => {
+            let path = found.path.display().to_string();
+            let manifest = manifest.display().to_string();
+            let origin = compiled_in(&found.shown);
+            quote::quote!({
+                const _: &[u8] = ::core::include_bytes!(#manifest);
+                (::core::include_str!(#path), #origin)
+            })
         }
         Err(message) => syn::Error::new(proc_macro2::Span::call_site(), message).to_compile_error(),
     }
+}
+
+/// How `settings!` names the compiled-in file: `resilience.toml (compiled in)`.
+fn compiled_in(shown: &str) -> String {
+    format!("{shown} (compiled in)")
 }
 
 /// The crate's settings file: the first candidate that exists, or an error listing
@@ -289,6 +302,14 @@ mod tests {
         std::fs::create_dir_all(member.join("config")).unwrap();
         std::fs::write(member.join("config/cb.toml"), "").unwrap();
         assert_eq!(find(&member).unwrap().path, member.join("config/cb.toml"));
+    }
+
+    #[test]
+    fn the_compiled_in_file_is_named_relative_to_the_crate() {
+        let (root, member) = workspace("compiled-in");
+        std::fs::write(root.join(FILE_NAME), "").unwrap();
+        let origin = compiled_in(&find(&member).unwrap().shown);
+        assert_eq!(origin, "../resilience.toml (compiled in)");
     }
 
     #[test]

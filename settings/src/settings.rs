@@ -74,7 +74,9 @@ impl Settings {
         .system(first))
     }
 
-    /// The file these settings came from, as given to the loader.
+    /// The file these settings came from, as given to the loader: a mounted file's path,
+    /// or, from `outbound_guard::settings!()` without one, the compiled-in file named
+    /// relative to its crate, `resilience.toml (compiled in)`.
     pub fn origin(&self) -> &str {
         &self.origin
     }
