@@ -66,7 +66,9 @@ pub(crate) fn adapter(args: TokenStream, item: TokenStream, lookup: &dyn Lookup)
         Some(Args {
             system: Some(system),
             ..
-        }) => settings(system, lookup).map_err(|e| errors.push(e)).ok(),
+        }) => settings(system, lookup, "this `#[outbound_guard::adapter]` block")
+            .map_err(|e| errors.push(e))
+            .ok(),
         Some(_) => Some(None),
         None => None,
     };

@@ -157,7 +157,7 @@ fn expand(input: &DeriveInput, lookup: &dyn Lookup) -> syn::Result<TokenStream> 
     // users get no second error about them.
     let (declared, error) = match &system {
         Some(system) => {
-            let (track, error) = match settings(system, lookup) {
+            let (track, error) = match settings(system, lookup, "`#[guarded(system = …)]`") {
                 Ok(track) => (track, None),
                 Err(e) => (None, Some(e.to_compile_error())),
             };

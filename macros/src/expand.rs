@@ -34,7 +34,9 @@ fn expand(args: TokenStream, item: TokenStream, lookup: &dyn Lookup) -> syn::Res
     let args = Args::parse(args, true).map_err(|e| errors.push(e)).ok();
     let method = validate::method(item).map_err(|e| errors.push(e)).ok();
     let track = match args.as_ref().and_then(|args| args.system.as_ref()) {
-        Some(system) => settings(system, lookup).map_err(|e| errors.push(e)).ok(),
+        Some(system) => settings(system, lookup, "`#[circuit_breaker]`")
+            .map_err(|e| errors.push(e))
+            .ok(),
         None => None,
     };
     errors.finish()?;
@@ -58,9 +60,14 @@ fn expand(args: TokenStream, item: TokenStream, lookup: &dyn Lookup) -> syn::Res
 pub(crate) fn settings(
     system: &syn::LitStr,
     lookup: &dyn Lookup,
+    who: &str,
 ) -> syn::Result<Option<TokenStream>> {
+    let who = format!(
+        "`{}`, named by {who}, is checked against it",
+        system.value()
+    );
     let loaded = lookup
-        .load()
+        .load(&who)
         .map_err(|message| syn::Error::new(system.span(), message))?;
     check_system(system, &loaded)?;
     Ok(lookup.track(&loaded.path).then(|| tracking(&loaded)))

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use std::process::Output;
 
-use outbound_guard_ui_tests::{cargo_build as build, scratch_crate_with_build};
+use outbound_guard_ui_tests::{cargo_build as build, scratch_crate_with_build, workspace_member};
 
 const LIB: &str = r#"
 use outbound_guard::CircuitBreakerError;
@@ -181,30 +181,14 @@ fn repointing_the_manifest_key_reruns_the_build_script() {
     repointing_the_manifest_key("rebuild-key-tracked", Some(BUILD_RS));
 }
 
-/// The crate as a member of a workspace whose root holds the settings file: returns the
-/// member's directory and the target directory.
-fn workspace_member(name: &str, build_rs: Option<&str>) -> (PathBuf, PathBuf) {
-    let (project, target) = scratch_crate_with_build(name, ADAPTER_LIB, build_rs);
-    let root = project.parent().unwrap();
-    let manifest = project.join("Cargo.toml");
-    let member = std::fs::read_to_string(&manifest)
-        .unwrap()
-        .replace("\n[workspace]\n", "\n");
-    std::fs::write(&manifest, member).unwrap();
-    std::fs::write(
-        root.join("Cargo.toml"),
-        "[workspace]\nmembers = [\"service\"]\nresolver = \"2\"\n",
-    )
-    .unwrap();
-    std::fs::rename(project.join("Cargo.lock"), root.join("Cargo.lock")).unwrap();
-    std::fs::write(root.join("resilience.toml"), "[systems.sber]\n").unwrap();
-    let _ = std::fs::remove_file(project.join("resilience.toml"));
-    (project, target)
-}
-
 #[test]
 fn a_file_created_next_to_a_member_takes_precedence_at_once_with_a_build_script() {
-    let (project, target) = workspace_member("rebuild-shadowed", Some(BUILD_RS));
+    let (project, target) = workspace_member("rebuild-shadowed", ADAPTER_LIB, Some(BUILD_RS));
+    std::fs::write(
+        project.parent().unwrap().join("resilience.toml"),
+        "[systems.sber]\n",
+    )
+    .unwrap();
     passes(&build(&project, &target));
     // Takes precedence over the workspace root's, and lacks `sber`.
     let shadowing = project.join("resilience.toml");
