@@ -161,7 +161,8 @@ fn expand(input: &DeriveInput, lookup: &dyn Lookup) -> syn::Result<TokenStream> 
                 Ok(track) => (track, None),
                 Err(e) => (None, Some(e.to_compile_error())),
             };
-            let calls = crate::calls::called(&krate, system);
+            let by = format!("`#[guarded(system = {:?})]` on `{ident}`", system.value());
+            let calls = crate::calls::called(&krate, system, &by);
             // A system the settings file lacks is this derive's error; the type's blocks
             // then skip their check that they name the same system (one error per mistake).
             let refused = error.is_some().then(|| {

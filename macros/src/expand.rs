@@ -181,7 +181,10 @@ pub(crate) fn generate(args: &Args, method: &Method, context: &Context) -> Token
     let check = context.block.and_then(|block| block.check.as_ref());
     // A method of an `#[adapter]` block is recorded once, by the block.
     let calls = match (context.block, &args.system) {
-        (None, Some(system)) => Some(crate::calls::called(krate, system)),
+        (None, Some(system)) => {
+            let by = format!("`#[circuit_breaker]` on `{}`", sig.ident);
+            Some(crate::calls::called(krate, system, &by))
+        }
         _ => None,
     };
     let first = quote!(#track #check #calls);
