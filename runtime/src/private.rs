@@ -153,7 +153,7 @@ impl Message {
 
 pub use linkme;
 
-/// A system this binary calls, and what declared it: an entry of [`CALLED_SYSTEMS`].
+/// A system this binary calls, and what declared it: an entry of `CALLED_SYSTEMS`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Called {
     /// The system's name: `sber`.
