@@ -66,7 +66,9 @@ pub(crate) fn adapter(args: TokenStream, item: TokenStream, lookup: &dyn Lookup)
         Some(Args {
             system: Some(system),
             ..
-        }) => settings(system, lookup).map_err(|e| errors.push(e)).ok(),
+        }) => settings(system, lookup, "this `#[outbound_guard::adapter]` block")
+            .map_err(|e| errors.push(e))
+            .ok(),
         Some(_) => Some(None),
         None => None,
     };
@@ -109,12 +111,13 @@ pub(crate) fn adapter(args: TokenStream, item: TokenStream, lookup: &dyn Lookup)
         .err()
         .map(|e| e.to_compile_error())
         .unwrap_or_default();
-    let track = track.flatten().map(|path| {
-        quote!(
-            const _: &[u8] = ::core::include_bytes!(#path);
-        )
-    });
-    let check = (!generic)
+    // A block that names its system checks it against the settings file, and does not
+    // track the file: its type's derive, which must declare the same system, tracks it
+    // for the crate (rustc expands every macro of a crate again when it recompiles it).
+    let checked = track.is_some();
+    // Only when the block's own system passed its check: a system missing from the
+    // settings file is one error, on its literal, not a second one from this check.
+    let check = (!generic && checked)
         .then(|| check(&self_ty.to_token_stream()))
         .flatten()
         .map(|check| {
@@ -124,15 +127,11 @@ pub(crate) fn adapter(args: TokenStream, item: TokenStream, lookup: &dyn Lookup)
                 .map_or_else(Span::call_site, LitStr::span);
             quote_spanned!(span=> const _: () = #check;)
         });
-    let calls = guarding.and_then(|args| {
-        let system = args.system.as_ref()?;
-        Some(crate::calls::called(&args.krate, system))
-    });
+    // No record of the system (`calls`) either: the derive, which must declare the same
+    // system for the block to compile, records it once for the type.
     quote! {
         #errors
-        #track
         #check
-        #calls
         #block
     }
 }

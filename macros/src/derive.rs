@@ -53,10 +53,18 @@ fn fallback(input: &DeriveInput) -> TokenStream {
     let ident = &input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
     let declared = named_system(input).map(|system| {
+        // `default` is refused by the derive itself: the blocks skip their check.
+        let refused = (system.value() == outbound_guard_settings::__private::FORBIDDEN_SYSTEM)
+            .then(|| {
+                quote!(
+                    const __REFUSED: bool = true;
+                )
+            });
         quote! {
             #[automatically_derived]
             impl #impl_generics #krate::SystemAdapter for #ident #ty_generics #where_clause {
                 const SYSTEM: &'static str = #system;
+                #refused
             }
         }
     });
@@ -149,22 +157,26 @@ fn expand(input: &DeriveInput, lookup: &dyn Lookup) -> syn::Result<TokenStream> 
     // users get no second error about them.
     let (declared, error) = match &system {
         Some(system) => {
-            let (track, error) = match settings(system, lookup) {
+            let (track, error) = match settings(system, lookup, "`#[guarded(system = …)]`") {
                 Ok(track) => (track, None),
                 Err(e) => (None, Some(e.to_compile_error())),
             };
-            let track = track.map(|path| {
+            let by = format!("`#[guarded(system = {:?})]` on `{ident}`", system.value());
+            let calls = crate::calls::called(&krate, system, &by);
+            // A system the settings file lacks is this derive's error; the type's blocks
+            // then skip their check that they name the same system (one error per mistake).
+            let refused = error.is_some().then(|| {
                 quote!(
-                    const _: &[u8] = ::core::include_bytes!(#path);
+                    const __REFUSED: bool = true;
                 )
             });
-            let calls = crate::calls::called(&krate, system);
             let declared = quote! {
                 #track
                 #calls
                 #[automatically_derived]
                 impl #impl_generics #krate::SystemAdapter for #ident #ty_generics #where_clause {
                     const SYSTEM: &'static str = #system;
+                    #refused
                 }
             };
             (Some(declared), error)
@@ -335,6 +347,17 @@ mod tests {
         assert!(out.contains("did you mean `sber`?"), "{out}");
         assert!(out.contains("Guarded for Adapter"), "{out}");
         assert!(out.contains("SystemAdapter for Adapter"), "{out}");
+        assert!(out.contains("const __REFUSED : bool = true"), "{out}");
+    }
+
+    #[test]
+    fn a_known_system_is_not_refused() {
+        let out = guarded(quote! {
+            #[guarded(system = "sber")]
+            struct Adapter { guard: Guard }
+        })
+        .to_string();
+        assert!(!out.contains("__REFUSED"), "{out}");
     }
 
     #[test]
@@ -360,6 +383,7 @@ mod tests {
         assert!(out.contains("Guarded for Adapter"), "{out}");
         assert!(out.contains("SystemAdapter for Adapter"), "{out}");
         assert_eq!(out.matches("automatically_derived").count(), 2, "{out}");
+        assert!(out.contains("const __REFUSED : bool = true"), "{out}");
     }
 
     #[test]

@@ -9,7 +9,7 @@ use quote::{quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 
 use crate::args::{Args, Errors};
-use crate::lookup::{check_system, Lookup};
+use crate::lookup::{check_system, Loaded, Lookup};
 use crate::validate::{self, Body, Method, Receiver};
 
 /// The attribute: the guarded method, or the errors next to the untouched method so
@@ -34,7 +34,9 @@ fn expand(args: TokenStream, item: TokenStream, lookup: &dyn Lookup) -> syn::Res
     let args = Args::parse(args, true).map_err(|e| errors.push(e)).ok();
     let method = validate::method(item).map_err(|e| errors.push(e)).ok();
     let track = match args.as_ref().and_then(|args| args.system.as_ref()) {
-        Some(system) => settings(system, lookup).map_err(|e| errors.push(e)).ok(),
+        Some(system) => settings(system, lookup, "`#[circuit_breaker]`")
+            .map_err(|e| errors.push(e))
+            .ok(),
         None => None,
     };
     errors.finish()?;
@@ -43,7 +45,7 @@ fn expand(args: TokenStream, item: TokenStream, lookup: &dyn Lookup) -> syn::Res
             &args,
             &method,
             &Context {
-                track: track.as_deref(),
+                track: track.as_ref(),
                 block: None,
             },
         )),
@@ -52,21 +54,40 @@ fn expand(args: TokenStream, item: TokenStream, lookup: &dyn Lookup) -> syn::Res
 }
 
 /// Checks `system` against the settings file: an error on the literal if the file is
-/// missing or wrong, or has no such system. Otherwise the file's path if this expansion
-/// carries the `include_bytes!` that makes cargo track it.
-pub(crate) fn settings(system: &syn::LitStr, lookup: &dyn Lookup) -> syn::Result<Option<String>> {
+/// missing or wrong, or has no such system. Otherwise the item that makes cargo rebuild
+/// the crate when an input of the check changes, unless the crate's build script tracks
+/// them (`outbound_guard_settings::build::track`).
+pub(crate) fn settings(
+    system: &syn::LitStr,
+    lookup: &dyn Lookup,
+    who: &str,
+) -> syn::Result<Option<TokenStream>> {
+    let who = format!(
+        "`{}`, named by {who}, is checked against it",
+        system.value()
+    );
     let loaded = lookup
-        .load()
+        .load(&who)
         .map_err(|message| syn::Error::new(system.span(), message))?;
     check_system(system, &loaded)?;
-    Ok(lookup.track(&loaded.path).then(|| loaded.path.clone()))
+    Ok(lookup.track(&loaded.path).then(|| tracking(&loaded)))
+}
+
+/// `const _` of the settings file's and the crate's `Cargo.toml`'s bytes: stable Rust's
+/// one way for a macro to make cargo track a file (rustc lists an included file in its
+/// dep-info). `Cargo.toml` holds `[package.metadata.outbound-guard] settings`, which
+/// says which file is read.
+fn tracking(loaded: &Loaded) -> TokenStream {
+    let Loaded { path, manifest, .. } = loaded;
+    quote! {
+        const _: (&[u8], &[u8]) = (::core::include_bytes!(#path), ::core::include_bytes!(#manifest));
+    }
 }
 
 /// Where a method is written.
 pub(crate) struct Context<'a> {
-    /// The settings file's path, if this method carries the `include_bytes!` that makes
-    /// cargo track it.
-    pub track: Option<&'a str>,
+    /// The item that makes cargo track the settings file, if this method carries it.
+    pub track: Option<&'a TokenStream>,
     /// The `#[adapter]` block the method is in, if any.
     pub block: Option<&'a Block>,
 }
@@ -155,16 +176,15 @@ pub(crate) fn generate(args: &Args, method: &Method, context: &Context) -> Token
             .await;
         #krate::__private::flatten(__cb_judged, #map)
     };
-    let track = context.track.map(|path| {
-        quote!(
-            const _: &[u8] = ::core::include_bytes!(#path);
-        )
-    });
+    let track = context.track;
     // What comes before the call: the file's tracking, a generic block's system check.
     let check = context.block.and_then(|block| block.check.as_ref());
     // A method of an `#[adapter]` block is recorded once, by the block.
     let calls = match (context.block, &args.system) {
-        (None, Some(system)) => Some(crate::calls::called(krate, system)),
+        (None, Some(system)) => {
+            let by = format!("`#[circuit_breaker]` on `{}`", sig.ident);
+            Some(crate::calls::called(krate, system, &by))
+        }
         _ => None,
     };
     let first = quote!(#track #check #calls);

@@ -74,8 +74,9 @@ use proc_macro::TokenStream;
 /// of a guarded call: [`GuardedCall`](https://docs.rs/outbound-guard/latest/outbound_guard/struct.GuardedCall.html));
 /// the guard's refusals go through `error_map`.
 ///
-/// Editing the settings file rebuilds the crate: the method carries an `include_bytes!`
-/// of the file for cargo to track. To keep it out of `cargo expand`, track the file from
+/// Editing the settings file, or `Cargo.toml`'s `[package.metadata.outbound-guard]
+/// settings`, rebuilds the crate: the method carries an `include_bytes!` of each for
+/// cargo to track. To keep it out of `cargo expand`, track the file from
 /// the crate's build script instead (`outbound-guard-settings` under
 /// `[build-dependencies]`):
 ///
@@ -207,8 +208,9 @@ pub fn derive_guarded(item: TokenStream) -> TokenStream {
 }
 
 /// The settings file `#[circuit_breaker]` checks against, for `outbound_guard::settings!`:
-/// `(::core::include_str!("/abs/path/resilience.toml"), "/abs/path/resilience.toml")`,
-/// found by the same rule; a compile error naming the files tried if there is none.
+/// `(::core::include_str!("/abs/path/resilience.toml"), "resilience.toml (compiled in)")`,
+/// found by the same rule and named relative to the crate (no path of the build machine
+/// in the binary); a compile error naming the files tried if there is none.
 #[doc(hidden)]
 #[proc_macro]
 pub fn __settings_file(_: TokenStream) -> TokenStream {

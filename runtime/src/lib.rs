@@ -165,7 +165,10 @@ macro_rules! calls {
             const _: () = {
                 #[$crate::__private::linkme::distributed_slice($crate::__private::CALLED_SYSTEMS)]
                 #[linkme(crate = $crate::__private::linkme)]
-                static __CB_CALLS: &::core::primitive::str = $system;
+                static __CB_CALLS: $crate::__private::Called = $crate::__private::Called {
+                    system: $system,
+                    by: "`outbound_guard::calls!`",
+                };
             };
         )+
     };

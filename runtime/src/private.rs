@@ -82,9 +82,11 @@ pub fn flatten<T, E>(
 ///
 /// # Panics
 ///
-/// At compile time, when the two systems differ, with a message naming both and the type.
+/// At compile time, when the two systems differ, with a message naming both and the type;
+/// not when the derive already reported its own system as an error (one error per
+/// mistake: the derive's, on the literal to fix).
 pub const fn same_system<A: SystemAdapter + ?Sized>(system: &str, adapter: &str) {
-    if !eq(A::SYSTEM.as_bytes(), system.as_bytes()) {
+    if !A::__REFUSED && !eq(A::SYSTEM.as_bytes(), system.as_bytes()) {
         let mut message = Message::new();
         message.push("this `#[outbound_guard::adapter]` block calls `");
         message.push(system);
@@ -151,11 +153,21 @@ impl Message {
 
 pub use linkme;
 
+/// A system this binary calls, and what declared it: an entry of `CALLED_SYSTEMS`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Called {
+    /// The system's name: `sber`.
+    pub system: &'static str,
+    /// What declared it, as an error names it: `` `#[guarded(system = "sber")]` on
+    /// `SberAdapter` ``.
+    pub by: &'static str,
+}
+
 /// The systems named by a guard in any crate linked into the binary: one entry per
-/// `#[outbound_guard::adapter]` block, `#[circuit_breaker]` method,
-/// `#[derive(Guarded)] #[guarded(system = …)]` and [`calls!`](crate::calls) system.
+/// `#[derive(Guarded)] #[guarded(system = …)]`, lone `#[circuit_breaker]` method and
+/// [`calls!`](crate::calls) system (an `#[adapter]` block's system is its type's derive's).
 #[linkme::distributed_slice]
-pub static CALLED_SYSTEMS: [&'static str];
+pub static CALLED_SYSTEMS: [Called];
 
 /// What `settings!()` does: the file `RESILIENCE_SETTINGS` names if it is set (a file
 /// mounted at run time), required to hold every system this binary calls (each system
@@ -174,17 +186,20 @@ pub fn load_settings(
 ) -> Result<outbound_guard_settings::Settings, outbound_guard_settings::SettingsError> {
     if loader.mounted().is_some() {
         loader
-            .require_systems(called_systems(text, origin))
+            .__require_declared(called_systems(text, origin))
             .parse_or_mounted(text, origin)
     } else {
         loader.parse(text, origin)
     }
 }
 
-/// The systems this binary calls: the compiled-in file's and every guard's (link time),
-/// sorted, once each.
-pub fn called_systems(text: &str, origin: &str) -> Vec<String> {
-    let mut systems: Vec<String> = CALLED_SYSTEMS.iter().map(|s| (*s).to_owned()).collect();
+/// The systems this binary calls, each with what declared it: every guard's (link
+/// time) and the compiled-in file's, sorted.
+pub fn called_systems(text: &str, origin: &str) -> Vec<(String, String)> {
+    let mut systems: Vec<(String, String)> = CALLED_SYSTEMS
+        .iter()
+        .map(|c| (c.system.to_owned(), c.by.to_owned()))
+        .collect();
     // The compiled-in file alone, without the environment: only its system names are
     // wanted (it was checked at compile time; if it no longer parses alone, its errors
     // are reported when it is loaded).
@@ -193,7 +208,8 @@ pub fn called_systems(text: &str, origin: &str) -> Vec<String> {
         origin,
         core::iter::empty::<(&str, &str)>(),
     ) {
-        systems.extend(compiled.names().map(str::to_owned));
+        let by = format!("its table in `{origin}`");
+        systems.extend(compiled.names().map(|name| (name.to_owned(), by.clone())));
     }
     systems.sort();
     systems.dedup();

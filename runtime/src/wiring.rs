@@ -17,6 +17,13 @@ pub trait SystemAdapter {
     /// The system's name, as in `resilience.toml`: `sber`.
     const SYSTEM: &'static str;
 
+    /// Whether the derive that wrote this impl reported `SYSTEM` as a compile error (a
+    /// system missing from `resilience.toml`, or `default`): the blocks' check that
+    /// they name the same system is then skipped, so one mistake is one error. Written
+    /// by the derive only; `false` otherwise.
+    #[doc(hidden)]
+    const __REFUSED: bool = false;
+
     /// The adapter, if it holds its own system's guard; otherwise an error naming both
     /// systems.
     ///

@@ -1,11 +1,13 @@
 //! For a service's build script: cargo rebuilds the crate when its settings file
 //! changes, and the attribute's expansion no longer carries the file.
 //!
-//! Without a build script, each `#[adapter]` block, each method with its own
-//! `#[circuit_breaker]` and each `#[derive(Guarded)]` naming a system carries an
-//! `include_bytes!` of the settings file: stable Rust's only way for a macro to make
-//! cargo track a file, which `cargo expand` then shows. With one, the
-//! build script tracks the file instead and tells the attribute so:
+//! Without a build script, each `#[derive(Guarded)]` naming a system and each method with
+//! its own `#[circuit_breaker]` carries an `include_bytes!` of the settings file and of
+//! `Cargo.toml`: stable Rust's only way for a macro to make cargo track a file, which
+//! `cargo expand` then shows. A macro cannot track a file that does not exist yet, so
+//! only a build script sees a `resilience.toml` created next to the crate's `Cargo.toml`
+//! while the workspace root's is in use. With one, the build script tracks every input
+//! instead and tells the attribute so:
 //!
 //! ```ignore
 //! // build.rs, with `outbound-guard-settings` under `[build-dependencies]`
@@ -19,15 +21,22 @@ use std::path::Path;
 
 use crate::locate::{crate_candidates, TRACKED_ENV};
 
-/// Prints the build-script directives that track the crate's settings file (found by
-/// the attribute's own rule): rerun when it or `Cargo.toml` changes, and tell the
-/// attribute which file that is. Prints only the `Cargo.toml` line when there
-/// is no settings file; the attribute then reports the missing file itself.
+/// Prints the build-script directives that track every input of the attribute's check
+/// (found by the attribute's own rule), and tell the attribute which file it reads:
 ///
-/// Call it from `build.rs`, where cargo sets `CARGO_MANIFEST_DIR`. A settings file
-/// created later at a place tried *before* the tracked one (next to `Cargo.toml` while
-/// the workspace root's is tracked) is picked up by the next `cargo clean` or edit of
-/// `Cargo.toml`.
+/// - the crate's `Cargo.toml`, whose `[package.metadata.outbound-guard] settings` may name
+///   the file;
+/// - the settings file in use;
+/// - the directory of each place tried *before* it (the crate's own directory while the
+///   workspace root's file is in use): cargo scans a directory named by
+///   `rerun-if-changed` for changes, so a `resilience.toml` created there, which would
+///   take precedence, reruns the build. (Naming the missing file itself would rerun the
+///   build script on every build.)
+///
+/// Prints only the `Cargo.toml` line when there is no settings file; the attribute then
+/// reports the missing file itself, and the failed build is redone on the next one.
+///
+/// Call it from `build.rs`, where cargo sets `CARGO_MANIFEST_DIR`.
 ///
 /// # Panics
 ///
@@ -42,16 +51,20 @@ pub fn track() {
 fn directives(manifest_dir: &Path) -> String {
     let manifest_path = manifest_dir.join("Cargo.toml");
     let mut out = format!("cargo:rerun-if-changed={}\n", manifest_path.display());
-    let found = crate_candidates(manifest_dir)
-        .ok()
-        .and_then(|candidates| candidates.into_iter().find(|c| c.path.is_file()));
-    if let Some(found) = found {
-        let path = found.path.display();
-        let _ = write!(
-            out,
-            "cargo:rerun-if-changed={path}\ncargo:rustc-env={TRACKED_ENV}={path}\n"
-        );
+    let candidates = crate_candidates(manifest_dir).unwrap_or_default();
+    let Some(at) = candidates.iter().position(|c| c.path.is_file()) else {
+        return out;
+    };
+    for shadowing in &candidates[..at] {
+        if let Some(dir) = shadowing.path.parent() {
+            let _ = writeln!(out, "cargo:rerun-if-changed={}", dir.display());
+        }
     }
+    let path = candidates[at].path.display();
+    let _ = write!(
+        out,
+        "cargo:rerun-if-changed={path}\ncargo:rustc-env={TRACKED_ENV}={path}\n"
+    );
     out
 }
 
@@ -84,6 +97,29 @@ mod tests {
             )
         );
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn with_the_workspace_roots_file_tracks_the_crates_directory_too() {
+        let root = scratch("shadowed");
+        std::fs::write(root.join("resilience.toml"), "[systems.sber]\n").unwrap();
+        let member = root.join("adapters");
+        std::fs::create_dir_all(&member).unwrap();
+        std::fs::write(
+            member.join("Cargo.toml"),
+            "[package]\nname = \"adapters\"\n",
+        )
+        .unwrap();
+        let file = root.join("resilience.toml").display().to_string();
+        let manifest = member.join("Cargo.toml").display().to_string();
+        let dir = member.display().to_string();
+        assert_eq!(
+            directives(&member),
+            format!(
+                "cargo:rerun-if-changed={manifest}\ncargo:rerun-if-changed={dir}\ncargo:rerun-if-changed={file}\ncargo:rustc-env={TRACKED_ENV}={file}\n"
+            )
+        );
+        std::fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]

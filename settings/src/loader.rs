@@ -100,7 +100,8 @@ impl Settings {
 pub struct Loader {
     prefix: String,
     env: Option<Vec<(String, String)>>,
-    required: Vec<String>,
+    /// Each required system, with what declared it when known (for the message).
+    required: Vec<(String, Option<String>)>,
 }
 
 impl Default for Loader {
@@ -151,7 +152,25 @@ impl Loader {
         S: AsRef<str>,
     {
         self.required
-            .extend(systems.into_iter().map(|s| s.as_ref().to_owned()));
+            .extend(systems.into_iter().map(|s| (s.as_ref().to_owned(), None)));
+        self
+    }
+
+    /// [`require_systems`](Self::require_systems), each with what declared it in the
+    /// binary (`` `#[guarded(system = "sber")]` on `SberAdapter` ``), which the missing
+    /// system's error names. For `outbound_guard::settings!()`; not public API.
+    #[doc(hidden)]
+    pub fn __require_declared<I, S, D>(mut self, systems: I) -> Self
+    where
+        I: IntoIterator<Item = (S, D)>,
+        S: AsRef<str>,
+        D: AsRef<str>,
+    {
+        self.required.extend(
+            systems
+                .into_iter()
+                .map(|(s, by)| (s.as_ref().to_owned(), Some(by.as_ref().to_owned()))),
+        );
         self
     }
 
@@ -172,7 +191,11 @@ impl Loader {
             env::apply(&mut file, origin, &self.prefix, vars)?;
         }
         let settings = Settings::resolve(file, origin)?;
-        settings.require_systems(self.required.iter().map(String::as_str))?;
+        settings.require(
+            self.required
+                .iter()
+                .map(|(name, by)| (name.as_str(), by.as_deref())),
+        )?;
         Ok(settings)
     }
 

@@ -53,28 +53,83 @@ impl Settings {
         &self,
         systems: impl IntoIterator<Item = &'a str>,
     ) -> Result<(), SettingsError> {
-        let missing: Vec<&str> = systems
-            .into_iter()
-            .filter(|name| !self.systems.contains_key(*name))
-            .collect();
-        let Some(first) = missing.first() else {
+        self.require(systems.into_iter().map(|name| (name, None)))
+    }
+
+    /// [`require_systems`](Self::require_systems), each system with what declared it, if
+    /// known: the error names it (several declarations of one system are all named).
+    pub(crate) fn require<'a>(
+        &self,
+        systems: impl IntoIterator<Item = (&'a str, Option<&'a str>)>,
+    ) -> Result<(), SettingsError> {
+        let mut missing: Vec<(&str, Vec<&str>)> = Vec::new();
+        for (name, by) in systems {
+            if self.systems.contains_key(name) {
+                continue;
+            }
+            let at = missing
+                .iter()
+                .position(|(m, _)| *m == name)
+                .unwrap_or_else(|| {
+                    missing.push((name, Vec::new()));
+                    missing.len() - 1
+                });
+            if let Some(by) = by {
+                if !missing[at].1.contains(&by) {
+                    missing[at].1.push(by);
+                }
+            }
+        }
+        let Some((first, _)) = missing.first() else {
             return Ok(());
         };
-        let tables: Vec<String> = missing.iter().map(|m| format!("[systems.{m}]")).collect();
+        let first = *first;
+        let tables: Vec<String> = missing
+            .iter()
+            .map(|(m, _)| format!("[systems.{m}]"))
+            .collect();
+        let declared: Vec<String> = missing
+            .iter()
+            .filter(|(_, by)| !by.is_empty())
+            .map(|(m, by)| {
+                if missing.len() == 1 {
+                    by.join(" and ")
+                } else {
+                    format!("`{m}` by {}", by.join(" and "))
+                }
+            })
+            .collect();
+        let why = if declared.is_empty() {
+            format!(
+                "{} required of these settings",
+                if missing.len() == 1 {
+                    "it is"
+                } else {
+                    "they are"
+                }
+            )
+        } else {
+            format!(
+                "this binary calls {}, declared by {}",
+                if missing.len() == 1 { "it" } else { "them" },
+                declared.join("; ")
+            )
+        };
         Err(SettingsError::new(
             ErrorKind::MissingSystem,
             &self.origin,
             format!(
-                "missing {}: this binary was compiled with `#[circuit_breaker]` calls to {}; add a `[systems.{first}]` table (the settings hold {})",
+                "missing {}: {why}; add a `[systems.{first}]` table (the settings hold {})",
                 quoted_list(tables.iter().map(String::as_str)),
-                if missing.len() == 1 { "it" } else { "them" },
                 quoted_list(self.names()),
             ),
         )
         .system(first))
     }
 
-    /// The file these settings came from, as given to the loader.
+    /// The file these settings came from, as given to the loader: a mounted file's path,
+    /// or, from `outbound_guard::settings!()` without one, the compiled-in file named
+    /// relative to its crate, `resilience.toml (compiled in)`.
     pub fn origin(&self) -> &str {
         &self.origin
     }

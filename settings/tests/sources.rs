@@ -25,6 +25,35 @@ fn no_env() -> Loader {
 }
 
 #[test]
+fn a_missing_system_names_what_declared_it() {
+    let settings = "[systems.sber]\n";
+    let err = no_env()
+        .__require_declared([
+            ("sber", "`#[circuit_breaker]` on `refund`"),
+            (
+                "customer",
+                "`#[guarded(system = \"customer\")]` on `CustomerAdapter`",
+            ),
+            ("customer", "`outbound_guard::calls!`"),
+        ])
+        .parse(settings, ORIGIN)
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "resilience.toml: missing `[systems.customer]`: this binary calls it, declared by `#[guarded(system = \"customer\")]` on `CustomerAdapter` and `outbound_guard::calls!`; add a `[systems.customer]` table (the settings hold `sber`)"
+    );
+
+    let err = no_env()
+        .require_systems(["ledger"])
+        .parse(settings, ORIGIN)
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "resilience.toml: missing `[systems.ledger]`: it is required of these settings; add a `[systems.ledger]` table (the settings hold `sber`)"
+    );
+}
+
+#[test]
 fn a_mounted_file_is_read_validated_and_checked_for_the_compiled_systems() {
     let dir = temp_dir("mounted");
     let path = dir.join("resilience.toml");

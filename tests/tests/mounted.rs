@@ -97,7 +97,7 @@ fn without_a_mounted_file_the_compiled_in_one_is_in_effect() {
     let (ok, stdout, stderr) = run(None);
     assert!(ok, "{stdout}{stderr}");
     assert!(
-        stdout.contains("tests/resilience.toml: sber cb_open_duration 30s"),
+        stdout.contains("started from resilience.toml (compiled in): sber cb_open_duration 30s"),
         "{stdout}"
     );
 }
@@ -135,6 +135,16 @@ fn a_mounted_file_without_a_called_system_stops_startup_naming_it() {
     assert!(!ok, "{stdout}");
     assert!(stderr.contains("[systems.upstream]"), "{stderr}");
     assert!(stderr.contains(&path.display().to_string()), "{stderr}");
+    // What declared it: the compiled-in file's table (and the adapter's
+    // `#[circuit_breaker]` when the linker kept its record, which depends on the build).
+    assert!(
+        stderr.contains("this binary calls it, declared by "),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("its table in `resilience.toml (compiled in)`"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -144,7 +154,10 @@ fn the_called_systems_are_collected_from_every_crate_of_the_binary() {
     let sber: fn(Guard, &str) -> SberAdapter = SberAdapter::new;
     let customer: fn(Guard, &str) -> CustomerAdapter = CustomerAdapter::new;
     std::hint::black_box((sber, customer));
-    let called: Vec<&str> = outbound_guard::__private::CALLED_SYSTEMS.to_vec();
+    let called: Vec<&str> = outbound_guard::__private::CALLED_SYSTEMS
+        .iter()
+        .map(|c| c.system)
+        .collect();
     // This crate's library: `#[circuit_breaker]` methods of its adapters.
     for system in ["sber", "customer"] {
         assert!(called.contains(&system), "{system} not in {called:?}");

@@ -74,6 +74,34 @@ pub fn scratch_crate_with_build(
     (project, target_dir().join("tests").join("scratch-target"))
 }
 
+/// [`scratch_crate_with_build`] as the member `service` of a workspace of its own (the
+/// directory above it), with no settings file anywhere yet. Returns the member's
+/// directory and the target directory.
+pub fn workspace_member(name: &str, lib_rs: &str, build_rs: Option<&str>) -> (PathBuf, PathBuf) {
+    let (project, target) = scratch_crate_with_build(name, lib_rs, build_rs);
+    let root = project
+        .parent()
+        .expect("the crate sits in its test's directory");
+    let manifest = project.join("Cargo.toml");
+    let member = std::fs::read_to_string(&manifest)
+        .expect("read Cargo.toml")
+        .replace("\n[workspace]\n", "\n");
+    std::fs::write(&manifest, member).expect("write Cargo.toml");
+    std::fs::write(
+        root.join("Cargo.toml"),
+        "[workspace]\nmembers = [\"service\"]\nresolver = \"2\"\n",
+    )
+    .expect("write the workspace's Cargo.toml");
+    std::fs::rename(project.join("Cargo.lock"), root.join("Cargo.lock")).expect("move Cargo.lock");
+    for stale in [
+        project.join("resilience.toml"),
+        root.join("resilience.toml"),
+    ] {
+        let _ = std::fs::remove_file(stale);
+    }
+    (project, target)
+}
+
 /// `cargo build` of the crate at `project`, offline, in `target`.
 pub fn cargo_build(project: &Path, target: &Path) -> Output {
     Command::new(env!("CARGO"))

@@ -3,7 +3,7 @@
 //! already said it), as one short error on that expansion's system, naming the file
 //! relative to the crate.
 
-use outbound_guard_ui_tests::{cargo_build, scratch_crate};
+use outbound_guard_ui_tests::{cargo_build, scratch_crate, workspace_member};
 
 const LIB: &str = r#"
 use outbound_guard::CircuitBreakerError;
@@ -77,5 +77,36 @@ fn a_bad_key_is_one_error_per_checking_site() {
     assert!(
         !stderr.contains(&*project.to_string_lossy()),
         "the file is named relative to the crate:\n{stderr}"
+    );
+}
+
+/// An adapters crate of a workspace whose only settings file is the binary's
+/// (`app/resilience.toml`): the error says what names the system, and the key that
+/// points the crate at that file.
+#[test]
+fn a_missing_file_names_the_key_when_the_workspace_has_one_elsewhere() {
+    let lib = r#"
+#[derive(outbound_guard::Guarded)]
+#[guarded(system = "sber")]
+pub struct Adapter {
+    guard: outbound_guard::Guard,
+}
+"#;
+    let (project, target) = workspace_member("settings-elsewhere", lib, None);
+    let app = project.parent().unwrap().join("app");
+    std::fs::create_dir_all(&app).unwrap();
+    std::fs::write(app.join("resilience.toml"), "[systems.sber]\n").unwrap();
+    let build = cargo_build(&project, &target);
+    let stderr = String::from_utf8_lossy(&build.stderr);
+    assert!(!build.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("`sber`, named by `#[guarded(system = …)]`, is checked against it"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "the workspace has `../app/resilience.toml`: to use it, name it in this crate's Cargo.toml, `[package.metadata.outbound-guard] settings = \"../app/resilience.toml\"`"
+        ),
+        "{stderr}"
     );
 }

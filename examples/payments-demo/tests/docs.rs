@@ -187,6 +187,168 @@ async fn the_runtime_readmes_adapter_is_guarded() {
     assert!(sber.register(&Order(4)).await.is_err());
 }
 
+// docs/adapters.md, "A tower layer inside `Guards`": an adapter over any client service.
+
+mod layered {
+    use std::error::Error;
+
+    use outbound_guard::{CircuitBreakerError, Guard, Guarded};
+    use outbound_guard_tower::{GuardLayer, GuardService, GuardedError};
+    use tower::{Layer, Service, ServiceExt};
+
+    #[derive(Debug)]
+    pub enum CustomerError {
+        Unavailable(CircuitBreakerError),
+        Transport(Box<dyn Error + Send + Sync>),
+    }
+
+    /// The customer system behind any `tower::Service` client (hyper's, a generated one),
+    /// guarded by the layer over the guard `Guards` holds.
+    #[derive(Guarded)]
+    #[guarded(system = "customer")]
+    pub struct CustomerClient<S> {
+        guard: Guard,
+        http: GuardService<S>,
+        base_url: String,
+    }
+
+    impl<S> CustomerClient<S> {
+        pub fn new(guard: Guard, client: S) -> Result<Self, Box<dyn Error>> {
+            let base_url = guard.settings().base_url().ok_or("no base_url")?.to_owned();
+            let http = GuardLayer::new(guard.clone()).layer(client);
+            Ok(CustomerClient {
+                guard,
+                http,
+                base_url,
+            })
+        }
+    }
+
+    impl<S> CustomerClient<S>
+    where
+        S: Service<String, Response = String> + Clone,
+        S::Error: Into<Box<dyn Error + Send + Sync>>,
+    {
+        pub async fn name(&self, id: u64) -> Result<String, CustomerError> {
+            let url = format!("{}/customers/{id}", self.base_url);
+            self.http.clone().oneshot(url).await.map_err(|e| match e {
+                GuardedError::Guard(e) => CustomerError::Unavailable(e),
+                GuardedError::Service(e) => CustomerError::Transport(e.into()),
+            })
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_adapters_page_puts_a_layer_inside_guards() -> Result<(), Box<dyn Error>> {
+    use layered::CustomerClient;
+
+    let settings = Settings::parse(
+        "[systems.customer]\nbase_url = \"http://127.0.0.1:1\"\n",
+        "inline",
+    )?;
+    let guards = Guards::new(&settings);
+    let client =
+        tower::service_fn(
+            |url: String| async move { Ok::<_, std::io::Error>(format!("{url}: Ada")) },
+        );
+    let customers = guards.try_adapter(|guard| CustomerClient::new(guard, client))?;
+    assert_eq!(
+        customers.name(7).await.unwrap(),
+        "http://127.0.0.1:1/customers/7: Ada"
+    );
+    let failing =
+        tower::service_fn(|_: String| async { Err::<String, _>(std::io::Error::other("refused")) });
+    let broken = guards.try_adapter(|guard| CustomerClient::new(guard, failing))?;
+    match broken.name(7).await {
+        Err(layered::CustomerError::Transport(e)) => assert_eq!(e.to_string(), "refused"),
+        other => panic!("{other:?}"),
+    }
+    // The layer's guard is the one `Guards` holds: readiness and manual control see it.
+    guards.manual("customer", "force_open".parse()?)?;
+    match customers.name(7).await {
+        Err(layered::CustomerError::Unavailable(e)) => assert_eq!(e.system(), "customer"),
+        other => panic!("{other:?}"),
+    }
+    Ok(())
+}
+
+// docs/adapters.md, "A strict hexagon": the domain owns its errors.
+
+/// The domain crate: its port and its own error; no dependency on outbound-guard.
+mod domain {
+    use std::time::Duration;
+
+    #[derive(Debug, PartialEq)]
+    pub enum FiscalError {
+        /// Try again after this long.
+        Unavailable {
+            retry_after: Duration,
+        },
+        Rejected(String),
+    }
+
+    #[allow(async_fn_in_trait)]
+    pub trait FiscalPort {
+        async fn register(&self, receipt: u64) -> Result<String, FiscalError>;
+    }
+}
+
+/// The adapters crate: the guard's error becomes the domain's, here.
+mod adapters {
+    use outbound_guard::{CircuitBreakerError, Guard, Guarded};
+
+    use crate::domain::{FiscalError, FiscalPort};
+
+    fn unavailable(error: CircuitBreakerError) -> FiscalError {
+        FiscalError::Unavailable {
+            retry_after: error.http_retry_after(),
+        }
+    }
+
+    #[derive(Guarded)]
+    #[guarded(system = "sber")]
+    pub struct SberFiscal {
+        guard: Guard,
+    }
+
+    impl SberFiscal {
+        pub fn new(guard: Guard) -> Self {
+            SberFiscal { guard }
+        }
+    }
+
+    #[outbound_guard::adapter(system = "sber", error_map = unavailable)]
+    impl FiscalPort for SberFiscal {
+        async fn register(&self, receipt: u64) -> Result<String, FiscalError> {
+            match receipt {
+                0 => Err(FiscalError::Rejected("an empty receipt".to_owned())),
+                n => Ok(format!("receipt {n}")),
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_adapters_page_keeps_the_domain_free_of_the_guard() -> Result<(), Box<dyn Error>> {
+    use domain::{FiscalError, FiscalPort};
+
+    let settings = Settings::parse("[systems.sber]\n", "inline")?;
+    let guards = Guards::new(&settings);
+    let fiscal = guards.adapter(adapters::SberFiscal::new)?;
+    assert_eq!(fiscal.register(1).await, Ok("receipt 1".to_owned()));
+    assert!(matches!(
+        fiscal.register(0).await,
+        Err(FiscalError::Rejected(_))
+    ));
+    guards.manual("sber", "force_open".parse()?)?;
+    assert!(matches!(
+        fiscal.register(2).await,
+        Err(FiscalError::Unavailable { .. })
+    ));
+    Ok(())
+}
+
 // reqwest/README.md
 
 fn reqwest_client(settings: &Settings) -> Result<reqwest::Client, Box<dyn Error>> {

@@ -345,8 +345,8 @@ fn a_wrong_block_argument_keeps_the_block_without_markers() {
     assert!(!out.contains("unguarded"), "{out}");
     assert!(!out.contains("__cb_guard"), "{out}");
     assert!(
-        out.contains("same_system"),
-        "the block still checks its system, so its users see no second error: {out}"
+        !out.contains("same_system"),
+        "a system missing from the file is one error: no check against the type's system fails again: {out}"
     );
     assert_eq!(out.matches("compile_error").count(), 1, "{out}");
 }
@@ -409,7 +409,7 @@ fn expanding_twice_gives_the_same_output() {
                 )
             },
         ];
-        for expand in expansions {
+        for (i, expand) in expansions.into_iter().enumerate() {
             let first = expand().to_string();
             let second = expand().to_string();
             assert_eq!(first, second, "{name}: a second expansion differs");
@@ -421,7 +421,9 @@ fn expanding_twice_gives_the_same_output() {
             if errors > 0 {
                 assert!(first.contains("cb_failure_rate"), "{name}: {first}");
             } else {
-                assert!(first.contains("include_bytes"), "{name}: {first}");
+                // The blocks (1, 2) leave the tracking to their type's derive (3).
+                let block = i == 1 || i == 2;
+                assert_eq!(first.contains("include_bytes"), !block, "{name}: {first}");
             }
         }
     }

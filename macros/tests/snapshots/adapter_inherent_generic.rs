@@ -1,11 +1,3 @@
-const _: &[u8] = ::core::include_bytes!("/service/resilience.toml");
-const _: () = {
-    #[::outbound_guard::__private::linkme::distributed_slice(
-        ::outbound_guard::__private::CALLED_SYSTEMS
-    )]
-    #[linkme(crate = ::outbound_guard::__private::linkme)]
-    static __CB_CALLS: &::core::primitive::str = "customer";
-};
 impl<T: Transport> CustomerAdapter<T>
 where
     T: Send,

@@ -1,14 +1,6 @@
-const _: &[u8] = ::core::include_bytes!("/service/resilience.toml");
 const _: () = ::outbound_guard::__private::same_system::<
     SberAdapter,
 >("sber", "SberAdapter");
-const _: () = {
-    #[::outbound_guard::__private::linkme::distributed_slice(
-        ::outbound_guard::__private::CALLED_SYSTEMS
-    )]
-    #[linkme(crate = ::outbound_guard::__private::linkme)]
-    static __CB_CALLS: &::core::primitive::str = "sber";
-};
 impl PaymentPort for SberAdapter {
     async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> {
         let __cb_guard = ::outbound_guard::__private::guard(self, "sber");

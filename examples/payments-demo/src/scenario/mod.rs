@@ -140,8 +140,14 @@ pub const HANG: Duration = Duration::from_secs(3600);
 
 impl World {
     /// The settings file in effect (the mounted one, or the compiled-in one's source).
+    /// The settings file in effect, as a path to read: the mounted file, or the demo's
+    /// own file, compiled in (which `origin()` names relative to the crate).
     fn sber_origin(&self) -> String {
-        self.container.settings_origin.clone()
+        if self.container.watcher.is_some() {
+            self.container.settings_origin.clone()
+        } else {
+            concat!(env!("CARGO_MANIFEST_DIR"), "/resilience.toml").to_owned()
+        }
     }
 
     fn sber_settings(&self) -> std::sync::Arc<SystemSettings> {
