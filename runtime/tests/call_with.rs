@@ -167,3 +167,40 @@ async fn a_guarded_call_prints_its_steps() {
     );
     assert_eq!(call.await, Ok(Ok(())));
 }
+
+/// The retry hint is read only from an error that counts as a failure: a declined
+/// request's `Retry-After` (a 429 the port does not count, say) is none of the breaker's
+/// business, and its reader is not even called.
+#[tokio::test(start_paused = true)]
+async fn the_retry_hint_is_read_only_from_errors_that_count() {
+    let guard = guard();
+    let options = CallOptions::new()
+        .failure_if(|e: &PortError| *e == PortError::Outage)
+        .retry_after(|e: &PortError| {
+            assert_eq!(
+                *e,
+                PortError::Outage,
+                "read for an error that does not count"
+            );
+            Some(Duration::from_secs(120))
+        });
+    let declined = guard
+        .call_with(options, async { Err::<u32, _>(PortError::Declined) })
+        .await;
+    assert_eq!(declined, Ok(Err(PortError::Declined)));
+    assert_eq!(guard.breaker().snapshot().failures, 0);
+    let outage = guard
+        .call_with(options, async { Err::<u32, _>(PortError::Outage) })
+        .await;
+    assert_eq!(outage, Ok(Err(PortError::Outage)));
+    assert_eq!(guard.breaker().snapshot().failures, 1);
+}
+
+/// A running call's deadline is `total_timeout` after it was admitted.
+#[tokio::test(start_paused = true)]
+async fn a_running_calls_deadline_is_total_timeout_after_its_start() {
+    let guard = common::guard("read_timeout = 10\ntotal_timeout = 13");
+    let start = tokio::time::Instant::now();
+    let running = guard.admit().await.unwrap();
+    assert_eq!(running.deadline(), start + Duration::from_secs(13));
+}
