@@ -204,3 +204,35 @@ async fn a_running_calls_deadline_is_total_timeout_after_its_start() {
     let running = guard.admit().await.unwrap();
     assert_eq!(running.deadline(), start + Duration::from_secs(13));
 }
+
+/// Every outcome the observers hear of.
+#[derive(Default)]
+struct Outcomes(std::sync::Mutex<Vec<&'static str>>);
+
+impl outbound_guard::Observer for Outcomes {
+    fn on_call(&self, call: &outbound_guard::CallEvent<'_>) {
+        self.0.lock().unwrap().push(call.outcome.as_str());
+    }
+}
+
+/// A client holding a call's steps apart finishes it after its timer said it timed out:
+/// the call was recorded and reported then, and finishing it reports nothing more.
+#[tokio::test(start_paused = true)]
+async fn a_running_call_finished_after_it_timed_out_is_not_reported_twice() {
+    let outcomes = std::sync::Arc::new(Outcomes::default());
+    let settings = common::system("read_timeout = 10\ntotal_timeout = 13");
+    let guard = Guard::with_observers(&settings, vec![outcomes.clone()]);
+    let mut running = guard.admit().await.unwrap();
+    let mut timer = std::pin::pin!(outbound_guard::CallTimer::new());
+    let timed_out = std::future::poll_fn(|cx| running.poll_expired(timer.as_mut(), cx)).await;
+    assert!(matches!(timed_out.cause(), Cause::Timeout { .. }));
+    assert_eq!(*outcomes.0.lock().unwrap(), ["timeout"]);
+    running.finish(false);
+    assert_eq!(
+        *outcomes.0.lock().unwrap(),
+        ["timeout"],
+        "the late answer is not a second outcome"
+    );
+    assert_eq!(guard.breaker().snapshot().calls, 1);
+    assert_eq!(guard.in_flight(), 0);
+}
