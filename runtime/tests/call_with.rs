@@ -236,3 +236,23 @@ async fn a_running_call_finished_after_it_timed_out_is_not_reported_twice() {
     assert_eq!(guard.breaker().snapshot().calls, 1);
     assert_eq!(guard.in_flight(), 0);
 }
+
+/// A call that blocks its thread past `cb_slow_threshold` in its first poll and is
+/// ready then never armed the timer that counts slowness while running: the elapsed
+/// check at its end counts it slow. (Real time, 80 ms: tokio's paused clock cannot move
+/// inside a poll.)
+#[tokio::test]
+async fn a_call_slow_within_its_first_poll_is_counted_slow_at_its_end() {
+    let outcomes = std::sync::Arc::new(Outcomes::default());
+    let settings = common::system("cb_slow_threshold = 0.05");
+    let guard = Guard::with_observers(&settings, vec![outcomes.clone()]);
+    let answer = guard
+        .call(async {
+            std::thread::sleep(Duration::from_millis(80));
+            Ok::<_, ()>(())
+        })
+        .await;
+    assert_eq!(answer, Ok(Ok(())), "a slow call's value still comes back");
+    assert_eq!(*outcomes.0.lock().unwrap(), ["slow"]);
+    assert_eq!(guard.breaker().snapshot().failures, 1);
+}
