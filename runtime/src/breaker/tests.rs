@@ -146,3 +146,18 @@ fn without_backoff_a_reopening_lasts_the_open_period_a_reload_set() {
         "the reloaded period, not the last one"
     );
 }
+
+#[test]
+fn a_late_hint_ending_where_the_period_already_ends_changes_nothing() {
+    let core = Core::new(periods(10, 1_000, 1.0));
+    let late = core.admit(|| 0).0.unwrap();
+    fail_at(&core, 100).unwrap(); // open until 110
+                                  // Lands at 105 asking for 5 more: until 110, where it ends anyway.
+    assert_eq!(core.record_hinted_failure(late, 5, 105), None);
+    let opening = core.reading().opening.unwrap();
+    assert_eq!(
+        (opening.nanos, opening.hint_nanos),
+        (10, None),
+        "not lengthened, so not the hint's"
+    );
+}
