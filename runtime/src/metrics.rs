@@ -68,7 +68,7 @@ mod system;
 mod tests;
 
 pub use self::names::{
-    BULKHEAD_IN_USE, BULKHEAD_PERMITS, CALLS_TOTAL, CALL_DURATION_SECONDS, FAILURE_RATE,
+    BULKHEAD_IN_USE, BULKHEAD_PERMITS, CALLS_TOTAL, CALL_DURATION_SECONDS, FAILURE_RATE, OBSERVING,
     OPEN_PERIOD_SECONDS, REJECTIONS_TOTAL, RETRY_HINTS_TOTAL, STATE, TRANSITIONS_TOTAL,
 };
 
@@ -213,6 +213,11 @@ pub(crate) fn describe() {
         RETRY_HINTS_TOTAL,
         Unit::Count,
         "Openings the upstream's retry hint (Retry-After, grpc-retry-pushback-ms) lengthened."
+    );
+    ::metrics::describe_gauge!(
+        OBSERVING,
+        Unit::Count,
+        "1 while the breaker is in observe mode: its state is what it would be, and it refuses nothing."
     );
 }
 

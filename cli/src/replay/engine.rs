@@ -20,6 +20,10 @@
 //! What an operator or the settings file's `cb_mode` did to the recording's breaker
 //! (force open, disable, back to closed) is done to the replayed one at the same time:
 //! no outcome would have caused it.
+//!
+//! A replayed breaker always enforces: `cb_mode = "observe"` in the settings replayed
+//! is played as `auto`, since the question a replay answers is what the breaker would
+//! have refused.
 
 use std::collections::BinaryHeap;
 use std::pin::Pin;
@@ -290,6 +294,8 @@ async fn drive(
 ) -> Replay {
     let transitions = Arc::new(Transitions::default());
     let guard = Guard::with_observers(settings, vec![transitions.clone()]);
+    // Observe mode is replayed as `auto`: what the breaker would have refused.
+    guard.breaker().set_observing(false);
     let origin = Instant::now();
     if let Ok(mut o) = transitions.origin.lock() {
         *o = Some(origin);

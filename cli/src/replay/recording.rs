@@ -70,6 +70,11 @@ pub(crate) struct SystemRecording {
     /// In start order.
     pub(crate) calls: Vec<Call>,
     pub(crate) transitions: Vec<RecordedTransition>,
+    /// Whether its breaker was in observe mode (`cb_mode = "observe"`) at some time of
+    /// the recording: a line `"observing":true`, or a transition marked so. Its
+    /// transitions are then what it would have done, and it refused no call while
+    /// observing.
+    pub(crate) observed: bool,
 }
 
 /// A recording, read.
@@ -112,6 +117,8 @@ struct Line<'a> {
     reason: Option<Cow<'a, str>>,
     #[serde(borrow)]
     why: Option<Cow<'a, str>>,
+    /// On a transition: made in observe mode. Alone: observe mode turned on or off.
+    observing: Option<bool>,
 }
 
 /// The year 10000, in milliseconds since 1970: no recording starts later.
@@ -148,7 +155,11 @@ fn start_micros(start: &Start<'_>) -> Result<i64, String> {
 
 /// One system's lines as read: calls (start in µs since 1970, duration in µs, outcome)
 /// and transitions, in file order.
-type Raw = (Vec<(i64, u32, Recorded)>, Vec<(i64, RecordedTransition)>);
+type Raw = (
+    Vec<(i64, u32, Recorded)>,
+    Vec<(i64, RecordedTransition)>,
+    bool,
+);
 
 /// Reads a recording. With `strict`, the first line that cannot be read is an error
 /// (its number and why); otherwise it is skipped and listed in `bad_lines`. A read that
@@ -183,13 +194,17 @@ pub(crate) fn read(mut input: impl BufRead, strict: bool) -> Result<Recording, S
                     last = Some(at);
                     recording.last_line = number;
                 }
-                let (calls, transitions) = match raw.get_mut(system.as_str()) {
+                let (calls, transitions, observed) = match raw.get_mut(system.as_str()) {
                     Some(entry) => entry,
                     None => raw.entry(system).or_default(),
                 };
                 match entry {
                     Entry::Call(duration, outcome) => calls.push((at, duration, outcome)),
-                    Entry::Transition(t) => transitions.push((at, t)),
+                    Entry::Transition(t, observing) => {
+                        *observed |= observing;
+                        transitions.push((at, t));
+                    }
+                    Entry::Observing(observing) => *observed |= observing,
                 }
             }
             Err(why) => {
@@ -204,7 +219,7 @@ pub(crate) fn read(mut input: impl BufRead, strict: bool) -> Result<Recording, S
     recording.origin = u64::try_from(first)
         .ok()
         .map(|us| SystemTime::UNIX_EPOCH + std::time::Duration::from_micros(us));
-    for (system, (mut calls, mut transitions)) in raw {
+    for (system, (mut calls, mut transitions, observed)) in raw {
         recording.out_of_order += calls.windows(2).filter(|w| w[1].0 < w[0].0).count();
         calls.sort_by_key(|c| c.0);
         transitions.sort_by_key(|t| t.0);
@@ -227,6 +242,7 @@ pub(crate) fn read(mut input: impl BufRead, strict: bool) -> Result<Recording, S
                         t
                     })
                     .collect(),
+                observed,
             },
         );
     }
@@ -235,7 +251,10 @@ pub(crate) fn read(mut input: impl BufRead, strict: bool) -> Result<Recording, S
 
 enum Entry {
     Call(u32, Recorded),
-    Transition(RecordedTransition),
+    /// A transition, and whether it was made in observe mode.
+    Transition(RecordedTransition, bool),
+    /// Observe mode turned on (`true`) or off.
+    Observing(bool),
 }
 
 fn parse_line(line: &str) -> Result<(String, i64, Entry), String> {
@@ -255,15 +274,22 @@ fn parse_line(line: &str) -> Result<(String, i64, Entry), String> {
     }
     let at = start_micros(&parsed.start)?;
     let entry = if let Some(to) = parsed.transition {
-        Entry::Transition(RecordedTransition {
-            at: 0,
-            from: parsed.from.map(Cow::into_owned).unwrap_or_default(),
-            to: to.into_owned(),
-            reason: parsed.reason.map(Cow::into_owned).unwrap_or_default(),
-            why: parsed.why.map(Cow::into_owned).unwrap_or_default(),
-        })
+        Entry::Transition(
+            RecordedTransition {
+                at: 0,
+                from: parsed.from.map(Cow::into_owned).unwrap_or_default(),
+                to: to.into_owned(),
+                reason: parsed.reason.map(Cow::into_owned).unwrap_or_default(),
+                why: parsed.why.map(Cow::into_owned).unwrap_or_default(),
+            },
+            parsed.observing == Some(true),
+        )
+    } else if let (None, Some(observing)) = (&parsed.outcome, parsed.observing) {
+        Entry::Observing(observing)
     } else {
-        let outcome = parsed.outcome.ok_or("neither `outcome` nor `transition`")?;
+        let outcome = parsed
+            .outcome
+            .ok_or("neither `outcome`, `transition` nor `observing`")?;
         let outcome = Recorded::parse(&outcome).ok_or_else(|| {
             format!("`outcome` {outcome:?}: expected success, failure, slow, timeout, cancelled or rejected")
         })?;

@@ -177,10 +177,26 @@ pub(crate) fn to_tables(
             counted(report.incidents.len(), "incident", "incidents"),
             if report.recording.transitions.is_empty() {
                 String::new()
+            } else if report.recording.observed {
+                format!(
+                    " (its breaker, observing, would have opened {})",
+                    times(recorded_openings)
+                )
             } else {
                 format!(" (its breaker opened {})", times(recorded_openings))
             }
         );
+        if report.recording.observed && report.unknown == 0 {
+            let _ = writeln!(
+                out,
+                "  recorded in observe mode: its breaker refused no call, so every call has its real outcome and nothing is guessed"
+            );
+        } else if report.recording.observed {
+            let _ = writeln!(
+                out,
+                "  recorded partly in observe mode: the calls its breaker refused while enforcing have no recorded outcome"
+            );
+        }
         if report.unknown > 0 {
             let _ = writeln!(
                 out,
@@ -368,6 +384,7 @@ pub(crate) fn to_json(
             let value = json!({
                 "calls": report.recording.calls.len(),
                 "unknown_calls": report.unknown,
+                "observe_mode": report.recording.observed,
                 "incidents": report.incidents.iter().map(|i| json!({
                     "start_ms": ms(i.start), "end_ms": ms(i.end), "time": when(recording, i.start),
                     "failing_calls": i.failing_calls,

@@ -8,7 +8,7 @@ use ::metrics::{Counter, Gauge, Histogram};
 use outbound_guard_settings::SystemSettings;
 
 use super::names::{
-    BULKHEAD_IN_USE, BULKHEAD_PERMITS, CALLS_TOTAL, CALL_DURATION_SECONDS, FAILURE_RATE,
+    BULKHEAD_IN_USE, BULKHEAD_PERMITS, CALLS_TOTAL, CALL_DURATION_SECONDS, FAILURE_RATE, OBSERVING,
     OPEN_PERIOD_SECONDS, REJECTIONS_TOTAL, RETRY_HINTS_TOTAL, STATE, TRANSITIONS_TOTAL,
 };
 use crate::breaker::State;
@@ -76,6 +76,7 @@ pub(super) struct SystemMetrics {
     transitions: [[Counter; State::ALL.len()]; State::ALL.len()],
     open_period: Gauge,
     retry_hints: Counter,
+    observing: Gauge,
 }
 
 impl std::fmt::Debug for SystemMetrics {
@@ -120,6 +121,8 @@ impl SystemMetrics {
         let permits = ::metrics::gauge!(BULKHEAD_PERMITS, "system" => label());
         let open_period = ::metrics::gauge!(OPEN_PERIOD_SECONDS, "system" => label());
         let retry_hints = ::metrics::counter!(RETRY_HINTS_TOTAL, "system" => label());
+        let observing = ::metrics::gauge!(OBSERVING, "system" => label());
+        observing.set(0.0);
         open_period.set(0.0);
         retry_hints.increment(0);
 
@@ -151,6 +154,7 @@ impl SystemMetrics {
             transitions,
             open_period,
             retry_hints,
+            observing,
         }
     }
 
@@ -203,6 +207,10 @@ impl Observer for SystemMetrics {
             self.retry_hints.increment(1);
         }
         self.show(t.to);
+    }
+
+    fn on_observing(&self, _system: &str, observing: bool) {
+        self.observing.set(if observing { 1.0 } else { 0.0 });
     }
 
     fn on_call(&self, call: &CallEvent<'_>) {

@@ -81,6 +81,12 @@ pub trait Observer: Send + Sync + 'static {
         let _ = call;
     }
 
+    /// A breaker's observe mode was turned on or off (`cb_mode = "observe"` at startup
+    /// or by a reload, or [`Breaker::set_observing`](crate::Breaker::set_observing)).
+    fn on_observing(&self, system: &str, observing: bool) {
+        let _ = (system, observing);
+    }
+
     /// Whether [`on_call`](Self::on_call) does anything. An observer of transitions
     /// only returns `false`, and the per-call path then skips it. Asked once, when the
     /// breaker is built.

@@ -57,12 +57,28 @@ pub(super) fn call(out: &mut String, duration: std::time::Duration, outcome: Out
     out.push_str("}\n");
 }
 
-/// A transition's line, after [`head`].
-pub(super) fn transition(out: &mut String, from: &str, to: &str, reason: &str, why: &str) {
+/// A transition's line, after [`head`]; one made in observe mode (what the breaker
+/// would have done) ends with `"observing":true`.
+pub(super) fn transition(
+    out: &mut String,
+    from: &str,
+    to: &str,
+    reason: &str,
+    why: &str,
+    observing: bool,
+) {
     let _ = write!(
         out,
         ",\"transition\":\"{to}\",\"from\":\"{from}\",\"reason\":\"{reason}\",\"why\":"
     );
     string(out, why);
+    if observing {
+        out.push_str(",\"observing\":true");
+    }
     out.push_str("}\n");
+}
+
+/// The line of observe mode turned on or off, after [`head`]: `"observing":true`.
+pub(super) fn observing(out: &mut String, observing: bool) {
+    let _ = writeln!(out, ",\"observing\":{observing}}}");
 }

@@ -34,6 +34,11 @@
 //! {"system":"sber","start":1764858808190.010,"transition":"open","from":"closed","reason":"failure_rate","why":"sber opened: 16 of 50 calls failed (32% ≥ 30%)"}
 //! ```
 //!
+//! In observe mode (`cb_mode = "observe"`) a line `{"system":"sber","start":…,"observing":true}`
+//! says so when it is turned on (`false` when turned off), every call is recorded with
+//! its real outcome (the breaker refuses none), and each transition, what the breaker
+//! would have done, ends with `"observing":true`: `"why":"sber would have opened: …"`.
+//!
 //! `start` is the call's start in milliseconds since the Unix epoch (UTC), with
 //! microseconds; it follows tokio's clock from the wall-clock time the recorder was
 //! built, so starts never go backwards within one recording (and a test's paused clock
@@ -202,6 +207,15 @@ impl Observer for Recorder {
             to: transition.to.as_str(),
             reason: transition.reason.as_str(),
             why: transition.to_string(),
+            observing: transition.observing,
+        });
+    }
+
+    fn on_observing(&self, system: &str, observing: bool) {
+        self.push(Record::Observing {
+            system: system.into(),
+            at: Instant::now(),
+            observing,
         });
     }
 

@@ -164,9 +164,18 @@ pub(super) fn run(records: &Receiver<Record>, mut file: File, clock: Clock, coun
                 to,
                 reason,
                 why,
+                observing,
             } => {
                 line::head(&mut text, &system, clock.wall(at));
-                line::transition(&mut text, from, to, reason, &why);
+                line::transition(&mut text, from, to, reason, &why, observing);
+            }
+            Record::Observing {
+                system,
+                at,
+                observing,
+            } => {
+                line::head(&mut text, &system, clock.wall(at));
+                line::observing(&mut text, observing);
             }
             Record::Flush(ack) => {
                 file.flush(counters);
