@@ -139,7 +139,27 @@ async fn an_observed_recording_has_every_real_outcome_and_replays_without_a_gues
     for outcome in ["success", "failure"] {
         assert!(calls.iter().any(|c| c["outcome"] == outcome), "{outcome}");
     }
-    assert_eq!(lines[0]["observing"], true, "{}", lines[0]);
+    // The hang: each call cut by the client's 100 ms read timeout is recorded as cut,
+    // so that a replay knows it lasted at least that long; the limits come first.
+    let cut: Vec<&&Value> = calls
+        .iter()
+        .filter(|c| c["cut"] == "read_timeout")
+        .collect();
+    assert!(cut.len() > 20, "{}", cut.len());
+    assert!(cut
+        .iter()
+        .all(|c| c["outcome"] == "timeout" && c["duration_ms"].as_f64().unwrap() >= 100.0));
+    assert!(calls
+        .iter()
+        .filter(|c| c["outcome"] == "failure")
+        .all(|c| c["duration_ms"].as_f64().unwrap() < 100.0));
+    let limits = lines
+        .iter()
+        .find(|l| l.get("read_timeout_ms").is_some())
+        .unwrap();
+    assert_eq!(limits["read_timeout_ms"].as_f64(), Some(100.0));
+    assert_eq!(limits["total_timeout_ms"].as_f64(), Some(200.0));
+    assert_eq!(lines[1]["observing"], true, "{}", lines[1]);
     let transitions: Vec<&Value> = lines
         .iter()
         .filter(|l| l.get("transition").is_some())
@@ -161,6 +181,10 @@ async fn an_observed_recording_has_every_real_outcome_and_replays_without_a_gues
             "cb_failure_rate=0.9",
             "--compare",
             "cb_open_duration=1",
+            "--compare",
+            "read_timeout=0.07",
+            "--compare",
+            "read_timeout=0.15",
             "--json",
             "--strict",
         ])
@@ -177,7 +201,22 @@ async fn an_observed_recording_has_every_real_outcome_and_replays_without_a_gues
     assert_eq!(s["observe_mode"], true);
     assert_eq!(s["unknown_calls"], 0, "nothing to guess");
     let replays = s["replays"].as_array().unwrap();
-    assert_eq!(replays.len(), 3);
+    assert_eq!(replays.len(), 5);
+    // A longer read_timeout than the recording's cannot be judged: its hung calls never
+    // answered within 100 ms, and nobody knows what they would have said at 150.
+    let judged = |i: usize| replays[i]["not_judged"].as_array().unwrap().is_empty();
+    assert!((0..4).all(judged), "{:?}", replays[3]["not_judged"]);
+    let why = replays[4]["not_judged"][0].as_str().unwrap();
+    assert!(
+        why.starts_with("read_timeout = 150 ms is longer than the recording's 100 ms: "),
+        "{why}"
+    );
+    // A shorter one can: the calls that had not answered within 70 ms fail at 70 ms.
+    assert!(
+        replays[3]["openings"].as_array().unwrap().len() >= 2,
+        "{}",
+        replays[3]["openings"]
+    );
     for replay in replays {
         assert_eq!(replay["guessed"]["ran"], 0, "{}", replay["settings"]);
         for (key, range) in replay["ranges"].as_object().unwrap() {
@@ -220,6 +259,8 @@ async fn an_observed_recording_has_every_real_outcome_and_replays_without_a_gues
             recording.to_str().unwrap(),
             "--settings",
             settings_path.to_str().unwrap(),
+            "--compare",
+            "read_timeout=0.15",
         ])
         .output()
         .unwrap();
@@ -229,6 +270,10 @@ async fn an_observed_recording_has_every_real_outcome_and_replays_without_a_gues
         "{table}"
     );
     assert!(table.contains("would have opened"), "{table}");
+    assert!(
+        table.contains("read_timeout=0.15 not judged: read_timeout = 150 ms is longer than the recording's 100 ms"),
+        "{table}"
+    );
     assert!(!table.contains("guessed calls"), "{table}");
     assert!(!table.contains(" guessed)"), "{table}");
     // `KEEP_OBSERVED=1` keeps the recording and its settings to look at.

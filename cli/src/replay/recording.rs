@@ -16,6 +16,9 @@ pub(crate) enum Recorded {
     Failure,
     Slow,
     Timeout,
+    /// Cut short by the client's `read_timeout` (`"outcome":"timeout","cut":"read_timeout"`):
+    /// no answer within its duration, and how it would have ended later is not known.
+    Cut,
     Cancelled,
     /// Refused by the recording's guard: it never ran, so how the upstream would have
     /// answered is not known.
@@ -37,7 +40,10 @@ impl Recorded {
 
     /// Whether the upstream was failing for this call (an error, too slow, no answer).
     pub(crate) fn failing(self) -> bool {
-        matches!(self, Recorded::Failure | Recorded::Slow | Recorded::Timeout)
+        matches!(
+            self,
+            Recorded::Failure | Recorded::Slow | Recorded::Timeout | Recorded::Cut
+        )
     }
 }
 
@@ -75,6 +81,9 @@ pub(crate) struct SystemRecording {
     /// transitions are then what it would have done, and it refused no call while
     /// observing.
     pub(crate) observed: bool,
+    /// The longest `read_timeout` and `total_timeout` its calls were allowed (µs), from
+    /// the recorder's limits lines; `None` where the recording has none.
+    pub(crate) limits: Option<(u64, u64)>,
 }
 
 /// A recording, read.
@@ -119,6 +128,12 @@ struct Line<'a> {
     why: Option<Cow<'a, str>>,
     /// On a transition: made in observe mode. Alone: observe mode turned on or off.
     observing: Option<bool>,
+    /// On a `timeout`: `read_timeout` when the client cut it.
+    #[serde(borrow)]
+    cut: Option<Cow<'a, str>>,
+    /// The limits' line: what the system's calls were allowed from then on.
+    read_timeout_ms: Option<f64>,
+    total_timeout_ms: Option<f64>,
 }
 
 /// The year 10000, in milliseconds since 1970: no recording starts later.
@@ -159,6 +174,7 @@ type Raw = (
     Vec<(i64, u32, Recorded)>,
     Vec<(i64, RecordedTransition)>,
     bool,
+    Option<(u64, u64)>,
 );
 
 /// Reads a recording. With `strict`, the first line that cannot be read is an error
@@ -194,7 +210,7 @@ pub(crate) fn read(mut input: impl BufRead, strict: bool) -> Result<Recording, S
                     last = Some(at);
                     recording.last_line = number;
                 }
-                let (calls, transitions, observed) = match raw.get_mut(system.as_str()) {
+                let (calls, transitions, observed, limits) = match raw.get_mut(system.as_str()) {
                     Some(entry) => entry,
                     None => raw.entry(system).or_default(),
                 };
@@ -205,6 +221,10 @@ pub(crate) fn read(mut input: impl BufRead, strict: bool) -> Result<Recording, S
                         transitions.push((at, t));
                     }
                     Entry::Observing(observing) => *observed |= observing,
+                    Entry::Limits(read, total) => {
+                        let (r, t) = limits.unwrap_or((0, 0));
+                        *limits = Some((r.max(read), t.max(total)));
+                    }
                 }
             }
             Err(why) => {
@@ -219,7 +239,7 @@ pub(crate) fn read(mut input: impl BufRead, strict: bool) -> Result<Recording, S
     recording.origin = u64::try_from(first)
         .ok()
         .map(|us| SystemTime::UNIX_EPOCH + std::time::Duration::from_micros(us));
-    for (system, (mut calls, mut transitions, observed)) in raw {
+    for (system, (mut calls, mut transitions, observed, limits)) in raw {
         recording.out_of_order += calls.windows(2).filter(|w| w[1].0 < w[0].0).count();
         calls.sort_by_key(|c| c.0);
         transitions.sort_by_key(|t| t.0);
@@ -243,6 +263,7 @@ pub(crate) fn read(mut input: impl BufRead, strict: bool) -> Result<Recording, S
                     })
                     .collect(),
                 observed,
+                limits,
             },
         );
     }
@@ -255,6 +276,8 @@ enum Entry {
     Transition(RecordedTransition, bool),
     /// Observe mode turned on (`true`) or off.
     Observing(bool),
+    /// The limits from then on: `read_timeout` and `total_timeout`, in µs.
+    Limits(u64, u64),
 }
 
 fn parse_line(line: &str) -> Result<(String, i64, Entry), String> {
@@ -286,6 +309,25 @@ fn parse_line(line: &str) -> Result<(String, i64, Entry), String> {
         )
     } else if let (None, Some(observing)) = (&parsed.outcome, parsed.observing) {
         Entry::Observing(observing)
+    } else if let (None, Some(read), Some(total)) = (
+        &parsed.outcome,
+        parsed.read_timeout_ms,
+        parsed.total_timeout_ms,
+    ) {
+        let micros = |ms: f64, key: &str| {
+            if ms.is_finite() && (0.0..=86_400_000.0).contains(&ms) {
+                Ok((ms * 1000.0).round() as u64)
+            } else {
+                Err(format!(
+                    "`{key}` {}: expected milliseconds between 0 and a day",
+                    number(ms)
+                ))
+            }
+        };
+        Entry::Limits(
+            micros(read, "read_timeout_ms")?,
+            micros(total, "total_timeout_ms")?,
+        )
     } else {
         let outcome = parsed
             .outcome
@@ -293,6 +335,15 @@ fn parse_line(line: &str) -> Result<(String, i64, Entry), String> {
         let outcome = Recorded::parse(&outcome).ok_or_else(|| {
             format!("`outcome` {outcome:?}: expected success, failure, slow, timeout, cancelled or rejected")
         })?;
+        let outcome = match (outcome, parsed.cut.as_deref()) {
+            (Recorded::Timeout, Some("read_timeout")) => Recorded::Cut,
+            (_, None) => outcome,
+            (_, Some(cut)) => {
+                return Err(format!(
+                    "`cut` {cut:?}: expected \"read_timeout\", on a `timeout` only"
+                ))
+            }
+        };
         let duration = parsed.duration_ms.unwrap_or(0.0);
         if !duration.is_finite() || duration < 0.0 {
             return Err(format!(

@@ -555,6 +555,14 @@ impl Breaker {
         self.set_by_in(self.state())
     }
 
+    /// Tells the observers the settings the guard's calls run under from now on
+    /// ([`Observer::on_settings`]).
+    pub(crate) fn announce_settings(&self, settings: &SystemSettings) {
+        observer::notify(&self.observers, &self.name, "on_settings", |observer| {
+            observer.on_settings(settings);
+        });
+    }
+
     /// Applies the file's `cb_mode` when it changed from `previous` (`None` at startup,
     /// where `auto` changes nothing). Back to `auto`, only a state the file set is reset:
     /// an operator's action stands until an operator undoes it.

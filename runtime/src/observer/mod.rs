@@ -8,6 +8,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use self::transition::{OpenPeriod, Transition};
+use outbound_guard_settings::SystemSettings;
+
 use crate::error::Cause;
 use crate::hooks;
 
@@ -85,6 +87,13 @@ pub trait Observer: Send + Sync + 'static {
     /// or by a reload, or [`Breaker::set_observing`](crate::Breaker::set_observing)).
     fn on_observing(&self, system: &str, observing: bool) {
         let _ = (system, observing);
+    }
+
+    /// A guard's settings, when it is built and when a reload applies new ones: the
+    /// limits its calls run under from now on (a recorder writes them, so that a
+    /// replay knows how long each recorded call was allowed).
+    fn on_settings(&self, settings: &SystemSettings) {
+        let _ = settings;
     }
 
     /// Whether [`on_call`](Self::on_call) does anything. An observer of transitions

@@ -34,6 +34,13 @@
 //! {"system":"sber","start":1764858808190.010,"transition":"open","from":"closed","reason":"failure_rate","why":"sber opened: 16 of 50 calls failed (32% ≥ 30%)"}
 //! ```
 //!
+//! A line `{"system":"sber","start":…,"read_timeout_ms":1500.000,"total_timeout_ms":2000.000}`
+//! gives the limits the system's calls run under, when the guard is built and on each
+//! reload; a failure that lasted the whole `read_timeout` in effect was cut by the
+//! client, and is written `"outcome":"timeout","cut":"read_timeout"`, so that a replay
+//! knows it lasted at least that long (the writer thread decides it: the call's own
+//! cost does not change).
+//!
 //! In observe mode (`cb_mode = "observe"`) a line `{"system":"sber","start":…,"observing":true}`
 //! says so when it is turned on (`false` when turned off), every call is recorded with
 //! its real outcome (the breaker refuses none), and each transition, what the breaker
@@ -208,6 +215,15 @@ impl Observer for Recorder {
             reason: transition.reason.as_str(),
             why: transition.to_string(),
             observing: transition.observing,
+        });
+    }
+
+    fn on_settings(&self, settings: &crate::SystemSettings) {
+        self.push(Record::Limits {
+            system: settings.name().into(),
+            at: Instant::now(),
+            read_timeout: settings.read_timeout(),
+            total_timeout: settings.total_timeout(),
         });
     }
 

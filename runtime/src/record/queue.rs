@@ -72,6 +72,13 @@ pub(super) enum Record {
         /// Made in observe mode: what the breaker would have done.
         observing: bool,
     },
+    /// The limits a system's calls run under from now on.
+    Limits {
+        system: Box<str>,
+        at: Instant,
+        read_timeout: Duration,
+        total_timeout: Duration,
+    },
     /// Observe mode turned on or off for a system.
     Observing {
         system: Box<str>,
