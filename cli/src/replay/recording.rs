@@ -240,6 +240,10 @@ pub(crate) fn read(mut input: impl BufRead, strict: bool) -> Result<Recording, S
         .ok()
         .map(|us| SystemTime::UNIX_EPOCH + std::time::Duration::from_micros(us));
     for (system, (mut calls, mut transitions, observed, limits)) in raw {
+        if calls.is_empty() && transitions.is_empty() {
+            // Only its limits or its mode: a configured system the service never called.
+            continue;
+        }
         recording.out_of_order += calls.windows(2).filter(|w| w[1].0 < w[0].0).count();
         calls.sort_by_key(|c| c.0);
         transitions.sort_by_key(|t| t.0);
@@ -392,6 +396,27 @@ not json
             Recorded::Rejected
         );
         let strict = read(text.as_bytes(), true).unwrap_err();
+        // Limits, observe mode and a cut call; a system with nothing but its limits is
+        // one the service never called.
+        let text = r#"{"system":"sber","start":1000,"read_timeout_ms":100.000,"total_timeout_ms":200.000}
+{"system":"idle","start":1000,"read_timeout_ms":100.000,"total_timeout_ms":200.000}
+{"system":"sber","start":1000,"observing":true}
+{"system":"sber","start":1001,"duration_ms":100.5,"outcome":"timeout","cut":"read_timeout"}
+{"system":"sber","start":1002,"duration_ms":200,"outcome":"timeout"}
+{"system":"sber","start":1003,"duration_ms":1,"outcome":"failure","cut":"read_timeout"}"#;
+        let recording = read(text.as_bytes(), false).unwrap();
+        assert_eq!(recording.systems.keys().collect::<Vec<_>>(), ["sber"]);
+        let sber = &recording.systems["sber"];
+        assert!(sber.observed);
+        assert_eq!(sber.limits, Some((100_000, 200_000)));
+        let outcomes: Vec<Recorded> = sber.calls.iter().map(|c| c.outcome).collect();
+        assert_eq!(outcomes, [Recorded::Cut, Recorded::Timeout]);
+        assert_eq!(recording.bad_lines.len(), 1);
+        assert!(
+            recording.bad_lines[0].1.starts_with("`cut`"),
+            "{:?}",
+            recording.bad_lines
+        );
         assert!(strict.starts_with("line 3: not a record"), "{strict}");
     }
 }
