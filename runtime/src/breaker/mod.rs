@@ -209,6 +209,10 @@ impl Breaker {
             Err(denied) if self.observes(denied) => {
                 self.would_have_refused
                     .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let cause = Self::cause(denied);
+                observer::notify(&self.observers, &self.name, "on_would_refuse", |o| {
+                    o.on_would_refuse(&self.name, &cause);
+                });
                 Ok(BreakerPermit {
                     breaker: self,
                     ticket: Some(Ticket::UNCOUNTED),

@@ -216,10 +216,10 @@ fn every_configured_system_is_registered_at_startup_before_its_first_call() {
     );
 
     // Nothing else: 6 outcomes + 4 reasons + 5 states + 15 transitions + failure rate,
-    // duration, in use, permits, open period, retry hints, observing = 37 series per
-    // system.
+    // duration, in use, permits, open period, retry hints, observing, and 2 reasons an
+    // observing breaker would have refused = 39 series per system.
     let all = r.all_series();
-    assert_eq!(all.len(), 74, "{all:#?}");
+    assert_eq!(all.len(), 78, "{all:#?}");
     assert!(all.iter().all(|s| s.starts_with("resilience_")));
 
     // Described, with Prometheus' base units.
@@ -924,6 +924,19 @@ async fn observe_mode_is_shown_and_its_calls_are_counted_as_they_ran() {
     assert_eq!(transitions(r, "customer", "closed", "open"), Some(1));
     assert_eq!(shown_state(r, "customer"), "open");
     assert_eq!(calls(r, "customer", "failure"), Some(30));
+    assert_eq!(calls(r, "customer", "rejected"), Some(0));
+    let would_reject = |reason: &str| {
+        r.counter(&format!(
+            r#"resilience_would_reject_total{{reason="{reason}",system="customer"}}"#
+        ))
+    };
+    // The calls after it opened: run, and counted as what it would have refused.
+    let before = would_reject("open").unwrap();
+    assert!(before > 0 && before < 30, "{before}");
+    let _ = customer.call(async { Ok::<_, ()>(()) }).await;
+    let _ = customer.call(async { Err::<(), _>(()) }).await;
+    assert_eq!(would_reject("open"), Some(before + 2));
+    assert_eq!(would_reject("half_open_full"), Some(0));
     assert_eq!(calls(r, "customer", "rejected"), Some(0));
     guards.observe("customer", false).unwrap();
     assert_eq!(gauge(r, "resilience_observing", "customer"), Some(0.0));

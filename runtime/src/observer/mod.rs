@@ -89,6 +89,13 @@ pub trait Observer: Send + Sync + 'static {
         let _ = (system, observing);
     }
 
+    /// In observe mode, the breaker admitted a call it would have refused for `cause`
+    /// ([`Cause::Open`] or [`Cause::HalfOpenFull`]): the call runs, uncounted. Called
+    /// before the call starts, only while observing.
+    fn on_would_refuse(&self, system: &str, cause: &Cause) {
+        let _ = (system, cause);
+    }
+
     /// A guard's settings, when it is built and when a reload applies new ones: the
     /// limits its calls run under from now on (a recorder writes them, so that a
     /// replay knows how long each recorded call was allowed).
