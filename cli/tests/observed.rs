@@ -261,9 +261,20 @@ async fn an_observed_recording_has_every_real_outcome_and_replays_without_a_gues
             settings_path.to_str().unwrap(),
             "--compare",
             "read_timeout=0.15",
+            "--out",
+            dir.join("timeline.svg").to_str().unwrap(),
         ])
         .output()
         .unwrap();
+    // The picture names the recording's breaker as what it would have been, and the
+    // setting it cannot judge as such.
+    let svg = std::fs::read_to_string(dir.join("timeline.svg")).unwrap();
+    for words in [
+        "recorded (would be)",
+        "replayed: read_timeout=0.15 (not judged)",
+    ] {
+        assert!(svg.contains(words), "{words}");
+    }
     let table = String::from_utf8_lossy(&table.stdout);
     assert!(
         table.contains("recorded in observe mode: its breaker refused no call"),

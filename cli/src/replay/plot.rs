@@ -17,7 +17,7 @@ use plotters::prelude::*;
 
 use super::engine::Fate;
 use super::recording::{Recorded, Recording};
-use super::render::{when, SystemReport};
+use super::render::{when, SystemReport, Variant};
 use crate::bands::Chart;
 
 const HEALTHY: RGBColor = RGBColor(60, 160, 60);
@@ -93,6 +93,16 @@ fn spans(transitions: impl Iterator<Item = (u64, State)>, end: f64) -> Vec<(f64,
     spans
 }
 
+/// A setting's name in the picture: its label, and whether the recording cannot judge
+/// it (its lines then rest on answers nobody saw).
+fn named(variant: &Variant) -> String {
+    if variant.not_judged.is_empty() {
+        variant.label.clone()
+    } else {
+        format!("{} (not judged)", variant.label)
+    }
+}
+
 /// A breaker's strip: its name, and its states' spans `(from, to, state)` in seconds.
 type Strip = (String, Vec<(f64, f64, State)>);
 
@@ -141,7 +151,7 @@ pub(crate) fn timeline(
                     _ => {}
                 }
             }
-            (v.label.clone(), through, refused)
+            (named(v), through, refused)
         })
         .collect();
     let live_name = if report.recording.observed {
@@ -162,7 +172,7 @@ pub(crate) fn timeline(
     )];
     for v in &report.variants {
         strips.push((
-            format!("replayed: {}", v.label),
+            format!("replayed: {}", named(v)),
             spans(v.replay.transitions.iter().map(|t| (t.at, t.to)), end),
         ));
     }
