@@ -19,6 +19,7 @@ use crate::output::{counted, print, warn};
 mod engine;
 mod figures;
 mod guess;
+mod judge;
 mod plot;
 pub(crate) mod recording;
 mod render;
@@ -122,6 +123,7 @@ pub(crate) fn run_command(args: &ReplayArgs) -> Result<(), Failure> {
         let system = &recording.systems[name.as_str()];
         let found = incidents(&system.calls);
         let actions = engine::actions(&system.transitions);
+        let read_limit = judge::read_limit(system);
         // The calls without a recorded outcome, answered the best way the evidence
         // allows, then as all succeeding and as all failing: each figure a range.
         let unknown = system.calls.iter().filter(|c| guess::unknown(c)).count();
@@ -142,7 +144,7 @@ pub(crate) fn run_command(args: &ReplayArgs) -> Result<(), Failure> {
             let mut replays: Vec<_> = answers
                 .iter()
                 .map(|guessed| {
-                    let replay = engine::replay(s, &system.calls, &actions, guessed);
+                    let replay = engine::replay(s, &system.calls, &actions, guessed, read_limit);
                     let figures = figures(&system.calls, &replay, &found, guessed);
                     (replay, figures)
                 })
@@ -150,6 +152,7 @@ pub(crate) fn run_command(args: &ReplayArgs) -> Result<(), Failure> {
             let bounds = bounds(&replays.iter().map(|(_, f)| f.clone()).collect::<Vec<_>>());
             let (replay, figures) = replays.swap_remove(0);
             runs.push(Variant {
+                not_judged: judge::not_judged(system, s),
                 label: label.clone(),
                 figures,
                 bounds,

@@ -280,7 +280,23 @@ fn the_timeline_is_written_for_each_system() {
     for system in ["sber", "customer"] {
         let svg = std::fs::read_to_string(dir.join(format!("timeline-{system}.svg"))).unwrap();
         assert!(svg.starts_with("<svg"), "{system}");
-        assert!(svg.contains("healthy calls refused"), "{system}");
+        // The breakers' states, the recorded refusals, each setting's refusals, and
+        // the legends in a column of their own.
+        for words in [
+            "breaker states",
+            "recorded (live)",
+            "replayed: as set",
+            "replayed: cb_failure_rate=0.5",
+            "cb_failure_rate=0.5: refused",
+        ] {
+            assert!(svg.contains(words), "{system}: {words}");
+        }
+        // Only sber's breaker refused calls in the recording.
+        assert_eq!(
+            svg.contains("refused by the recording&apos;s guard"),
+            system == "sber",
+            "{system}"
+        );
     }
 }
 

@@ -537,3 +537,34 @@ fn backoff_cuts_the_trial_calls_of_a_one_hour_outage() {
         .collect();
     assert_eq!(periods[..6], [30, 60, 120, 240, 300, 300]);
 }
+
+/// `cb_mode = "observe"` is simulated as `auto`: the question is what the breaker would
+/// refuse, and an observing one refuses nothing.
+#[test]
+fn observe_mode_is_simulated_as_the_breaker_it_would_be() {
+    let run = |mode: &str| {
+        let text = format!("[systems.sber]\ncb_min_calls = 5\ncb_mode = \"{mode}\"\n");
+        let path = scratch(&format!("observe-{mode}")).join("resilience.toml");
+        std::fs::write(&path, text).unwrap();
+        let report = json(bin().args([
+            "simulate".as_ref(),
+            path.as_os_str(),
+            "--scenario".as_ref(),
+            "hang".as_ref(),
+            "--warm".as_ref(),
+            "0".as_ref(),
+            "--every".as_ref(),
+            "250ms".as_ref(),
+            "--duration".as_ref(),
+            "40s".as_ref(),
+            "--json".as_ref(),
+        ]));
+        report["systems"][0]["scenarios"][0]["figures"].clone()
+    };
+    let (observe, auto) = (run("observe"), run("auto"));
+    assert!(
+        auto["breaker_opened_ms"].is_number(),
+        "{auto}: the hang opens it"
+    );
+    assert_eq!(observe, auto);
+}

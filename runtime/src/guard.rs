@@ -92,6 +92,7 @@ impl Guard {
                 metrics,
             }),
         };
+        guard.inner.breaker.announce_settings(settings);
         // The file's `cb_mode`, if not `auto`.
         guard.inner.breaker.apply_mode(settings.cb_mode(), None);
         guard
@@ -168,6 +169,7 @@ impl Guard {
             .settings
             .write()
             .unwrap_or_else(PoisonError::into_inner) = Arc::new(settings.clone());
+        self.inner.breaker.announce_settings(settings);
         // Last: a call admitted from here on already has the new parameters.
         self.inner
             .breaker

@@ -54,8 +54,11 @@ impl Status {
         }
     }
 
-    fn of(state: State) -> Status {
+    /// A breaker in observe mode refuses nothing: open or half-open, it is `degraded`
+    /// (the upstream is failing), never `down`.
+    fn of(state: State, observing: bool) -> Status {
         match state {
+            State::Open | State::HalfOpen if observing => Status::Degraded,
             State::Closed => Status::Up,
             State::HalfOpen | State::Disabled => Status::Degraded,
             State::Open | State::ForcedOpen => Status::Down,
@@ -81,7 +84,9 @@ pub struct SystemHealth {
     /// and timeouts count as failures), when it entered the state, and while open the
     /// time left and why it opened.
     pub snapshot: Snapshot,
-    /// `up` (closed), `degraded` (half-open, disabled) or `down` (open, forced open).
+    /// `up` (closed), `degraded` (half-open, disabled) or `down` (open, forced open);
+    /// in observe mode, `degraded` while it would be open or half-open, as it refuses
+    /// nothing.
     pub status: Status,
     /// The configured `cb_failure_rate` threshold.
     pub failure_rate_threshold: f64,
@@ -108,7 +113,7 @@ impl Guard {
         let snapshot = breaker.snapshot();
         let in_state_for = Instant::now().saturating_duration_since(snapshot.since);
         SystemHealth {
-            status: Status::of(snapshot.state),
+            status: Status::of(snapshot.state, snapshot.observing),
             failure_rate_threshold: breaker.failure_rate_threshold(),
             entered_at: SystemTime::now()
                 .checked_sub(in_state_for)
@@ -133,7 +138,8 @@ impl Guard {
 ///           "opened_by":"failure_rate","set_by":null,"failure_rate_threshold":0.3,
 ///           "since":"2026-05-01T03:12:09.512Z","for_seconds":12.5,"retry_after_seconds":17.5,
 ///           "open_for_seconds":30.0,"retry_hint_seconds":null,
-///           "in_flight":0,"slow_in_flight":0,"bulkhead_permits":8}}}
+///           "in_flight":0,"slow_in_flight":0,"bulkhead_permits":8,
+///           "observing":false,"would_have_refused":0}}}
 /// ```
 ///
 /// `since` is the wall-clock time (UTC, RFC 3339, to the millisecond) the state was
@@ -146,7 +152,10 @@ impl Guard {
 /// `calls` and `failure_rate` are the figures that tripped it and `opened_by` the reason
 /// (`null` in other states). While forced open or disabled, `set_by` says who did it:
 /// `file` (the settings file's `cb_mode`) or `operator` (the API); `null` otherwise. A breaker whose open duration has passed reads
-/// `half_open`, never `open` with nothing left.
+/// `half_open`, never `open` with nothing left. `observing` is `true` in observe mode
+/// (`cb_mode = "observe"`): the state is the one the breaker would be in, it refuses
+/// nothing (its status is then `degraded`, never `down`), and `would_have_refused`
+/// counts the calls it let through that it would have refused.
 ///
 /// ```
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
@@ -228,7 +237,7 @@ mod json {
     impl Serialize for SystemHealth {
         fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
             let snapshot = &self.snapshot;
-            let mut out = s.serialize_struct("SystemHealth", 16)?;
+            let mut out = s.serialize_struct("SystemHealth", 18)?;
             out.serialize_field("status", &self.status)?;
             out.serialize_field("state", &snapshot.state)?;
             out.serialize_field("failures", &snapshot.failures)?;
@@ -263,6 +272,8 @@ mod json {
             out.serialize_field("in_flight", &self.in_flight)?;
             out.serialize_field("slow_in_flight", &self.slow_in_flight)?;
             out.serialize_field("bulkhead_permits", &self.bulkhead_permits)?;
+            out.serialize_field("observing", &snapshot.observing)?;
+            out.serialize_field("would_have_refused", &snapshot.would_have_refused)?;
             out.end()
         }
     }

@@ -19,7 +19,9 @@
 //! | `resilience_bulkhead_permits` | gauge | `system` | The bulkhead's size (`max_connections × 0.8`); saturation is `in_use / permits`. |
 //! | `resilience_open_period_seconds` | gauge | `system` | The length of the running open period, set as the breaker opens: `cb_open_duration`, or longer when backed off (`cb_open_backoff`), jittered (`cb_open_jitter`) or as the upstream's retry hint asked; at most `cb_open_max`. 0 unless open. |
 //! | `resilience_retry_hints_total` | counter | `system` | Openings made longer by the upstream's retry hint (`Retry-After` of a 429 or 503, `grpc-retry-pushback-ms`). |
-//! | `resilience_transitions_total` | counter | `system`, `from`, `to` | Breaker transitions, operators' actions included. The 15 transitions the breaker can make are registered at 0: its own four (closed → open, open → half-open, half-open → closed or open) and an operator's force open, disable and reset from any other state. An action that finds the breaker in its target state is no transition: not counted (a reset of a closed breaker empties its window and is logged, but counts no `closed → closed`). |
+//! | `resilience_transitions_total` | counter | `system`, `from`, `to` | Breaker transitions, operators' actions included. The 15 transitions the breaker can make are registered at 0: its own four (closed → open, open → half-open, half-open → closed or open) and an operator's force open, disable and reset from any other state. An action that finds the breaker in its target state is no transition: not counted (a reset of a closed breaker empties its window and is logged, but counts no `closed → closed`). In observe mode, the transitions it would have made. |
+//! | `resilience_observing` | gauge | `system` | 1 while the breaker is in observe mode (`cb_mode = "observe"`): its state and transitions are what it would have done, and it refuses nothing; 0 otherwise. |
+//! | `resilience_would_reject_total` | counter | `system`, `reason` | Calls an observing breaker let through that it would have refused. `reason`: `open`, `half_open_full`. |
 //!
 //! `resilience_state` is one series per state (the `kube_pod_status_phase` style) rather
 //! than a numeric code: queries and alerts name the state, and adding a state never
@@ -68,8 +70,9 @@ mod system;
 mod tests;
 
 pub use self::names::{
-    BULKHEAD_IN_USE, BULKHEAD_PERMITS, CALLS_TOTAL, CALL_DURATION_SECONDS, FAILURE_RATE,
+    BULKHEAD_IN_USE, BULKHEAD_PERMITS, CALLS_TOTAL, CALL_DURATION_SECONDS, FAILURE_RATE, OBSERVING,
     OPEN_PERIOD_SECONDS, REJECTIONS_TOTAL, RETRY_HINTS_TOTAL, STATE, TRANSITIONS_TOTAL,
+    WOULD_REJECT_TOTAL,
 };
 
 /// The standard ladder of bucket bounds [`duration_buckets`] takes from, in seconds:
@@ -213,6 +216,16 @@ pub(crate) fn describe() {
         RETRY_HINTS_TOTAL,
         Unit::Count,
         "Openings the upstream's retry hint (Retry-After, grpc-retry-pushback-ms) lengthened."
+    );
+    ::metrics::describe_gauge!(
+        OBSERVING,
+        Unit::Count,
+        "1 while the breaker is in observe mode: its state is what it would be, and it refuses nothing."
+    );
+    ::metrics::describe_counter!(
+        WOULD_REJECT_TOTAL,
+        Unit::Count,
+        "Calls an observing breaker let through that it would have refused."
     );
 }
 

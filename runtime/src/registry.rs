@@ -252,6 +252,21 @@ impl Guards {
         guard.breaker().act(action);
         Ok(guard.health())
     }
+
+    /// An operator turns `system`'s observe mode on or off, as `cb_mode = "observe"`
+    /// does from the file ([`Breaker::set_observing`](crate::Breaker::set_observing)):
+    /// the breaker keeps judging and moving through its states, but refuses no call
+    /// (except while forced open). Turned off, it enforces the state it is in. A later
+    /// reload that changes `cb_mode` sets it again. Returns the system's health after it.
+    ///
+    /// # Errors
+    ///
+    /// [`UnknownSystem`] when the settings have no table for `system`.
+    pub fn observe(&self, system: &str, on: bool) -> Result<SystemHealth, UnknownSystem> {
+        let guard = self.find(system)?;
+        guard.breaker().set_observing(on);
+        Ok(guard.health())
+    }
 }
 
 /// Builds [`Guards`]; from [`Guards::builder`].

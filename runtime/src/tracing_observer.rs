@@ -7,7 +7,8 @@ use crate::observer::{Observer, Transition};
 
 /// Logs every transition as a `tracing` event, target `outbound_guard`, with the fields
 /// `system`, `from`, `to`, `reason` (`failure_rate`, `open_elapsed`,
-/// `trials_succeeded`, `trial_failed`, `manual`) and, for operators' actions, `action`;
+/// `trials_succeeded`, `trial_failed`, `manual`), `observing` (`true` in observe mode, absent otherwise: what the
+/// breaker would have done) and, for operators' actions, `action`;
 /// the message is the [`Transition`]'s display: `sber opened: 16 of 50 calls failed
 /// (32% ≥ 30%)`.
 ///
@@ -40,6 +41,7 @@ impl Observer for TracingObserver {
                 to,
                 reason,
                 action,
+                observing = t.observing.then_some(true),
                 "{t}"
             ),
             State::HalfOpen | State::Closed => tracing::info!(
@@ -49,6 +51,7 @@ impl Observer for TracingObserver {
                 to,
                 reason,
                 action,
+                observing = t.observing.then_some(true),
                 "{t}"
             ),
         }

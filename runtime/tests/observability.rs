@@ -63,6 +63,7 @@ fn transition(reason: Reason, from: State, to: State) -> String {
         reason,
         at: tokio::time::Instant::now(),
         open: None,
+        observing: false,
     }
     .to_string()
 }
@@ -870,7 +871,9 @@ async fn the_health_json_says_what_the_snapshot_says() {
             "retry_hint_seconds",
             "in_flight",
             "slow_in_flight",
-            "bulkhead_permits"
+            "bulkhead_permits",
+            "observing",
+            "would_have_refused"
         ]
     );
 }

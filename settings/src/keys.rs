@@ -114,7 +114,9 @@ macro_rules! for_each_key {
             BulkheadWait bulkhead_wait: Seconds { default: connect_timeout, zero: allowed }
             /// The operator's switch, applied at startup and whenever a reload changes it:
             /// `"auto"` (the default; the breaker decides), `"forced_open"` (every call
-            /// rejected) or `"disabled"` (every call admitted, nothing counted). Editing it in a
+            /// rejected), `"disabled"` (every call admitted, nothing counted) or `"observe"`
+            /// (every call admitted; the breaker counts and moves as in `"auto"` but refuses
+            /// nothing, and says what it would have done). Editing it in a
             /// mounted Kubernetes `ConfigMap` acts on every replica; back to `"auto"`, a breaker the file
             /// had set is reset to closed. See [`CbMode`](crate::CbMode).
             CbMode cb_mode: Mode {}

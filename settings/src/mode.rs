@@ -13,18 +13,29 @@ pub enum CbMode {
     ForcedOpen,
     /// `disabled`: every call is admitted and nothing counted, as an operator's `disable`.
     Disabled,
+    /// `observe`: every call is admitted and runs; the breaker counts, judges and moves
+    /// through its states as in `auto`, but refuses nothing, and its transitions are
+    /// reported as what it would have done. The way to roll a breaker out: observe,
+    /// record, replay, then enforce (`auto`).
+    Observe,
 }
 
 impl CbMode {
     /// Every mode, in the order the docs list them.
-    pub const ALL: [CbMode; 3] = [CbMode::Auto, CbMode::ForcedOpen, CbMode::Disabled];
+    pub const ALL: [CbMode; 4] = [
+        CbMode::Auto,
+        CbMode::ForcedOpen,
+        CbMode::Disabled,
+        CbMode::Observe,
+    ];
 
-    /// The value as written in the file: `auto`, `forced_open`, `disabled`.
+    /// The value as written in the file: `auto`, `forced_open`, `disabled`, `observe`.
     pub const fn as_str(self) -> &'static str {
         match self {
             CbMode::Auto => "auto",
             CbMode::ForcedOpen => "forced_open",
             CbMode::Disabled => "disabled",
+            CbMode::Observe => "observe",
         }
     }
 

@@ -261,7 +261,7 @@ pub(crate) fn expected(kind: Kind) -> &'static str {
         Kind::Count => "a whole number such as 10",
         Kind::Rate => "a share between 0 and 1 such as 0.5",
         Kind::Factor => "a number such as 2.0",
-        Kind::Mode => "one of \"auto\", \"forced_open\", \"disabled\"",
+        Kind::Mode => "one of \"auto\", \"forced_open\", \"disabled\", \"observe\"",
     }
 }
 

@@ -806,6 +806,24 @@ fn env_overrides_only_their_own_system() {
 }
 
 #[test]
+fn observe_mode_is_set_in_the_file_or_the_environment() {
+    use outbound_guard_settings::CbMode;
+    let file = Settings::parse("[systems.sber]\ncb_mode = \"observe\"\n", ORIGIN).unwrap();
+    assert_eq!(file.system("sber").unwrap().cb_mode(), CbMode::Observe);
+    let env = Settings::load_with_env(
+        "[systems.sber]\ncb_mode = \"auto\"\n",
+        ORIGIN,
+        [("CLIENT_SBER__CB_MODE", "observe")],
+    )
+    .unwrap();
+    assert_eq!(env.system("sber").unwrap().cb_mode(), CbMode::Observe);
+    let err = Settings::parse("[systems.sber]\ncb_mode = \"observing\"\n", ORIGIN).unwrap_err();
+    let text = err.to_string();
+    assert!(text.contains("cb_mode"), "{text}");
+    assert!(text.contains("\"observe\""), "{text}");
+}
+
+#[test]
 fn variables_of_others_are_ignored() {
     let s = sber_env(
         "",

@@ -12,6 +12,10 @@
 //! - `failure`: `Err` after the recorded duration;
 //! - `timeout`: no answer at all, so it is cut at the replayed `total_timeout` (the
 //!   recording only knows it took at least its own);
+//! - `timeout` cut by the client's `read_timeout` (`"cut":"read_timeout"`): no answer
+//!   by then, so the replayed client cuts it at its own `read_timeout` (an error); a
+//!   longer `read_timeout` than the recording's cannot be judged (see `judge`);
+//! - any answer that came later than the replayed `read_timeout`: cut by it, an error;
 //! - `cancelled`: no answer, and the caller gives up after the recorded duration;
 //! - `rejected` (the recording's breaker or bulkhead refused it, so nobody knows how the
 //!   upstream would have answered): answered as [`guess`](super::guess) says, and
@@ -20,6 +24,10 @@
 //! What an operator or the settings file's `cb_mode` did to the recording's breaker
 //! (force open, disable, back to closed) is done to the replayed one at the same time:
 //! no outcome would have caused it.
+//!
+//! A replayed breaker always enforces: `cb_mode = "observe"` in the settings replayed
+//! is played as `auto`, since the question a replay answers is what the breaker would
+//! have refused.
 
 use std::collections::BinaryHeap;
 use std::pin::Pin;
@@ -115,13 +123,49 @@ enum Answer {
     Abandon(Duration),
 }
 
-fn answer(outcome: Recorded, duration: u32) -> Answer {
+/// The replayed client's `read_timeout` against the recording's.
+#[derive(Debug, Clone, Copy)]
+struct Client {
+    /// Shorter than the recording's: every answer later than this is cut at it.
+    cut_at: Option<Duration>,
+    /// Longer than the recording's, by this: a call the recording's client cut waits
+    /// this much longer before the replayed one cuts it (a setting the recording
+    /// cannot judge, flagged as such).
+    longer_by: Duration,
+}
+
+impl Client {
+    /// The replayed `read_timeout` against the recording's `limit`, if known: with the
+    /// same limit, every call ends as recorded, to the microsecond.
+    fn new(read_timeout: Duration, limit: Option<Duration>) -> Client {
+        let limit = limit.unwrap_or(read_timeout);
+        Client {
+            cut_at: (read_timeout < limit).then_some(read_timeout),
+            longer_by: read_timeout.saturating_sub(limit),
+        }
+    }
+}
+
+/// How the upstream answers a call recorded as `outcome` after `duration` (µs), as
+/// seen by the replayed `client`: an answer that came later than a shorter
+/// `read_timeout` is cut by it (an error at `read_timeout`), as is a call the
+/// recording's client cut.
+fn answer(outcome: Recorded, duration: u32, client: Client) -> Answer {
     let duration = Duration::from_micros(u64::from(duration));
-    match outcome {
-        Recorded::Success | Recorded::Slow | Recorded::Rejected => Answer::Ok(duration),
-        Recorded::Failure => Answer::Err(duration),
-        Recorded::Timeout => Answer::Hang,
-        Recorded::Cancelled => Answer::Abandon(duration),
+    match (outcome, client.cut_at) {
+        (
+            Recorded::Success
+            | Recorded::Slow
+            | Recorded::Rejected
+            | Recorded::Failure
+            | Recorded::Cut,
+            Some(cut_at),
+        ) if duration > cut_at => Answer::Err(cut_at),
+        (Recorded::Success | Recorded::Slow | Recorded::Rejected, _) => Answer::Ok(duration),
+        (Recorded::Failure, _) => Answer::Err(duration),
+        (Recorded::Cut, _) => Answer::Err(duration + client.longer_by),
+        (Recorded::Timeout, _) => Answer::Hang,
+        (Recorded::Cancelled, _) => Answer::Abandon(duration),
     }
 }
 
@@ -145,19 +189,21 @@ pub(crate) fn actions(transitions: &[RecordedTransition]) -> Vec<(u64, ManualAct
 
 /// Replays `calls` (in start order) through a fresh guard of `settings`, on a runtime of
 /// its own with a paused clock, doing `actions` to its breaker at their times.
-/// `guessed` answers the calls without a recorded outcome, one for each in order.
+/// `guessed` answers the calls without a recorded outcome, one for each in order;
+/// `read_limit` is the recording's `read_timeout` ([`judge::read_limit`](super::judge::read_limit)).
 pub(crate) fn replay(
     settings: &SystemSettings,
     calls: &[Call],
     actions: &[(u64, ManualAction)],
     guessed: &[(Recorded, u32)],
+    read_limit: Option<Duration>,
 ) -> Replay {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_time()
         .start_paused(true)
         .build()
         .expect("a current-thread runtime with a paused clock builds");
-    runtime.block_on(drive(settings, calls, actions, guessed))
+    runtime.block_on(drive(settings, calls, actions, guessed, read_limit))
 }
 
 /// The ends of the replayed calls that are running, each at its exact instant.
@@ -287,9 +333,13 @@ async fn drive(
     calls: &[Call],
     actions: &[(u64, ManualAction)],
     guessed: &[(Recorded, u32)],
+    read_limit: Option<Duration>,
 ) -> Replay {
     let transitions = Arc::new(Transitions::default());
     let guard = Guard::with_observers(settings, vec![transitions.clone()]);
+    let client = Client::new(settings.read_timeout(), read_limit);
+    // Observe mode is replayed as `auto`: what the breaker would have refused.
+    guard.breaker().set_observing(false);
     let origin = Instant::now();
     if let Ok(mut o) = transitions.origin.lock() {
         *o = Some(origin);
@@ -339,9 +389,9 @@ async fn drive(
             next_call += 1;
             let answer = if call.outcome == Recorded::Rejected {
                 let (outcome, duration) = guessed.next().copied().unwrap_or((Recorded::Success, 0));
-                answer(outcome, duration)
+                answer(outcome, duration, client)
             } else {
-                answer(call.outcome, call.duration)
+                answer(call.outcome, call.duration, client)
             };
             let (guard, fates, running, ends) =
                 (guard.clone(), fates.clone(), running.clone(), ends.clone());

@@ -6,11 +6,14 @@ use outbound_guard::State;
 use super::engine::{Fate, Replay};
 use super::recording::{Call, Recorded};
 
-/// A stretch of the recording where the upstream was failing: one-second bins where at
-/// least [`FAILING_SHARE`] of the calls that reached it failed (the recording's
-/// refusals do not count), joined across gaps up to [`GAP`], with
-/// at least [`LEAST_FAILURES`] failing calls. Read from the recording alone, so the same
-/// for every setting.
+/// A stretch of the recording where the upstream was failing, by the upstream's own
+/// behaviour: one-second bins where at least [`FAILING_SHARE`] of the calls that
+/// reached it failed, joined across gaps up to [`GAP`] seconds, with at least
+/// [`LEAST_FAILURES`] failing calls. A second whose calls were all refused by the
+/// recording's breaker says nothing about the upstream: it neither ends an incident nor
+/// counts toward its gap (so an outage behind a 30 s open period stays one incident,
+/// from its first failure to its last); a second that ran healthy calls, or had no call
+/// at all, does. Read from the recording alone, so the same for every setting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Incident {
     /// Microseconds since the recording's start: the first failing call's start.
@@ -32,6 +35,8 @@ pub(crate) fn incidents(calls: &[Call]) -> Vec<Incident> {
     let mut incidents: Vec<Incident> = Vec::new();
     let mut current: Option<Incident> = None;
     let mut last_failing_second: Option<u64> = None;
+    // Seconds since the last failing one whose calls were all refused: no evidence.
+    let mut unknown_seconds = 0;
     let mut i = 0;
     while i < calls.len() {
         let second = calls[i].start / 1_000_000;
@@ -49,8 +54,10 @@ pub(crate) fn incidents(calls: &[Call]) -> Vec<Incident> {
             j += 1;
         }
         let share = f64::from(failing) / f64::from(ran.max(1));
-        if failing > 0 && share >= FAILING_SHARE {
-            let joined = last_failing_second.is_some_and(|s| second - s <= GAP);
+        if ran == 0 {
+            unknown_seconds += 1;
+        } else if failing > 0 && share >= FAILING_SHARE {
+            let joined = last_failing_second.is_some_and(|s| second - s - unknown_seconds <= GAP);
             match (&mut current, joined) {
                 (Some(incident), true) => {
                     incident.end = last;
@@ -68,6 +75,7 @@ pub(crate) fn incidents(calls: &[Call]) -> Vec<Incident> {
                 }
             }
             last_failing_second = Some(second);
+            unknown_seconds = 0;
         }
         i = j;
     }
@@ -248,6 +256,46 @@ mod tests {
                 failing_calls: 24
             }]
         );
+    }
+
+    /// An outage behind a breaker with a 30 s open period: 10 calls a second; the
+    /// first two seconds fail and open it, then each 30 s three trials fail and open it
+    /// again, for three minutes, and the calls in between are refused (no outcome).
+    /// The refused seconds say nothing about the upstream: they neither end the outage
+    /// nor count as its gap, so it is one incident from the first failure to the last,
+    /// as the upstream behaved, not one per trial (each too small to count).
+    #[test]
+    fn refused_seconds_do_not_cut_an_outage_into_pieces() {
+        let mut calls = Vec::new();
+        for tenth in 0..3_000_u32 {
+            let s = f64::from(tenth) / 10.0;
+            let failing_trial = (290..293).contains(&((tenth + 180) % 300));
+            let outcome = if !(100..1_950).contains(&tenth) {
+                Recorded::Success
+            } else if tenth < 120 || failing_trial {
+                Recorded::Failure
+            } else {
+                Recorded::Rejected
+            };
+            calls.push(call(s, outcome));
+        }
+        let found = incidents(&calls);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].start, 10_000_000);
+        assert_eq!(found[0].end, 191_200_000, "the last failing trial");
+        assert_eq!(found[0].failing_calls, 20 + 6 * 3);
+        // A healthy stretch longer than the gap still ends an incident.
+        let mut two = calls[..300].to_vec();
+        for tenth in 0..200_u32 {
+            let s = 30.0 + f64::from(tenth) / 10.0;
+            let outcome = if !(32.0..40.0).contains(&s) {
+                Recorded::Failure
+            } else {
+                Recorded::Success
+            };
+            two.push(call(s, outcome));
+        }
+        assert_eq!(incidents(&two).len(), 2);
     }
 }
 

@@ -35,6 +35,8 @@ struct Evidence {
     failing: u32,
     /// Of the failing ones, how many were timeouts (no answer at all).
     timeouts: u32,
+    /// Of the failing ones, how many the client's `read_timeout` cut.
+    cuts: u32,
     success_micros: u64,
     failing_micros: u64,
 }
@@ -48,6 +50,9 @@ impl Evidence {
             if call.outcome == Recorded::Timeout {
                 self.timeouts += 1;
             }
+            if call.outcome == Recorded::Cut {
+                self.cuts += 1;
+            }
         } else {
             self.success_micros += u64::from(call.duration);
         }
@@ -58,6 +63,7 @@ impl Evidence {
             ran: self.ran + other.ran,
             failing: self.failing + other.failing,
             timeouts: self.timeouts + other.timeouts,
+            cuts: self.cuts + other.cuts,
             success_micros: self.success_micros + other.success_micros,
             failing_micros: self.failing_micros + other.failing_micros,
         }
@@ -68,11 +74,14 @@ impl Evidence {
         (self.ran > 0).then(|| f64::from(self.failing) / f64::from(self.ran))
     }
 
-    /// A failing answer: a timeout if most failing calls here were, else a failure, of
+    /// A failing answer: cut by the client's `read_timeout`, or a timeout, if most
+    /// failing calls here were, else a failure, of
     /// their mean duration.
     fn failing_answer(&self) -> (Recorded, u32) {
         let failing = self.failing.max(1);
-        let outcome = if self.timeouts * 2 > self.failing {
+        let outcome = if self.cuts * 2 > self.failing {
+            Recorded::Cut
+        } else if self.timeouts * 2 > self.failing {
             Recorded::Timeout
         } else {
             Recorded::Failure

@@ -1,19 +1,33 @@
-//! A replay as an SVG picture: the recorded outcomes per time bin under the replayed
-//! breaker's state (top), and each setting's failing calls let through and healthy
-//! calls refused (bottom). Drawn with `plotters`' SVG backend, as `simulate`'s are.
+//! A replay as an SVG picture, drawn with `plotters`' SVG backend as `simulate`'s are:
+//!
+//! - the breakers' states, one strip each: the recording's own breaker (as it logged its
+//!   transitions: enforcing, or observing) and the replayed breaker of each setting;
+//! - the recorded calls per time bin: succeeded, failed (slow, timed out, cut), and
+//!   refused by the recording's guard, so that the load does not seem to stop while
+//!   its breaker was open;
+//! - each setting's failing calls let through, and its calls refused (dashed).
+//!
+//! Every legend is in a column beside the plots, never over them.
 
 use std::path::Path;
 
 use outbound_guard::State;
+use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::engine::Fate;
 use super::recording::{Recorded, Recording};
-use super::render::{when, SystemReport};
-use crate::bands::{self, Chart};
+use super::render::{when, SystemReport, Variant};
+use crate::bands::Chart;
 
 const HEALTHY: RGBColor = RGBColor(60, 160, 60);
 const FAILING: RGBColor = RGBColor(210, 40, 40);
+const REFUSED: RGBColor = RGBColor(130, 130, 130);
+/// A state's colour in the strips; closed is left white.
+const OPEN: RGBColor = RGBColor(235, 120, 120);
+const HALF_OPEN: RGBColor = RGBColor(245, 200, 90);
+const FORCED_OPEN: RGBColor = RGBColor(150, 30, 30);
+const DISABLED: RGBColor = RGBColor(170, 170, 170);
 /// One colour per setting, in the order of the columns.
 const SETTINGS: [RGBColor; 4] = [
     RGBColor(30, 100, 200),
@@ -21,6 +35,13 @@ const SETTINGS: [RGBColor; 4] = [
     RGBColor(230, 130, 0),
     RGBColor(0, 150, 150),
 ];
+
+/// The picture's size, and the width of the legends' column on its right.
+const WIDTH: u32 = 1200;
+const HEIGHT: u32 = 820;
+const LEGEND: u32 = 300;
+/// The width of every panel's label area on the left, so that their time axes align.
+const LABELS: u32 = 200;
 
 type Error = Box<dyn std::error::Error>;
 
@@ -30,6 +51,66 @@ fn bin_width(span: f64) -> f64 {
         .into_iter()
         .find(|w| span / w <= 600.0)
         .unwrap_or(3600.0)
+}
+
+/// A state's colour in the strips (`None`: closed, left white).
+fn shade(state: State) -> Option<RGBColor> {
+    match state {
+        State::Open => Some(OPEN),
+        State::HalfOpen => Some(HALF_OPEN),
+        State::ForcedOpen => Some(FORCED_OPEN),
+        State::Disabled => Some(DISABLED),
+        State::Closed => None,
+    }
+}
+
+/// The state a recorded transition entered, by its name.
+fn state_named(name: &str) -> State {
+    match name {
+        "open" => State::Open,
+        "half_open" => State::HalfOpen,
+        "forced_open" => State::ForcedOpen,
+        "disabled" => State::Disabled,
+        _ => State::Closed,
+    }
+}
+
+/// The spans `(from, to, state)` in seconds, from transitions `(µs, state entered)` in
+/// order, the last one lasting to `end`.
+fn spans(transitions: impl Iterator<Item = (u64, State)>, end: f64) -> Vec<(f64, f64, State)> {
+    let mut spans = Vec::new();
+    let mut current: Option<(f64, State)> = None;
+    for (at, to) in transitions {
+        let at = at as f64 / 1e6;
+        if let Some((from, state)) = current.take() {
+            spans.push((from, at, state));
+        }
+        current = Some((at, to));
+    }
+    if let Some((from, state)) = current {
+        spans.push((from, end.max(from), state));
+    }
+    spans
+}
+
+/// A setting's name in the picture: its label, and whether the recording cannot judge
+/// it (its lines then rest on answers nobody saw).
+fn named(variant: &Variant) -> String {
+    if variant.not_judged.is_empty() {
+        variant.label.clone()
+    } else {
+        format!("{} (not judged)", variant.label)
+    }
+}
+
+/// A breaker's strip: its name, and its states' spans `(from, to, state)` in seconds.
+type Strip = (String, Vec<(f64, f64, State)>);
+
+/// One line of a legend: a swatch (a line, a dashed line or a block) and its words.
+enum Swatch {
+    Line(RGBColor),
+    Dashed(RGBColor),
+    Block(RGBColor),
 }
 
 /// Writes `report`'s timeline to `path`.
@@ -42,14 +123,17 @@ pub(crate) fn timeline(
     let end = calls.last().map_or(1.0, |c| c.start as f64 / 1e6).max(1.0);
     let width = bin_width(end);
     let bins = (end / width).floor() as usize + 1;
-    let bin = |start: u64| ((start as f64 / 1e6) / width) as usize;
+    let bin = |start: u64| (((start as f64 / 1e6) / width) as usize).min(bins - 1);
     let mut healthy = vec![0.0; bins];
     let mut failing = vec![0.0; bins];
+    let mut refused_live = vec![0.0; bins];
     for call in calls {
         if call.outcome.failing() {
             failing[bin(call.start)] += 1.0;
         } else if call.outcome == Recorded::Success {
             healthy[bin(call.start)] += 1.0;
+        } else if call.outcome == Recorded::Rejected {
+            refused_live[bin(call.start)] += 1.0;
         }
     }
     let per_variant: Vec<(String, Vec<f64>, Vec<f64>)> = report
@@ -61,18 +145,37 @@ pub(crate) fn timeline(
             for (call, fate) in calls.iter().zip(&v.replay.fates) {
                 match fate {
                     Fate::Ran | Fate::Pending if call.outcome.failing() => {
-                        through[bin(call.start)] += 1.0
+                        through[bin(call.start)] += 1.0;
                     }
-                    Fate::Refused if call.outcome == Recorded::Success => {
-                        refused[bin(call.start)] += 1.0
-                    }
+                    Fate::Refused => refused[bin(call.start)] += 1.0,
                     _ => {}
                 }
             }
-            (v.label.clone(), through, refused)
+            (named(v), through, refused)
         })
         .collect();
-    let bands = bands(report, end);
+    let live_name = if report.recording.observed {
+        "recorded (would be)"
+    } else {
+        "recorded (live)"
+    };
+    let mut strips: Vec<Strip> = vec![(
+        live_name.to_owned(),
+        spans(
+            report
+                .recording
+                .transitions
+                .iter()
+                .map(|t| (t.at, state_named(&t.to))),
+            end,
+        ),
+    )];
+    for v in &report.variants {
+        strips.push((
+            format!("replayed: {}", named(v)),
+            spans(v.replay.transitions.iter().map(|t| (t.at, t.to)), end),
+        ));
+    }
     let x = |i: usize| i as f64 * width;
     let unit = if width >= 60.0 {
         format!("{} min", width / 60.0)
@@ -80,36 +183,80 @@ pub(crate) fn timeline(
         format!("{width} s")
     };
 
-    let root = SVGBackend::new(path, (1000, 640)).into_drawing_area();
-    root.fill(&WHITE)?;
+    let canvas = SVGBackend::new(path, (WIDTH, HEIGHT)).into_drawing_area();
+    canvas.fill(&WHITE)?;
     let title = format!(
         "{}: replay of {} calls from {}",
         report.name,
         calls.len(),
         when(recording, 0)
     );
-    let root = root.titled(&title, ("sans-serif", 18))?;
-    let (top, bottom) = root.split_vertically(320);
+    let root = canvas.titled(&title, ("sans-serif", 18))?;
+    let (plots, legends) = root.split_horizontally(WIDTH - LEGEND);
+    let strip_height = 40 + 26 * strips.len() as u32;
+    let (states, rest) = plots.split_vertically(strip_height);
+    let (top, bottom) = rest.split_vertically((HEIGHT - strip_height - 30) / 2);
 
-    let most = healthy.iter().chain(&failing).copied().fold(1.0, f64::max) * 1.1;
+    // The states, one strip per breaker, named in the label area on the left.
+    let mut chart = ChartBuilder::on(&states)
+        .margin(10)
+        .margin_right(25)
+        .x_label_area_size(20)
+        .y_label_area_size(LABELS)
+        .build_cartesian_2d(0.0..end, 0.0..strips.len() as f64)?;
+    chart
+        .configure_mesh()
+        .disable_y_mesh()
+        .disable_y_axis()
+        .light_line_style(WHITE.mix(0.0))
+        .draw()?;
+    for (row, (name, spans)) in strips.iter().enumerate() {
+        // The first strip on top.
+        let y = (strips.len() - 1 - row) as f64;
+        chart.draw_series(std::iter::once(Rectangle::new(
+            [(0.0, y + 0.12), (end, y + 0.88)],
+            BLACK.mix(0.25).stroke_width(1),
+        )))?;
+        chart.draw_series(spans.iter().filter_map(|(from, to, state)| {
+            shade(*state)
+                .map(|color| Rectangle::new([(*from, y + 0.12), (*to, y + 0.88)], color.filled()))
+        }))?;
+        let (_, py) = chart.backend_coord(&(0.0, y + 0.5));
+        canvas.draw(&Text::new(
+            name.clone(),
+            (12, py - 7),
+            ("sans-serif", 12).into_font().color(&BLACK),
+        ))?;
+    }
+
+    // The recorded calls.
+    let most = healthy
+        .iter()
+        .chain(&failing)
+        .chain(&refused_live)
+        .copied()
+        .fold(1.0, f64::max)
+        * 1.1;
     let mut chart = panel(&top, end, most, &format!("recorded calls / {unit}"))?;
-    draw_bands(&mut chart, &bands, most, &report.variants[0].label)?;
-    chart
-        .draw_series(LineSeries::new(
-            healthy.iter().enumerate().map(|(i, n)| (x(i), *n)),
-            HEALTHY.stroke_width(2),
-        ))?
-        .label("recorded: succeeded")
-        .legend(|(x, y)| PathElement::new([(x, y), (x + 20, y)], HEALTHY.stroke_width(2)));
-    chart
-        .draw_series(LineSeries::new(
-            failing.iter().enumerate().map(|(i, n)| (x(i), *n)),
-            FAILING.stroke_width(2),
-        ))?
-        .label("recorded: failed, slow or timed out")
-        .legend(|(x, y)| PathElement::new([(x, y), (x + 20, y)], FAILING.stroke_width(2)));
-    legend(&mut chart)?;
+    chart.draw_series(LineSeries::new(
+        healthy.iter().enumerate().map(|(i, n)| (x(i), *n)),
+        HEALTHY.stroke_width(2),
+    ))?;
+    chart.draw_series(LineSeries::new(
+        failing.iter().enumerate().map(|(i, n)| (x(i), *n)),
+        FAILING.stroke_width(2),
+    ))?;
+    let any_refused_live = refused_live.iter().any(|n| *n > 0.0);
+    if any_refused_live {
+        chart.draw_series(DashedLineSeries::new(
+            refused_live.iter().enumerate().map(|(i, n)| (x(i), *n)),
+            6,
+            4,
+            REFUSED.stroke_width(2),
+        ))?;
+    }
 
+    // Each setting's replay.
     let most = per_variant
         .iter()
         .flat_map(|(_, a, b)| a.iter().chain(b))
@@ -117,35 +264,119 @@ pub(crate) fn timeline(
         .fold(1.0, f64::max)
         * 1.1;
     let mut chart = panel(&bottom, end, most, &format!("replayed calls / {unit}"))?;
-    draw_bands(&mut chart, &bands, most, &report.variants[0].label)?;
-    for (i, (label, through, refused)) in per_variant.iter().enumerate() {
+    for (i, (_, through, refused)) in per_variant.iter().enumerate() {
         let color = SETTINGS[i % SETTINGS.len()];
-        chart
-            .draw_series(LineSeries::new(
-                through.iter().enumerate().map(|(i, n)| (x(i), *n)),
-                color.stroke_width(2),
-            ))?
-            .label(format!("{label}: failing calls let through"))
-            .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], color.stroke_width(2)));
-        chart
-            .draw_series(DashedLineSeries::new(
-                refused.iter().enumerate().map(|(i, n)| (x(i), *n)),
-                6,
-                4,
-                color.stroke_width(2),
-            ))?
-            .label(format!("{label}: healthy calls refused"))
-            .legend(move |(x, y)| PathElement::new([(x, y), (x + 8, y)], color.stroke_width(2)));
+        chart.draw_series(LineSeries::new(
+            through.iter().enumerate().map(|(i, n)| (x(i), *n)),
+            color.stroke_width(2),
+        ))?;
+        chart.draw_series(DashedLineSeries::new(
+            refused.iter().enumerate().map(|(i, n)| (x(i), *n)),
+            6,
+            4,
+            color.stroke_width(2),
+        ))?;
     }
-    legend(&mut chart)?;
-    root.present()?;
+
+    // The legends, beside the plots, each level with its panel.
+    let state_legend = vec![
+        (Swatch::Block(OPEN), "open".to_owned()),
+        (Swatch::Block(HALF_OPEN), "half-open".to_owned()),
+        (Swatch::Block(FORCED_OPEN), "forced open".to_owned()),
+        (Swatch::Block(DISABLED), "disabled".to_owned()),
+        (Swatch::Block(WHITE), "closed".to_owned()),
+    ];
+    let mut recorded_legend = vec![
+        (Swatch::Line(HEALTHY), "succeeded".to_owned()),
+        (
+            Swatch::Line(FAILING),
+            "failed, slow, timed out or cut".to_owned(),
+        ),
+    ];
+    if any_refused_live {
+        recorded_legend.push((
+            Swatch::Dashed(REFUSED),
+            "refused by the recording's guard".to_owned(),
+        ));
+    }
+    let mut replayed_legend = Vec::new();
+    for (i, (label, _, _)) in per_variant.iter().enumerate() {
+        let color = SETTINGS[i % SETTINGS.len()];
+        replayed_legend.push((Swatch::Line(color), format!("{label}: failing let through")));
+        replayed_legend.push((Swatch::Dashed(color), format!("{label}: refused")));
+    }
+    let top_y = i32::try_from(strip_height).unwrap_or(0);
+    let half = i32::try_from((HEIGHT - strip_height - 30) / 2).unwrap_or(0);
+    draw_legend(&legends, 10, "breaker states", &state_legend)?;
+    draw_legend(&legends, top_y + 10, "recorded calls", &recorded_legend)?;
+    draw_legend(
+        &legends,
+        top_y + half + 10,
+        "replayed calls",
+        &replayed_legend,
+    )?;
+    canvas.present()?;
+    Ok(())
+}
+
+/// A legend with its `heading`, from `y` down, in the legends' column.
+fn draw_legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    y: i32,
+    heading: &str,
+    lines: &[(Swatch, String)],
+) -> Result<(), Error>
+where
+    DB::ErrorType: 'static,
+{
+    let font = ("sans-serif", 13).into_font();
+    area.draw(&Text::new(
+        heading.to_owned(),
+        (10, y),
+        font.clone().style(FontStyle::Bold).color(&BLACK),
+    ))?;
+    for (i, (swatch, words)) in lines.iter().enumerate() {
+        let line_y = y + 20 + 18 * i32::try_from(i).unwrap_or(0);
+        let mid = line_y + 6;
+        match swatch {
+            Swatch::Line(color) => {
+                area.draw(&PathElement::new(
+                    [(12, mid), (36, mid)],
+                    color.stroke_width(2),
+                ))?;
+            }
+            Swatch::Dashed(color) => {
+                for dash in [12, 22, 32] {
+                    area.draw(&PathElement::new(
+                        [(dash, mid), (dash + 6, mid)],
+                        color.stroke_width(2),
+                    ))?;
+                }
+            }
+            Swatch::Block(color) => {
+                area.draw(&Rectangle::new(
+                    [(12, mid - 5), (36, mid + 5)],
+                    color.filled(),
+                ))?;
+                area.draw(&Rectangle::new(
+                    [(12, mid - 5), (36, mid + 5)],
+                    BLACK.mix(0.25).stroke_width(1),
+                ))?;
+            }
+        }
+        area.draw(&Text::new(
+            words.clone(),
+            (44, line_y),
+            font.clone().color(&BLACK),
+        ))?;
+    }
     Ok(())
 }
 
 /// One panel of the timeline: seconds since the recording's start against `y_desc`, up
 /// to `most`.
 fn panel<'a, DB: DrawingBackend + 'a>(
-    area: &DrawingArea<DB, plotters::coord::Shift>,
+    area: &DrawingArea<DB, Shift>,
     end: f64,
     most: f64,
     y_desc: &str,
@@ -157,7 +388,7 @@ where
         .margin(10)
         .margin_right(25)
         .x_label_area_size(30)
-        .y_label_area_size(60)
+        .y_label_area_size(LABELS)
         .build_cartesian_2d(0.0..end, 0.0..most)?;
     chart
         .configure_mesh()
@@ -166,52 +397,4 @@ where
         .light_line_style(WHITE.mix(0.0))
         .draw()?;
     Ok(chart)
-}
-
-/// A panel's legend, in its upper right corner.
-fn legend<'a, DB: DrawingBackend + 'a>(chart: &mut Chart<'a, DB>) -> Result<(), Error>
-where
-    DB::ErrorType: 'static,
-{
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK.mix(0.3))
-        .draw()?;
-    Ok(())
-}
-
-/// The spans the first setting's breaker was open or half-open, in seconds.
-fn bands(report: &SystemReport<'_>, end: f64) -> Vec<(f64, f64, State)> {
-    let mut bands = Vec::new();
-    let mut current: Option<(f64, State)> = None;
-    for t in &report.variants[0].replay.transitions {
-        let at = t.at as f64 / 1e6;
-        if let Some((from, s)) = current.take() {
-            bands.push((from, at, s));
-        }
-        if t.to != State::Closed && t.to != State::Disabled {
-            current = Some((at, t.to));
-        }
-    }
-    if let Some((from, s)) = current {
-        bands.push((from, end, s));
-    }
-    bands
-}
-
-/// The replayed breaker's periods under the first variant's settings (`label`).
-fn draw_bands<'a, DB: DrawingBackend + 'a>(
-    chart: &mut Chart<'a, DB>,
-    bands: &[(f64, f64, State)],
-    top: f64,
-    label: &str,
-) -> Result<(), Error>
-where
-    DB::ErrorType: 'static,
-{
-    let open = format!("replayed breaker open ({label})");
-    let half_open = format!("replayed breaker half-open ({label})");
-    bands::draw(chart, bands, top, (&open, &half_open))
 }

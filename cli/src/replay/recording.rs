@@ -16,6 +16,9 @@ pub(crate) enum Recorded {
     Failure,
     Slow,
     Timeout,
+    /// Cut short by the client's `read_timeout` (`"outcome":"timeout","cut":"read_timeout"`):
+    /// no answer within its duration, and how it would have ended later is not known.
+    Cut,
     Cancelled,
     /// Refused by the recording's guard: it never ran, so how the upstream would have
     /// answered is not known.
@@ -37,7 +40,10 @@ impl Recorded {
 
     /// Whether the upstream was failing for this call (an error, too slow, no answer).
     pub(crate) fn failing(self) -> bool {
-        matches!(self, Recorded::Failure | Recorded::Slow | Recorded::Timeout)
+        matches!(
+            self,
+            Recorded::Failure | Recorded::Slow | Recorded::Timeout | Recorded::Cut
+        )
     }
 }
 
@@ -70,6 +76,14 @@ pub(crate) struct SystemRecording {
     /// In start order.
     pub(crate) calls: Vec<Call>,
     pub(crate) transitions: Vec<RecordedTransition>,
+    /// Whether its breaker was in observe mode (`cb_mode = "observe"`) at some time of
+    /// the recording: a line `"observing":true`, or a transition marked so. Its
+    /// transitions are then what it would have done, and it refused no call while
+    /// observing.
+    pub(crate) observed: bool,
+    /// The longest `read_timeout` and `total_timeout` its calls were allowed (µs), from
+    /// the recorder's limits lines; `None` where the recording has none.
+    pub(crate) limits: Option<(u64, u64)>,
 }
 
 /// A recording, read.
@@ -112,6 +126,14 @@ struct Line<'a> {
     reason: Option<Cow<'a, str>>,
     #[serde(borrow)]
     why: Option<Cow<'a, str>>,
+    /// On a transition: made in observe mode. Alone: observe mode turned on or off.
+    observing: Option<bool>,
+    /// On a `timeout`: `read_timeout` when the client cut it.
+    #[serde(borrow)]
+    cut: Option<Cow<'a, str>>,
+    /// The limits' line: what the system's calls were allowed from then on.
+    read_timeout_ms: Option<f64>,
+    total_timeout_ms: Option<f64>,
 }
 
 /// The year 10000, in milliseconds since 1970: no recording starts later.
@@ -148,7 +170,12 @@ fn start_micros(start: &Start<'_>) -> Result<i64, String> {
 
 /// One system's lines as read: calls (start in µs since 1970, duration in µs, outcome)
 /// and transitions, in file order.
-type Raw = (Vec<(i64, u32, Recorded)>, Vec<(i64, RecordedTransition)>);
+type Raw = (
+    Vec<(i64, u32, Recorded)>,
+    Vec<(i64, RecordedTransition)>,
+    bool,
+    Option<(u64, u64)>,
+);
 
 /// Reads a recording. With `strict`, the first line that cannot be read is an error
 /// (its number and why); otherwise it is skipped and listed in `bad_lines`. A read that
@@ -183,13 +210,21 @@ pub(crate) fn read(mut input: impl BufRead, strict: bool) -> Result<Recording, S
                     last = Some(at);
                     recording.last_line = number;
                 }
-                let (calls, transitions) = match raw.get_mut(system.as_str()) {
+                let (calls, transitions, observed, limits) = match raw.get_mut(system.as_str()) {
                     Some(entry) => entry,
                     None => raw.entry(system).or_default(),
                 };
                 match entry {
                     Entry::Call(duration, outcome) => calls.push((at, duration, outcome)),
-                    Entry::Transition(t) => transitions.push((at, t)),
+                    Entry::Transition(t, observing) => {
+                        *observed |= observing;
+                        transitions.push((at, t));
+                    }
+                    Entry::Observing(observing) => *observed |= observing,
+                    Entry::Limits(read, total) => {
+                        let (r, t) = limits.unwrap_or((0, 0));
+                        *limits = Some((r.max(read), t.max(total)));
+                    }
                 }
             }
             Err(why) => {
@@ -204,7 +239,11 @@ pub(crate) fn read(mut input: impl BufRead, strict: bool) -> Result<Recording, S
     recording.origin = u64::try_from(first)
         .ok()
         .map(|us| SystemTime::UNIX_EPOCH + std::time::Duration::from_micros(us));
-    for (system, (mut calls, mut transitions)) in raw {
+    for (system, (mut calls, mut transitions, observed, limits)) in raw {
+        if calls.is_empty() && transitions.is_empty() {
+            // Only its limits or its mode: a configured system the service never called.
+            continue;
+        }
         recording.out_of_order += calls.windows(2).filter(|w| w[1].0 < w[0].0).count();
         calls.sort_by_key(|c| c.0);
         transitions.sort_by_key(|t| t.0);
@@ -227,6 +266,8 @@ pub(crate) fn read(mut input: impl BufRead, strict: bool) -> Result<Recording, S
                         t
                     })
                     .collect(),
+                observed,
+                limits,
             },
         );
     }
@@ -235,7 +276,12 @@ pub(crate) fn read(mut input: impl BufRead, strict: bool) -> Result<Recording, S
 
 enum Entry {
     Call(u32, Recorded),
-    Transition(RecordedTransition),
+    /// A transition, and whether it was made in observe mode.
+    Transition(RecordedTransition, bool),
+    /// Observe mode turned on (`true`) or off.
+    Observing(bool),
+    /// The limits from then on: `read_timeout` and `total_timeout`, in µs.
+    Limits(u64, u64),
 }
 
 fn parse_line(line: &str) -> Result<(String, i64, Entry), String> {
@@ -255,18 +301,53 @@ fn parse_line(line: &str) -> Result<(String, i64, Entry), String> {
     }
     let at = start_micros(&parsed.start)?;
     let entry = if let Some(to) = parsed.transition {
-        Entry::Transition(RecordedTransition {
-            at: 0,
-            from: parsed.from.map(Cow::into_owned).unwrap_or_default(),
-            to: to.into_owned(),
-            reason: parsed.reason.map(Cow::into_owned).unwrap_or_default(),
-            why: parsed.why.map(Cow::into_owned).unwrap_or_default(),
-        })
+        Entry::Transition(
+            RecordedTransition {
+                at: 0,
+                from: parsed.from.map(Cow::into_owned).unwrap_or_default(),
+                to: to.into_owned(),
+                reason: parsed.reason.map(Cow::into_owned).unwrap_or_default(),
+                why: parsed.why.map(Cow::into_owned).unwrap_or_default(),
+            },
+            parsed.observing == Some(true),
+        )
+    } else if let (None, Some(observing)) = (&parsed.outcome, parsed.observing) {
+        Entry::Observing(observing)
+    } else if let (None, Some(read), Some(total)) = (
+        &parsed.outcome,
+        parsed.read_timeout_ms,
+        parsed.total_timeout_ms,
+    ) {
+        let micros = |ms: f64, key: &str| {
+            if ms.is_finite() && (0.0..=86_400_000.0).contains(&ms) {
+                Ok((ms * 1000.0).round() as u64)
+            } else {
+                Err(format!(
+                    "`{key}` {}: expected milliseconds between 0 and a day",
+                    number(ms)
+                ))
+            }
+        };
+        Entry::Limits(
+            micros(read, "read_timeout_ms")?,
+            micros(total, "total_timeout_ms")?,
+        )
     } else {
-        let outcome = parsed.outcome.ok_or("neither `outcome` nor `transition`")?;
+        let outcome = parsed
+            .outcome
+            .ok_or("neither `outcome`, `transition` nor `observing`")?;
         let outcome = Recorded::parse(&outcome).ok_or_else(|| {
             format!("`outcome` {outcome:?}: expected success, failure, slow, timeout, cancelled or rejected")
         })?;
+        let outcome = match (outcome, parsed.cut.as_deref()) {
+            (Recorded::Timeout, Some("read_timeout")) => Recorded::Cut,
+            (_, None) => outcome,
+            (_, Some(cut)) => {
+                return Err(format!(
+                    "`cut` {cut:?}: expected \"read_timeout\", on a `timeout` only"
+                ))
+            }
+        };
         let duration = parsed.duration_ms.unwrap_or(0.0);
         if !duration.is_finite() || duration < 0.0 {
             return Err(format!(
@@ -315,6 +396,27 @@ not json
             Recorded::Rejected
         );
         let strict = read(text.as_bytes(), true).unwrap_err();
+        // Limits, observe mode and a cut call; a system with nothing but its limits is
+        // one the service never called.
+        let text = r#"{"system":"sber","start":1000,"read_timeout_ms":100.000,"total_timeout_ms":200.000}
+{"system":"idle","start":1000,"read_timeout_ms":100.000,"total_timeout_ms":200.000}
+{"system":"sber","start":1000,"observing":true}
+{"system":"sber","start":1001,"duration_ms":100.5,"outcome":"timeout","cut":"read_timeout"}
+{"system":"sber","start":1002,"duration_ms":200,"outcome":"timeout"}
+{"system":"sber","start":1003,"duration_ms":1,"outcome":"failure","cut":"read_timeout"}"#;
+        let recording = read(text.as_bytes(), false).unwrap();
+        assert_eq!(recording.systems.keys().collect::<Vec<_>>(), ["sber"]);
+        let sber = &recording.systems["sber"];
+        assert!(sber.observed);
+        assert_eq!(sber.limits, Some((100_000, 200_000)));
+        let outcomes: Vec<Recorded> = sber.calls.iter().map(|c| c.outcome).collect();
+        assert_eq!(outcomes, [Recorded::Cut, Recorded::Timeout]);
+        assert_eq!(recording.bad_lines.len(), 1);
+        assert!(
+            recording.bad_lines[0].1.starts_with("`cut`"),
+            "{:?}",
+            recording.bad_lines
+        );
         assert!(strict.starts_with("line 3: not a record"), "{strict}");
     }
 }

@@ -21,6 +21,9 @@ pub(crate) struct Variant {
     /// Each figure over every way of answering them.
     pub(crate) bounds: Bounds,
     pub(crate) replay: Replay,
+    /// Why the recording cannot judge this setting (its figures are then not given);
+    /// empty when it can.
+    pub(crate) not_judged: Vec<String>,
 }
 
 /// One system's replays.
@@ -177,10 +180,26 @@ pub(crate) fn to_tables(
             counted(report.incidents.len(), "incident", "incidents"),
             if report.recording.transitions.is_empty() {
                 String::new()
+            } else if report.recording.observed {
+                format!(
+                    " (its breaker, observing, would have opened {})",
+                    times(recorded_openings)
+                )
             } else {
                 format!(" (its breaker opened {})", times(recorded_openings))
             }
         );
+        if report.recording.observed && report.unknown == 0 {
+            let _ = writeln!(
+                out,
+                "  recorded in observe mode: its breaker refused no call, so every call has its real outcome and nothing is guessed"
+            );
+        } else if report.recording.observed {
+            let _ = writeln!(
+                out,
+                "  recorded partly in observe mode: the calls its breaker refused while enforcing have no recorded outcome"
+            );
+        }
         if report.unknown > 0 {
             let _ = writeln!(
                 out,
@@ -252,6 +271,17 @@ pub(crate) fn to_tables(
                 bounded(f.incidents[i].failing_let_through, b.incidents[i].1, None)
             }));
         }
+        // A setting the recording cannot judge gets no figures, only why.
+        for (c, variant) in report.variants.iter().enumerate() {
+            if variant.not_judged.is_empty() {
+                continue;
+            }
+            for (label, values) in rows.iter_mut().skip(1) {
+                if !values[c].is_empty() || !label.starts_with("incident") {
+                    values[c] = "not judged".into();
+                }
+            }
+        }
         let width = rows
             .iter()
             .map(|(l, _)| l.chars().count())
@@ -274,6 +304,11 @@ pub(crate) fn to_tables(
             out.push('\n');
         }
         for variant in &report.variants {
+            for why in &variant.not_judged {
+                let _ = writeln!(out, "  {} not judged: {why}", variant.label);
+            }
+        }
+        for variant in report.variants.iter().filter(|v| v.not_judged.is_empty()) {
             if variant.figures.openings.is_empty() {
                 continue;
             }
@@ -328,6 +363,7 @@ pub(crate) fn to_json(
                     let range = |r: Range| json!([r.low, r.high]);
                     json!({
                         "settings": v.label,
+                        "not_judged": v.not_judged,
                         "calls": f.calls,
                         "ran": f.ran,
                         "failing_let_through": f.failing_let_through,
@@ -368,6 +404,7 @@ pub(crate) fn to_json(
             let value = json!({
                 "calls": report.recording.calls.len(),
                 "unknown_calls": report.unknown,
+                "observe_mode": report.recording.observed,
                 "incidents": report.incidents.iter().map(|i| json!({
                     "start_ms": ms(i.start), "end_ms": ms(i.end), "time": when(recording, i.start),
                     "failing_calls": i.failing_calls,

@@ -221,6 +221,8 @@ type Upstream = Pin<Box<dyn Future<Output = Result<(), Option<Duration>>> + Send
 async fn drive(settings: &SystemSettings, script: Script) -> Run {
     let transitions = Arc::new(Transitions::default());
     let guard = Guard::with_observers(settings, vec![transitions.clone()]);
+    // `cb_mode = "observe"` is simulated as `auto`: what the breaker would refuse.
+    guard.breaker().set_observing(false);
     let t0 = Instant::now();
     let fault_at = t0 + script.every * script.warm;
     let fault_end = (script.kind == ScenarioKind::Recovery).then(|| fault_at + script.fault_for);

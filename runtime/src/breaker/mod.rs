@@ -53,6 +53,12 @@ pub struct Breaker {
     call_observers: Vec<Arc<dyn Observer>>,
     /// Who made the last manual action: [`SetBy`] as a number (see `set_by.rs`).
     set_by: std::sync::atomic::AtomicU8,
+    /// Observe mode (`cb_mode = "observe"`): the state machine runs as usual, but a
+    /// call it would refuse (open, or half-open with every trial taken) is admitted
+    /// uncounted. A forced-open breaker still refuses.
+    observing: std::sync::atomic::AtomicBool,
+    /// Calls admitted while observing that the breaker would have refused.
+    would_have_refused: std::sync::atomic::AtomicU64,
 }
 
 impl std::fmt::Debug for Breaker {
@@ -60,6 +66,7 @@ impl std::fmt::Debug for Breaker {
         f.debug_struct("Breaker")
             .field("name", &self.name)
             .field("state", &self.core.state())
+            .field("observing", &self.observing())
             .finish_non_exhaustive()
     }
 }
@@ -97,6 +104,12 @@ pub struct Snapshot {
     /// when it made this open period longer than the breaker's own, capped by
     /// `cb_open_max`.
     pub retry_hint: Option<Duration>,
+    /// Observe mode (`cb_mode = "observe"`): the state is what the breaker would be in,
+    /// but it refuses no call (a forced-open breaker still refuses every call).
+    pub observing: bool,
+    /// Calls admitted in observe mode that the breaker would have refused (open, or
+    /// half-open with every trial taken), since it was built.
+    pub would_have_refused: u64,
 }
 
 /// A half-open breaker's trial calls so far.
@@ -132,6 +145,8 @@ impl Breaker {
             observers,
             call_observers,
             set_by: std::sync::atomic::AtomicU8::new(set_by::NOBODY),
+            observing: std::sync::atomic::AtomicBool::new(false),
+            would_have_refused: std::sync::atomic::AtomicU64::new(0),
         }
     }
 
@@ -191,10 +206,52 @@ impl Breaker {
                 breaker: self,
                 ticket: Some(ticket),
             }),
+            Err(denied) if self.observes(denied) => {
+                self.would_have_refused
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let cause = Self::cause(denied);
+                observer::notify(&self.observers, &self.name, "on_would_refuse", |o| {
+                    o.on_would_refuse(&self.name, &cause);
+                });
+                Ok(BreakerPermit {
+                    breaker: self,
+                    ticket: Some(Ticket::UNCOUNTED),
+                })
+            }
             Err(denied) => Err(CircuitBreakerError::new(&self.name, Self::cause(denied))),
         };
         self.report(change);
         answer
+    }
+
+    /// Whether a call refused for `denied` is admitted all the same, uncounted: in
+    /// observe mode, for anything but a forced-open breaker.
+    #[inline]
+    fn observes(&self, denied: Denied) -> bool {
+        !matches!(denied, Denied::ForcedOpen) && self.observing()
+    }
+
+    /// Whether the breaker is in observe mode (`cb_mode = "observe"`, or
+    /// [`set_observing`](Self::set_observing)): it judges and moves through its states as
+    /// usual but refuses no call, except while forced open.
+    pub fn observing(&self) -> bool {
+        self.observing.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// Turns observe mode on or off: whether that changed anything. The state, window
+    /// and trials are kept: turned off while it would be open, the breaker refuses
+    /// calls from the next one on. The observers hear of it
+    /// ([`Observer::on_observing`]). The settings file's `cb_mode = "observe"` calls
+    /// this at startup and on a reload; an operator may call it too.
+    pub fn set_observing(&self, on: bool) -> bool {
+        let before = self.observing.swap(on, std::sync::atomic::Ordering::AcqRel);
+        if before == on {
+            return false;
+        }
+        observer::notify(&self.observers, &self.name, "on_observing", |observer| {
+            observer.on_observing(&self.name, on);
+        });
+        true
     }
 
     /// Records the outcome of the call admitted with `ticket`, which ended at `now`.
@@ -207,6 +264,10 @@ impl Breaker {
     /// Records a failure of the call admitted with `ticket`, which ended at `now`
     /// carrying the upstream's retry hint: see [`BreakerPermit::failure_with_retry_after`].
     pub(crate) fn record_hinted_at(&self, ticket: Ticket, retry_after: Duration, now: Instant) {
+        if ticket == Ticket::UNCOUNTED {
+            // A call an enforcing breaker would not have made: its hint lengthens nothing.
+            return;
+        }
         let change =
             self.core
                 .record_hinted_failure(ticket, duration_nanos(retry_after), self.nanos(now));
@@ -296,6 +357,10 @@ impl Breaker {
                 .opening
                 .and_then(|opening| opening.hint_nanos)
                 .map(Duration::from_nanos),
+            observing: self.observing(),
+            would_have_refused: self
+                .would_have_refused
+                .load(std::sync::atomic::Ordering::Relaxed),
         }
     }
 
@@ -313,6 +378,9 @@ impl Breaker {
     #[inline]
     pub(crate) fn refusal(&self) -> Option<CircuitBreakerError> {
         let denied = self.core.refusal(|| self.nanos(Instant::now()))?;
+        if self.observes(denied) {
+            return None;
+        }
         Some(CircuitBreakerError::new(&self.name, Self::cause(denied)))
     }
 
@@ -424,6 +492,7 @@ impl Breaker {
                 retry_hint: opening.hint_nanos.map(Duration::from_nanos),
                 backed_off: opening.backed_off,
             }),
+            observing: self.observing(),
         };
         observer::notify(&self.observers, &self.name, "on_transition", |observer| {
             observer.on_transition(&transition);
@@ -490,6 +559,14 @@ impl Breaker {
         self.set_by_in(self.state())
     }
 
+    /// Tells the observers the settings the guard's calls run under from now on
+    /// ([`Observer::on_settings`]).
+    pub(crate) fn announce_settings(&self, settings: &SystemSettings) {
+        observer::notify(&self.observers, &self.name, "on_settings", |observer| {
+            observer.on_settings(settings);
+        });
+    }
+
     /// Applies the file's `cb_mode` when it changed from `previous` (`None` at startup,
     /// where `auto` changes nothing). Back to `auto`, only a state the file set is reset:
     /// an operator's action stands until an operator undoes it.
@@ -497,6 +574,8 @@ impl Breaker {
         if previous == Some(mode) {
             return;
         }
+        // Observe mode is a flag beside the state: on for `observe`, off for the others.
+        self.set_observing(mode == CbMode::Observe);
         match mode {
             CbMode::ForcedOpen => {
                 self.manual_by(ManualAction::ForceOpen, SetBy::File);
@@ -504,7 +583,7 @@ impl Breaker {
             CbMode::Disabled => {
                 self.manual_by(ManualAction::Disable, SetBy::File);
             }
-            CbMode::Auto => {
+            CbMode::Auto | CbMode::Observe => {
                 if previous.is_some() && self.set_by() == Some(SetBy::File) {
                     self.manual_by(ManualAction::Reset, SetBy::File);
                 }

@@ -194,6 +194,16 @@ pub(crate) struct Ticket {
     trial: bool,
 }
 
+impl Ticket {
+    /// A ticket no state's generation matches (generations have 61 bits): its outcome
+    /// counts nothing and cancelling it gives nothing back. For the calls an observing
+    /// breaker admits where it would have refused them.
+    pub(crate) const UNCOUNTED: Ticket = Ticket {
+        generation: u64::MAX,
+        trial: false,
+    };
+}
+
 /// What an operator's action did ([`Core::act`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum Acted {

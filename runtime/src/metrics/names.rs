@@ -19,5 +19,12 @@ pub const TRANSITIONS_TOTAL: &str = "resilience_transitions_total";
 /// `resilience_open_period_seconds{system}`: the running open period's length, 0 unless
 /// open.
 pub const OPEN_PERIOD_SECONDS: &str = "resilience_open_period_seconds";
+/// `resilience_observing{system}`: 1 while the breaker is in observe mode (`cb_mode =
+/// "observe"`: its state and transitions are what it would have done; it refuses
+/// nothing), 0 otherwise.
+pub const OBSERVING: &str = "resilience_observing";
+/// `resilience_would_reject_total{system, reason}`: calls an observing breaker let
+/// through that it would have refused, by `reason` (`open`, `half_open_full`).
+pub const WOULD_REJECT_TOTAL: &str = "resilience_would_reject_total";
 /// `resilience_retry_hints_total{system}`: openings the upstream's retry hint lengthened.
 pub const RETRY_HINTS_TOTAL: &str = "resilience_retry_hints_total";

@@ -8,8 +8,9 @@ use ::metrics::{Counter, Gauge, Histogram};
 use outbound_guard_settings::SystemSettings;
 
 use super::names::{
-    BULKHEAD_IN_USE, BULKHEAD_PERMITS, CALLS_TOTAL, CALL_DURATION_SECONDS, FAILURE_RATE,
+    BULKHEAD_IN_USE, BULKHEAD_PERMITS, CALLS_TOTAL, CALL_DURATION_SECONDS, FAILURE_RATE, OBSERVING,
     OPEN_PERIOD_SECONDS, REJECTIONS_TOTAL, RETRY_HINTS_TOTAL, STATE, TRANSITIONS_TOTAL,
+    WOULD_REJECT_TOTAL,
 };
 use crate::breaker::State;
 use crate::error::Cause;
@@ -76,6 +77,9 @@ pub(super) struct SystemMetrics {
     transitions: [[Counter; State::ALL.len()]; State::ALL.len()],
     open_period: Gauge,
     retry_hints: Counter,
+    observing: Gauge,
+    /// `[open, half_open_full]`: calls an observing breaker would have refused.
+    would_reject: [Counter; 2],
 }
 
 impl std::fmt::Debug for SystemMetrics {
@@ -120,6 +124,14 @@ impl SystemMetrics {
         let permits = ::metrics::gauge!(BULKHEAD_PERMITS, "system" => label());
         let open_period = ::metrics::gauge!(OPEN_PERIOD_SECONDS, "system" => label());
         let retry_hints = ::metrics::counter!(RETRY_HINTS_TOTAL, "system" => label());
+        let observing = ::metrics::gauge!(OBSERVING, "system" => label());
+        observing.set(0.0);
+        let would_reject = ["open", "half_open_full"].map(|reason| {
+            ::metrics::counter!(WOULD_REJECT_TOTAL, "system" => label(), "reason" => reason)
+        });
+        for counter in &would_reject {
+            counter.increment(0);
+        }
         open_period.set(0.0);
         retry_hints.increment(0);
 
@@ -151,6 +163,8 @@ impl SystemMetrics {
             transitions,
             open_period,
             retry_hints,
+            observing,
+            would_reject,
         }
     }
 
@@ -203,6 +217,18 @@ impl Observer for SystemMetrics {
             self.retry_hints.increment(1);
         }
         self.show(t.to);
+    }
+
+    fn on_would_refuse(&self, _system: &str, cause: &Cause) {
+        match cause {
+            Cause::Open { .. } => self.would_reject[0].increment(1),
+            Cause::HalfOpenFull { .. } => self.would_reject[1].increment(1),
+            _ => {}
+        }
+    }
+
+    fn on_observing(&self, _system: &str, observing: bool) {
+        self.observing.set(if observing { 1.0 } else { 0.0 });
     }
 
     fn on_call(&self, call: &CallEvent<'_>) {

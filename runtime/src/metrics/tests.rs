@@ -167,6 +167,7 @@ fn every_configured_system_is_registered_at_startup_before_its_first_call() {
         assert_eq!(shown_state(&r, system), "closed");
         assert_eq!(gauge(&r, "resilience_failure_rate", system), Some(0.0));
         assert_eq!(gauge(&r, "resilience_bulkhead_in_use", system), Some(0.0));
+        assert_eq!(gauge(&r, "resilience_observing", system), Some(0.0));
         assert_eq!(durations(&r, system), Some(vec![]));
         // Every transition the breaker can make, at 0.
         let possible = [
@@ -215,9 +216,10 @@ fn every_configured_system_is_registered_at_startup_before_its_first_call() {
     );
 
     // Nothing else: 6 outcomes + 4 reasons + 5 states + 15 transitions + failure rate,
-    // duration, in use, permits, open period, retry hints = 36 series per system.
+    // duration, in use, permits, open period, retry hints, observing, and 2 reasons an
+    // observing breaker would have refused = 39 series per system.
     let all = r.all_series();
-    assert_eq!(all.len(), 72, "{all:#?}");
+    assert_eq!(all.len(), 78, "{all:#?}");
     assert!(all.iter().all(|s| s.starts_with("resilience_")));
 
     // Described, with Prometheus' base units.
@@ -895,4 +897,49 @@ async fn the_open_period_and_the_retry_hints_that_lengthened_it_are_shown() {
         Some(30.0)
     );
     assert_eq!(hints(), Some(1));
+}
+
+/// Observe mode shows in `resilience_observing`, from startup and when it is turned off;
+/// its would-be transitions are counted as transitions, its calls as what they were
+/// (none rejected).
+#[tokio::test(start_paused = true)]
+async fn observe_mode_is_shown_and_its_calls_are_counted_as_they_ran() {
+    let recorder = TestRecorder::new();
+    let text = SETTINGS.replace(
+        "[systems.customer]",
+        "[systems.customer]\ncb_mode = \"observe\"",
+    );
+    let settings = Settings::parse(&text, "resilience.toml").unwrap();
+    let guards = metrics::with_local_recorder(&*recorder, || {
+        Guards::builder(&settings).metrics(true).build()
+    });
+    let r = &recorder;
+    assert_eq!(gauge(r, "resilience_observing", "customer"), Some(1.0));
+    assert_eq!(gauge(r, "resilience_observing", "sber"), Some(0.0));
+    let customer = guards.get("customer").unwrap();
+    for _ in 0..30 {
+        let _ = customer.call(async { Err::<(), _>(()) }).await;
+    }
+    assert_eq!(customer.breaker().state(), State::Open);
+    assert_eq!(transitions(r, "customer", "closed", "open"), Some(1));
+    assert_eq!(shown_state(r, "customer"), "open");
+    assert_eq!(calls(r, "customer", "failure"), Some(30));
+    assert_eq!(calls(r, "customer", "rejected"), Some(0));
+    let would_reject = |reason: &str| {
+        r.counter(&format!(
+            r#"resilience_would_reject_total{{reason="{reason}",system="customer"}}"#
+        ))
+    };
+    // The calls after it opened: run, and counted as what it would have refused.
+    let before = would_reject("open").unwrap();
+    assert!(before > 0 && before < 30, "{before}");
+    let _ = customer.call(async { Ok::<_, ()>(()) }).await;
+    let _ = customer.call(async { Err::<(), _>(()) }).await;
+    assert_eq!(would_reject("open"), Some(before + 2));
+    assert_eq!(would_reject("half_open_full"), Some(0));
+    assert_eq!(calls(r, "customer", "rejected"), Some(0));
+    guards.observe("customer", false).unwrap();
+    assert_eq!(gauge(r, "resilience_observing", "customer"), Some(0.0));
+    assert!(customer.call(async { Ok::<_, ()>(()) }).await.is_err());
+    assert_eq!(calls(r, "customer", "rejected"), Some(1));
 }

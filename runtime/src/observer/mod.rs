@@ -8,6 +8,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use self::transition::{OpenPeriod, Transition};
+use outbound_guard_settings::SystemSettings;
+
 use crate::error::Cause;
 use crate::hooks;
 
@@ -79,6 +81,26 @@ pub trait Observer: Send + Sync + 'static {
     /// A guarded call ended.
     fn on_call(&self, call: &CallEvent<'_>) {
         let _ = call;
+    }
+
+    /// A breaker's observe mode was turned on or off (`cb_mode = "observe"` at startup
+    /// or by a reload, or [`Breaker::set_observing`](crate::Breaker::set_observing)).
+    fn on_observing(&self, system: &str, observing: bool) {
+        let _ = (system, observing);
+    }
+
+    /// In observe mode, the breaker admitted a call it would have refused for `cause`
+    /// ([`Cause::Open`] or [`Cause::HalfOpenFull`]): the call runs, uncounted. Called
+    /// before the call starts, only while observing.
+    fn on_would_refuse(&self, system: &str, cause: &Cause) {
+        let _ = (system, cause);
+    }
+
+    /// A guard's settings, when it is built and when a reload applies new ones: the
+    /// limits its calls run under from now on (a recorder writes them, so that a
+    /// replay knows how long each recorded call was allowed).
+    fn on_settings(&self, settings: &SystemSettings) {
+        let _ = settings;
     }
 
     /// Whether [`on_call`](Self::on_call) does anything. An observer of transitions

@@ -13,6 +13,7 @@
 //! | operator: disable | `sber disabled (forced closed) by an operator: every call goes through, nothing is counted` | WARN |
 //! | operator: reset | `sber reset to closed by an operator` | INFO |
 //! | operator: reset of a closed breaker (no transition) | `sber reset by an operator: window cleared, 4 of 10 had failed` | INFO |
+//! | observe mode (`cb_mode = "observe"`): each of the first four | `sber would have opened: 16 of 50 calls failed (32% ≥ 30%)`, `sber would be half-open after 30s`, `sber would have closed: 3/3 trials succeeded`, `sber would have opened again: trial 2 of 3 failed` | as above |
 //! | settings file: `cb_mode = "forced_open"` / `"disabled"` / back to `"auto"` | `sber forced open by the settings file (cb_mode = "forced_open")`, likewise | WARN / WARN / INFO |
 //!
 //! Only a change of state is a transition. A reset of a closed breaker empties its window
@@ -46,6 +47,9 @@ pub struct Transition<'a> {
     pub at: Instant,
     /// Into open: how long it stays open, and what decided it. `None` for other states.
     pub open: Option<OpenPeriod>,
+    /// Made in observe mode (`cb_mode = "observe"`): what the breaker would have done,
+    /// refusing nothing. Its line says so: `sber would have opened: …`.
+    pub observing: bool,
 }
 
 /// An open period: how long, and what made it longer than `cb_open_duration`.
@@ -84,6 +88,8 @@ impl OpenPeriod {
 impl fmt::Display for Transition<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let system = self.system;
+        // Observe mode: what it would have done (`sber would have opened: …`).
+        let would = if self.observing { " would have" } else { "" };
         if let (Some(open), Reason::FailureRate { .. } | Reason::TrialFailed { .. }) =
             (self.open, self.reason)
         {
@@ -95,7 +101,7 @@ impl fmt::Display for Transition<'_> {
             if open.retry_hint.is_some() {
                 write!(
                     f,
-                    "{system} opened{again} for {}, as its Retry-After asked: ",
+                    "{system}{would} opened{again} for {}, as its Retry-After asked: ",
                     Seconds(open.length)
                 )?;
                 return self.why_opened(f);
@@ -103,7 +109,7 @@ impl fmt::Display for Transition<'_> {
             if open.backed_off {
                 write!(
                     f,
-                    "{system} opened{again} for {} (backed off): ",
+                    "{system}{would} opened{again} for {} (backed off): ",
                     Human(open.length)
                 )?;
                 return self.why_opened(f);
@@ -111,17 +117,18 @@ impl fmt::Display for Transition<'_> {
         }
         match self.reason {
             Reason::FailureRate { .. } => {
-                write!(f, "{system} opened: ")?;
+                write!(f, "{system}{would} opened: ")?;
                 self.why_opened(f)
             }
             Reason::OpenElapsed { after } => {
-                write!(f, "{system} half-open after {}", Human(after))
+                let would = if self.observing { " would be" } else { "" };
+                write!(f, "{system}{would} half-open after {}", Human(after))
             }
             Reason::TrialsSucceeded { trials } => {
-                write!(f, "{system} closed: {trials}/{trials} trials succeeded")
+                write!(f, "{system}{would} closed: {trials}/{trials} trials succeeded")
             }
             Reason::TrialFailed { .. } => {
-                write!(f, "{system} opened again: ")?;
+                write!(f, "{system}{would} opened again: ")?;
                 self.why_opened(f)
             }
             Reason::Manual(ManualAction::ForceOpen) => {
@@ -141,10 +148,13 @@ impl fmt::Display for Transition<'_> {
                 f,
                 "{system} disabled (forced closed) by the settings file (cb_mode = \"disabled\"): every call goes through, nothing is counted"
             ),
-            Reason::Settings(ManualAction::Reset) => write!(
-                f,
-                "{system} back to closed: the settings file's cb_mode is \"auto\" again"
-            ),
+            Reason::Settings(ManualAction::Reset) => {
+                let mode = if self.observing { "observe" } else { "auto" };
+                write!(
+                    f,
+                    "{system} back to closed: the settings file's cb_mode is \"{mode}\""
+                )
+            }
         }
     }
 }

@@ -34,6 +34,18 @@
 //! {"system":"sber","start":1764858808190.010,"transition":"open","from":"closed","reason":"failure_rate","why":"sber opened: 16 of 50 calls failed (32% ≥ 30%)"}
 //! ```
 //!
+//! A line `{"system":"sber","start":…,"read_timeout_ms":1500.000,"total_timeout_ms":2000.000}`
+//! gives the limits the system's calls run under, when the guard is built and on each
+//! reload; a failure that lasted the whole `read_timeout` in effect was cut by the
+//! client, and is written `"outcome":"timeout","cut":"read_timeout"`, so that a replay
+//! knows it lasted at least that long (the writer thread decides it: the call's own
+//! cost does not change).
+//!
+//! In observe mode (`cb_mode = "observe"`) a line `{"system":"sber","start":…,"observing":true}`
+//! says so when it is turned on (`false` when turned off), every call is recorded with
+//! its real outcome (the breaker refuses none), and each transition, what the breaker
+//! would have done, ends with `"observing":true`: `"why":"sber would have opened: …"`.
+//!
 //! `start` is the call's start in milliseconds since the Unix epoch (UTC), with
 //! microseconds; it follows tokio's clock from the wall-clock time the recorder was
 //! built, so starts never go backwards within one recording (and a test's paused clock
@@ -202,6 +214,24 @@ impl Observer for Recorder {
             to: transition.to.as_str(),
             reason: transition.reason.as_str(),
             why: transition.to_string(),
+            observing: transition.observing,
+        });
+    }
+
+    fn on_settings(&self, settings: &crate::SystemSettings) {
+        self.push(Record::Limits {
+            system: settings.name().into(),
+            at: Instant::now(),
+            read_timeout: settings.read_timeout(),
+            total_timeout: settings.total_timeout(),
+        });
+    }
+
+    fn on_observing(&self, system: &str, observing: bool) {
+        self.push(Record::Observing {
+            system: system.into(),
+            at: Instant::now(),
+            observing,
         });
     }
 

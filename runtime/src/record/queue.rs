@@ -69,6 +69,21 @@ pub(super) enum Record {
         to: &'static str,
         reason: &'static str,
         why: String,
+        /// Made in observe mode: what the breaker would have done.
+        observing: bool,
+    },
+    /// The limits a system's calls run under from now on.
+    Limits {
+        system: Box<str>,
+        at: Instant,
+        read_timeout: Duration,
+        total_timeout: Duration,
+    },
+    /// Observe mode turned on or off for a system.
+    Observing {
+        system: Box<str>,
+        at: Instant,
+        observing: bool,
     },
     /// Everything before it is written and flushed: tell the sender.
     Flush(SyncSender<()>),

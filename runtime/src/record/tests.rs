@@ -73,8 +73,11 @@ async fn every_call_and_transition_is_one_line_with_the_guards_verdict() {
     assert_eq!(opened["from"], "closed");
     assert_eq!(opened["reason"], "failure_rate");
     assert!(opened["why"].as_str().unwrap().contains("opened"));
+    // First, the limits the calls run under.
+    assert_eq!(lines[0]["read_timeout_ms"].as_f64(), Some(1500.0));
+    assert_eq!(lines[0]["total_timeout_ms"].as_f64(), Some(2000.0));
     let stats = recorder.stats();
-    assert_eq!(stats.written, 5);
+    assert_eq!(stats.written, 6);
     assert_eq!(stats.dropped_queue_full + stats.dropped_write_error, 0);
 }
 
@@ -91,7 +94,7 @@ async fn the_file_rotates_by_size_and_keeps_so_many() {
     }
     recorder.flush();
     let stats = recorder.stats();
-    assert_eq!(stats.written, 100);
+    assert_eq!(stats.written, 101, "100 calls and the limits");
     assert!(stats.rotations >= 5, "{stats:?}");
     let mut names: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()
@@ -117,7 +120,11 @@ async fn a_full_disk_drops_records_never_calls() {
     }
     recorder.flush();
     let stats = recorder.stats();
-    assert_eq!((stats.written, stats.dropped_write_error), (0, 10));
+    assert_eq!(
+        (stats.written, stats.dropped_write_error),
+        (0, 11),
+        "10 calls and the limits"
+    );
 }
 
 #[test]
@@ -154,4 +161,55 @@ fn strings_are_escaped_as_json() {
     super::line::string(&mut out, "a\"b\\c\nd\u{1}é");
     let back: String = serde_json::from_str(&out).unwrap();
     assert_eq!(back, "a\"b\\c\nd\u{1}é");
+}
+
+/// A failure that lasted the client's whole `read_timeout` was cut by it: recorded as a
+/// `timeout` marked `"cut":"read_timeout"`, so that a replay knows it lasted at least
+/// that long. One that ended sooner is a failure; after a reload, the new limit applies.
+#[tokio::test(start_paused = true)]
+async fn a_call_cut_by_the_read_timeout_is_recorded_as_cut() {
+    let path = dir("cut").join("calls.jsonl");
+    let text = |read: u32| {
+        format!(
+            "[systems.sber]\nread_timeout = \"{read}ms\"\ntotal_timeout = \"2s\"\ncb_slow_threshold = \"1s\"\nconnect_timeout = \"50ms\""
+        )
+    };
+    let settings = Settings::parse(&text(300), "inline").unwrap();
+    let recorder = Arc::new(Recorder::to_file(&path, RecorderOptions::default()).unwrap());
+    let guards = crate::Guards::builder(&settings)
+        .observer(recorder.clone())
+        .build();
+    let guard = guards.get("sber").unwrap();
+    let fail_after = |ms: u64| async move {
+        tokio::time::sleep(Duration::from_millis(ms)).await;
+        Err::<(), ()>(())
+    };
+    let _ = guard.call(fail_after(299)).await;
+    let _ = guard.call(fail_after(300)).await;
+    guards
+        .reload(&Settings::parse(&text(500), "inline").unwrap())
+        .unwrap();
+    let _ = guard.call(fail_after(300)).await;
+    let _ = guard.call(fail_after(500)).await;
+    recorder.flush();
+    let lines = lines(&path);
+    let calls: Vec<(&str, Option<&str>)> = lines
+        .iter()
+        .filter(|l| l.get("outcome").is_some())
+        .map(|l| (l["outcome"].as_str().unwrap(), l["cut"].as_str()))
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            ("failure", None),
+            ("timeout", Some("read_timeout")),
+            ("failure", None),
+            ("timeout", Some("read_timeout")),
+        ]
+    );
+    let limits: Vec<f64> = lines
+        .iter()
+        .filter_map(|l| l["read_timeout_ms"].as_f64())
+        .collect();
+    assert_eq!(limits, [300.0, 500.0]);
 }

@@ -12,6 +12,7 @@ use tokio::time::Instant;
 
 use super::line;
 use super::queue::{Counters, Record};
+use crate::observer::Outcome;
 
 /// How long the writer sleeps when the queue is empty.
 const POLL: Duration = Duration::from_millis(5);
@@ -136,6 +137,9 @@ impl File {
 /// empty it writes out what it has gathered and sleeps for [`POLL`].
 pub(super) fn run(records: &Receiver<Record>, mut file: File, clock: Clock, counters: &Counters) {
     let mut text = String::with_capacity(256);
+    // Each system's `read_timeout` in effect, from its latest limits' record.
+    let mut read_timeouts: std::collections::HashMap<Box<str>, Duration> =
+        std::collections::HashMap::new();
     loop {
         let record = match records.try_recv() {
             Ok(record) => record,
@@ -155,7 +159,13 @@ pub(super) fn run(records: &Receiver<Record>, mut file: File, clock: Clock, coun
                 outcome,
             } => {
                 line::head(&mut text, system.as_str(), clock.wall(start));
-                line::call(&mut text, duration, outcome);
+                // A failure that lasted the client's whole `read_timeout` was cut by it:
+                // the upstream had not answered, and would have taken at least that long.
+                let cut = outcome == Outcome::Failure
+                    && read_timeouts
+                        .get(system.as_str())
+                        .is_some_and(|limit| duration >= *limit);
+                line::call(&mut text, duration, outcome, cut);
             }
             Record::Transition {
                 system,
@@ -164,9 +174,28 @@ pub(super) fn run(records: &Receiver<Record>, mut file: File, clock: Clock, coun
                 to,
                 reason,
                 why,
+                observing,
             } => {
                 line::head(&mut text, &system, clock.wall(at));
-                line::transition(&mut text, from, to, reason, &why);
+                line::transition(&mut text, from, to, reason, &why, observing);
+            }
+            Record::Limits {
+                system,
+                at,
+                read_timeout,
+                total_timeout,
+            } => {
+                line::head(&mut text, &system, clock.wall(at));
+                line::limits(&mut text, read_timeout, total_timeout);
+                read_timeouts.insert(system, read_timeout);
+            }
+            Record::Observing {
+                system,
+                at,
+                observing,
+            } => {
+                line::head(&mut text, &system, clock.wall(at));
+                line::observing(&mut text, observing);
             }
             Record::Flush(ack) => {
                 file.flush(counters);
