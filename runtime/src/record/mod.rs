@@ -218,7 +218,7 @@ impl Observer for Recorder {
         });
     }
 
-    fn on_settings(&self, settings: &crate::SystemSettings) {
+    fn on_settings(&self, settings: &outbound_guard_settings::SystemSettings) {
         self.push(Record::Limits {
             system: settings.name().into(),
             at: Instant::now(),
