@@ -935,7 +935,7 @@ fn scale(nanos: u64, factor: f64) -> u64 {
 }
 
 /// The next number of a splitmix64 sequence.
-fn next_random(state: &mut u64) -> u64 {
+pub(super) fn next_random(state: &mut u64) -> u64 {
     *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
     let mut z = *state;
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
