@@ -179,3 +179,27 @@ fn the_jitters_generator_is_splitmix64() {
         ]
     );
 }
+
+#[test]
+fn no_jitter_draws_nothing_so_a_seed_gives_the_same_periods_once_jitter_is_on() {
+    let jittered = |mut config: Config| {
+        config.jitter = 0.5;
+        config
+    };
+    // A fresh breaker with jitter from the start.
+    let fresh = Core::new(jittered(periods(1_000, 10_000, 1.0)));
+    fresh.seed(7);
+    let expected = fail_at(&fresh, 0).unwrap().nanos;
+    assert!((1_000..1_500).contains(&expected));
+    // One that opened and closed without jitter first, then reloaded with it.
+    let reloaded = Core::new(periods(1_000, 10_000, 1.0));
+    reloaded.seed(7);
+    assert_eq!(fail_at(&reloaded, 0).unwrap().nanos, 1_000);
+    reloaded.manual(ManualAction::Reset, 10).unwrap();
+    reloaded.reconfigure(jittered(periods(1_000, 10_000, 1.0)));
+    assert_eq!(
+        fail_at(&reloaded, 20).unwrap().nanos,
+        expected,
+        "the opening without jitter drew no number"
+    );
+}
