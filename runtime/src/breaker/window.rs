@@ -76,3 +76,46 @@ impl Window {
         self.failures
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Window;
+
+    /// A window of `size` after `outcomes`, pushed in order.
+    fn after(size: usize, outcomes: &[bool]) -> Window {
+        let mut window = Window::new(size);
+        for &failed in outcomes {
+            window.push(failed);
+        }
+        window
+    }
+
+    #[test]
+    fn it_holds_the_last_size_outcomes_oldest_first_across_the_rings_wrap() {
+        let (t, f) = (true, false);
+        assert_eq!(after(4, &[]).outcomes(), Vec::<bool>::new());
+        assert_eq!(after(4, &[t, f, f]).outcomes(), [t, f, f]);
+        // Seven into four: the ring has wrapped, `next` is mid-ring.
+        let window = after(4, &[t, t, f, t, f, f, t]);
+        assert_eq!(window.outcomes(), [t, f, f, t]);
+        assert_eq!((window.len(), window.failures()), (4, 2));
+    }
+
+    #[test]
+    fn a_resize_keeps_the_newest_outcomes_that_fit() {
+        let (t, f) = (true, false);
+        let window = after(4, &[t, t, f, t, f, f, t]); // holds t f f t
+        let smaller = window.resized(3);
+        assert_eq!(smaller.outcomes(), [f, f, t]);
+        assert_eq!((smaller.len(), smaller.failures()), (3, 1));
+        let larger = window.resized(6);
+        assert_eq!(larger.outcomes(), [t, f, f, t]);
+        assert_eq!((larger.len(), larger.failures()), (4, 2));
+        // And it goes on as a window of its size.
+        let mut larger = larger;
+        larger.push(t);
+        larger.push(t);
+        larger.push(f);
+        assert_eq!(larger.outcomes(), [f, f, t, t, t, f]);
+    }
+}
