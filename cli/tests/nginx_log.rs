@@ -250,13 +250,7 @@ async fn a_real_nginx_log_converts_and_replays() {
         ])
         .output()
         .unwrap();
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let report = common::json_report(&output);
     assert_eq!(report["systems"]["sber"]["calls"], 5);
     assert_eq!(
         report["systems"]["sber"]["replays"][0]["failing_let_through"],

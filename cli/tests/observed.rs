@@ -190,13 +190,7 @@ async fn an_observed_recording_has_every_real_outcome_and_replays_without_a_gues
         ])
         .output()
         .unwrap();
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let report = common::json_report(&output);
     let s = &report["systems"]["s"];
     assert_eq!(s["observe_mode"], true);
     assert_eq!(s["unknown_calls"], 0, "nothing to guess");

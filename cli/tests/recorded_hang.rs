@@ -16,7 +16,6 @@ use common::bin;
 use outbound_guard::record::{Recorder, RecorderOptions};
 use outbound_guard::{Guard, Settings};
 use outbound_guard_tests::upstream::{FakeUpstream, Fault};
-use serde_json::Value;
 
 /// How far a replayed opening may be from the live one.
 const TOLERANCE_MS: f64 = 50.0;
@@ -37,21 +36,6 @@ max_connections = 100
 
 /// One caller every this often.
 const EVERY: Duration = Duration::from_millis(10);
-
-/// `(from, to, at_ms)` of each transition in a list of the JSON report.
-fn transitions(all: &Value) -> Vec<(String, String, f64)> {
-    all.as_array()
-        .unwrap()
-        .iter()
-        .map(|t| {
-            (
-                t["from"].as_str().unwrap().to_owned(),
-                t["to"].as_str().unwrap().to_owned(),
-                t["at_ms"].as_f64().unwrap(),
-            )
-        })
-        .collect()
-}
 
 /// Calls the upstream every [`EVERY`] for `phase`, each call in a task of its own.
 async fn calls_for(
@@ -146,16 +130,10 @@ async fn a_recorded_hang_replays_with_the_live_openings_and_close() {
         ])
         .output()
         .unwrap();
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let report = common::json_report(&output);
     let s = &report["systems"]["s"];
-    let live = transitions(&s["recorded_transitions"]);
-    let replayed = transitions(&s["replays"][0]["transitions"]);
+    let live = common::transitions(&s["recorded_transitions"]);
+    let replayed = common::transitions(&s["replays"][0]["transitions"]);
     let openings = |all: &[(String, String, f64)]| -> Vec<f64> {
         all.iter()
             .filter(|(_, to, _)| to == "open")

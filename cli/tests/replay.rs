@@ -376,21 +376,6 @@ fn access_logs_convert_and_replay() {
     }
 }
 
-/// `(from, to, at_ms)` of each transition in a list of the JSON report.
-fn transitions(all: &Value) -> Vec<(String, String, f64)> {
-    all.as_array()
-        .unwrap()
-        .iter()
-        .map(|t| {
-            (
-                t["from"].as_str().unwrap().to_owned(),
-                t["to"].as_str().unwrap().to_owned(),
-                t["at_ms"].as_f64().unwrap(),
-            )
-        })
-        .collect()
-}
-
 #[test]
 fn a_call_refused_just_before_the_open_period_ends_is_refused_in_the_replay_too() {
     // The live breaker opened at .003 for 1 s and refused a call at 1.0023, 0.7 ms before
@@ -431,8 +416,8 @@ fn a_call_refused_just_before_the_open_period_ends_is_refused_in_the_replay_too(
         "--json",
     ]));
     let s = &report["systems"]["s"];
-    let live = transitions(&s["recorded_transitions"]);
-    let replayed = transitions(&s["replays"][0]["transitions"]);
+    let live = common::transitions(&s["recorded_transitions"]);
+    let replayed = common::transitions(&s["replays"][0]["transitions"]);
     let steps = |all: &[(String, String, f64)]| -> Vec<(String, String)> {
         all.iter().map(|(f, t, _)| (f.clone(), t.clone())).collect()
     };

@@ -1,5 +1,6 @@
-//! What both suites of the binary share: the demo's settings file, and the binary with
-//! the tests' own `CLIENT_…` overrides kept out of its environment.
+//! What the suites of the binary share: the demo's settings file, the binary with the
+//! tests' own `CLIENT_…` overrides kept out of its environment, and reading its `--json`
+//! report.
 
 use assert_cmd::Command;
 
@@ -19,4 +20,33 @@ pub fn bin() -> Command {
         }
     }
     command
+}
+
+/// The command's `--json` report, once it exited 0 (its standard error in the message
+/// if not).
+#[allow(dead_code)] // not every suite reads a report
+pub fn json_report(output: &std::process::Output) -> serde_json::Value {
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+/// `(from, to, at_ms)` of each transition in a list of the JSON report.
+#[allow(dead_code)] // not every suite compares transitions
+pub fn transitions(all: &serde_json::Value) -> Vec<(String, String, f64)> {
+    all.as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["from"].as_str().unwrap().to_owned(),
+                t["to"].as_str().unwrap().to_owned(),
+                t["at_ms"].as_f64().unwrap(),
+            )
+        })
+        .collect()
 }
