@@ -476,8 +476,7 @@ fn live_memory_does_not_grow_across_10k_open_half_open_cycles() {
         guard: soak_guard(CYCLES, counter.clone()),
     };
     let half_opened = || Counter::get(&counter.entered[index(State::HalfOpen)]);
-    let mut after_1k = 0;
-    let mut after_10k = 0;
+    let (mut after_1k, mut after_5_5k, mut after_10k) = (0, 0, 0);
     runtime.block_on(async {
         // Trials that reached the call: counted so that the plan does not depend on how
         // many calls the still-open breaker (open for 1 µs) turns away on this machine.
@@ -500,6 +499,9 @@ fn live_memory_does_not_grow_across_10k_open_half_open_cycles() {
             if cycles == 1_000 && after_1k == 0 {
                 after_1k = live_bytes();
             }
+            if cycles == 5_500 && after_5_5k == 0 {
+                after_5_5k = live_bytes();
+            }
             if cycles == 10_000 && after_10k == 0 {
                 after_10k = live_bytes();
             }
@@ -507,12 +509,20 @@ fn live_memory_does_not_grow_across_10k_open_half_open_cycles() {
     });
     let closed = Counter::get(&counter.entered[index(State::Closed)]);
     eprintln!(
-        "cycles: live bytes {after_1k} after 1k, {after_10k} after 10k; closed {closed} times"
+        "cycles: live bytes {after_1k} after 1k, {after_5_5k} after 5.5k, {after_10k} after \
+         10k; closed {closed} times"
     );
     assert!(closed > 100, "the cycles also went through closed");
+    // A leak grows both halves; something of the process allocated once (another test's
+    // runtime winding down in this binary: about 10 kB, seen under load) lands in one.
+    let halves = (
+        after_5_5k.saturating_sub(after_1k),
+        after_10k.saturating_sub(after_5_5k),
+    );
     assert!(
-        after_10k - after_1k <= 4096,
-        "live bytes grew by {} over 9k cycles",
-        after_10k - after_1k
+        halves.0.min(halves.1) <= 2048,
+        "live bytes grew by {} and {} over two halves of 4.5k cycles",
+        halves.0,
+        halves.1
     );
 }
