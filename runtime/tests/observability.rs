@@ -926,3 +926,52 @@ async fn operators_act_by_system_name() {
         Ok(ManualAction::Disable)
     );
 }
+
+/// The `read_timeout` of every settings an observer is told of.
+#[derive(Default)]
+struct SettingsHeard(std::sync::Mutex<Vec<Duration>>);
+
+impl outbound_guard::Observer for SettingsHeard {
+    fn on_settings(&self, settings: &outbound_guard::SystemSettings) {
+        self.0.lock().unwrap().push(settings.read_timeout());
+    }
+
+    fn wants_calls(&self) -> bool {
+        false
+    }
+}
+
+/// Observers hear the settings a guard's calls run under: when it is built, and again
+/// at each reload (the recorder writes them as its limits line).
+#[test]
+fn observers_hear_the_settings_at_the_start_and_at_each_reload() {
+    let file = |read: u32| {
+        outbound_guard::Settings::parse(
+            &format!("[systems.sber]\nread_timeout = {read}\ntotal_timeout = 40\n"),
+            "inline",
+        )
+        .unwrap()
+    };
+    let heard = std::sync::Arc::new(SettingsHeard::default());
+    let guards = outbound_guard::Guards::builder(&file(10))
+        .observer(heard.clone())
+        .build();
+    assert_eq!(*heard.0.lock().unwrap(), [Duration::from_secs(10)]);
+    guards.reload(&file(20)).unwrap();
+    assert_eq!(
+        *heard.0.lock().unwrap(),
+        [Duration::from_secs(10), Duration::from_secs(20)]
+    );
+}
+
+/// A breaker's `Debug` says whose it is, its state and whether it only observes.
+#[test]
+fn a_breakers_debug_names_its_system_state_and_mode() {
+    let breaker = outbound_guard::Breaker::new(&common::system(""));
+    assert_eq!(
+        format!("{breaker:?}"),
+        r#"Breaker { name: "sber", state: Closed, observing: false, .. }"#
+    );
+    breaker.set_observing(true);
+    assert!(format!("{breaker:?}").contains("observing: true"));
+}
