@@ -1,0 +1,180 @@
+//! The public surface of each library crate, as a snapshot in the tree (`tests/api/*.txt`),
+//! so that every item added, removed or changed shows in the diff that makes it.
+//!
+//! rustdoc's JSON (nightly only) is read by the `public-api` crate, which lists every public
+//! item a user can name, with its signature; each file starts with the two figures the
+//! surface is budgeted by (see "Counting" below). With `--all-features`: what a user can meet.
+//!
+//! Needs the nightly toolchain whose rustdoc writes JSON format 57 (the `public-api` release
+//! pinned in `Cargo.toml` reads that one). Where no nightly is installed the test says so and
+//! passes, so the README's test command passes on a machine with stable Rust alone; under CI
+//! (`CI` set) a nightly that cannot run or writes another format fails it.
+//!
+//! After a deliberate change: `UPDATE_EXPECT=1 cargo test -p outbound-guard-tests --test public_api`.
+//!
+//! # Counting
+//!
+//! - *public items*: what is reachable from the crate root by public paths, each item once,
+//!   modules and impl blocks left out, `#[doc(hidden)]` left out (rustdoc leaves it out), plus
+//!   each item another crate defines that the root re-exports by name (`pub use
+//!   outbound_guard_macros::adapter`): a user meets it at this crate's path;
+//! - *public inherent methods*: the public functions of inherent impl blocks of those types
+//!   (trait impls, blanket and auto impls left out).
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+/// The published library crates, and the budget of the core's surface (issue 35).
+const CRATES: [&str; 6] = [
+    "outbound-guard",
+    "outbound-guard-macros",
+    "outbound-guard-settings",
+    "outbound-guard-reqwest",
+    "outbound-guard-tower",
+    "outbound-guard-tonic",
+];
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Runs nightly rustdoc over every crate at once, writing JSON; `None` where no usable nightly
+/// is installed (outside CI).
+fn rustdoc_json() -> Option<PathBuf> {
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("public-api");
+    let mut command = Command::new("cargo");
+    command
+        .current_dir(workspace())
+        .args(["+nightly", "doc", "--no-deps", "--all-features", "--quiet"])
+        .args(CRATES.iter().flat_map(|name| ["-p", name]))
+        .env("CARGO_TARGET_DIR", &target)
+        .env("RUSTDOCFLAGS", "-Z unstable-options --output-format json");
+    // What the outer cargo set for this test must not reach the nightly build.
+    for variable in [
+        "RUSTFLAGS",
+        "CARGO_ENCODED_RUSTFLAGS",
+        "CARGO_ENCODED_RUSTDOCFLAGS",
+        "RUSTC",
+        "RUSTDOC",
+        "RUSTC_WRAPPER",
+        "RUSTC_WORKSPACE_WRAPPER",
+        "RUSTUP_TOOLCHAIN",
+        "CARGO_BUILD_TARGET",
+    ] {
+        command.env_remove(variable);
+    }
+    let in_ci = std::env::var_os("CI").is_some();
+    match command.output() {
+        Ok(out) if out.status.success() => Some(target.join("doc")),
+        Ok(out) => {
+            let why = String::from_utf8_lossy(&out.stderr);
+            assert!(!in_ci, "nightly rustdoc failed under CI:\n{why}");
+            eprintln!("public API snapshots skipped: nightly rustdoc failed:\n{why}");
+            None
+        }
+        Err(error) => {
+            assert!(!in_ci, "cargo +nightly could not run under CI: {error}");
+            eprintln!("public API snapshots skipped: cargo +nightly could not run: {error}");
+            None
+        }
+    }
+}
+
+/// The two figures of one crate's surface (see the module's docs).
+#[derive(Debug, PartialEq)]
+struct Surface {
+    items: usize,
+    methods: usize,
+}
+
+fn surface(krate: &Value) -> Surface {
+    let index = &krate["index"];
+    let get = |id: &Value| index.get(id.to_string());
+    let mut modules = BTreeSet::new();
+    let mut items = BTreeSet::new();
+    let mut foreign = BTreeSet::new();
+    let mut todo = vec![krate["root"].clone()];
+    while let Some(id) = todo.pop() {
+        let Some(item) = get(&id) else { continue };
+        let inner = &item["inner"];
+        if let Some(module) = inner.get("module") {
+            if modules.insert(id.to_string()) {
+                todo.extend(module["items"].as_array().into_iter().flatten().cloned());
+            }
+        } else if let Some(reexport) = inner.get("use") {
+            match get(&reexport["id"]) {
+                Some(target) if reexport["is_glob"] == true => {
+                    if let Some(module) = target["inner"].get("module") {
+                        todo.extend(module["items"].as_array().into_iter().flatten().cloned());
+                    }
+                }
+                Some(_) => todo.push(reexport["id"].clone()),
+                None => {
+                    foreign.insert(reexport["source"].to_string());
+                }
+            }
+        } else if inner.get("impl").is_none() {
+            items.insert(id.to_string());
+        }
+    }
+    let mut methods = BTreeSet::new();
+    for id in &items {
+        let inner = &index[id]["inner"];
+        let impls = ["struct", "enum", "union"]
+            .iter()
+            .find_map(|kind| inner.get(kind))
+            .and_then(|definition| definition["impls"].as_array());
+        for block in impls.into_iter().flatten().filter_map(&get) {
+            let block = &block["inner"]["impl"];
+            if !block["trait"].is_null()
+                || block["is_synthetic"] == true
+                || !block["blanket_impl"].is_null()
+            {
+                continue;
+            }
+            for method in block["items"].as_array().into_iter().flatten() {
+                if get(method).is_some_and(|m| {
+                    m["visibility"] == "public" && m["inner"].get("function").is_some()
+                }) {
+                    methods.insert(method.to_string());
+                }
+            }
+        }
+    }
+    Surface {
+        items: items.len() + foreign.len(),
+        methods: methods.len(),
+    }
+}
+
+fn listing(json: &Path) -> String {
+    let api = public_api::Builder::from_rustdoc_json(json)
+        .omit_blanket_impls(true)
+        .omit_auto_trait_impls(true)
+        .build()
+        .unwrap_or_else(|error| panic!("{} cannot be read by public-api: {error}", json.display()));
+    let krate: Value = serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
+    let Surface { items, methods } = surface(&krate);
+    let mut text = format!(
+        "# {items} public items, {methods} public inherent methods (counted as tests/tests/public_api.rs says)\n"
+    );
+    for item in api.items() {
+        text.push_str(&item.to_string());
+        text.push('\n');
+    }
+    text
+}
+
+#[test]
+fn each_library_crates_public_surface_is_its_snapshot() {
+    let Some(doc) = rustdoc_json() else { return };
+    for name in CRATES {
+        let file = name.replace('-', "_");
+        let text = listing(&doc.join(format!("{file}.json")));
+        expect_test::expect_file![workspace().join("tests/api").join(format!("{name}.txt"))]
+            .assert_eq(&text);
+    }
+}
