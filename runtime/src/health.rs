@@ -227,54 +227,61 @@ impl Health {
 /// How the health snapshot's fields are written (feature `serde`).
 #[cfg(feature = "serde")]
 mod json {
-    use serde::ser::{Serialize, SerializeStruct, Serializer};
+    use serde::{Serialize, Serializer};
 
-    use super::SystemHealth;
-    use crate::breaker::{Reason, SetBy};
+    use super::{Status, SystemHealth};
+    use crate::breaker::{Reason, SetBy, State};
 
-    /// Flat, in the order [`Health`](super::Health) documents; the snapshot's `system`
-    /// and `since` (tokio's clock) are left out.
+    /// A system's JSON: flat, in the order [`Health`](super::Health) documents; the
+    /// snapshot's `system` (the key in `systems`) and `since` (tokio's clock) are left
+    /// out, rates and seconds rounded to the millisecond.
+    #[derive(Serialize)]
+    struct Json {
+        status: Status,
+        state: State,
+        failures: u32,
+        calls: u32,
+        failure_rate: f64,
+        opened_by: Option<&'static str>,
+        set_by: Option<&'static str>,
+        failure_rate_threshold: f64,
+        since: String,
+        for_seconds: f64,
+        retry_after_seconds: Option<f64>,
+        open_for_seconds: Option<f64>,
+        retry_hint_seconds: Option<f64>,
+        in_flight: usize,
+        slow_in_flight: usize,
+        bulkhead_permits: usize,
+        observing: bool,
+        would_have_refused: u64,
+    }
+
     impl Serialize for SystemHealth {
         fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
             let snapshot = &self.snapshot;
-            let mut out = s.serialize_struct("SystemHealth", 18)?;
-            out.serialize_field("status", &self.status)?;
-            out.serialize_field("state", &snapshot.state)?;
-            out.serialize_field("failures", &snapshot.failures)?;
-            out.serialize_field("calls", &snapshot.calls)?;
-            out.serialize_field("failure_rate", &rounded(snapshot.failure_rate))?;
-            out.serialize_field(
-                "opened_by",
-                &snapshot.opened_by.as_ref().map(Reason::as_str),
-            )?;
-            out.serialize_field("set_by", &snapshot.set_by.map(SetBy::as_str))?;
-            out.serialize_field(
-                "failure_rate_threshold",
-                &rounded(self.failure_rate_threshold),
-            )?;
-            out.serialize_field(
-                "since",
-                &humantime::format_rfc3339_millis(self.entered_at).to_string(),
-            )?;
-            out.serialize_field("for_seconds", &rounded(self.in_state_for.as_secs_f64()))?;
-            out.serialize_field(
-                "retry_after_seconds",
-                &snapshot.retry_after.map(|d| rounded(d.as_secs_f64())),
-            )?;
-            out.serialize_field(
-                "open_for_seconds",
-                &snapshot.open_for.map(|d| rounded(d.as_secs_f64())),
-            )?;
-            out.serialize_field(
-                "retry_hint_seconds",
-                &snapshot.retry_hint.map(|d| rounded(d.as_secs_f64())),
-            )?;
-            out.serialize_field("in_flight", &self.in_flight)?;
-            out.serialize_field("slow_in_flight", &self.slow_in_flight)?;
-            out.serialize_field("bulkhead_permits", &self.bulkhead_permits)?;
-            out.serialize_field("observing", &snapshot.observing)?;
-            out.serialize_field("would_have_refused", &snapshot.would_have_refused)?;
-            out.end()
+            let seconds = |d: std::time::Duration| rounded(d.as_secs_f64());
+            Json {
+                status: self.status,
+                state: snapshot.state,
+                failures: snapshot.failures,
+                calls: snapshot.calls,
+                failure_rate: rounded(snapshot.failure_rate),
+                opened_by: snapshot.opened_by.as_ref().map(Reason::as_str),
+                set_by: snapshot.set_by.map(SetBy::as_str),
+                failure_rate_threshold: rounded(self.failure_rate_threshold),
+                since: humantime::format_rfc3339_millis(self.entered_at).to_string(),
+                for_seconds: seconds(self.in_state_for),
+                retry_after_seconds: snapshot.retry_after.map(seconds),
+                open_for_seconds: snapshot.open_for.map(seconds),
+                retry_hint_seconds: snapshot.retry_hint.map(seconds),
+                in_flight: self.in_flight,
+                slow_in_flight: self.slow_in_flight,
+                bulkhead_permits: self.bulkhead_permits,
+                observing: snapshot.observing,
+                would_have_refused: snapshot.would_have_refused,
+            }
+            .serialize(s)
         }
     }
 
@@ -298,14 +305,5 @@ mod json {
                 .iter()
                 .map(|system| (&*system.snapshot.system, system)),
         )
-    }
-}
-
-/// The state's [`as_str`](State::as_str).
-#[cfg(feature = "serde")]
-#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
-impl serde::Serialize for State {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
     }
 }

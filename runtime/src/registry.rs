@@ -50,15 +50,9 @@ impl Guards {
         Self::builder(settings).build()
     }
 
-    /// A guard for every system in `settings`, each reporting to `observers` as well as
-    /// to the default observability of [`Guards::new`].
-    pub fn with_observers(settings: &Settings, observers: Vec<Arc<dyn Observer>>) -> Self {
-        let mut builder = Self::builder(settings);
-        builder.observers = observers;
-        builder.build()
-    }
-
-    /// Guards with chosen observers, logging, metrics and readiness policy.
+    /// Guards with chosen observers (each [`observer`](GuardsBuilder::observer) hears
+    /// every system as well as the default observability of [`Guards::new`]), logging,
+    /// metrics and readiness policy: the one way to build guards other than `new`.
     ///
     /// ```
     /// use outbound_guard::{Guards, ReadinessPolicy, Settings};

@@ -13,9 +13,6 @@ use outbound_guard::{
     CircuitBreakerError, Guard, Guarded, Guards, Observer, ReadinessPolicy, Settings, State,
 };
 
-#[path = "../../doc_snippets.rs"]
-mod doc_snippets;
-
 use doc_snippets::{blocks, read, shown_in};
 
 // docs/adapters.md: a port, its error and an adapter, for the blocks to guard.

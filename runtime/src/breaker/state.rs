@@ -31,8 +31,10 @@ use super::open_period::{lengthened, OpenPeriods, Periods};
 use super::window::Window;
 use crate::sync::{AtomicU32, AtomicU64, Mutex, MutexGuard, Ordering};
 
-/// The state of a breaker.
+/// The state of a breaker. Serialized (feature `serde`) as its [`as_str`](State::as_str).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum State {
     /// Calls flow; outcomes are counted in the window.
     Closed,
