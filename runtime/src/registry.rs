@@ -11,7 +11,7 @@ use crate::guard::Guard;
 use crate::health::{Health, ReadinessPolicy, SystemHealth};
 use crate::metrics::{self, GuardMetrics};
 use crate::observer::Observer;
-use crate::wiring::{self, Guarded, SystemAdapter, WiringError};
+use crate::wiring::{self, SystemAdapter, WiringError};
 
 /// One [`Guard`] per configured system, built once at startup.
 ///
@@ -97,7 +97,7 @@ impl Guards {
     ///     guard: Guard,
     /// }
     ///
-    /// // What `#[guarded(system = "sber")]` or an `#[adapter(system = "sber")]` block writes.
+    /// // What `#[guarded(system = "sber")]` on the derive writes.
     /// impl SystemAdapter for SberAdapter {
     ///     const SYSTEM: &'static str = "sber";
     /// }
@@ -119,7 +119,7 @@ impl Guards {
     /// when `build` used another system's guard.
     pub fn adapter<A, F>(&self, build: F) -> Result<A, WiringError>
     where
-        A: SystemAdapter + Guarded,
+        A: SystemAdapter,
         F: FnOnce(Guard) -> A,
     {
         let adapter = build(self.get(A::SYSTEM)?);
@@ -167,7 +167,7 @@ impl Guards {
     /// (see [`adapter`](Self::adapter)).
     pub fn try_adapter<A, E, F>(&self, build: F) -> Result<A, E>
     where
-        A: SystemAdapter + Guarded,
+        A: SystemAdapter,
         E: From<WiringError>,
         F: FnOnce(Guard) -> Result<A, E>,
     {

@@ -81,7 +81,6 @@ impl SberAdapter {
 }
 
 #[outbound_guard::adapter(
-    system = "sber",
     error_map = PaymentPortError::system_unavailable,
     failure_if = PaymentPortError::is_outage,
 )]
@@ -107,7 +106,7 @@ mod card {
     use outbound_guard::circuit_breaker;
 
     impl SberAdapter {
-        #[circuit_breaker(system = "sber", error_map = PaymentPortError::system_unavailable)]
+        #[circuit_breaker(error_map = PaymentPortError::system_unavailable)]
         pub async fn refund(&self, payment: &PaymentRef) -> Result<(), PaymentPortError> {
             self.post_refund(payment).await
         }
@@ -160,7 +159,7 @@ mod runtime_readme {
         }
     }
 
-    #[outbound_guard::adapter(system = "sber", error_map = PaymentPortError::system_unavailable)]
+    #[outbound_guard::adapter(error_map = PaymentPortError::system_unavailable)]
     impl PaymentPort for SberAdapter {
         async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> {
             self.post_payment(order).await // the HTTP call, with `?` and `return` as usual
@@ -315,7 +314,7 @@ mod adapters {
         }
     }
 
-    #[outbound_guard::adapter(system = "sber", error_map = unavailable)]
+    #[outbound_guard::adapter(error_map = unavailable)]
     impl FiscalPort for SberFiscal {
         async fn register(&self, receipt: u64) -> Result<String, FiscalError> {
             match receipt {
