@@ -355,7 +355,7 @@ mod tests {
         assert!(load().unwrap().settings.system("customer").is_some());
     }
 
-    const WHO: &str = "`sber`, named by `#[circuit_breaker]`, is checked against it";
+    const WHO: &str = "`sber`, named by `#[guarded(system = …)]`, is checked against it";
 
     /// A workspace with a member crate, no settings anywhere yet.
     fn workspace(name: &str) -> (PathBuf, PathBuf) {
