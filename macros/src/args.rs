@@ -119,11 +119,9 @@ impl Given {
                     Ok(path) => set(&mut given.krate, path, &meta, errors),
                     Err(e) => errors.push(e),
                 },
-                ("error_map" | "failure_if" | "retry_after" | "crate", _) => errors
-                    .push(syn::Error::new_spanned(
-                        &meta,
-                        format!("`{name}` takes a value: `{name} = …`"),
-                    )),
+                ("error_map" | "failure_if" | "retry_after" | "crate", _) => errors.push(
+                    syn::Error::new_spanned(&meta, format!("`{name}` takes a value: `{name} = …`")),
+                ),
                 ("slow_as_error", _) => errors.push(syn::Error::new_spanned(
                     &meta,
                     "`slow_as_error` is a flag and takes no value: write `slow_as_error`",

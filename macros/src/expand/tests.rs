@@ -25,9 +25,7 @@ fn snapshot(expected: &ExpectFile, args: TokenStream, method: TokenStream) {
 fn shared_receiver() {
     snapshot(
         &expect_file!["../../tests/snapshots/shared_receiver.rs"],
-        quote!(
-            error_map = PaymentPortError::system_unavailable
-        ),
+        quote!(error_map = PaymentPortError::system_unavailable),
         quote! {
             pub async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> {
                 let resp = self.http.post(self.url("/register")).send().await?;
@@ -60,9 +58,7 @@ fn every_option() {
 fn async_trait_rewritten() {
     snapshot(
         &expect_file!["../../tests/snapshots/async_trait_rewritten.rs"],
-        quote!(
-            error_map = CustomerPortError::system_unavailable
-        ),
+        quote!(error_map = CustomerPortError::system_unavailable),
         quote! {
             fn get<'life0, 'async_trait>(&'life0 self, id: u64)
                 -> ::core::pin::Pin<Box<dyn ::core::future::Future<Output = Result<Customer, CustomerPortError>> + ::core::marker::Send + 'async_trait>>
@@ -83,9 +79,7 @@ fn async_trait_rewritten() {
 fn impl_future_returned() {
     snapshot(
         &expect_file!["../../tests/snapshots/impl_future_returned.rs"],
-        quote!(
-            error_map = PaymentPortError::system_unavailable
-        ),
+        quote!(error_map = PaymentPortError::system_unavailable),
         quote! {
             fn register(&self, order: &Order) -> impl ::core::future::Future<Output = Result<PaymentRef, PaymentPortError>> + Send {
                 async move { self.send(order).await }
@@ -145,14 +139,20 @@ fn a_system_on_the_attribute_says_to_declare_it_on_the_derive() {
         }
     );
     for (system, line) in [
-        (quote!(system = "sber"), "`#[guarded(system = \\\"sber\\\")]`"),
+        (
+            quote!(system = "sber"),
+            "`#[guarded(system = \\\"sber\\\")]`",
+        ),
         (quote!(system = SBER), "`#[guarded(system = \\\"…\\\")]`"),
         (quote!(system), "`#[guarded(system = \\\"…\\\")]`"),
     ] {
         let out = circuit_breaker(quote!(#system, error_map = E::map), method.clone());
         let out = out.to_string();
         assert_eq!(out.matches("compile_error").count(), 1, "{out}");
-        assert!(out.contains("an adapter's system is declared once"), "{out}");
+        assert!(
+            out.contains("an adapter's system is declared once"),
+            "{out}"
+        );
         assert!(out.contains(line), "{line}: {out}");
         assert!(out.contains("remove `system` here"), "{out}");
     }
@@ -161,7 +161,10 @@ fn a_system_on_the_attribute_says_to_declare_it_on_the_derive() {
         quote!(impl A { pub async fn f(&self) -> Result<(), E> { Ok(()) } }),
     )
     .to_string();
-    assert!(out.contains("an adapter's system is declared once"), "{out}");
+    assert!(
+        out.contains("an adapter's system is declared once"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -220,9 +223,7 @@ fn adapter_trait_impl() {
 fn adapter_inherent_generic() {
     adapter_snapshot(
         &expect_file!["../../tests/snapshots/adapter_inherent_generic.rs"],
-        quote!(
-            error_map = CustomerPortError::system_unavailable
-        ),
+        quote!(error_map = CustomerPortError::system_unavailable),
         quote! {
             impl<T: Transport> CustomerAdapter<T> where T: Send {
                 pub async fn get(&mut self, id: u64) -> Result<Customer, CustomerPortError> {
@@ -294,7 +295,10 @@ fn a_refinement_cannot_name_a_system() {
             async fn call(&self) -> Result<(), E> { Ok(()) }
         }
     });
-    assert!(out.contains("an adapter's system is declared once"), "{out}");
+    assert!(
+        out.contains("an adapter's system is declared once"),
+        "{out}"
+    );
 }
 
 #[test]
