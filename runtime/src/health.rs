@@ -33,7 +33,7 @@ pub enum ReadinessPolicy {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
-pub enum Status {
+pub enum HealthStatus {
     /// Closed: calls flow.
     Up,
     /// Half-open (trial calls under way) or disabled by an operator; for the whole
@@ -44,29 +44,29 @@ pub enum Status {
     Down,
 }
 
-impl Status {
+impl HealthStatus {
     /// `up`, `degraded` or `down`.
     pub fn as_str(self) -> &'static str {
         match self {
-            Status::Up => "up",
-            Status::Degraded => "degraded",
-            Status::Down => "down",
+            HealthStatus::Up => "up",
+            HealthStatus::Degraded => "degraded",
+            HealthStatus::Down => "down",
         }
     }
 
     /// A breaker in observe mode refuses nothing: open or half-open, it is `degraded`
     /// (the upstream is failing), never `down`.
-    fn of(state: State, observing: bool) -> Status {
+    fn of(state: State, observing: bool) -> HealthStatus {
         match state {
-            State::Open | State::HalfOpen if observing => Status::Degraded,
-            State::Closed => Status::Up,
-            State::HalfOpen | State::Disabled => Status::Degraded,
-            State::Open | State::ForcedOpen => Status::Down,
+            State::Open | State::HalfOpen if observing => HealthStatus::Degraded,
+            State::Closed => HealthStatus::Up,
+            State::HalfOpen | State::Disabled => HealthStatus::Degraded,
+            State::Open | State::ForcedOpen => HealthStatus::Down,
         }
     }
 }
 
-impl fmt::Display for Status {
+impl fmt::Display for HealthStatus {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }
@@ -87,7 +87,7 @@ pub struct SystemHealth {
     /// `up` (closed), `degraded` (half-open, disabled) or `down` (open, forced open);
     /// in observe mode, `degraded` while it would be open or half-open, as it refuses
     /// nothing.
-    pub status: Status,
+    pub status: HealthStatus,
     /// The configured `cb_failure_rate` threshold.
     pub failure_rate_threshold: f64,
     /// When it entered this state, by the wall clock: what a person reading the
@@ -113,7 +113,7 @@ impl Guard {
         let snapshot = breaker.snapshot();
         let in_state_for = Instant::now().saturating_duration_since(snapshot.since);
         SystemHealth {
-            status: Status::of(snapshot.state, snapshot.observing),
+            status: HealthStatus::of(snapshot.state, snapshot.observing),
             failure_rate_threshold: breaker.failure_rate_threshold(),
             entered_at: SystemTime::now()
                 .checked_sub(in_state_for)
@@ -159,17 +159,17 @@ impl Guard {
 ///
 /// ```
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
-/// use outbound_guard::{Guards, Settings, Status};
+/// use outbound_guard::{Guards, Settings, HealthStatus};
 ///
 /// let settings = Settings::parse("[systems.sber]\n[systems.customer]", "inline").unwrap();
 /// let guards = Guards::new(&settings);
 /// guards.get("sber").unwrap().breaker().force_open();
 ///
 /// let health = guards.health();
-/// assert_eq!(health.status, Status::Degraded); // an open breaker degrades...
+/// assert_eq!(health.status, HealthStatus::Degraded); // an open breaker degrades...
 /// assert!(health.ready); // ...but does not fail readiness by default
 /// assert_eq!(health.http_status(), 200);
-/// assert_eq!(health.system("sber").unwrap().status, Status::Down);
+/// assert_eq!(health.system("sber").unwrap().status, HealthStatus::Down);
 /// # #[cfg(feature = "serde")]
 /// assert!(serde_json::to_string(&health).unwrap().starts_with(r#"{"status":"degraded","ready":true,"policy":"degrade_on_open","systems":{"customer":{"status":"up","state":"closed","#));
 /// # }
@@ -179,7 +179,7 @@ impl Guard {
 #[non_exhaustive]
 pub struct Health {
     /// `up` when every system is up; `down` when readiness fails; otherwise `degraded`.
-    pub status: Status,
+    pub status: HealthStatus,
     /// Whether the service should receive traffic.
     pub ready: bool,
     /// The policy the verdict was reached under.
@@ -194,11 +194,15 @@ pub struct Health {
 
 impl Health {
     pub(crate) fn new(systems: Vec<SystemHealth>, policy: ReadinessPolicy) -> Health {
-        let worst = systems.iter().map(|s| s.status).max().unwrap_or(Status::Up);
+        let worst = systems
+            .iter()
+            .map(|s| s.status)
+            .max()
+            .unwrap_or(HealthStatus::Up);
         let (status, ready) = match (worst, policy) {
-            (Status::Up, _) => (Status::Up, true),
-            (Status::Down, ReadinessPolicy::FailOnOpen) => (Status::Down, false),
-            _ => (Status::Degraded, true),
+            (HealthStatus::Up, _) => (HealthStatus::Up, true),
+            (HealthStatus::Down, ReadinessPolicy::FailOnOpen) => (HealthStatus::Down, false),
+            _ => (HealthStatus::Degraded, true),
         };
         Health {
             status,
@@ -229,7 +233,7 @@ impl Health {
 mod json {
     use serde::{Serialize, Serializer};
 
-    use super::{Status, SystemHealth};
+    use super::{HealthStatus, SystemHealth};
     use crate::breaker::{Reason, SetBy, State};
 
     /// A system's JSON: flat, in the order [`Health`](super::Health) documents; the
@@ -237,7 +241,7 @@ mod json {
     /// out, rates and seconds rounded to the millisecond.
     #[derive(Serialize)]
     struct Json {
-        status: Status,
+        status: HealthStatus,
         state: State,
         failures: u32,
         calls: u32,

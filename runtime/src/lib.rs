@@ -92,7 +92,7 @@ pub use breaker::{
 pub use call::{Admission, CallOptions, CallTimer, GuardedCall, RunningCall};
 pub use error::{Cause, CircuitBreakerError, UnknownSystem};
 pub use guard::Guard;
-pub use health::{Health, ReadinessPolicy, Status, SystemHealth};
+pub use health::{Health, HealthStatus, ReadinessPolicy, SystemHealth};
 pub use observer::{CallEvent, Observer, OpenPeriod, Outcome, Transition};
 #[doc(inline)]
 pub use outbound_guard_macros::{adapter, circuit_breaker, unguarded, Guarded};
