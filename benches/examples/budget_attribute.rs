@@ -33,7 +33,7 @@ struct Block {
     guard: Guard,
 }
 
-#[outbound_guard::adapter(system = "bench", error_map = PortError::unavailable)]
+#[outbound_guard::adapter(error_map = PortError::unavailable)]
 impl Block {
     async fn call(&self, i: u64) -> Result<u64, PortError> {
         Ok(op_async(Mix::AllOk, i).await?)

@@ -4,7 +4,7 @@
 //! Input:
 //!
 //! ```ignore
-//! #[outbound_guard::adapter(system = "sber", error_map = PaymentPortError::system_unavailable)]
+//! #[outbound_guard::adapter(error_map = PaymentPortError::system_unavailable)]
 //! impl PaymentPort for SberAdapter {
 //!     async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> { /* … */ }
 //!     #[circuit_breaker(slow_as_error)]
@@ -15,37 +15,27 @@
 //! ```
 //!
 //! Output: the block, each guarded method expanded as `#[circuit_breaker]` expands it
-//! (`confirm` with `slow_as_error` added), the markers removed, and a compile-time check
-//! that the block's system is the one the type's derive declares
-//! (`#[guarded(system = "sber")]`, which writes the type's one `impl SystemAdapter`):
-//!
-//! ```ignore
-//! const _: () = ::outbound_guard::__private::same_system::<SberAdapter>("sber", "SberAdapter");
-//! impl PaymentPort for SberAdapter { /* the guarded methods */ }
-//! ```
-//!
-//! The check is the same for every block of a type, so a type may have any number of
-//! blocks, expanded in any order. A generic block's check sits in each guarded method
-//! as an inline `const { … }` (a `const` item cannot name the block's parameters),
-//! evaluated where the method is instantiated.
+//! (`confirm` with `slow_as_error` added) and the markers removed. The block names no
+//! system: its methods call the one the type's derive declares
+//! (`#[guarded(system = "sber")]`), so a type may have any number of blocks, expanded
+//! in any order.
 //!
 //! A method of a trait impl, or a `pub` method of an inherent block, that is neither
 //! guarded nor marked `#[unguarded(reason = "…")]` is an error (R-RES-CB-1): a method
 //! added later cannot silently skip the breaker.
 
 use proc_macro2::{Span, TokenStream};
-use quote::{quote, quote_spanned, ToTokens};
+use quote::{quote, ToTokens};
 use syn::spanned::Spanned;
 use syn::{Attribute, ImplItem, ImplItemFn, ItemImpl, LitStr, Meta, ReturnType, Type, Visibility};
 
 use crate::args::{Args, Errors};
-use crate::expand::{generate, settings, Block, Context};
-use crate::lookup::Lookup;
+use crate::expand::generate;
 use crate::validate;
 
 /// The attribute: the block with every method guarded, or the errors next to the block
 /// with the markers removed (so that one mistake does not cascade).
-pub(crate) fn adapter(args: TokenStream, item: TokenStream, lookup: &dyn Lookup) -> TokenStream {
+pub(crate) fn adapter(args: TokenStream, item: TokenStream) -> TokenStream {
     let Ok(mut block) = syn::parse2::<ItemImpl>(item.clone()) else {
         let mut tokens = syn::Error::new(
             item.clone()
@@ -59,48 +49,14 @@ pub(crate) fn adapter(args: TokenStream, item: TokenStream, lookup: &dyn Lookup)
         return tokens;
     };
     let mut errors = Errors::default();
-    let args = Args::parse(args, false).map_err(|e| errors.push(e)).ok();
-    // A system named here is checked against the settings file here; a block that takes
-    // its type's system has it checked on the derive, where it is written.
-    let track = match &args {
-        Some(Args {
-            system: Some(system),
-            ..
-        }) => settings(system, lookup, "this `#[outbound_guard::adapter]` block")
-            .map_err(|e| errors.push(e))
-            .ok(),
-        Some(_) => Some(None),
-        None => None,
-    };
-    let generic = !block.generics.params.is_empty();
-    let self_ty = &block.self_ty;
-    let name = type_name(self_ty);
-    // The block's system is the type's: checked by one `const` beside a plain block; in
-    // a generic block, whose parameters a `const` item cannot name, by an inline `const`
-    // in each guarded method, evaluated where the method is instantiated.
-    let check = |ty: &TokenStream| {
-        args.as_ref().and_then(|args| {
-            let Args { system, krate, .. } = args;
-            let system = system.as_ref()?;
-            let check = quote!(#krate::__private::same_system::<#ty>(#system, #name));
-            Some(located_at(check, system.span()))
-        })
-    };
-    let context = Block {
-        self_span: self_ty.span(),
-        check: generic
-            .then(|| check(&quote!(Self)))
-            .flatten()
-            .map(|check| quote!(const { #check };)),
-    };
-    let guarding = match (&args, &track) {
-        (Some(args), Some(_)) => Some(args),
-        _ => None,
-    };
+    let args = Args::parse(args).map_err(|e| errors.push(e)).ok();
+    // Every method reaches the guard through a call spanned on the self type: a type
+    // that derives no `Guarded`, or declares no system, is one error there.
+    let self_span = block.self_ty.span();
     let is_trait_impl = block.trait_.is_some();
     for item in &mut block.items {
         let ImplItem::Fn(method) = item else { continue };
-        match rewrite(method, guarding, is_trait_impl, &context) {
+        match rewrite(method, args.as_ref(), is_trait_impl, self_span) {
             Ok(Some(tokens)) => *item = ImplItem::Verbatim(tokens),
             Ok(None) => {}
             Err(e) => errors.push(e),
@@ -111,27 +67,8 @@ pub(crate) fn adapter(args: TokenStream, item: TokenStream, lookup: &dyn Lookup)
         .err()
         .map(|e| e.to_compile_error())
         .unwrap_or_default();
-    // A block that names its system checks it against the settings file, and does not
-    // track the file: its type's derive, which must declare the same system, tracks it
-    // for the crate (rustc expands every macro of a crate again when it recompiles it).
-    let checked = track.is_some();
-    // Only when the block's own system passed its check: a system missing from the
-    // settings file is one error, on its literal, not a second one from this check.
-    let check = (!generic && checked)
-        .then(|| check(&self_ty.to_token_stream()))
-        .flatten()
-        .map(|check| {
-            let span = args
-                .as_ref()
-                .and_then(|a| a.system.as_ref())
-                .map_or_else(Span::call_site, LitStr::span);
-            quote_spanned!(span=> const _: () = #check;)
-        });
-    // No record of the system (`calls`) either: the derive, which must declare the same
-    // system for the block to compile, records it once for the type.
     quote! {
         #errors
-        #check
         #block
     }
 }
@@ -143,7 +80,7 @@ fn rewrite(
     method: &mut ImplItemFn,
     args: Option<&Args>,
     is_trait_impl: bool,
-    block: &Block,
+    self_span: Span,
 ) -> syn::Result<Option<TokenStream>> {
     let refinements = take(&mut method.attrs, "circuit_breaker");
     let unguarded = take(&mut method.attrs, "unguarded");
@@ -198,27 +135,7 @@ fn rewrite(
         None => base.clone(),
     };
     let checked = validate::method(method.to_token_stream())?;
-    Ok(Some(generate(
-        &args,
-        &checked,
-        &Context {
-            track: None,
-            block: Some(block),
-        },
-    )))
-}
-
-/// The type's name without its path or generics: `SberAdapter` for
-/// `crate::out::SberAdapter<T>`, as its derive knows it.
-fn type_name(ty: &Type) -> String {
-    match ty {
-        Type::Path(path) => path
-            .path
-            .segments
-            .last()
-            .map_or_else(String::new, |s| s.ident.to_string()),
-        other => other.to_token_stream().to_string(),
-    }
+    Ok(Some(generate(&args, &checked, Some(self_span))))
 }
 
 /// Removes the attributes named `name` (as `name`, `outbound_guard::name` or any path
@@ -284,23 +201,4 @@ fn looks_async(method: &ImplItemFn) -> bool {
         _ => return false,
     };
     text.contains("Future")
-}
-
-/// `tokens`, every one reported at `span` (and resolved as before): the system check's
-/// errors point at the block's `system = "…"`.
-fn located_at(tokens: TokenStream, span: Span) -> TokenStream {
-    tokens
-        .into_iter()
-        .map(|mut token| {
-            if let proc_macro2::TokenTree::Group(group) = &token {
-                let mut inner =
-                    proc_macro2::Group::new(group.delimiter(), located_at(group.stream(), span));
-                inner.set_span(group.span().located_at(span));
-                token = proc_macro2::TokenTree::Group(inner);
-            } else {
-                token.set_span(token.span().located_at(span));
-            }
-            token
-        })
-        .collect()
 }

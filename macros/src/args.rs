@@ -1,24 +1,22 @@
-//! Parsing `#[circuit_breaker(system = "sber", error_map = Path, …)]`, collecting every
-//! mistake in one pass.
+//! Parsing `#[circuit_breaker(error_map = Path, …)]` and `#[adapter(…)]`, collecting
+//! every mistake in one pass. The system is not among them: an adapter declares it once,
+//! on its derive (`#[guarded(system = "sber")]`).
 
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, ToTokens};
 use syn::parse::Parser;
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
-use syn::{Expr, ExprLit, Lit, LitStr, Meta, Path, Token};
+use syn::{Expr, ExprLit, Lit, Meta, Path, Token};
 
 /// The arguments the attribute accepts, in the order the error lists them.
 pub(crate) const ACCEPTED: &str =
-    "`system = \"…\"`, `error_map = path`, `failure_if = path`, `retry_after = path`, `slow_as_error`, `crate = path`";
+    "`error_map = path`, `failure_if = path`, `retry_after = path`, `slow_as_error`, `crate = path`";
 
 /// The arguments as written, each optional: a method under `#[adapter]` gives only
 /// what it changes.
 #[derive(Default)]
 struct Given {
-    system: Option<LitStr>,
-    /// Set when `system` is given in a wrong form, which is reported as that alone.
-    system_malformed: bool,
     error_map: Option<Expr>,
     failure_if: Option<Expr>,
     retry_after: Option<Expr>,
@@ -29,10 +27,6 @@ struct Given {
 /// The attribute's arguments, checked for shape (not yet against the settings file).
 #[derive(Clone)]
 pub(crate) struct Args {
-    /// The `system = "sber"` literal, kept for its span; `None` on an `#[adapter]` block
-    /// that takes its type's system (`<Self as SystemAdapter>::SYSTEM`, declared once on
-    /// the type's `#[guarded(system = …)]` and checked there).
-    pub system: Option<LitStr>,
     /// `fn(CircuitBreakerError) -> PortError`: a path or a closure.
     pub error_map: Expr,
     /// `fn(&PortError) -> bool`: which errors count as failures; a path or a closure.
@@ -47,18 +41,11 @@ pub(crate) struct Args {
 }
 
 impl Args {
-    /// The arguments of a method-level `#[circuit_breaker]` (`system_required`) or of
-    /// `#[adapter]` (whose system may be left to its type's derive): every required one
-    /// given.
-    pub(crate) fn parse(tokens: TokenStream, system_required: bool) -> syn::Result<Args> {
+    /// The arguments of a method-level `#[circuit_breaker]` or of `#[adapter]`: every
+    /// required one given.
+    pub(crate) fn parse(tokens: TokenStream) -> syn::Result<Args> {
         let mut errors = Errors::default();
         let given = Given::parse(tokens, &mut errors)?;
-        if system_required && given.system.is_none() && !given.system_malformed {
-            errors.push(syn::Error::new(
-                Span::call_site(),
-                "missing `system = \"…\"`: name the external system this method calls, as its table in resilience.toml is named (`system = \"sber\"` for `[systems.sber]`)",
-            ));
-        }
         if given.error_map.is_none() {
             errors.push(syn::Error::new(
                 Span::call_site(),
@@ -67,7 +54,6 @@ impl Args {
         }
         errors.finish()?;
         Ok(Args {
-            system: given.system,
             error_map: given.error_map.expect("checked above"),
             failure_if: given.failure_if,
             retry_after: given.retry_after,
@@ -77,26 +63,10 @@ impl Args {
     }
 
     /// A method's `#[circuit_breaker(…)]` inside an `#[adapter]` block: what it gives
-    /// replaces the block's (`slow_as_error` is added); the system stays the block's.
+    /// replaces the block's (`slow_as_error` is added).
     pub(crate) fn refine(&self, tokens: TokenStream) -> syn::Result<Args> {
         let mut errors = Errors::default();
         let given = Given::parse(tokens, &mut errors)?;
-        match (&given.system, &self.system) {
-            (Some(system), Some(block)) if system.value() != block.value() => {
-                errors.push(syn::Error::new(
-                    system.span(),
-                    format!(
-                        "this method is in an `#[adapter(system = \"{}\")]` block: every method of an adapter calls the block's system (R-RES-ISO-1); move it to an adapter of its own, or drop `system` here",
-                        block.value()
-                    ),
-                ));
-            }
-            (Some(system), None) => errors.push(syn::Error::new(
-                system.span(),
-                "this method is in an `#[adapter]` block that takes its system from its type's `#[guarded(system = …)]`: every method of an adapter calls that system (R-RES-ISO-1); drop `system` here, or move the method to an adapter of its own",
-            )),
-            _ => {}
-        }
         if let Some(krate) = &given.krate {
             errors.push(syn::Error::new_spanned(
                 krate,
@@ -105,7 +75,6 @@ impl Args {
         }
         errors.finish()?;
         Ok(Args {
-            system: self.system.clone(),
             error_map: given.error_map.unwrap_or_else(|| self.error_map.clone()),
             failure_if: given.failure_if.or_else(|| self.failure_if.clone()),
             retry_after: given.retry_after.or_else(|| self.retry_after.clone()),
@@ -123,18 +92,8 @@ impl Given {
         for meta in metas {
             let name = meta.path().to_token_stream().to_string().replace(' ', "");
             match (name.as_str(), &meta) {
-                ("system", Meta::NameValue(nv)) => match &nv.value {
-                    Expr::Lit(ExprLit {
-                        lit: Lit::Str(lit), ..
-                    }) => set(&mut given.system, lit.clone(), &meta, errors),
-                    other => {
-                        given.system_malformed = true;
-                        errors.push(syn::Error::new_spanned(
-                        other,
-                        "`system` takes a string literal naming a table of resilience.toml, such as `system = \"sber\"`: it is checked at compile time, so it cannot be a constant or an expression",
-                    ));
-                    }
-                },
+                // The system is the adapter's, declared once on its derive.
+                ("system", _) => errors.push(declared_on_the_derive(&meta)),
                 ("error_map", Meta::NameValue(nv)) => {
                     match function_value(&nv.value, "error_map") {
                         Ok(path) => set(&mut given.error_map, path, &meta, errors),
@@ -160,11 +119,9 @@ impl Given {
                     Ok(path) => set(&mut given.krate, path, &meta, errors),
                     Err(e) => errors.push(e),
                 },
-                ("system" | "error_map" | "failure_if" | "retry_after" | "crate", _) => errors
-                    .push(syn::Error::new_spanned(
-                        &meta,
-                        format!("`{name}` takes a value: `{name} = …`"),
-                    )),
+                ("error_map" | "failure_if" | "retry_after" | "crate", _) => errors.push(
+                    syn::Error::new_spanned(&meta, format!("`{name}` takes a value: `{name} = …`")),
+                ),
                 ("slow_as_error", _) => errors.push(syn::Error::new_spanned(
                     &meta,
                     "`slow_as_error` is a flag and takes no value: write `slow_as_error`",
@@ -175,16 +132,26 @@ impl Given {
                 )),
             }
         }
-        if let Some(system) = &given.system {
-            if system.value() == outbound_guard_settings::__private::FORBIDDEN_SYSTEM {
-                errors.push(syn::Error::new(
-                    system.span(),
-                    "`default` is not a system: give each external system its own breaker, named after it, such as `system = \"sber\"` (R-RES-CB-X3)",
-                ));
-            }
-        }
         Ok(given)
     }
+}
+
+/// `system = …` on an attribute: the error that says where it goes instead, with the
+/// line to write there when the value is a literal.
+fn declared_on_the_derive(meta: &Meta) -> syn::Error {
+    let line = match meta {
+        Meta::NameValue(nv) => match &nv.value {
+            Expr::Lit(ExprLit {
+                lit: Lit::Str(lit), ..
+            }) => format!("`#[guarded(system = \"{}\")]`", lit.value()),
+            _ => "`#[guarded(system = \"…\")]`".to_owned(),
+        },
+        _ => "`#[guarded(system = \"…\")]`".to_owned(),
+    };
+    syn::Error::new_spanned(
+        meta,
+        format!("an adapter's system is declared once, on its type's derive ({line} beside `#[derive(Guarded)]`): remove `system` here; every guarded method of the type calls the system its derive declares (R-RES-ISO-1)"),
+    )
 }
 
 /// Sets an argument once; a second occurrence is an error on it.

@@ -27,8 +27,7 @@ use quote::{quote, ToTokens};
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Fields, GenericArgument, Index, LitStr, Member, PathArguments, Type};
 
-use crate::expand::settings;
-use crate::lookup::Lookup;
+use crate::lookup::{settings, Lookup};
 
 pub(crate) fn guarded(item: TokenStream, lookup: &dyn Lookup) -> TokenStream {
     let input: DeriveInput = match syn::parse2(item) {
@@ -53,18 +52,10 @@ fn fallback(input: &DeriveInput) -> TokenStream {
     let ident = &input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
     let declared = named_system(input).map(|system| {
-        // `default` is refused by the derive itself: the blocks skip their check.
-        let refused = (system.value() == outbound_guard_settings::__private::FORBIDDEN_SYSTEM)
-            .then(|| {
-                quote!(
-                    const __REFUSED: bool = true;
-                )
-            });
         quote! {
             #[automatically_derived]
             impl #impl_generics #krate::SystemAdapter for #ident #ty_generics #where_clause {
                 const SYSTEM: &'static str = #system;
-                #refused
             }
         }
     });
@@ -79,13 +70,20 @@ fn fallback(input: &DeriveInput) -> TokenStream {
     }
 }
 
-/// The `system = "…"` literal of `#[guarded(…)]`, if one parses, whatever else is wrong.
+/// The `system = "…"` literal of `#[guarded(…)]`, if one parses, whatever else is wrong
+/// (a value that is no literal gives an empty name: the fallback never runs).
 fn named_system(input: &DeriveInput) -> Option<LitStr> {
     let mut found = None;
     for attr in input.attrs.iter().filter(|a| a.path().is_ident("guarded")) {
         let _ = attr.parse_nested_meta(|meta| {
             if meta.path.is_ident("system") {
-                found = Some(meta.value()?.parse::<LitStr>()?);
+                found = Some(match meta.value()?.parse::<syn::Expr>()? {
+                    syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Str(lit),
+                        ..
+                    }) => lit,
+                    other => LitStr::new("", other.span()),
+                });
             }
             Ok(())
         });
@@ -163,20 +161,12 @@ fn expand(input: &DeriveInput, lookup: &dyn Lookup) -> syn::Result<TokenStream> 
             };
             let by = format!("`#[guarded(system = {:?})]` on `{ident}`", system.value());
             let calls = crate::calls::called(&krate, system, &by);
-            // A system the settings file lacks is this derive's error; the type's blocks
-            // then skip their check that they name the same system (one error per mistake).
-            let refused = error.is_some().then(|| {
-                quote!(
-                    const __REFUSED: bool = true;
-                )
-            });
             let declared = quote! {
                 #track
                 #calls
                 #[automatically_derived]
                 impl #impl_generics #krate::SystemAdapter for #ident #ty_generics #where_clause {
                     const SYSTEM: &'static str = #system;
-                    #refused
                 }
             };
             (Some(declared), error)
@@ -218,7 +208,16 @@ fn system(input: &DeriveInput) -> syn::Result<Option<LitStr>> {
     for attr in input.attrs.iter().filter(|a| a.path().is_ident("guarded")) {
         attr.parse_nested_meta(|meta| {
             if meta.path.is_ident("system") {
-                let lit: LitStr = meta.value()?.parse()?;
+                let lit = match meta.value()?.parse::<syn::Expr>()? {
+                    syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Str(lit),
+                        ..
+                    }) => lit,
+                    other => return Err(syn::Error::new_spanned(
+                        other,
+                        "`system` takes a string literal naming a table of resilience.toml, such as `system = \"sber\"`: it is checked at compile time, so it cannot be a constant or an expression",
+                    )),
+                };
                 if lit.value() == outbound_guard_settings::__private::FORBIDDEN_SYSTEM {
                     return Err(syn::Error::new(
                         lit.span(),
@@ -347,17 +346,6 @@ mod tests {
         assert!(out.contains("did you mean `sber`?"), "{out}");
         assert!(out.contains("Guarded for Adapter"), "{out}");
         assert!(out.contains("SystemAdapter for Adapter"), "{out}");
-        assert!(out.contains("const __REFUSED : bool = true"), "{out}");
-    }
-
-    #[test]
-    fn a_known_system_is_not_refused() {
-        let out = guarded(quote! {
-            #[guarded(system = "sber")]
-            struct Adapter { guard: Guard }
-        })
-        .to_string();
-        assert!(!out.contains("__REFUSED"), "{out}");
     }
 
     #[test]
@@ -383,7 +371,6 @@ mod tests {
         assert!(out.contains("Guarded for Adapter"), "{out}");
         assert!(out.contains("SystemAdapter for Adapter"), "{out}");
         assert_eq!(out.matches("automatically_derived").count(), 2, "{out}");
-        assert!(out.contains("const __REFUSED : bool = true"), "{out}");
     }
 
     #[test]

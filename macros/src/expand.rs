@@ -4,22 +4,17 @@
 //! `doc/expansion.md` (the `adapter` attribute's documentation includes it); the
 //! snapshots in `tests/snapshots/` hold every case in full.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 
 use crate::args::{Args, Errors};
-use crate::lookup::{check_system, Loaded, Lookup};
 use crate::validate::{self, Body, Method, Receiver};
 
 /// The attribute: the guarded method, or the errors next to the untouched method so
 /// that one mistake does not cascade into unrelated ones.
-pub(crate) fn circuit_breaker(
-    args: TokenStream,
-    item: TokenStream,
-    lookup: &dyn Lookup,
-) -> TokenStream {
-    match expand(args, item.clone(), lookup) {
+pub(crate) fn circuit_breaker(args: TokenStream, item: TokenStream) -> TokenStream {
+    match expand(args, item.clone()) {
         Ok(tokens) => tokens,
         Err(error) => {
             let mut tokens = error.to_compile_error();
@@ -29,82 +24,22 @@ pub(crate) fn circuit_breaker(
     }
 }
 
-fn expand(args: TokenStream, item: TokenStream, lookup: &dyn Lookup) -> syn::Result<TokenStream> {
+fn expand(args: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     let mut errors = Errors::default();
-    let args = Args::parse(args, true).map_err(|e| errors.push(e)).ok();
+    let args = Args::parse(args).map_err(|e| errors.push(e)).ok();
     let method = validate::method(item).map_err(|e| errors.push(e)).ok();
-    let track = match args.as_ref().and_then(|args| args.system.as_ref()) {
-        Some(system) => settings(system, lookup, "`#[circuit_breaker]`")
-            .map_err(|e| errors.push(e))
-            .ok(),
-        None => None,
-    };
     errors.finish()?;
-    match (args, method, track) {
-        (Some(args), Some(method), Some(track)) => Ok(generate(
-            &args,
-            &method,
-            &Context {
-                track: track.as_ref(),
-                block: None,
-            },
-        )),
+    match (args, method) {
+        (Some(args), Some(method)) => Ok(generate(&args, &method, None)),
         _ => unreachable!("every failure above was recorded as an error"),
     }
 }
 
-/// Checks `system` against the settings file: an error on the literal if the file is
-/// missing or wrong, or has no such system. Otherwise the item that makes cargo rebuild
-/// the crate when an input of the check changes, unless the crate's build script tracks
-/// them (`outbound_guard_settings::build::track`).
-pub(crate) fn settings(
-    system: &syn::LitStr,
-    lookup: &dyn Lookup,
-    who: &str,
-) -> syn::Result<Option<TokenStream>> {
-    let who = format!(
-        "`{}`, named by {who}, is checked against it",
-        system.value()
-    );
-    let loaded = lookup
-        .load(&who)
-        .map_err(|message| syn::Error::new(system.span(), message))?;
-    check_system(system, &loaded)?;
-    Ok(lookup.track(&loaded.path).then(|| tracking(&loaded)))
-}
-
-/// `const _` of the settings file's and the crate's `Cargo.toml`'s bytes: stable Rust's
-/// one way for a macro to make cargo track a file (rustc lists an included file in its
-/// dep-info). `Cargo.toml` holds `[package.metadata.outbound-guard] settings`, which
-/// says which file is read.
-fn tracking(loaded: &Loaded) -> TokenStream {
-    let Loaded { path, manifest, .. } = loaded;
-    quote! {
-        const _: (&[u8], &[u8]) = (::core::include_bytes!(#path), ::core::include_bytes!(#manifest));
-    }
-}
-
-/// Where a method is written.
-pub(crate) struct Context<'a> {
-    /// The item that makes cargo track the settings file, if this method carries it.
-    pub track: Option<&'a TokenStream>,
-    /// The `#[adapter]` block the method is in, if any.
-    pub block: Option<&'a Block>,
-}
-
-/// What an `#[adapter]` block gives each of its methods.
-pub(crate) struct Block {
-    /// The block's self type's span: every method reaches the guard through a call
-    /// spanned there, so a missing `#[derive(Guarded)]` is one error, not one per method.
-    pub self_span: proc_macro2::Span,
-    /// For a generic block, the check that its system is the type's, evaluated when the
-    /// method is instantiated (a `const _` item cannot name the block's parameters).
-    pub check: Option<TokenStream>,
-}
-
-pub(crate) fn generate(args: &Args, method: &Method, context: &Context) -> TokenStream {
+/// `block`: the span of the self type of the `#[adapter]` block the method is in, if
+/// any. Every method of a block reaches the guard through a call spanned there, so a
+/// missing `#[derive(Guarded)]` or system is one error, not one per method.
+pub(crate) fn generate(args: &Args, method: &Method, block: Option<Span>) -> TokenStream {
     let Args {
-        system,
         error_map,
         failure_if,
         retry_after,
@@ -118,28 +53,20 @@ pub(crate) fn generate(args: &Args, method: &Method, context: &Context) -> Token
 
     // Spanned on the receiver, or on the block's self type: a missing `#[derive(Guarded)]`
     // is reported there, once for a whole block.
-    let receiver = context.block.map_or_else(
-        || {
-            sig.inputs
-                .first()
-                .map_or_else(proc_macro2::Span::call_site, Spanned::span)
-        },
-        |block| block.self_span,
-    );
-    // The system named on the attribute, or the type's, which its derive declares
-    // (spanned on the block's self type: a type that declares none is one error there).
-    let system = if let Some(system) = system {
-        system.to_token_stream()
-    } else {
-        quote_spanned!(receiver=> <Self as #krate::SystemAdapter>::SYSTEM)
-    };
+    let receiver = block.unwrap_or_else(|| {
+        sig.inputs
+            .first()
+            .map_or_else(Span::call_site, Spanned::span)
+    });
+    // The guard of the type's system, which its derive declares (`SystemAdapter`): a
+    // type that declares none is one error at `receiver`.
     let guard = match method.receiver {
-        Receiver::Shared => quote_spanned!(receiver=> #krate::__private::guard(self, #system)),
+        Receiver::Shared => quote_spanned!(receiver=> #krate::__private::guard(self)),
         Receiver::Exclusive { by_deref: true } => {
-            quote_spanned!(receiver=> ::core::clone::Clone::clone(#krate::__private::guard(&*self, #system)))
+            quote_spanned!(receiver=> ::core::clone::Clone::clone(#krate::__private::guard(&*self)))
         }
         Receiver::Exclusive { by_deref: false } => {
-            quote_spanned!(receiver=> ::core::clone::Clone::clone(#krate::__private::guard(&self, #system)))
+            quote_spanned!(receiver=> ::core::clone::Clone::clone(#krate::__private::guard(&self)))
         }
     };
     let mut judge = TokenStream::new();
@@ -176,32 +103,15 @@ pub(crate) fn generate(args: &Args, method: &Method, context: &Context) -> Token
             .await;
         #krate::__private::flatten(__cb_judged, #map)
     };
-    let track = context.track;
-    // What comes before the call: the file's tracking, a generic block's system check.
-    let check = context.block.and_then(|block| block.check.as_ref());
-    // A method of an `#[adapter]` block is recorded once, by the block.
-    let calls = match (context.block, &args.system) {
-        (None, Some(system)) => {
-            let by = format!("`#[circuit_breaker]` on `{}`", sig.ident);
-            Some(crate::calls::called(krate, system, &by))
-        }
-        _ => None,
-    };
-    let first = quote!(#track #check #calls);
     let body = match &method.body {
-        Body::Native(_) => quote! {
-            #first
-            #call
-        },
+        Body::Native(_) => call,
         Body::ImplFuture(_) => quote! {
-            #first
             async move {
                 #pin_return
                 #call
             }
         },
         Body::AsyncTrait(_) => quote! {
-            #first
             ::std::boxed::Box::pin(async move {
                 #pin_return
                 #call

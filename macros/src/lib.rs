@@ -34,25 +34,22 @@ use proc_macro::TokenStream;
 ///
 /// ```ignore
 /// #[derive(outbound_guard::Guarded)]
+/// #[guarded(system = "sber")]
 /// pub struct SberAdapter { guard: outbound_guard::Guard, http: reqwest::Client }
 ///
 /// impl PaymentPort for SberAdapter {
-///     #[outbound_guard::circuit_breaker(system = "sber", error_map = PaymentPortError::system_unavailable)]
+///     #[outbound_guard::circuit_breaker(error_map = PaymentPortError::system_unavailable)]
 ///     async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> {
 ///         /* the call, with `?` and `return` as usual */
 ///     }
 /// }
 /// ```
 ///
-/// Arguments:
+/// Arguments (the system is not one: it is the type's, declared once on its derive,
+/// `#[guarded(system = "sber")]`, and checked there against the crate's settings file,
+/// `resilience.toml` next to its `Cargo.toml` unless `[package.metadata.outbound-guard]
+/// settings = "…"` names another, else the workspace root's):
 ///
-/// - `system = "sber"` (required on a method; on an [`macro@adapter`] block, left out to
-///   take the type's `#[guarded(system = …)]`): a string literal naming a `[systems.sber]` table of
-///   the crate's settings file, checked at compile time (with a "did you mean" and the
-///   known systems when it is not there). System names are `lower_snake_case`;
-///   `"default"` is refused (R-RES-CB-X3). The settings file is `resilience.toml` next to
-///   the crate's `Cargo.toml`, unless `[package.metadata.outbound-guard] settings = "…"`
-///   names another; else the workspace root's.
 /// - `error_map = path` (required): `fn(outbound_guard::CircuitBreakerError) -> PortError`;
 ///   the guard's refusals, timeouts and (with `slow_as_error`) slow calls come back
 ///   through it, so no raw breaker error leaves the adapter (R-RES-CB-6).
@@ -70,13 +67,13 @@ use proc_macro::TokenStream;
 /// The method must be an `async fn` with a body and a `self` receiver returning a
 /// `Result` (or a `fn` returning `impl Future<Output = Result<…>>` from an `async`
 /// block, or one already rewritten by `#[async_trait]`), in a type that derives
-/// `Guarded`. It expands to one `Guard::call_with` with the method's options (the steps
+/// `Guarded` with its system. It expands to one `Guard::call_with` with the method's options (the steps
 /// of a guarded call: [`GuardedCall`](https://docs.rs/outbound-guard/latest/outbound_guard/struct.GuardedCall.html));
 /// the guard's refusals go through `error_map`.
 ///
 /// Editing the settings file, or `Cargo.toml`'s `[package.metadata.outbound-guard]
-/// settings`, rebuilds the crate: the method carries an `include_bytes!` of each for
-/// cargo to track. To keep it out of `cargo expand`, track the file from
+/// settings`, rebuilds the crate: the type's derive carries an `include_bytes!` of each
+/// for cargo to track. To keep it out of `cargo expand`, track the file from
 /// the crate's build script instead (`outbound-guard-settings` under
 /// `[build-dependencies]`):
 ///
@@ -88,7 +85,7 @@ use proc_macro::TokenStream;
 /// ```
 #[proc_macro_attribute]
 pub fn circuit_breaker(args: TokenStream, item: TokenStream) -> TokenStream {
-    expand::circuit_breaker(args.into(), item.into(), &lookup::ManifestDir).into()
+    expand::circuit_breaker(args.into(), item.into()).into()
 }
 
 /// Guards every async method of an out-adapter's `impl` block (a trait impl or an
@@ -101,7 +98,6 @@ pub fn circuit_breaker(args: TokenStream, item: TokenStream) -> TokenStream {
 /// pub struct SberAdapter { guard: outbound_guard::Guard, http: reqwest::Client }
 ///
 /// #[outbound_guard::adapter(
-///     system = "sber",
 ///     error_map = PaymentPortError::system_unavailable,
 ///     failure_if = PaymentPortError::is_outage,
 /// )]
@@ -133,18 +129,13 @@ pub fn circuit_breaker(args: TokenStream, item: TokenStream) -> TokenStream {
 /// `#[derive(Guarded)] #[guarded(system = "sber")]`, which checks it against
 /// `resilience.toml` and implements `outbound_guard::SystemAdapter`, so an adapter built
 /// with another system's guard is refused where it is built (`Guards::adapter`,
-/// `SystemAdapter::wired`). A block may leave `system` out,
-/// `#[adapter(error_map = PaymentPortError::system_unavailable)]`: it then calls its
-/// type's system, `<Self as SystemAdapter>::SYSTEM`, resolved by the compiler (a macro
-/// sees only its own input, so the block cannot read the derive's attribute; the trait
-/// carries the name from one to the other). A block that names the system checks at
-/// compile time that it is the derive's, for a reader of the block alone. Either way a
-/// type may have any number of blocks (one per port, or split by concern), in any
-/// order. A block on a type whose derive declares no system is one error per block
-/// saying to add `#[guarded(system = "…")]`. In a generic block (`impl<T> … for
-/// Adapter<T>`) a named system's check sits in each guarded method and is made where
-/// the method is instantiated, so `cargo build` reports a mismatch there and
-/// `cargo check` does not.
+/// `SystemAdapter::wired`). Blocks and methods name no system: each guarded method
+/// calls its type's, `<Self as SystemAdapter>::SYSTEM`, resolved by the compiler (a
+/// macro sees only its own input, so a block cannot read the derive's attribute; the
+/// trait carries the name from one to the other). `system = …` on the attribute is an
+/// error that says to move it onto the derive. A type may have any number of blocks
+/// (one per port, or split by concern), in any order. A block on a type whose derive
+/// declares no system is one error per block saying to add `#[guarded(system = "…")]`.
 ///
 /// # A renamed dependency
 ///
@@ -158,7 +149,7 @@ pub fn circuit_breaker(args: TokenStream, item: TokenStream) -> TokenStream {
 /// #[guarded(system = "sber")]
 /// pub struct SberAdapter { guard: resilience::Guard }
 ///
-/// #[resilience::adapter(system = "sber", error_map = PortError::unavailable, crate = ::resilience)]
+/// #[resilience::adapter(error_map = PortError::unavailable, crate = ::resilience)]
 /// impl SberAdapter { /* … */ }
 /// ```
 ///
@@ -167,7 +158,7 @@ pub fn circuit_breaker(args: TokenStream, item: TokenStream) -> TokenStream {
 #[doc = include_str!("../doc/compile-errors.md")]
 #[proc_macro_attribute]
 pub fn adapter(args: TokenStream, item: TokenStream) -> TokenStream {
-    adapter::adapter(args.into(), item.into(), &lookup::ManifestDir).into()
+    adapter::adapter(args.into(), item.into()).into()
 }
 
 /// Marks a method of an `#[outbound_guard::adapter]` block that does not go through the
@@ -191,8 +182,8 @@ pub fn unguarded(_args: TokenStream, item: TokenStream) -> TokenStream {
 ///
 /// `#[guarded(system = "sber")]` declares the adapter's system, once for the type: it is
 /// checked against the settings file and implements `outbound_guard::SystemAdapter`. An
-/// adapter with `#[adapter]` blocks must declare it; a block that leaves out `system`
-/// calls this one, and a block that names it checks that it names the same system.
+/// adapter with guarded methods (`#[adapter]` blocks, `#[circuit_breaker]` methods) must
+/// declare it; every such method calls this system.
 ///
 /// ```ignore
 /// #[derive(outbound_guard::Guarded)]

@@ -19,6 +19,8 @@ use std::time::SystemTime;
 
 use outbound_guard_settings::__private::{crate_candidates, tried, Candidate};
 use outbound_guard_settings::{Settings, FILE_NAME};
+use proc_macro2::TokenStream;
+use quote::quote;
 use syn::LitStr;
 
 /// A settings file, read and validated.
@@ -237,6 +239,37 @@ pub(crate) fn check_system(system: &LitStr, loaded: &Loaded) -> syn::Result<()> 
     ))
 }
 
+/// Checks `system` against the settings file: an error on the literal if the file is
+/// missing or wrong, or has no such system. Otherwise the item that makes cargo rebuild
+/// the crate when an input of the check changes, unless the crate's build script tracks
+/// them (`outbound_guard_settings::build::track`).
+pub(crate) fn settings(
+    system: &syn::LitStr,
+    lookup: &dyn Lookup,
+    who: &str,
+) -> syn::Result<Option<TokenStream>> {
+    let who = format!(
+        "`{}`, named by {who}, is checked against it",
+        system.value()
+    );
+    let loaded = lookup
+        .load(&who)
+        .map_err(|message| syn::Error::new(system.span(), message))?;
+    check_system(system, &loaded)?;
+    Ok(lookup.track(&loaded.path).then(|| tracking(&loaded)))
+}
+
+/// `const _` of the settings file's and the crate's `Cargo.toml`'s bytes: stable Rust's
+/// one way for a macro to make cargo track a file (rustc lists an included file in its
+/// dep-info). `Cargo.toml` holds `[package.metadata.outbound-guard] settings`, which
+/// says which file is read.
+fn tracking(loaded: &Loaded) -> TokenStream {
+    let Loaded { path, manifest, .. } = loaded;
+    quote! {
+        const _: (&[u8], &[u8]) = (::core::include_bytes!(#path), ::core::include_bytes!(#manifest));
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod inline {
     //! Lookups for the expansion's unit tests: over a settings text, or the real rule
@@ -322,7 +355,7 @@ mod tests {
         assert!(load().unwrap().settings.system("customer").is_some());
     }
 
-    const WHO: &str = "`sber`, named by `#[circuit_breaker]`, is checked against it";
+    const WHO: &str = "`sber`, named by `#[guarded(system = …)]`, is checked against it";
 
     /// A workspace with a member crate, no settings anywhere yet.
     fn workspace(name: &str) -> (PathBuf, PathBuf) {

@@ -68,7 +68,6 @@ use std::time::Duration;
 ///
 /// ```ignore
 /// #[outbound_guard::adapter(
-///     system = "customer",
 ///     error_map = CustomerPortError::system_unavailable,
 ///     failure_if = CustomerPortError::is_outage,
 /// )]

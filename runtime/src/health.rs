@@ -33,7 +33,7 @@ pub enum ReadinessPolicy {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
-pub enum Status {
+pub enum HealthStatus {
     /// Closed: calls flow.
     Up,
     /// Half-open (trial calls under way) or disabled by an operator; for the whole
@@ -44,29 +44,29 @@ pub enum Status {
     Down,
 }
 
-impl Status {
+impl HealthStatus {
     /// `up`, `degraded` or `down`.
     pub fn as_str(self) -> &'static str {
         match self {
-            Status::Up => "up",
-            Status::Degraded => "degraded",
-            Status::Down => "down",
+            HealthStatus::Up => "up",
+            HealthStatus::Degraded => "degraded",
+            HealthStatus::Down => "down",
         }
     }
 
     /// A breaker in observe mode refuses nothing: open or half-open, it is `degraded`
     /// (the upstream is failing), never `down`.
-    fn of(state: State, observing: bool) -> Status {
+    fn of(state: State, observing: bool) -> HealthStatus {
         match state {
-            State::Open | State::HalfOpen if observing => Status::Degraded,
-            State::Closed => Status::Up,
-            State::HalfOpen | State::Disabled => Status::Degraded,
-            State::Open | State::ForcedOpen => Status::Down,
+            State::Open | State::HalfOpen if observing => HealthStatus::Degraded,
+            State::Closed => HealthStatus::Up,
+            State::HalfOpen | State::Disabled => HealthStatus::Degraded,
+            State::Open | State::ForcedOpen => HealthStatus::Down,
         }
     }
 }
 
-impl fmt::Display for Status {
+impl fmt::Display for HealthStatus {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }
@@ -87,7 +87,7 @@ pub struct SystemHealth {
     /// `up` (closed), `degraded` (half-open, disabled) or `down` (open, forced open);
     /// in observe mode, `degraded` while it would be open or half-open, as it refuses
     /// nothing.
-    pub status: Status,
+    pub status: HealthStatus,
     /// The configured `cb_failure_rate` threshold.
     pub failure_rate_threshold: f64,
     /// When it entered this state, by the wall clock: what a person reading the
@@ -113,7 +113,7 @@ impl Guard {
         let snapshot = breaker.snapshot();
         let in_state_for = Instant::now().saturating_duration_since(snapshot.since);
         SystemHealth {
-            status: Status::of(snapshot.state, snapshot.observing),
+            status: HealthStatus::of(snapshot.state, snapshot.observing),
             failure_rate_threshold: breaker.failure_rate_threshold(),
             entered_at: SystemTime::now()
                 .checked_sub(in_state_for)
@@ -159,17 +159,17 @@ impl Guard {
 ///
 /// ```
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
-/// use outbound_guard::{Guards, Settings, Status};
+/// use outbound_guard::{Guards, Settings, HealthStatus};
 ///
 /// let settings = Settings::parse("[systems.sber]\n[systems.customer]", "inline").unwrap();
 /// let guards = Guards::new(&settings);
 /// guards.get("sber").unwrap().breaker().force_open();
 ///
 /// let health = guards.health();
-/// assert_eq!(health.status, Status::Degraded); // an open breaker degrades...
+/// assert_eq!(health.status, HealthStatus::Degraded); // an open breaker degrades...
 /// assert!(health.ready); // ...but does not fail readiness by default
 /// assert_eq!(health.http_status(), 200);
-/// assert_eq!(health.system("sber").unwrap().status, Status::Down);
+/// assert_eq!(health.system("sber").unwrap().status, HealthStatus::Down);
 /// # #[cfg(feature = "serde")]
 /// assert!(serde_json::to_string(&health).unwrap().starts_with(r#"{"status":"degraded","ready":true,"policy":"degrade_on_open","systems":{"customer":{"status":"up","state":"closed","#));
 /// # }
@@ -179,7 +179,7 @@ impl Guard {
 #[non_exhaustive]
 pub struct Health {
     /// `up` when every system is up; `down` when readiness fails; otherwise `degraded`.
-    pub status: Status,
+    pub status: HealthStatus,
     /// Whether the service should receive traffic.
     pub ready: bool,
     /// The policy the verdict was reached under.
@@ -194,11 +194,15 @@ pub struct Health {
 
 impl Health {
     pub(crate) fn new(systems: Vec<SystemHealth>, policy: ReadinessPolicy) -> Health {
-        let worst = systems.iter().map(|s| s.status).max().unwrap_or(Status::Up);
+        let worst = systems
+            .iter()
+            .map(|s| s.status)
+            .max()
+            .unwrap_or(HealthStatus::Up);
         let (status, ready) = match (worst, policy) {
-            (Status::Up, _) => (Status::Up, true),
-            (Status::Down, ReadinessPolicy::FailOnOpen) => (Status::Down, false),
-            _ => (Status::Degraded, true),
+            (HealthStatus::Up, _) => (HealthStatus::Up, true),
+            (HealthStatus::Down, ReadinessPolicy::FailOnOpen) => (HealthStatus::Down, false),
+            _ => (HealthStatus::Degraded, true),
         };
         Health {
             status,
@@ -227,54 +231,61 @@ impl Health {
 /// How the health snapshot's fields are written (feature `serde`).
 #[cfg(feature = "serde")]
 mod json {
-    use serde::ser::{Serialize, SerializeStruct, Serializer};
+    use serde::{Serialize, Serializer};
 
-    use super::SystemHealth;
-    use crate::breaker::{Reason, SetBy};
+    use super::{HealthStatus, SystemHealth};
+    use crate::breaker::{Reason, SetBy, State};
 
-    /// Flat, in the order [`Health`](super::Health) documents; the snapshot's `system`
-    /// and `since` (tokio's clock) are left out.
+    /// A system's JSON: flat, in the order [`Health`](super::Health) documents; the
+    /// snapshot's `system` (the key in `systems`) and `since` (tokio's clock) are left
+    /// out, rates and seconds rounded to the millisecond.
+    #[derive(Serialize)]
+    struct Json {
+        status: HealthStatus,
+        state: State,
+        failures: u32,
+        calls: u32,
+        failure_rate: f64,
+        opened_by: Option<&'static str>,
+        set_by: Option<&'static str>,
+        failure_rate_threshold: f64,
+        since: String,
+        for_seconds: f64,
+        retry_after_seconds: Option<f64>,
+        open_for_seconds: Option<f64>,
+        retry_hint_seconds: Option<f64>,
+        in_flight: usize,
+        slow_in_flight: usize,
+        bulkhead_permits: usize,
+        observing: bool,
+        would_have_refused: u64,
+    }
+
     impl Serialize for SystemHealth {
         fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
             let snapshot = &self.snapshot;
-            let mut out = s.serialize_struct("SystemHealth", 18)?;
-            out.serialize_field("status", &self.status)?;
-            out.serialize_field("state", &snapshot.state)?;
-            out.serialize_field("failures", &snapshot.failures)?;
-            out.serialize_field("calls", &snapshot.calls)?;
-            out.serialize_field("failure_rate", &rounded(snapshot.failure_rate))?;
-            out.serialize_field(
-                "opened_by",
-                &snapshot.opened_by.as_ref().map(Reason::as_str),
-            )?;
-            out.serialize_field("set_by", &snapshot.set_by.map(SetBy::as_str))?;
-            out.serialize_field(
-                "failure_rate_threshold",
-                &rounded(self.failure_rate_threshold),
-            )?;
-            out.serialize_field(
-                "since",
-                &humantime::format_rfc3339_millis(self.entered_at).to_string(),
-            )?;
-            out.serialize_field("for_seconds", &rounded(self.in_state_for.as_secs_f64()))?;
-            out.serialize_field(
-                "retry_after_seconds",
-                &snapshot.retry_after.map(|d| rounded(d.as_secs_f64())),
-            )?;
-            out.serialize_field(
-                "open_for_seconds",
-                &snapshot.open_for.map(|d| rounded(d.as_secs_f64())),
-            )?;
-            out.serialize_field(
-                "retry_hint_seconds",
-                &snapshot.retry_hint.map(|d| rounded(d.as_secs_f64())),
-            )?;
-            out.serialize_field("in_flight", &self.in_flight)?;
-            out.serialize_field("slow_in_flight", &self.slow_in_flight)?;
-            out.serialize_field("bulkhead_permits", &self.bulkhead_permits)?;
-            out.serialize_field("observing", &snapshot.observing)?;
-            out.serialize_field("would_have_refused", &snapshot.would_have_refused)?;
-            out.end()
+            let seconds = |d: std::time::Duration| rounded(d.as_secs_f64());
+            Json {
+                status: self.status,
+                state: snapshot.state,
+                failures: snapshot.failures,
+                calls: snapshot.calls,
+                failure_rate: rounded(snapshot.failure_rate),
+                opened_by: snapshot.opened_by.as_ref().map(Reason::as_str),
+                set_by: snapshot.set_by.map(SetBy::as_str),
+                failure_rate_threshold: rounded(self.failure_rate_threshold),
+                since: humantime::format_rfc3339_millis(self.entered_at).to_string(),
+                for_seconds: seconds(self.in_state_for),
+                retry_after_seconds: snapshot.retry_after.map(seconds),
+                open_for_seconds: snapshot.open_for.map(seconds),
+                retry_hint_seconds: snapshot.retry_hint.map(seconds),
+                in_flight: self.in_flight,
+                slow_in_flight: self.slow_in_flight,
+                bulkhead_permits: self.bulkhead_permits,
+                observing: snapshot.observing,
+                would_have_refused: snapshot.would_have_refused,
+            }
+            .serialize(s)
         }
     }
 
@@ -298,14 +309,5 @@ mod json {
                 .iter()
                 .map(|system| (&*system.snapshot.system, system)),
         )
-    }
-}
-
-/// The state's [`as_str`](State::as_str).
-#[cfg(feature = "serde")]
-#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
-impl serde::Serialize for State {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
     }
 }

@@ -3,7 +3,7 @@
 //! block ([`adapter`]; [`circuit_breaker`] does the same for one method):
 //!
 //! ```ignore
-//! #[outbound_guard::adapter(system = "sber", error_map = PaymentPortError::system_unavailable)]
+//! #[outbound_guard::adapter(error_map = PaymentPortError::system_unavailable)]
 //! impl PaymentPort for SberAdapter {
 //!     async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> {
 //!         /* … */
@@ -92,7 +92,7 @@ pub use breaker::{
 pub use call::{Admission, CallOptions, CallTimer, GuardedCall, RunningCall};
 pub use error::{Cause, CircuitBreakerError, UnknownSystem};
 pub use guard::Guard;
-pub use health::{Health, ReadinessPolicy, Status, SystemHealth};
+pub use health::{Health, HealthStatus, ReadinessPolicy, SystemHealth};
 pub use observer::{CallEvent, Observer, OpenPeriod, Outcome, Transition};
 #[doc(inline)]
 pub use outbound_guard_macros::{adapter, circuit_breaker, unguarded, Guarded};
@@ -131,7 +131,7 @@ pub mod settings {
 ///
 /// The settings must hold every system this binary calls: each system of the compiled-in
 /// file, and each system named by a guard in any crate linked into the binary
-/// (`#[adapter]`, `#[circuit_breaker]`, `#[derive(Guarded)] #[guarded(system = …)]`,
+/// (`#[derive(Guarded)] #[guarded(system = …)]`, which every guarded method calls),
 /// collected at link time) or by [`calls!`]. A mounted file that cannot be read is an
 /// error naming its path and the variable; one without a table for such a system is an
 /// error naming the system.

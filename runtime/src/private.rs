@@ -9,31 +9,14 @@ use crate::error::CircuitBreakerError;
 use crate::guard::Guard;
 use crate::wiring::SystemAdapter;
 
-/// The adapter's guard.
+/// The adapter's guard, of the system its type declares (`#[guarded(system = "…")]`).
 ///
-/// Wiring is checked where the adapter is built ([`Guards::adapter`](crate::Guards::adapter),
-/// [`SystemAdapter::wired`](crate::SystemAdapter::wired)), not on every call. Debug
-/// builds still check each call, for adapters built some other way.
-///
-/// # Panics
-///
-/// In debug builds, if the adapter holds another system's guard: a wiring mistake that
-/// would count this system's calls against that system's breaker.
+/// That the guard is the system's is checked where the adapter is built
+/// ([`Guards::adapter`](crate::Guards::adapter), [`SystemAdapter::wired`]), not on every
+/// call; the bound makes a type that declares no system a compile error here.
 #[inline]
-pub fn guard<'a, A: Guarded + ?Sized>(adapter: &'a A, system: &str) -> &'a Guard {
-    let guard = adapter.guard();
-    if cfg!(debug_assertions) && guard.system() != system {
-        misrouted(guard.system(), system);
-    }
-    guard
-}
-
-#[cold]
-#[inline(never)]
-fn misrouted(held: &str, wanted: &str) -> ! {
-    panic!(
-        "a `{wanted}` method was called through the `{held}` guard: build this adapter with `guards.get(\"{wanted}\")`, so that `{wanted}` calls never count against the `{held}` breaker"
-    )
+pub fn guard<A: SystemAdapter + ?Sized>(adapter: &A) -> &Guard {
+    adapter.guard()
 }
 
 /// The error type of a method's declared `Result` (also through an alias such as
@@ -76,81 +59,6 @@ pub fn flatten<T, E>(
     judged.unwrap_or_else(|refused| Err(error_map(refused)))
 }
 
-/// The check an `#[outbound_guard::adapter(system = "…")]` block makes that its system
-/// is the one the adapter's `#[guarded(system = "…")]` declares: evaluated at compile
-/// time, `system` being the block's and `adapter` the type's name as written.
-///
-/// # Panics
-///
-/// At compile time, when the two systems differ, with a message naming both and the type;
-/// not when the derive already reported its own system as an error (one error per
-/// mistake: the derive's, on the literal to fix).
-pub const fn same_system<A: SystemAdapter + ?Sized>(system: &str, adapter: &str) {
-    if !A::__REFUSED && !eq(A::SYSTEM.as_bytes(), system.as_bytes()) {
-        let mut message = Message::new();
-        message.push("this `#[outbound_guard::adapter]` block calls `");
-        message.push(system);
-        message.push("`, but `");
-        message.push(adapter);
-        message.push("`'s `#[guarded(system = …)]` says `");
-        message.push(A::SYSTEM);
-        message.push("`: an adapter calls one system; make the two agree");
-        panic!("{}", message.as_str());
-    }
-}
-
-const fn eq(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
-
-/// A message built at compile time; text past its capacity is cut at a character
-/// boundary.
-struct Message {
-    bytes: [u8; 512],
-    len: usize,
-}
-
-impl Message {
-    const fn new() -> Self {
-        Self {
-            bytes: [0; 512],
-            len: 0,
-        }
-    }
-
-    const fn push(&mut self, text: &str) {
-        let text = text.as_bytes();
-        let mut i = 0;
-        while i < text.len() && self.len < self.bytes.len() {
-            self.bytes[self.len] = text[i];
-            self.len += 1;
-            i += 1;
-        }
-    }
-
-    const fn as_str(&self) -> &str {
-        let (text, _) = self.bytes.split_at(self.len);
-        match core::str::from_utf8(text) {
-            Ok(text) => text,
-            // Cut inside a character: keep the characters before it.
-            Err(cut) => match core::str::from_utf8(text.split_at(cut.valid_up_to()).0) {
-                Ok(text) => text,
-                Err(_) => "",
-            },
-        }
-    }
-}
-
 pub use linkme;
 
 /// A system this binary calls, and what declared it: an entry of `CALLED_SYSTEMS`.
@@ -164,8 +72,8 @@ pub struct Called {
 }
 
 /// The systems named by a guard in any crate linked into the binary: one entry per
-/// `#[derive(Guarded)] #[guarded(system = …)]`, lone `#[circuit_breaker]` method and
-/// [`calls!`](crate::calls) system (an `#[adapter]` block's system is its type's derive's).
+/// `#[derive(Guarded)] #[guarded(system = …)]` and [`calls!`](crate::calls) system (a
+/// guarded method's system is its type's derive's).
 #[linkme::distributed_slice]
 pub static CALLED_SYSTEMS: [Called];
 

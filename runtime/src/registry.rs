@@ -11,7 +11,7 @@ use crate::guard::Guard;
 use crate::health::{Health, ReadinessPolicy, SystemHealth};
 use crate::metrics::{self, GuardMetrics};
 use crate::observer::Observer;
-use crate::wiring::{self, Guarded, SystemAdapter, WiringError};
+use crate::wiring::{self, SystemAdapter, WiringError};
 
 /// One [`Guard`] per configured system, built once at startup.
 ///
@@ -50,15 +50,9 @@ impl Guards {
         Self::builder(settings).build()
     }
 
-    /// A guard for every system in `settings`, each reporting to `observers` as well as
-    /// to the default observability of [`Guards::new`].
-    pub fn with_observers(settings: &Settings, observers: Vec<Arc<dyn Observer>>) -> Self {
-        let mut builder = Self::builder(settings);
-        builder.observers = observers;
-        builder.build()
-    }
-
-    /// Guards with chosen observers, logging, metrics and readiness policy.
+    /// Guards with chosen observers (each [`observer`](GuardsBuilder::observer) hears
+    /// every system as well as the default observability of [`Guards::new`]), logging,
+    /// metrics and readiness policy: the one way to build guards other than `new`.
     ///
     /// ```
     /// use outbound_guard::{Guards, ReadinessPolicy, Settings};
@@ -103,7 +97,7 @@ impl Guards {
     ///     guard: Guard,
     /// }
     ///
-    /// // What `#[guarded(system = "sber")]` or an `#[adapter(system = "sber")]` block writes.
+    /// // What `#[guarded(system = "sber")]` on the derive writes.
     /// impl SystemAdapter for SberAdapter {
     ///     const SYSTEM: &'static str = "sber";
     /// }
@@ -125,7 +119,7 @@ impl Guards {
     /// when `build` used another system's guard.
     pub fn adapter<A, F>(&self, build: F) -> Result<A, WiringError>
     where
-        A: SystemAdapter + Guarded,
+        A: SystemAdapter,
         F: FnOnce(Guard) -> A,
     {
         let adapter = build(self.get(A::SYSTEM)?);
@@ -173,7 +167,7 @@ impl Guards {
     /// (see [`adapter`](Self::adapter)).
     pub fn try_adapter<A, E, F>(&self, build: F) -> Result<A, E>
     where
-        A: SystemAdapter + Guarded,
+        A: SystemAdapter,
         E: From<WiringError>,
         F: FnOnce(Guard) -> Result<A, E>,
     {

@@ -216,17 +216,11 @@ impl Guards {
     }
 }
 
-// The metrics tests' recorder, loaded here too: its module there is private to them.
-#[cfg(test)]
-#[allow(dead_code, clippy::duplicate_mod)]
-#[path = "metrics/test_recorder.rs"]
-mod test_recorder;
-
 #[cfg(test)]
 mod tests {
     use outbound_guard_settings::Settings;
 
-    use super::test_recorder::TestRecorder;
+    use outbound_guard_test_recorder::TestRecorder;
 
     use crate::registry::Guards;
 

@@ -4,25 +4,19 @@
 use crate::guard::Guard;
 
 /// An adapter whose system is known at compile time, declared once on its derive:
-/// `#[derive(Guarded)] #[guarded(system = "…")]`. Each of its
-/// `#[outbound_guard::adapter(system = "…")]` blocks checks at compile time that it names
-/// the same system. Build it through [`Guards::adapter`](crate::Guards::adapter), or check
-/// it with [`wired`](Self::wired), and a guard of another system is refused there.
+/// `#[derive(Guarded)] #[guarded(system = "…")]`, which checks it against the settings
+/// file. Every guarded method of the type (its `#[outbound_guard::adapter]` blocks, its
+/// `#[circuit_breaker]` methods) calls this system. Build the adapter through
+/// [`Guards::adapter`](crate::Guards::adapter), or check it with [`wired`](Self::wired),
+/// and a guard of another system is refused there.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` does not declare its system",
-    label = "an `#[outbound_guard::adapter]` block needs its adapter's system",
-    note = "add `#[guarded(system = \"…\")]` beside `#[derive(outbound_guard::Guarded)]` on `{Self}`: an adapter's system is declared once, on its derive, and each block checks it"
+    label = "a guarded method needs its adapter's guard and system",
+    note = "put `#[derive(outbound_guard::Guarded)]` and `#[guarded(system = \"…\")]` on `{Self}`: an adapter holds its system's `outbound_guard::Guard` in a field, and declares the system once, on its derive; every guarded method calls it"
 )]
-pub trait SystemAdapter {
+pub trait SystemAdapter: Guarded {
     /// The system's name, as in `resilience.toml`: `sber`.
     const SYSTEM: &'static str;
-
-    /// Whether the derive that wrote this impl reported `SYSTEM` as a compile error (a
-    /// system missing from `resilience.toml`, or `default`): the blocks' check that
-    /// they name the same system is then skipped, so one mistake is one error. Written
-    /// by the derive only; `false` otherwise.
-    #[doc(hidden)]
-    const __REFUSED: bool = false;
 
     /// The adapter, if it holds its own system's guard; otherwise an error naming both
     /// systems.
@@ -51,7 +45,7 @@ pub trait SystemAdapter {
     /// [`WrongGuard`] when the adapter holds another system's guard.
     fn wired(self) -> Result<Self, WrongGuard>
     where
-        Self: Guarded + Sized,
+        Self: Sized,
     {
         check::<Self>(self.guard())?;
         Ok(self)

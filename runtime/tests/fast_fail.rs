@@ -14,7 +14,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use outbound_guard::{Cause, Guard, Observer, Reason, Settings, State, Status, Transition, Trials};
+use outbound_guard::{
+    Cause, Guard, HealthStatus, Observer, Reason, Settings, State, Transition, Trials,
+};
 use tokio::time::{sleep, Instant};
 
 mod common;
@@ -261,7 +263,7 @@ async fn an_idle_breaker_reports_the_due_trial_instead_of_open_with_nothing_left
         "half-open: no trials yet"
     );
     assert_eq!(snap.since, opened_at + 30 * S, "half-open when it fell due");
-    assert_eq!(guard.health().status, Status::Degraded);
+    assert_eq!(guard.health().status, HealthStatus::Degraded);
     let last = *transitions.0.lock().unwrap().last().unwrap();
     assert_eq!((last.0, last.1), (State::Open, State::HalfOpen));
     assert_eq!(last.3, opened_at + 30 * S);

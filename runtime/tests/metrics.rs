@@ -10,11 +10,7 @@
 use outbound_guard::metrics::{BULKHEAD_PERMITS, CALLS_TOTAL, STATE};
 use outbound_guard::{Guards, ManualAction, Settings};
 
-#[path = "../src/metrics/test_recorder.rs"]
-#[allow(dead_code)]
-mod test_recorder;
-
-use test_recorder::TestRecorder;
+use outbound_guard_test_recorder::TestRecorder;
 
 #[tokio::test(start_paused = true)]
 async fn guards_new_registers_every_system_at_startup_and_records_calls() {

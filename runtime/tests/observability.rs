@@ -7,7 +7,7 @@ use std::time::Duration;
 mod common;
 
 use outbound_guard::{
-    Guard, Guards, ManualAction, ReadinessPolicy, Reason, Settings, State, Status, Transition,
+    Guard, Guards, HealthStatus, ManualAction, ReadinessPolicy, Reason, Settings, State, Transition,
 };
 
 /// `sber` is critical (30%), with the guide's other numbers and a short slow threshold;
@@ -715,7 +715,7 @@ async fn an_open_breaker_degrades_readiness_without_failing_it_by_default() {
     let health = guards.health();
     assert_eq!(
         (health.status, health.ready, health.http_status()),
-        (Status::Up, true, 200)
+        (HealthStatus::Up, true, 200)
     );
     assert_eq!(health.policy, ReadinessPolicy::DegradeOnOpen);
     assert_eq!(
@@ -739,7 +739,7 @@ async fn an_open_breaker_degrades_readiness_without_failing_it_by_default() {
             s.snapshot.failures,
             s.snapshot.calls
         ),
-        (State::Closed, Status::Up, 1, 2)
+        (State::Closed, HealthStatus::Up, 1, 2)
     );
     assert_eq!(s.snapshot.failure_rate, 0.5);
     assert_eq!(s.failure_rate_threshold, 0.30);
@@ -755,25 +755,28 @@ async fn an_open_breaker_degrades_readiness_without_failing_it_by_default() {
     let h = guards.health();
     assert_eq!(
         (h.status, h.ready, h.http_status()),
-        (Status::Degraded, true, 200)
+        (HealthStatus::Degraded, true, 200)
     );
     let s = h.system("sber").unwrap();
-    assert_eq!((s.snapshot.state, s.status), (State::Open, Status::Down));
+    assert_eq!(
+        (s.snapshot.state, s.status),
+        (State::Open, HealthStatus::Down)
+    );
     assert_eq!(s.in_state_for, Duration::from_secs(10));
     assert_eq!(s.snapshot.retry_after, Some(Duration::from_secs(20)));
     assert_eq!(
         s.snapshot.since + Duration::from_secs(10),
         tokio::time::Instant::now()
     );
-    assert_eq!(h.system("customer").unwrap().status, Status::Up);
+    assert_eq!(h.system("customer").unwrap().status, HealthStatus::Up);
 
     // Half-open is degraded too.
     tokio::time::advance(Duration::from_secs(20)).await;
     let trial = common::hold(&sber).await.unwrap();
     let h = guards.health();
-    assert_eq!(h.system("sber").unwrap().status, Status::Degraded);
+    assert_eq!(h.system("sber").unwrap().status, HealthStatus::Degraded);
     assert_eq!(h.system("sber").unwrap().in_flight, 1);
-    assert_eq!((h.status, h.ready), (Status::Degraded, true));
+    assert_eq!((h.status, h.ready), (HealthStatus::Degraded, true));
     drop(trial);
 }
 
@@ -789,13 +792,13 @@ async fn under_fail_on_open_an_open_breaker_fails_readiness() {
     let h = guards.health();
     assert_eq!(
         (h.status, h.ready, h.http_status()),
-        (Status::Down, false, 503)
+        (HealthStatus::Down, false, 503)
     );
 
     // Disabled is degraded, never down: the operator chose to let calls through.
     guards.manual("sber", ManualAction::Disable).unwrap();
     let h = guards.health();
-    assert_eq!((h.status, h.ready), (Status::Degraded, true));
+    assert_eq!((h.status, h.ready), (HealthStatus::Degraded, true));
     guards.manual("sber", ManualAction::ForceOpen).unwrap();
     assert!(!guards.health().ready);
 }
@@ -888,7 +891,7 @@ async fn operators_act_by_system_name() {
         .unwrap();
     assert_eq!(
         (after.snapshot.state, after.status),
-        (State::ForcedOpen, Status::Down)
+        (State::ForcedOpen, HealthStatus::Down)
     );
     assert_eq!(after.snapshot.set_by, Some(outbound_guard::SetBy::Operator));
     let err = sber.call(async { Ok::<_, ()>(()) }).await.unwrap_err();

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use outbound_guard::{Breaker, Guard, Guards, Observer, Settings, State, Status, Transition};
+use outbound_guard::{Breaker, Guard, Guards, HealthStatus, Observer, Settings, State, Transition};
 use tokio::time::advance;
 
 mod common;
@@ -86,7 +86,7 @@ async fn an_observing_breaker_opens_and_closes_as_in_auto_but_every_call_runs() 
     assert_eq!(health.snapshot.would_have_refused, 3);
     assert_eq!(
         health.status,
-        Status::Degraded,
+        HealthStatus::Degraded,
         "refusing nothing: not down"
     );
     assert!(

@@ -13,10 +13,6 @@ use std::time::Duration;
 
 use outbound_guard::{Guards, ManualAction, Settings, State};
 
-#[path = "../src/metrics/test_recorder.rs"]
-#[allow(dead_code)]
-mod test_recorder;
-
 const URL: &str = "http://svc-user:hunter2@pay.example/api?token=t0k3n";
 
 fn assert_no_secret(what: &str, text: &str) {
@@ -87,7 +83,7 @@ async fn nothing_the_runtime_shows_holds_the_credentials() {
         "[systems.sber]\nbase_url = \"{URL}\"\ncb_window_size = 2\ncb_min_calls = 2\ncb_open_duration = 1\ncb_half_open_calls = 1\n"
     );
     let settings = Settings::parse(&text, "resilience.toml").unwrap();
-    let recorder = test_recorder::TestRecorder::new();
+    let recorder = outbound_guard_test_recorder::TestRecorder::new();
     let guards = metrics::with_local_recorder(&*recorder, || Guards::new(&settings));
     let sber = guards.get("sber").unwrap();
     assert_eq!(sber.settings().base_url(), Some(URL), "the adapter's URL");

@@ -84,6 +84,7 @@ async fn fetch(http: &reqwest::Client, url: String) -> Result<String, PortError>
 
 /// The Sber adapter: a critical payments system.
 #[derive(outbound_guard::Guarded, Debug, Clone)]
+#[guarded(system = "sber")]
 pub struct SberAdapter {
     guard: Guard,
     http: reqwest::Client,
@@ -109,7 +110,6 @@ impl SberAdapter {
     /// Registers a payment. A declined request (4xx) does not count against the breaker;
     /// a slow call's answer is returned and its slowness counted.
     #[outbound_guard::circuit_breaker(
-        system = "sber",
         error_map = PortError::unavailable,
         failure_if = PortError::is_outage
     )]
@@ -120,7 +120,6 @@ impl SberAdapter {
     /// Like [`register`](Self::register), but a slow call is an error
     /// ([`Cause::Slow`]) instead of its answer: the guide's literal behaviour.
     #[outbound_guard::circuit_breaker(
-        system = "sber",
         error_map = PortError::unavailable,
         failure_if = PortError::is_outage,
         slow_as_error
@@ -132,6 +131,7 @@ impl SberAdapter {
 
 /// The customer adapter: a second, independent system.
 #[derive(outbound_guard::Guarded, Debug, Clone)]
+#[guarded(system = "customer")]
 pub struct CustomerAdapter {
     guard: Guard,
     http: reqwest::Client,
@@ -155,7 +155,7 @@ impl CustomerAdapter {
     }
 
     /// Looks a customer up.
-    #[outbound_guard::circuit_breaker(system = "customer", error_map = PortError::unavailable)]
+    #[outbound_guard::circuit_breaker(error_map = PortError::unavailable)]
     pub async fn get(&self, id: u64) -> Result<String, PortError> {
         fetch(&self.http, format!("{}/customers/{id}", self.base)).await
     }
@@ -167,6 +167,7 @@ impl CustomerAdapter {
 /// a guard naming it (a mounted settings file is required to hold every such system).
 #[cfg(feature = "fast-fail")]
 #[derive(outbound_guard::Guarded, Debug, Clone)]
+#[guarded(system = "upstream")]
 pub struct UpstreamAdapter {
     guard: Guard,
     http: reqwest::Client,
@@ -185,7 +186,7 @@ impl UpstreamAdapter {
     }
 
     /// One call.
-    #[outbound_guard::circuit_breaker(system = "upstream", error_map = PortError::unavailable)]
+    #[outbound_guard::circuit_breaker(error_map = PortError::unavailable)]
     pub async fn call(&self) -> Result<String, PortError> {
         upstream_call(&self.http, &self.base).await
     }

@@ -8,7 +8,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use outbound_guard::{Cause, Guards, State};
+use outbound_guard::{Cause, Guards, State, SystemAdapter};
 use outbound_guard_tests::adapters::{CustomerAdapter, PortError, SberAdapter};
 use outbound_guard_tests::recorder::Recorder;
 use outbound_guard_tests::upstream::{FakeUpstream, Fault};
@@ -181,16 +181,13 @@ async fn half_open_trials_recover_it() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_sber_method_wired_to_the_customer_guard_never_counts_against_it() {
+async fn a_sber_adapter_wired_to_the_customer_guard_is_refused_before_any_call() {
     let (guards, recorder) = guards(&[]);
     let server = FakeUpstream::start().await;
-    let miswired = SberAdapter::new(guards.get("customer").unwrap(), &server.url());
-    let call = tokio::spawn(async move { miswired.register(1).await });
-    let panic = call.await.unwrap_err().into_panic();
-    let message = panic
-        .downcast_ref::<String>()
-        .map(String::as_str)
-        .unwrap_or_default();
+    let err = SberAdapter::new(guards.get("customer").unwrap(), &server.url())
+        .wired()
+        .expect_err("a sber adapter holding the customer guard");
+    let message = err.to_string();
     assert!(message.contains("guards.get(\"sber\")"), "{message}");
     assert_eq!(server.hits(), 0);
     assert_eq!(recorder.counts().total(), 0);

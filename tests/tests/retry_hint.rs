@@ -34,6 +34,7 @@ impl BusyError {
 }
 
 #[derive(outbound_guard::Guarded, Clone)]
+#[guarded(system = "sber")]
 struct BusyAdapter {
     guard: Guard,
     http: reqwest::Client,
@@ -42,7 +43,6 @@ struct BusyAdapter {
 
 impl BusyAdapter {
     #[outbound_guard::circuit_breaker(
-        system = "sber",
         error_map = BusyError::unavailable,
         retry_after = BusyError::retry_after
     )]

@@ -56,12 +56,13 @@ enum SoakError {
 }
 
 #[derive(outbound_guard::Guarded, Clone)]
+#[guarded(system = "soak")]
 struct SoakAdapter {
     guard: Guard,
 }
 
 impl SoakAdapter {
-    #[outbound_guard::circuit_breaker(system = "soak", error_map = SoakError::Guard, slow_as_error)]
+    #[outbound_guard::circuit_breaker(error_map = SoakError::Guard, slow_as_error)]
     async fn op(&self, plan: Plan) -> Result<u64, SoakError> {
         match plan {
             Plan::Ok => Ok(1),

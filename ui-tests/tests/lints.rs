@@ -39,13 +39,14 @@ trait PaymentPort {
 }
 
 #[derive(Debug, Guarded)]
+#[guarded(system = "sber")]
 struct SberAdapter {
     guard: outbound_guard::Guard,
     fee: u64,
 }
 
 impl PaymentPort for SberAdapter {
-    #[outbound_guard::circuit_breaker(system = "sber", error_map = PortError::unavailable)]
+    #[outbound_guard::circuit_breaker(error_map = PortError::unavailable)]
     async fn register(&self, amount: u64) -> Result<u64, PortError> {
         if amount == 0 {
             return Err(PortError::Declined);
@@ -56,7 +57,6 @@ impl PaymentPort for SberAdapter {
 
 impl SberAdapter {
     #[outbound_guard::circuit_breaker(
-        system = "sber",
         error_map = PortError::unavailable,
         failure_if = PortError::is_outage,
         slow_as_error
@@ -78,7 +78,7 @@ struct CustomerAdapter {
     guard: outbound_guard::Guard,
 }
 
-#[outbound_guard::adapter(system = "customer", error_map = PortError::unavailable)]
+#[outbound_guard::adapter(error_map = PortError::unavailable)]
 impl CustomerPort for CustomerAdapter {
     async fn name(&self, id: u64) -> Result<u64, PortError> {
         Ok(id)
@@ -91,7 +91,6 @@ impl CustomerPort for CustomerAdapter {
 }
 
 #[outbound_guard::adapter(
-    system = "customer",
     error_map = |_| PortError::Declined,
     failure_if = PortError::is_outage
 )]
@@ -102,7 +101,7 @@ impl CustomerAdapter {
     }
 }
 
-/// A generic adapter: its block checks the system in each guarded method.
+/// A generic adapter.
 #[derive(Debug, Guarded)]
 #[guarded(system = "customer")]
 struct GenericAdapter<T> {
@@ -110,7 +109,7 @@ struct GenericAdapter<T> {
     transport: T,
 }
 
-#[outbound_guard::adapter(system = "customer", error_map = PortError::unavailable)]
+#[outbound_guard::adapter(error_map = PortError::unavailable)]
 impl<T: Copy + Into<u64> + Sync> GenericAdapter<T> {
     async fn fetch(&self) -> Result<u64, PortError> {
         Ok(self.transport.into())

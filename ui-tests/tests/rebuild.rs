@@ -29,12 +29,13 @@ impl PortError {
 }
 
 #[derive(outbound_guard::Guarded)]
+#[guarded(system = "sber")]
 pub struct Adapter {
     guard: outbound_guard::Guard,
 }
 
 impl Adapter {
-    #[outbound_guard::circuit_breaker(system = "sber", error_map = PortError::unavailable)]
+    #[outbound_guard::circuit_breaker(error_map = PortError::unavailable)]
     pub async fn register(&self) -> Result<(), PortError> {
         Ok(())
     }
@@ -127,7 +128,7 @@ pub struct Adapter {
     guard: outbound_guard::Guard,
 }
 
-#[outbound_guard::adapter(system = "sber", error_map = PortError::unavailable)]
+#[outbound_guard::adapter(error_map = PortError::unavailable)]
 impl Adapter {
     pub async fn register(&self) -> Result<(), PortError> {
         Ok(())

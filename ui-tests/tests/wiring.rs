@@ -1,7 +1,7 @@
-//! A `sber` method must never count against another system's breaker. An adapter that
+//! A `sber` method must never count against another system's breaker. Every adapter
 //! knows its system (`#[guarded(system = …)]` on its derive, which its `#[adapter]`
-//! blocks check) is refused where it is built with the wrong guard; one built some other
-//! way is still caught on its first call in a debug build, before anything is recorded.
+//! blocks and `#[circuit_breaker]` methods call), and is refused where it is built with
+//! the wrong guard, whichever way its methods are guarded, before any call is made.
 
 use outbound_guard::{
     CircuitBreakerError, Guarded, Guards, Settings, State, SystemAdapter, WiringError,
@@ -17,12 +17,13 @@ impl PortError {
 }
 
 #[derive(Guarded)]
+#[guarded(system = "sber")]
 struct SberAdapter {
     guard: outbound_guard::Guard,
 }
 
 impl SberAdapter {
-    #[outbound_guard::circuit_breaker(system = "sber", error_map = PortError::unavailable)]
+    #[outbound_guard::circuit_breaker(error_map = PortError::unavailable)]
     async fn register(&self) -> Result<(), PortError> {
         Err(PortError)
     }
@@ -34,7 +35,7 @@ struct CustomerAdapter {
     guard: outbound_guard::Guard,
 }
 
-#[outbound_guard::adapter(system = "customer", error_map = PortError::unavailable)]
+#[outbound_guard::adapter(error_map = PortError::unavailable)]
 impl CustomerAdapter {
     async fn name(&self) -> Result<(), PortError> {
         Ok(())
@@ -56,29 +57,30 @@ fn guards() -> Guards {
     Guards::new(&settings)
 }
 
-#[cfg(debug_assertions)]
-#[tokio::test]
-async fn the_wrong_guard_panics_naming_both_systems_and_counts_nothing() {
+#[test]
+fn a_lone_method_adapter_with_the_wrong_guard_is_refused_where_it_is_built() {
     let guards = guards();
     let customer = guards.get("customer").unwrap();
-    let adapter = SberAdapter {
-        guard: customer.clone(),
-    };
-    let panic = tokio::spawn(async move { adapter.register().await })
-        .await
-        .expect_err("the misrouted call must not run");
-    let message = panic.into_panic();
-    let message = message
-        .downcast_ref::<String>()
-        .expect("a formatted panic message");
+    let err = guards
+        .adapter(|_| SberAdapter {
+            guard: customer.clone(),
+        })
+        .err()
+        .expect("a sber adapter built with the customer guard");
+    let message = err.to_string();
     assert!(
-        message.contains("a `sber` method was called through the `customer` guard"),
+        message.contains("calls `sber` but was built with the `customer` guard"),
         "{message}"
     );
-    // Nothing reached the customer breaker: a single counted failure would open it.
-    assert_eq!(customer.breaker().state(), State::Closed);
+    let err = SberAdapter { guard: customer }
+        .wired()
+        .err()
+        .expect("a sber adapter built with the customer guard");
+    assert_eq!((err.wanted(), err.held()), ("sber", "customer"));
+    // Nothing was called, so nothing reached the customer breaker.
+    let customer = guards.get("customer").unwrap();
     assert_eq!(customer.breaker().snapshot().calls, 0);
-    assert_eq!(customer.in_flight(), 0);
+    assert_eq!(customer.breaker().state(), State::Closed);
 }
 
 #[tokio::test]

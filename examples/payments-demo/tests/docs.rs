@@ -13,9 +13,6 @@ use outbound_guard::{
     CircuitBreakerError, Guard, Guarded, Guards, Observer, ReadinessPolicy, Settings, State,
 };
 
-#[path = "../../doc_snippets.rs"]
-mod doc_snippets;
-
 use doc_snippets::{blocks, read, shown_in};
 
 // docs/adapters.md: a port, its error and an adapter, for the blocks to guard.
@@ -84,7 +81,6 @@ impl SberAdapter {
 }
 
 #[outbound_guard::adapter(
-    system = "sber",
     error_map = PaymentPortError::system_unavailable,
     failure_if = PaymentPortError::is_outage,
 )]
@@ -110,7 +106,7 @@ mod card {
     use outbound_guard::circuit_breaker;
 
     impl SberAdapter {
-        #[circuit_breaker(system = "sber", error_map = PaymentPortError::system_unavailable)]
+        #[circuit_breaker(error_map = PaymentPortError::system_unavailable)]
         pub async fn refund(&self, payment: &PaymentRef) -> Result<(), PaymentPortError> {
             self.post_refund(payment).await
         }
@@ -163,7 +159,7 @@ mod runtime_readme {
         }
     }
 
-    #[outbound_guard::adapter(system = "sber", error_map = PaymentPortError::system_unavailable)]
+    #[outbound_guard::adapter(error_map = PaymentPortError::system_unavailable)]
     impl PaymentPort for SberAdapter {
         async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> {
             self.post_payment(order).await // the HTTP call, with `?` and `return` as usual
@@ -318,7 +314,7 @@ mod adapters {
         }
     }
 
-    #[outbound_guard::adapter(system = "sber", error_map = unavailable)]
+    #[outbound_guard::adapter(error_map = unavailable)]
     impl FiscalPort for SberFiscal {
         async fn register(&self, receipt: u64) -> Result<String, FiscalError> {
             match receipt {

@@ -3,9 +3,6 @@
 
 use std::path::Path;
 
-#[path = "../../doc_snippets.rs"]
-mod doc_snippets;
-
 use doc_snippets::{assert_shows_dependencies, blocks, read, section};
 
 const SHOWN: [(&str, &str); 7] = [
@@ -45,5 +42,5 @@ fn the_page_shows_this_crates_dependencies() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
     let setup = section(&page(), "An empty crate");
     assert_shows_dependencies(&setup, dir, "dependencies", &[]);
-    assert_shows_dependencies(&setup, dir, "dev-dependencies", &["toml"]);
+    assert_shows_dependencies(&setup, dir, "dev-dependencies", &["doc-snippets"]);
 }

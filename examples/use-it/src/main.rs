@@ -41,7 +41,7 @@ impl SberAdapter {
     }
 }
 
-#[outbound_guard::adapter(system = "sber", error_map = PaymentError::unavailable)]
+#[outbound_guard::adapter(error_map = PaymentError::unavailable)]
 impl SberAdapter {
     pub async fn register(&self, order_id: u64) -> Result<String, PaymentError> {
         let url = format!("{}/payments/{order_id}", self.base_url);

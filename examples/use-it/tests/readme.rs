@@ -3,9 +3,6 @@
 
 use std::path::Path;
 
-#[path = "../../doc_snippets.rs"]
-mod doc_snippets;
-
 use doc_snippets::{assert_shows_dependencies, blocks, read, section};
 
 /// The README's "Use it" section.

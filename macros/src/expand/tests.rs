@@ -7,9 +7,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::circuit_breaker;
-use crate::lookup::inline::{At, Inline};
-
-const SETTINGS: Inline = Inline("[systems.sber]\ncb_failure_rate = 0.3\n[systems.customer]\n");
+use crate::lookup::inline::At;
 
 fn pretty(tokens: TokenStream) -> String {
     let file: syn::File = syn::parse2(tokens).expect("the expansion parses as items");
@@ -19,7 +17,7 @@ fn pretty(tokens: TokenStream) -> String {
 /// Expands `args` on `item` (wrapped in an impl block so it pretty-prints) and compares
 /// with the snapshot `name`.
 fn snapshot(expected: &ExpectFile, args: TokenStream, method: TokenStream) {
-    let expanded = circuit_breaker(args, method, &SETTINGS);
+    let expanded = circuit_breaker(args, method);
     expected.assert_eq(&pretty(quote!(impl SberAdapter { #expanded })));
 }
 
@@ -27,10 +25,7 @@ fn snapshot(expected: &ExpectFile, args: TokenStream, method: TokenStream) {
 fn shared_receiver() {
     snapshot(
         &expect_file!["../../tests/snapshots/shared_receiver.rs"],
-        quote!(
-            system = "sber",
-            error_map = PaymentPortError::system_unavailable
-        ),
+        quote!(error_map = PaymentPortError::system_unavailable),
         quote! {
             pub async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> {
                 let resp = self.http.post(self.url("/register")).send().await?;
@@ -45,7 +40,6 @@ fn every_option() {
     snapshot(
         &expect_file!["../../tests/snapshots/every_option.rs"],
         quote!(
-            system = "sber",
             error_map = PaymentPortError::system_unavailable,
             failure_if = PaymentPortError::is_outage,
             slow_as_error,
@@ -64,10 +58,7 @@ fn every_option() {
 fn async_trait_rewritten() {
     snapshot(
         &expect_file!["../../tests/snapshots/async_trait_rewritten.rs"],
-        quote!(
-            system = "customer",
-            error_map = CustomerPortError::system_unavailable
-        ),
+        quote!(error_map = CustomerPortError::system_unavailable),
         quote! {
             fn get<'life0, 'async_trait>(&'life0 self, id: u64)
                 -> ::core::pin::Pin<Box<dyn ::core::future::Future<Output = Result<Customer, CustomerPortError>> + ::core::marker::Send + 'async_trait>>
@@ -88,10 +79,7 @@ fn async_trait_rewritten() {
 fn impl_future_returned() {
     snapshot(
         &expect_file!["../../tests/snapshots/impl_future_returned.rs"],
-        quote!(
-            system = "sber",
-            error_map = PaymentPortError::system_unavailable
-        ),
+        quote!(error_map = PaymentPortError::system_unavailable),
         quote! {
             fn register(&self, order: &Order) -> impl ::core::future::Future<Output = Result<PaymentRef, PaymentPortError>> + Send {
                 async move { self.send(order).await }
@@ -102,19 +90,18 @@ fn impl_future_returned() {
 
 #[test]
 fn errors_keep_the_method() {
-    // The unknown system is reported, and the method is emitted unchanged next to it.
+    // A wrong argument is reported, and the method is emitted unchanged next to it.
     let expanded = circuit_breaker(
-        quote!(system = "sbr", error_map = E::map),
+        quote!(error_map = E::map, bogus = 1),
         quote!(
             async fn f(&self) -> Result<(), E> {
                 Ok(())
             }
         ),
-        &SETTINGS,
     );
     let text = expanded.to_string();
     assert!(text.contains("compile_error"), "{text}");
-    assert!(text.contains("did you mean `sber`?"), "{text}");
+    assert!(text.contains("unknown argument `bogus`"), "{text}");
     assert!(text.contains("async fn f"), "{text}");
     assert!(!text.contains("__cb_guard"), "{text}");
 }
@@ -122,15 +109,14 @@ fn errors_keep_the_method() {
 #[test]
 fn every_argument_error_at_once() {
     let expanded = circuit_breaker(
-        quote!(system = "default", bogus = 1, slow_as_error = true),
+        quote!(system = "sber", bogus = 1, slow_as_error = true),
         quote!(
             fn f() {}
         ),
-        &SETTINGS,
     )
     .to_string();
     for expected in [
-        "`default` is not a system",
+        "declared once, on its type's derive",
         "unknown argument `bogus`",
         "`slow_as_error` is a flag",
         "missing `error_map",
@@ -146,37 +132,52 @@ fn every_argument_error_at_once() {
 }
 
 #[test]
-fn a_missing_system_is_reported_unless_it_is_written_wrong() {
+fn a_system_on_the_attribute_says_to_declare_it_on_the_derive() {
     let method = quote!(
         async fn f(&self) -> Result<(), E> {
             Ok(())
         }
     );
-    let missing = circuit_breaker(quote!(error_map = E::map), method.clone(), &SETTINGS);
-    let missing = missing.to_string();
-    assert!(missing.contains("missing `system = "), "{missing}");
-    // Written, but not as a literal: that is the one error.
-    let malformed = circuit_breaker(quote!(system = SBER, error_map = E::map), method, &SETTINGS);
-    let malformed = malformed.to_string();
-    assert_eq!(malformed.matches("compile_error").count(), 1, "{malformed}");
+    for (system, line) in [
+        (
+            quote!(system = "sber"),
+            "`#[guarded(system = \\\"sber\\\")]`",
+        ),
+        (quote!(system = SBER), "`#[guarded(system = \\\"…\\\")]`"),
+        (quote!(system), "`#[guarded(system = \\\"…\\\")]`"),
+    ] {
+        let out = circuit_breaker(quote!(#system, error_map = E::map), method.clone());
+        let out = out.to_string();
+        assert_eq!(out.matches("compile_error").count(), 1, "{out}");
+        assert!(
+            out.contains("an adapter's system is declared once"),
+            "{out}"
+        );
+        assert!(out.contains(line), "{line}: {out}");
+        assert!(out.contains("remove `system` here"), "{out}");
+    }
+    let out = crate::adapter::adapter(
+        quote!(system = "sber", error_map = E::map),
+        quote!(impl A { pub async fn f(&self) -> Result<(), E> { Ok(()) } }),
+    )
+    .to_string();
     assert!(
-        malformed.contains("`system` takes a string literal"),
-        "{malformed}"
+        out.contains("an adapter's system is declared once"),
+        "{out}"
     );
 }
 
 #[test]
 fn an_argument_without_its_value_says_it_takes_one() {
-    for name in ["system", "error_map", "failure_if", "crate"] {
+    for name in ["error_map", "failure_if", "crate"] {
         let argument: TokenStream = name.parse().unwrap();
         let expanded = circuit_breaker(
-            quote!(#argument, system = "sber", error_map = E::map),
+            quote!(#argument, error_map = E::map),
             quote!(
                 async fn f(&self) -> Result<(), E> {
                     Ok(())
                 }
             ),
-            &SETTINGS,
         )
         .to_string();
         let expected = format!("`{name}` takes a value: `{name} = …`");
@@ -186,7 +187,7 @@ fn an_argument_without_its_value_says_it_takes_one() {
 
 /// Expands `#[adapter(args)]` on `block` and compares with the snapshot `name`.
 fn adapter_snapshot(expected: &ExpectFile, args: TokenStream, block: TokenStream) {
-    let expanded = crate::adapter::adapter(args, block, &SETTINGS);
+    let expanded = crate::adapter::adapter(args, block);
     expected.assert_eq(&pretty(expanded));
 }
 
@@ -195,7 +196,6 @@ fn adapter_trait_impl() {
     adapter_snapshot(
         &expect_file!["../../tests/snapshots/adapter_trait_impl.rs"],
         quote!(
-            system = "sber",
             error_map = PaymentPortError::system_unavailable,
             failure_if = PaymentPortError::is_outage
         ),
@@ -223,10 +223,7 @@ fn adapter_trait_impl() {
 fn adapter_inherent_generic() {
     adapter_snapshot(
         &expect_file!["../../tests/snapshots/adapter_inherent_generic.rs"],
-        quote!(
-            system = "customer",
-            error_map = CustomerPortError::system_unavailable
-        ),
+        quote!(error_map = CustomerPortError::system_unavailable),
         quote! {
             impl<T: Transport> CustomerAdapter<T> where T: Send {
                 pub async fn get(&mut self, id: u64) -> Result<Customer, CustomerPortError> {
@@ -241,31 +238,8 @@ fn adapter_inherent_generic() {
     );
 }
 
-/// A block that takes its type's system: no settings check, no system check and no
-/// record of the system here (the derive, where the name is written, does all three);
-/// the guard is looked up by `<Self as SystemAdapter>::SYSTEM`.
-#[test]
-fn adapter_system_of_its_type() {
-    adapter_snapshot(
-        &expect_file!["../../tests/snapshots/adapter_system_of_its_type.rs"],
-        quote!(error_map = PaymentPortError::system_unavailable),
-        quote! {
-            impl PaymentPort for SberAdapter {
-                async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> {
-                    self.send(order).await
-                }
-            }
-        },
-    );
-}
-
 fn adapter_errors(block: TokenStream) -> String {
-    crate::adapter::adapter(
-        quote!(system = "sber", error_map = E::map),
-        block,
-        &SETTINGS,
-    )
-    .to_string()
+    crate::adapter::adapter(quote!(error_map = E::map), block).to_string()
 }
 
 #[test]
@@ -314,7 +288,7 @@ fn unguarded_needs_a_reason() {
 }
 
 #[test]
-fn a_refinement_cannot_change_the_system() {
+fn a_refinement_cannot_name_a_system() {
     let out = adapter_errors(quote! {
         impl Port for A {
             #[circuit_breaker(system = "customer")]
@@ -322,7 +296,7 @@ fn a_refinement_cannot_change_the_system() {
         }
     });
     assert!(
-        out.contains("in an `#[adapter(system = \\\"sber\\\")]` block"),
+        out.contains("an adapter's system is declared once"),
         "{out}"
     );
 }
@@ -330,7 +304,7 @@ fn a_refinement_cannot_change_the_system() {
 #[test]
 fn a_wrong_block_argument_keeps_the_block_without_markers() {
     let out = crate::adapter::adapter(
-        quote!(system = "sbr", error_map = E::map),
+        quote!(error_map = E::map, bogus = 1),
         quote! {
             impl Port for A {
                 #[unguarded(reason = "cache")]
@@ -338,16 +312,11 @@ fn a_wrong_block_argument_keeps_the_block_without_markers() {
                 async fn call(&self) -> Result<(), E> { Ok(()) }
             }
         },
-        &SETTINGS,
     )
     .to_string();
-    assert!(out.contains("did you mean `sber`?"), "{out}");
+    assert!(out.contains("unknown argument `bogus`"), "{out}");
     assert!(!out.contains("unguarded"), "{out}");
     assert!(!out.contains("__cb_guard"), "{out}");
-    assert!(
-        !out.contains("same_system"),
-        "a system missing from the file is one error: no check against the type's system fails again: {out}"
-    );
     assert_eq!(out.matches("compile_error").count(), 1, "{out}");
 }
 
@@ -371,30 +340,29 @@ fn expanding_twice_gives_the_same_output() {
         ("bad-key", "[systems.sber]\ncb_failure_rat = 0.5\n", 1),
     ] {
         let lookup = At(crate_dir(name, settings));
+        // The attributes read no file (the derive checks the system): pure by their
+        // tokens alone.
         let expansions: [&dyn Fn() -> TokenStream; 4] = [
             &|| {
                 circuit_breaker(
-                    quote!(system = "sber", error_map = E::map),
+                    quote!(error_map = E::map),
                     quote!(
                         async fn f(&self) -> Result<(), E> {
                             Ok(())
                         }
                     ),
-                    &lookup,
                 )
             },
             &|| {
                 crate::adapter::adapter(
-                    quote!(system = "sber", error_map = E::map),
+                    quote!(error_map = E::map),
                     quote!(impl A { pub async fn f(&self) -> Result<(), E> { Ok(()) } }),
-                    &lookup,
                 )
             },
             &|| {
                 crate::adapter::adapter(
-                    quote!(system = "sber", error_map = E::map),
+                    quote!(error_map = E::map),
                     quote!(impl Port for A { async fn f(&self) -> Result<(), E> { Ok(()) } }),
-                    &lookup,
                 )
             },
             &|| {
@@ -413,26 +381,27 @@ fn expanding_twice_gives_the_same_output() {
             let first = expand().to_string();
             let second = expand().to_string();
             assert_eq!(first, second, "{name}: a second expansion differs");
+            // Only the derive (3) reads the file: its errors and its tracking.
+            let derive = i == 3;
             assert_eq!(
                 first.matches("compile_error").count(),
-                errors,
+                if derive { errors } else { 0 },
                 "{name}: {first}"
             );
-            if errors > 0 {
+            if derive && errors > 0 {
                 assert!(first.contains("cb_failure_rate"), "{name}: {first}");
             } else {
-                // The blocks (1, 2) leave the tracking to their type's derive (3).
-                let block = i == 1 || i == 2;
-                assert_eq!(first.contains("include_bytes"), !block, "{name}: {first}");
+                assert_eq!(first.contains("include_bytes"), derive, "{name}: {first}");
             }
         }
     }
 }
 
 /// However many `#[adapter]` blocks a type has and in whatever order they are expanded,
-/// none implements `SystemAdapter` (its derive does): each checks the system instead.
+/// none implements `SystemAdapter` (its derive does) nor names a system: each method
+/// takes its type's.
 #[test]
-fn blocks_check_the_system_and_never_declare_it() {
+fn blocks_never_declare_nor_name_the_system() {
     let blocks = [
         quote!(impl A { pub async fn f(&self) -> Result<(), E> { Ok(()) } }),
         quote!(impl A { pub async fn g(&self) -> Result<(), E> { Ok(()) } }),
@@ -442,13 +411,9 @@ fn blocks_check_the_system_and_never_declare_it() {
         for i in order {
             let out = adapter_errors(blocks[i].clone());
             assert!(!out.contains("SystemAdapter for"), "{out}");
+            assert!(!out.contains("sber"), "{out}");
             assert!(
-                out.contains(
-                    &quote!(
-                        const _: () = ::outbound_guard::__private::same_system::<A>("sber", "A");
-                    )
-                    .to_string()
-                ),
+                out.contains(&quote!(::outbound_guard::__private::guard(self)).to_string()),
                 "{out}"
             );
         }

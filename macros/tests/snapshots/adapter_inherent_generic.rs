@@ -3,13 +3,8 @@ where
     T: Send,
 {
     pub async fn get(&mut self, id: u64) -> Result<Customer, CustomerPortError> {
-        const {
-            ::outbound_guard::__private::same_system::<
-                Self,
-            >("customer", "CustomerAdapter")
-        };
         let __cb_guard = ::core::clone::Clone::clone(
-            ::outbound_guard::__private::guard(&*self, "customer"),
+            ::outbound_guard::__private::guard(&*self),
         );
         #[allow(unknown_lints, unused_braces)]
         let __cb_judged = __cb_guard

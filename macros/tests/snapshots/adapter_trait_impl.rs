@@ -1,9 +1,6 @@
-const _: () = ::outbound_guard::__private::same_system::<
-    SberAdapter,
->("sber", "SberAdapter");
 impl PaymentPort for SberAdapter {
     async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> {
-        let __cb_guard = ::outbound_guard::__private::guard(self, "sber");
+        let __cb_guard = ::outbound_guard::__private::guard(self);
         #[allow(unknown_lints, unused_braces)]
         let __cb_judged = __cb_guard
             .call_with(
@@ -29,7 +26,7 @@ impl PaymentPort for SberAdapter {
         )
     }
     async fn confirm(&self, payment: &PaymentRef) -> Result<(), PaymentPortError> {
-        let __cb_guard = ::outbound_guard::__private::guard(self, "sber");
+        let __cb_guard = ::outbound_guard::__private::guard(self);
         #[allow(unknown_lints, unused_braces)]
         let __cb_judged = __cb_guard
             .call_with(

@@ -1,22 +1,7 @@
 impl SberAdapter {
     async fn refund(&mut self, id: u64) -> Result<(), PaymentPortError> {
-        const _: (&[u8], &[u8]) = (
-            ::core::include_bytes!("/service/resilience.toml"),
-            ::core::include_bytes!("/service/Cargo.toml"),
-        );
-        const _: () = {
-            /// This binary calls `sber`: a settings file mounted at run time must hold it. linkme's `#[distributed_slice]` puts this entry in a link section of its own (`#[used]` keeps it), which the runtime reads as one slice, `CALLED_SYSTEMS`. The `unsafe` is linkme's and sound: `__typecheck` takes an uninhabited argument, so it never runs; it only proves that this static has the slice's element type, so every entry of the section is a `Called`.
-            #[::my_resilience::__private::linkme::distributed_slice(
-                ::my_resilience::__private::CALLED_SYSTEMS
-            )]
-            #[linkme(crate = ::my_resilience::__private::linkme)]
-            static __CB_CALLS: ::my_resilience::__private::Called = ::my_resilience::__private::Called {
-                system: "sber",
-                by: "`#[circuit_breaker]` on `refund`",
-            };
-        };
         let __cb_guard = ::core::clone::Clone::clone(
-            ::my_resilience::__private::guard(&*self, "sber"),
+            ::my_resilience::__private::guard(&*self),
         );
         #[allow(unknown_lints, unused_braces)]
         let __cb_judged = __cb_guard

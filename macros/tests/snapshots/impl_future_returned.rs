@@ -5,28 +5,13 @@ impl SberAdapter {
     ) -> impl ::core::future::Future<
         Output = Result<PaymentRef, PaymentPortError>,
     > + Send {
-        const _: (&[u8], &[u8]) = (
-            ::core::include_bytes!("/service/resilience.toml"),
-            ::core::include_bytes!("/service/Cargo.toml"),
-        );
-        const _: () = {
-            /// This binary calls `sber`: a settings file mounted at run time must hold it. linkme's `#[distributed_slice]` puts this entry in a link section of its own (`#[used]` keeps it), which the runtime reads as one slice, `CALLED_SYSTEMS`. The `unsafe` is linkme's and sound: `__typecheck` takes an uninhabited argument, so it never runs; it only proves that this static has the slice's element type, so every entry of the section is a `Called`.
-            #[::outbound_guard::__private::linkme::distributed_slice(
-                ::outbound_guard::__private::CALLED_SYSTEMS
-            )]
-            #[linkme(crate = ::outbound_guard::__private::linkme)]
-            static __CB_CALLS: ::outbound_guard::__private::Called = ::outbound_guard::__private::Called {
-                system: "sber",
-                by: "`#[circuit_breaker]` on `register`",
-            };
-        };
         async move {
             if let ::core::option::Option::Some(__cb_ret) = ::core::option::Option::None::<
                 Result<PaymentRef, PaymentPortError>,
             > {
                 return __cb_ret;
             }
-            let __cb_guard = ::outbound_guard::__private::guard(self, "sber");
+            let __cb_guard = ::outbound_guard::__private::guard(self);
             #[allow(unknown_lints, unused_braces)]
             let __cb_judged = __cb_guard
                 .call_with(

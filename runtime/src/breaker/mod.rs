@@ -5,6 +5,7 @@ pub(crate) mod action;
 mod delivery;
 #[cfg(all(test, outbound_guard_loom))]
 mod loom_tests;
+mod open_period;
 mod set_by;
 pub(crate) mod state;
 #[cfg(test)]

@@ -26,11 +26,15 @@ use std::time::Duration;
 use crossbeam_utils::CachePadded;
 
 use super::action::ManualAction;
+pub(crate) use super::open_period::Opening;
+use super::open_period::{lengthened, OpenPeriods, Periods};
 use super::window::Window;
 use crate::sync::{AtomicU32, AtomicU64, Mutex, MutexGuard, Ordering};
 
-/// The state of a breaker.
+/// The state of a breaker. Serialized (feature `serde`) as its [`as_str`](State::as_str).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum State {
     /// Calls flow; outcomes are counted in the window.
     Closed,
@@ -160,17 +164,6 @@ pub(crate) struct Change {
     pub opening: Option<Opening>,
 }
 
-/// An open period: its length and what decided it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Opening {
-    /// From the opening to the trials.
-    pub nanos: u64,
-    /// The upstream's retry hint, when it made the period longer than the breaker's own.
-    pub hint_nanos: Option<u64>,
-    /// Whether the breaker's own period was multiplied by `cb_open_backoff`.
-    pub backed_off: bool,
-}
-
 /// The breaker's parameters, taken from a system's settings.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Config {
@@ -185,6 +178,18 @@ pub(crate) struct Config {
     /// A share of the open period, up to this, is added at random to each one.
     pub jitter: f64,
     pub trials: u32,
+}
+
+impl Config {
+    /// The parameters of the open periods ([`OpenPeriods`]).
+    fn periods(&self) -> Periods {
+        Periods {
+            open_nanos: self.open_nanos,
+            open_max_nanos: self.open_max_nanos,
+            backoff: self.backoff,
+            jitter: self.jitter,
+        }
+    }
 }
 
 /// What an admitted call carries until its outcome is recorded.
@@ -268,16 +273,11 @@ struct Inner {
     opened_by: Option<Reason>,
     /// Transitions not yet handed to the observers, oldest first.
     changes: VecDeque<Change>,
-    /// The breaker's own open period before jitter at the last opening, 0 once closed:
-    /// the base a re-opening multiplies by `backoff`.
-    base_nanos: u64,
     /// While open: the running open period.
     opening: Option<Opening>,
-    /// While closed: the latest instant an upstream's retry hint asked not to be called
-    /// before; an opening in this closed state lasts at least until then.
-    hint_until: Option<u64>,
-    /// The jitter's random state (splitmix64): seedable, so runs are reproducible.
-    rng: u64,
+    /// What decides the next opening's length: the backoff's base, a retry hint kept
+    /// in this state, the jitter's generator.
+    periods: OpenPeriods,
 }
 
 /// The state machine. `Sync`; every method takes `&self`.
@@ -319,10 +319,8 @@ impl Core {
                 since_nanos: 0,
                 opened_by: None,
                 changes: VecDeque::new(),
-                base_nanos: 0,
                 opening: None,
-                hint_until: None,
-                rng: 0,
+                periods: OpenPeriods::new(),
             }),
         }
     }
@@ -537,7 +535,7 @@ impl Core {
             return None;
         }
         if state == State::Closed {
-            inner.hint_until = Some(inner.hint_until.map_or(until, |kept| kept.max(until)));
+            inner.periods.keep_hint(until);
         }
         self.record_in(inner, ticket, true, Some(until), || now)
     }
@@ -545,12 +543,9 @@ impl Core {
     /// A running open period lasts at least until `until` (a retry hint of
     /// `hint_nanos`), at most `open_max_nanos` from its start.
     fn lengthen(&self, inner: &mut Inner, until: u64, hint_nanos: u64) {
-        let cap = inner
-            .since_nanos
-            .saturating_add(inner.config.open_max_nanos);
         let current = self.open_until.load(Ordering::Relaxed);
-        let wanted = until.min(cap);
-        if wanted > current {
+        let max = inner.config.open_max_nanos;
+        if let Some(wanted) = lengthened(max, inner.since_nanos, current, until) {
             self.open_until.store(wanted, Ordering::Release);
             if let Some(opening) = inner.opening.as_mut() {
                 opening.nanos = wanted - inner.since_nanos;
@@ -588,7 +583,7 @@ impl Core {
                         succeeded: inner.trials_succeeded,
                         trials: inner.config.trials,
                     };
-                    inner.hint_until = hint_until;
+                    inner.periods.set_hint(hint_until);
                     Some(self.open(&mut inner, reason, now()))
                 } else {
                     inner.trials_succeeded += 1;
@@ -825,9 +820,11 @@ impl Core {
         )
     }
 
-    /// Opens at `now` for the period [`open_period`](Self::open_period) decides.
+    /// Opens at `now` for the period [`OpenPeriods::open`] decides.
     fn open(&self, inner: &mut Inner, reason: Reason, now: u64) -> Change {
-        let opening = Self::open_period(inner, reason, now);
+        let after_failed_trial = matches!(reason, Reason::TrialFailed { .. });
+        let periods = inner.config.periods();
+        let opening = inner.periods.open(&periods, after_failed_trial, now);
         self.open_until
             .store(now.saturating_add(opening.nanos), Ordering::Relaxed);
         let mut change = self.transition(inner, State::Open, reason, now);
@@ -840,45 +837,9 @@ impl Core {
         change
     }
 
-    /// The length of an opening at `now`: `open_nanos`, multiplied by `backoff` for
-    /// each re-opening after a failed trial since the breaker last closed, plus up to
-    /// `jitter` of it at random, then at least until a retry hint kept in this state;
-    /// never more than `open_max_nanos`.
-    fn open_period(inner: &mut Inner, reason: Reason, now: u64) -> Opening {
-        let config = inner.config;
-        let max = config.open_max_nanos.max(config.open_nanos);
-        let backed_off = matches!(reason, Reason::TrialFailed { .. })
-            && inner.base_nanos > 0
-            && config.backoff > 1.0;
-        let base = if backed_off {
-            scale(inner.base_nanos, config.backoff).min(max)
-        } else {
-            config.open_nanos
-        };
-        inner.base_nanos = base;
-        let mut nanos = base;
-        if config.jitter > 0.0 {
-            let share = config.jitter * unit(next_random(&mut inner.rng));
-            nanos = base.saturating_add(scale(base, share)).min(max);
-        }
-        let mut hint_nanos = None;
-        if let Some(until) = inner.hint_until.take() {
-            let hinted = until.saturating_sub(now).min(max);
-            if hinted > nanos {
-                nanos = hinted;
-                hint_nanos = Some(hinted);
-            }
-        }
-        Opening {
-            nanos,
-            hint_nanos,
-            backed_off: backed_off && base > config.open_nanos,
-        }
-    }
-
-    /// Seeds the jitter's random state: the same seed gives the same open periods.
+    /// Seeds the jitter's generator: the same seed gives the same open periods.
     pub(crate) fn seed(&self, seed: u64) {
-        self.lock().rng = seed;
+        self.lock().periods.seed(seed);
     }
 
     /// Moves to `to` with a new generation; every state starts with fresh counts.
@@ -894,11 +855,8 @@ impl Core {
         inner.since_nanos = now;
         inner.opened_by = None;
         inner.opening = None;
-        inner.hint_until = None;
-        if to == State::Closed {
-            // Closing ends the backoff: the next opening is `open_nanos` again.
-            inner.base_nanos = 0;
-        }
+        // A kept hint belonged to the state left; closing also ends the backoff.
+        inner.periods.new_state(to == State::Closed);
         // Release: a thread that sees the new state also sees `open_until` and the
         // emptied summary.
         self.state.store(pack(generation, to), Ordering::Release);
@@ -922,30 +880,6 @@ fn pack_counts(failures: u32, calls: u32) -> u64 {
 /// `(failures, calls)` of a summary word.
 fn unpack(summary: u64) -> (u32, u32) {
     ((summary >> 32) as u32, summary as u32)
-}
-
-/// `nanos × factor`, saturating (`factor` ≥ 0).
-fn scale(nanos: u64, factor: f64) -> u64 {
-    let scaled = nanos as f64 * factor;
-    if scaled >= u64::MAX as f64 {
-        u64::MAX
-    } else {
-        scaled as u64
-    }
-}
-
-/// The next number of a splitmix64 sequence.
-pub(super) fn next_random(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
-/// A random number in [0, 1) from 53 random bits.
-fn unit(random: u64) -> f64 {
-    (random >> 11) as f64 / (1u64 << 53) as f64
 }
 
 /// `failures / calls`, 0 for an empty window.

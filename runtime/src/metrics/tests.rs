@@ -19,11 +19,7 @@ use crate::breaker::{ManualAction, State};
 use crate::guard::Guard;
 use crate::observer::{Observer, Transition};
 use crate::registry::Guards;
-use test_recorder::TestRecorder;
-
-#[path = "test_recorder.rs"]
-#[allow(dead_code)]
-mod test_recorder;
+use outbound_guard_test_recorder::TestRecorder;
 
 const SETTINGS: &str = r"
 [systems.sber]

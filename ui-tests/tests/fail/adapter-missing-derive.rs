@@ -1,5 +1,5 @@
-// No `#[derive(Guarded)]` on a block's type: one error for the guard, however many
-// methods the block guards (three here), and one for the system the derive would declare.
+// No `#[derive(Guarded)]` on a block's type: one error, however many methods the block
+// guards (three here), saying to derive it with its system.
 use outbound_guard::CircuitBreakerError;
 
 pub struct PortError;
@@ -14,7 +14,7 @@ pub struct Adapter {
     guard: outbound_guard::Guard,
 }
 
-#[outbound_guard::adapter(system = "sber", error_map = PortError::unavailable)]
+#[outbound_guard::adapter(error_map = PortError::unavailable)]
 impl Adapter {
     pub async fn register(&self) -> Result<(), PortError> {
         let _ = &self.guard;

@@ -1,5 +1,5 @@
-// The derive declares no system: one error per `#[adapter]` block, saying where to
-// declare it.
+// The derive declares no system, and the type has two `#[adapter]` blocks: one error
+// per block, saying where to declare it.
 use outbound_guard::CircuitBreakerError;
 
 pub struct PortError;
@@ -15,7 +15,7 @@ pub struct Adapter {
     guard: outbound_guard::Guard,
 }
 
-#[outbound_guard::adapter(system = "sber", error_map = PortError::unavailable)]
+#[outbound_guard::adapter(error_map = PortError::unavailable)]
 impl Adapter {
     pub async fn register(&self) -> Result<(), PortError> {
         Ok(())
@@ -26,7 +26,7 @@ impl Adapter {
     }
 }
 
-#[outbound_guard::adapter(system = "sber", error_map = PortError::unavailable)]
+#[outbound_guard::adapter(error_map = PortError::unavailable)]
 impl Adapter {
     pub async fn refund(&self) -> Result<(), PortError> {
         Ok(())

@@ -1,3 +1,5 @@
+// A method of a block names another system: one error on it (every method of an
+// adapter calls the system its derive declares).
 use outbound_guard::{CircuitBreakerError, Guarded};
 
 pub struct PortError;
@@ -14,7 +16,7 @@ pub struct Adapter {
     guard: outbound_guard::Guard,
 }
 
-#[outbound_guard::adapter(system = "sber", error_map = PortError::unavailable)]
+#[outbound_guard::adapter(error_map = PortError::unavailable)]
 impl Adapter {
     #[circuit_breaker(system = "customer")]
     pub async fn call(&self) -> Result<(), PortError> {

@@ -1,5 +1,5 @@
-// The block calls `sber`, the derive declares `customer`: one error on the block's
-// system, naming both and the type.
+// The block names `sber`, the derive declares `customer`: the system is declared once,
+// on the derive, so naming it on the block is one error there, saying so.
 use outbound_guard::CircuitBreakerError;
 
 pub struct PortError;

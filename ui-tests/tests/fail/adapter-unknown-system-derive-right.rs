@@ -1,5 +1,5 @@
-// The derive declares `sber`, the block misspells it: one error, the did-you-mean on
-// the block's literal (no second one from the check that the two agree).
+// The derive declares `sber`, the block names (and misspells) it again: one error on
+// the block's `system`, saying it is declared once, on the derive.
 use outbound_guard::CircuitBreakerError;
 
 pub struct PortError;

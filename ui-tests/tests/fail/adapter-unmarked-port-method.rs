@@ -21,7 +21,7 @@ pub trait Port {
 }
 
 // A port method that is not async is neither guarded nor marked.
-#[outbound_guard::adapter(system = "sber", error_map = PortError::unavailable)]
+#[outbound_guard::adapter(error_map = PortError::unavailable)]
 impl Port for Adapter {
     async fn call(&self) -> Result<(), PortError> {
         Ok(())

@@ -15,7 +15,7 @@ pub struct Adapter {
 }
 
 // A public method of an inherent block that is neither guarded nor marked.
-#[outbound_guard::adapter(system = "sber", error_map = PortError::unavailable)]
+#[outbound_guard::adapter(error_map = PortError::unavailable)]
 impl Adapter {
     pub async fn call(&self) -> Result<(), PortError> {
         Ok(())

@@ -9,12 +9,13 @@ impl PortError {
 }
 
 #[derive(Guarded)]
+#[guarded(system = "sber")]
 pub struct Adapter {
     guard: outbound_guard::Guard,
 }
 
 impl Adapter {
-    #[outbound_guard::circuit_breaker(system = "sber", error_map = PortError::unavailable)]
+    #[outbound_guard::circuit_breaker(error_map = PortError::unavailable)]
     const async fn register(&self) -> Result<(), PortError> {
         Ok(())
     }

@@ -1,3 +1,4 @@
+// A lone method on a type whose derive says `default`: one error, on `default`.
 use outbound_guard::{CircuitBreakerError, Guarded};
 
 pub struct PortError;
@@ -9,12 +10,13 @@ impl PortError {
 }
 
 #[derive(Guarded)]
+#[guarded(system = "default")]
 pub struct Adapter {
     guard: outbound_guard::Guard,
 }
 
 impl Adapter {
-    #[outbound_guard::circuit_breaker(system = "default", error_map = PortError::unavailable)]
+    #[outbound_guard::circuit_breaker(error_map = PortError::unavailable)]
     async fn register(&self) -> Result<(), PortError> {
         Ok(())
     }

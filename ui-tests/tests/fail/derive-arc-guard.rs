@@ -11,12 +11,13 @@ impl PortError {
 }
 
 #[derive(Guarded)]
+#[guarded(system = "sber")]
 pub struct Adapter {
     guard: Arc<outbound_guard::Guard>,
 }
 
 impl Adapter {
-    #[outbound_guard::circuit_breaker(system = "sber", error_map = PortError::unavailable)]
+    #[outbound_guard::circuit_breaker(error_map = PortError::unavailable)]
     pub async fn call(&self) -> Result<(), PortError> {
         Ok(())
     }

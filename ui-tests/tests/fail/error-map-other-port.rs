@@ -9,6 +9,7 @@ impl PortError {
 }
 
 #[derive(Guarded)]
+#[guarded(system = "sber")]
 pub struct Adapter {
     guard: outbound_guard::Guard,
 }
@@ -22,7 +23,7 @@ impl OtherPortError {
 }
 
 impl Adapter {
-    #[outbound_guard::circuit_breaker(system = "sber", error_map = OtherPortError::unavailable)]
+    #[outbound_guard::circuit_breaker(error_map = OtherPortError::unavailable)]
     pub async fn call(&self) -> Result<(), PortError> {
         Ok(())
     }

@@ -9,6 +9,7 @@ impl PortError {
 }
 
 #[derive(Guarded)]
+#[guarded(system = "sber")]
 pub struct Adapter {
     guard: outbound_guard::Guard,
 }
@@ -16,7 +17,7 @@ pub struct Adapter {
 use std::future::Future;
 
 impl Adapter {
-    #[outbound_guard::circuit_breaker(system = "sber", error_map = PortError::unavailable)]
+    #[outbound_guard::circuit_breaker(error_map = PortError::unavailable)]
     pub fn call(&self) -> impl Future<Output = Result<(), PortError>> + Send + '_ {
         let answer = Ok(());
         async move { answer }

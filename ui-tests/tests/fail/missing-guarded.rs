@@ -8,13 +8,13 @@ impl PortError {
     }
 }
 
-// No `#[derive(Guarded)]`: the attribute cannot reach the guard.
+// No `#[derive(Guarded)]`: the attribute cannot reach the guard, nor its system.
 pub struct Adapter {
     guard: outbound_guard::Guard,
 }
 
 impl Adapter {
-    #[outbound_guard::circuit_breaker(system = "sber", error_map = PortError::unavailable)]
+    #[outbound_guard::circuit_breaker(error_map = PortError::unavailable)]
     async fn register(&self) -> Result<(), PortError> {
         let _ = &self.guard;
         Ok(())

@@ -1,3 +1,5 @@
+// The derive's system is a constant, not a literal: one error on it, saying it is
+// checked at compile time.
 use outbound_guard::{CircuitBreakerError, Guarded};
 
 pub struct PortError;
@@ -8,15 +10,16 @@ impl PortError {
     }
 }
 
+const SBER: &str = "sber";
+
 #[derive(Guarded)]
+#[guarded(system = SBER)]
 pub struct Adapter {
     guard: outbound_guard::Guard,
 }
 
-const SBER: &str = "sber";
-
 impl Adapter {
-    #[outbound_guard::circuit_breaker(system = SBER, error_map = PortError::unavailable)]
+    #[outbound_guard::circuit_breaker(error_map = PortError::unavailable)]
     async fn register(&self) -> Result<(), PortError> {
         Ok(())
     }

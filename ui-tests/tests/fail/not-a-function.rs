@@ -9,11 +9,12 @@ impl PortError {
 }
 
 #[derive(Guarded)]
+#[guarded(system = "sber")]
 pub struct Adapter {
     guard: outbound_guard::Guard,
 }
 
-#[outbound_guard::circuit_breaker(system = "sber", error_map = PortError::unavailable)]
+#[outbound_guard::circuit_breaker(error_map = PortError::unavailable)]
 pub struct Other;
 
 fn main() {}

@@ -14,7 +14,7 @@ pub struct Adapter {
     guard: outbound_guard::Guard,
 }
 
-#[outbound_guard::adapter(system = "sber", error_map = PortError::unavailable)]
+#[outbound_guard::adapter(error_map = PortError::unavailable)]
 impl Adapter {
     #[unguarded]
     pub fn cached(&self) -> u32 {

@@ -9,6 +9,7 @@ impl PortError {
 }
 
 #[derive(Guarded)]
+#[guarded(system = "sber")]
 pub struct Adapter {
     guard: outbound_guard::Guard,
 }
@@ -18,7 +19,7 @@ fn takes_str(_: &str) -> PortError {
 }
 
 impl Adapter {
-    #[outbound_guard::circuit_breaker(system = "sber", error_map = takes_str)]
+    #[outbound_guard::circuit_breaker(error_map = takes_str)]
     async fn register(&self) -> Result<(), PortError> {
         Ok(())
     }

@@ -9,6 +9,7 @@ impl PortError {
 }
 
 #[derive(Guarded)]
+#[guarded(system = "sber")]
 pub struct Adapter {
     guard: outbound_guard::Guard,
 }
@@ -18,7 +19,7 @@ fn by_value(_: PortError) -> bool {
 }
 
 impl Adapter {
-    #[outbound_guard::circuit_breaker(system = "sber", error_map = PortError::unavailable, failure_if = by_value)]
+    #[outbound_guard::circuit_breaker(error_map = PortError::unavailable, failure_if = by_value)]
     async fn register(&self) -> Result<(), PortError> {
         Ok(())
     }

@@ -35,7 +35,7 @@ pub struct SberAdapter {
     fee: u64,
 }
 
-#[outbound_guard::adapter(system = "sber", error_map = PortError::unavailable, failure_if = PortError::is_outage)]
+#[outbound_guard::adapter(error_map = PortError::unavailable, failure_if = PortError::is_outage)]
 impl PaymentPort for SberAdapter {
     async fn register(&self, amount: u64) -> Result<u64, PortError> {
         if amount == 0 {
@@ -62,7 +62,7 @@ pub struct CustomerAdapter {
     names: Vec<String>,
 }
 
-#[outbound_guard::adapter(system = "customer", error_map = PortError::unavailable)]
+#[outbound_guard::adapter(error_map = PortError::unavailable)]
 impl CustomerAdapter {
     pub async fn name(&mut self, id: usize) -> Result<String, PortError> {
         self.names.get(id).cloned().ok_or(PortError::Declined)

@@ -29,7 +29,7 @@ pub struct After {
 
 // `#[async_trait]` runs first: the adapter guards the rewritten methods.
 #[async_trait::async_trait]
-#[outbound_guard::adapter(system = "customer", error_map = PortError::unavailable)]
+#[outbound_guard::adapter(error_map = PortError::unavailable)]
 impl CustomerPort for Before {
     async fn name(&self, id: u64) -> Result<String, PortError> {
         Ok(format!("before {id}"))
@@ -37,7 +37,7 @@ impl CustomerPort for Before {
 }
 
 // The adapter runs first: `#[async_trait]` rewrites the guarded methods.
-#[outbound_guard::adapter(system = "customer", error_map = PortError::unavailable)]
+#[outbound_guard::adapter(error_map = PortError::unavailable)]
 #[async_trait::async_trait]
 impl CustomerPort for After {
     async fn name(&self, id: u64) -> Result<String, PortError> {

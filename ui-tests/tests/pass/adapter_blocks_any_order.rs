@@ -32,21 +32,21 @@ adapter!(TraitLast);
 adapter!(TraitBetween);
 
 // The trait impl first.
-#[outbound_guard::adapter(system = "sber", error_map = PortError::unavailable)]
+#[outbound_guard::adapter(error_map = PortError::unavailable)]
 impl PaymentPort for TraitFirst {
     async fn register(&self, amount: u64) -> Result<u64, PortError> {
         Ok(amount)
     }
 }
 
-#[outbound_guard::adapter(system = "sber", error_map = PortError::unavailable)]
+#[outbound_guard::adapter(error_map = PortError::unavailable)]
 impl TraitFirst {
     pub async fn status(&self) -> Result<u64, PortError> {
         Ok(1)
     }
 }
 
-#[outbound_guard::adapter(system = "sber", error_map = PortError::unavailable)]
+#[outbound_guard::adapter(error_map = PortError::unavailable)]
 impl TraitFirst {
     pub async fn refund(&self) -> Result<u64, PortError> {
         Ok(2)
@@ -54,21 +54,21 @@ impl TraitFirst {
 }
 
 // Two inherent blocks, then the trait impl.
-#[outbound_guard::adapter(system = "sber", error_map = PortError::unavailable)]
+#[outbound_guard::adapter(error_map = PortError::unavailable)]
 impl TraitLast {
     pub async fn status(&self) -> Result<u64, PortError> {
         Ok(1)
     }
 }
 
-#[outbound_guard::adapter(system = "sber", error_map = PortError::unavailable)]
+#[outbound_guard::adapter(error_map = PortError::unavailable)]
 impl TraitLast {
     pub async fn refund(&self) -> Result<u64, PortError> {
         Ok(2)
     }
 }
 
-#[outbound_guard::adapter(system = "sber", error_map = PortError::unavailable)]
+#[outbound_guard::adapter(error_map = PortError::unavailable)]
 impl PaymentPort for TraitLast {
     async fn register(&self, amount: u64) -> Result<u64, PortError> {
         Ok(amount)
@@ -76,21 +76,21 @@ impl PaymentPort for TraitLast {
 }
 
 // The trait impl between two inherent blocks.
-#[outbound_guard::adapter(system = "sber", error_map = PortError::unavailable)]
+#[outbound_guard::adapter(error_map = PortError::unavailable)]
 impl TraitBetween {
     pub async fn status(&self) -> Result<u64, PortError> {
         Ok(1)
     }
 }
 
-#[outbound_guard::adapter(system = "sber", error_map = PortError::unavailable)]
+#[outbound_guard::adapter(error_map = PortError::unavailable)]
 impl PaymentPort for TraitBetween {
     async fn register(&self, amount: u64) -> Result<u64, PortError> {
         Ok(amount)
     }
 }
 
-#[outbound_guard::adapter(system = "sber", error_map = PortError::unavailable)]
+#[outbound_guard::adapter(error_map = PortError::unavailable)]
 impl TraitBetween {
     pub async fn refund(&self) -> Result<u64, PortError> {
         Ok(2)

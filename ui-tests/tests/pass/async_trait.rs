@@ -15,13 +15,14 @@ pub trait CustomerPort {
 }
 
 #[derive(Guarded)]
+#[guarded(system = "customer")]
 pub struct CustomerAdapter {
     guard: outbound_guard::Guard,
 }
 
 #[async_trait::async_trait]
 impl CustomerPort for CustomerAdapter {
-    #[outbound_guard::circuit_breaker(system = "customer", error_map = PortError::unavailable)]
+    #[outbound_guard::circuit_breaker(error_map = PortError::unavailable)]
     async fn name(&self, id: u64) -> Result<String, PortError> {
         if id == 0 {
             return Err(PortError);

@@ -14,6 +14,7 @@ pub trait Transport: Send + Sync {
 }
 
 #[derive(Guarded)]
+#[guarded(system = "sber")]
 pub struct Adapter<T: Transport> {
     #[guard]
     sber: outbound_guard::Guard,
@@ -21,7 +22,7 @@ pub struct Adapter<T: Transport> {
 }
 
 impl<T: Transport> Adapter<T> {
-    #[outbound_guard::circuit_breaker(system = "sber", error_map = PortError::unavailable)]
+    #[outbound_guard::circuit_breaker(error_map = PortError::unavailable)]
     pub async fn register<'a>(&'a self, note: &'a str) -> Result<(u64, &'a str), PortError> {
         Ok((self.transport.send(), note))
     }

@@ -18,12 +18,13 @@ pub trait PaymentPort {
 }
 
 #[derive(Guarded)]
+#[guarded(system = "sber")]
 pub struct SberAdapter {
     guard: outbound_guard::Guard,
 }
 
 impl PaymentPort for SberAdapter {
-    #[outbound_guard::circuit_breaker(system = "sber", error_map = PortError::unavailable)]
+    #[outbound_guard::circuit_breaker(error_map = PortError::unavailable)]
     fn register(&self, amount: u64) -> impl Future<Output = Result<u64, PortError>> + Send {
         async move {
             if amount == 0 {

@@ -10,12 +10,13 @@ impl PortError {
 }
 
 #[derive(Guarded)]
+#[guarded(system = "sber")]
 pub struct SberAdapter {
     guard: outbound_guard::Guard,
 }
 
 impl SberAdapter {
-    #[outbound_guard::circuit_breaker(system = "sber", error_map = PortError::unavailable)]
+    #[outbound_guard::circuit_breaker(error_map = PortError::unavailable)]
     pub async fn register(&self, amount: u64) -> Result<u64, PortError> {
         if amount == 0 {
             return Err(PortError("zero".into()));

@@ -19,13 +19,13 @@ impl PortError {
 }
 
 #[derive(Guarded)]
+#[guarded(system = "sber")]
 pub struct Adapter {
     guard: outbound_guard::Guard,
 }
 
 impl Adapter {
     #[outbound_guard::circuit_breaker(
-        system = "sber",
         error_map = PortError::unavailable,
         failure_if = PortError::is_outage,
         slow_as_error,

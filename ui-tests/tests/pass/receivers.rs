@@ -13,24 +13,25 @@ impl PortError {
 }
 
 #[derive(Guarded)]
+#[guarded(system = "sber")]
 pub struct Adapter {
     guard: outbound_guard::Guard,
     sent: u64,
 }
 
 impl Adapter {
-    #[outbound_guard::circuit_breaker(system = "sber", error_map = PortError::unavailable)]
+    #[outbound_guard::circuit_breaker(error_map = PortError::unavailable)]
     pub async fn bump(&mut self) -> Result<u64, PortError> {
         self.sent += 1;
         Ok(self.sent)
     }
 
-    #[outbound_guard::circuit_breaker(system = "sber", error_map = PortError::unavailable)]
+    #[outbound_guard::circuit_breaker(error_map = PortError::unavailable)]
     pub async fn into_sent(self) -> Result<u64, PortError> {
         Ok(self.sent)
     }
 
-    #[outbound_guard::circuit_breaker(system = "sber", error_map = PortError::unavailable)]
+    #[outbound_guard::circuit_breaker(error_map = PortError::unavailable)]
     pub async fn shared(self: Arc<Self>) -> Result<u64, PortError> {
         Ok(self.sent)
     }

@@ -27,12 +27,13 @@ pub trait PaymentPort {
 }
 
 #[derive(Guarded)]
+#[guarded(system = "sber")]
 pub struct SberAdapter {
     guard: outbound_guard::Guard,
 }
 
 impl PaymentPort for SberAdapter {
-    #[outbound_guard::circuit_breaker(system = "sber", error_map = PaymentPortError::system_unavailable)]
+    #[outbound_guard::circuit_breaker(error_map = PaymentPortError::system_unavailable)]
     async fn register(&self, amount: &str) -> Result<u64, PaymentPortError> {
         let amount: u64 = amount.parse()?;
         if amount == 0 {

@@ -37,7 +37,6 @@ impl CustomerAdapter {
 }
 
 #[outbound_guard::adapter(
-    system = "customer",
     error_map = CustomerPortError::system_unavailable,
     failure_if = CustomerPortError::is_outage
 )]

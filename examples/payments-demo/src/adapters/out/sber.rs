@@ -59,7 +59,6 @@ impl SberAdapter {
 }
 
 #[outbound_guard::adapter(
-    system = "sber",
     error_map = PaymentPortError::system_unavailable,
     failure_if = PaymentPortError::is_outage
 )]

@@ -1,9 +1,8 @@
 //! The docs' code blocks against the example crates that compile and run them: a page
-//! shows a crate's files verbatim, and its dependencies as published crates. Included
-//! (`#[path]`) by the tests of `examples/use-it` (the README's "Use it") and
-//! `examples/testing` (`docs/testing.md`), and `examples/payments-demo` (the other
+//! shows a crate's files verbatim, and its dependencies as published crates. A
+//! dev-dependency of the tests of `examples/use-it` (the README's "Use it"),
+//! `examples/testing` (`docs/testing.md`) and `examples/payments-demo` (the other
 //! pages' fragments, in `tests/docs.rs`); each uses its part.
-#![allow(dead_code)]
 
 use std::path::Path;
 

@@ -1,8 +1,8 @@
 //! A `metrics::Recorder` for tests that keeps every series' current value and every
 //! metric's description. The values live in `metrics-util`'s atomic `Registry`; its
 //! `DebuggingRecorder` does not fit, as its snapshots reset counters and gauges and
-//! these tests read a gauge more than once. Shared by the unit tests and
-//! `tests/metrics.rs`.
+//! these tests read a gauge more than once. A dev-dependency of `outbound-guard`: its
+//! unit tests (`metrics/tests.rs`, `reload.rs`) and `tests/metrics.rs`, `tests/secrets.rs`.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
@@ -14,6 +14,8 @@ use metrics_util::registry::{AtomicStorage, Registry};
 /// `name{label="value",…}` with labels sorted: one series.
 pub type Series = String;
 
+/// The recorder: install it (`metrics::set_global_recorder`, or
+/// `metrics::with_local_recorder` for one test) and read the series back by name.
 pub struct TestRecorder {
     registry: Registry<Key, AtomicStorage>,
     descriptions: Mutex<BTreeMap<String, (Option<Unit>, String)>>,
@@ -38,6 +40,7 @@ fn find<H>(handles: impl IntoIterator<Item = (Key, H)>, wanted: &str) -> Option<
 }
 
 impl TestRecorder {
+    /// An empty recorder, shared: the test keeps one handle, `metrics` the other.
     pub fn new() -> Arc<TestRecorder> {
         Arc::new(TestRecorder {
             registry: Registry::atomic(),
@@ -77,13 +80,18 @@ impl TestRecorder {
 
     /// A metric's unit and description.
     pub fn description(&self, name: &str) -> Option<(Option<Unit>, String)> {
-        self.descriptions.lock().unwrap().get(name).cloned()
+        self.descriptions().get(name).cloned()
+    }
+
+    /// The descriptions, whether or not a test panicked while holding them.
+    fn descriptions(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, (Option<Unit>, String)>> {
+        self.descriptions
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     fn describe(&self, key: KeyName, unit: Option<Unit>, description: SharedString) {
-        self.descriptions
-            .lock()
-            .unwrap()
+        self.descriptions()
             .insert(key.as_str().to_owned(), (unit, description.into_owned()));
     }
 }

@@ -1,5 +1,5 @@
-// The derive says `default`, the block names `sber`: one error, on the derive's
-// `default`.
+// The derive says `default`, the block takes it: one error, on the derive's `default`
+// (the derive still implements `SystemAdapter`, so the block adds none).
 use outbound_guard::CircuitBreakerError;
 
 pub struct PortError;
@@ -16,7 +16,7 @@ pub struct Adapter {
     guard: outbound_guard::Guard,
 }
 
-#[outbound_guard::adapter(system = "sber", error_map = PortError::unavailable)]
+#[outbound_guard::adapter(error_map = PortError::unavailable)]
 impl Adapter {
     pub async fn register(&self) -> Result<(), PortError> {
         Ok(())
