@@ -72,6 +72,7 @@ mod registry;
 mod reload;
 mod saturation;
 mod sync;
+mod verdict;
 #[cfg(feature = "test-support")]
 #[cfg_attr(docsrs, doc(cfg(feature = "test-support")))]
 pub mod testing;
@@ -86,10 +87,18 @@ mod wiring;
 #[path = "private.rs"]
 pub mod __private;
 
+/// What the client integrations (`outbound-guard-tower`, `outbound-guard-tonic`) build
+/// their layers on: a [`GuardedCall`] judged their own way, whose running call a gRPC
+/// body finishes at its trailers. Hidden: no promise to other code.
+#[doc(hidden)]
+pub mod integration {
+    pub use crate::call::{judged, Judge, RunningCall};
+}
+
 pub use breaker::{
     Breaker, BreakerPermit, ManualAction, Reason, SetBy, Snapshot, State, Trials, UnknownAction,
 };
-pub use call::{Admission, CallOptions, CallTimer, GuardedCall, RunningCall};
+pub use call::{CallOptions, GuardedCall};
 pub use error::{Cause, CircuitBreakerError, UnknownSystem};
 pub use guard::Guard;
 pub use health::{Health, ReadinessPolicy, Status, SystemHealth};
@@ -99,6 +108,7 @@ pub use outbound_guard_macros::{adapter, circuit_breaker, unguarded, Guarded};
 pub use outbound_guard_settings::{Settings, SettingsError, SystemSettings};
 pub use registry::{Guards, GuardsBuilder};
 pub use reload::{ReloadError, Reloaded};
+pub use verdict::Verdict;
 #[cfg(feature = "tracing")]
 #[cfg_attr(docsrs, doc(cfg(feature = "tracing")))]
 pub use tracing_observer::TracingObserver;

@@ -23,6 +23,7 @@
 //! These helpers go through the breaker's public steps, so observers and metrics see
 //! the calls and transitions they make.
 
+use crate::verdict::Verdict;
 use crate::breaker::State;
 use crate::guard::Guard;
 
@@ -45,7 +46,7 @@ pub fn open(guard: &Guard) {
             return;
         }
         match breaker.try_acquire() {
-            Ok(permit) => permit.failure(),
+            Ok(permit) => permit.finish(Verdict::FAILURE),
             Err(_) => break,
         }
     }

@@ -5,6 +5,7 @@
 //! unit tests even without the `metrics` feature, so they run under a plain
 //! `cargo test --workspace`. `tests/metrics.rs` checks the feature-on defaults.
 
+use crate::verdict::Verdict;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -636,9 +637,9 @@ fn a_scrape_never_sees_no_state_even_under_concurrent_transitions() {
                         breaker.act(actions[((i / 3 + thread) % 3) as usize]);
                     } else if let Ok(permit) = breaker.try_acquire() {
                         if (i + thread) % 2 == 0 {
-                            permit.failure();
+                            permit.finish(Verdict::FAILURE);
                         } else {
-                            permit.success();
+                            permit.finish(Verdict::SUCCESS);
                         }
                     }
                 }
@@ -842,7 +843,7 @@ fn a_transition_reported_late_does_not_leave_a_stale_state_gauge() {
             .build()
     });
     let guard = guards.get("sber").unwrap().clone();
-    guard.breaker().try_acquire().unwrap().failure();
+    guard.breaker().try_acquire().unwrap().finish(Verdict::FAILURE);
     assert_eq!(shown_state(&recorder, "sber"), "open");
     std::thread::sleep(Duration::from_millis(5));
     let trial = {
