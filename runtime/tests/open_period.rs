@@ -340,14 +340,14 @@ async fn a_port_error_carries_its_hint_through_call_options() {
 async fn a_running_call_finishes_with_a_hint() {
     let guard = Guard::new(&system(""));
     for i in 0..10 {
-        let running = guard.admit().await.unwrap();
+        let running = common::running_call(&guard).await.unwrap();
         let hint = (i == 9).then_some(45 * S);
-        running.finish_with_retry_after(true, hint);
+        let _ = running.finish(Verdict::FAILURE.retry_after(hint));
     }
     assert_eq!(guard.breaker().snapshot().open_for, Some(45 * S));
     // A hint on a success is ignored.
     let guard = Guard::new(&system(""));
-    let running = guard.admit().await.unwrap();
-    running.finish_with_retry_after(false, Some(45 * S));
+    let running = common::running_call(&guard).await.unwrap();
+    let _ = running.finish(Verdict::SUCCESS.retry_after(Some(45 * S)));
     assert_eq!(guard.breaker().snapshot().failures, 0);
 }

@@ -5,7 +5,6 @@
 //! unit tests even without the `metrics` feature, so they run under a plain
 //! `cargo test --workspace`. `tests/metrics.rs` checks the feature-on defaults.
 
-use crate::verdict::Verdict;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -17,9 +16,11 @@ use outbound_guard_settings::Settings;
 use tokio::sync::oneshot::error::RecvError;
 
 use crate::breaker::{ManualAction, State};
+use crate::call::CallOptions;
 use crate::guard::Guard;
 use crate::observer::{Observer, Transition};
 use crate::registry::Guards;
+use crate::verdict::Verdict;
 use test_recorder::TestRecorder;
 
 #[path = "test_recorder.rs"]
@@ -874,9 +875,11 @@ async fn the_open_period_and_the_retry_hints_that_lengthened_it_are_shown() {
     let hints = || r.counter(r#"resilience_retry_hints_total{system="sber"}"#);
     assert_eq!(hints(), Some(0));
     for i in 0..10 {
-        let running = sber.admit().await.unwrap();
-        let hint = (i == 9).then_some(Duration::from_secs(120));
-        running.finish_with_retry_after(true, hint);
+        let options = match i {
+            9 => CallOptions::new().retry_after(|_: &()| Some(Duration::from_secs(120))),
+            _ => CallOptions::new(),
+        };
+        let _ = sber.call_with(options, async { Err::<(), ()>(()) }).await;
     }
     assert_eq!(shown_state(&r, "sber"), "open");
     assert_eq!(
@@ -892,7 +895,7 @@ async fn the_open_period_and_the_retry_hints_that_lengthened_it_are_shown() {
         Some(0.0)
     );
     // A plain failing trial: open again for the plain 30 s, no hint counted.
-    sber.admit().await.unwrap().finish(true);
+    let _ = sber.call(async { Err::<(), ()>(()) }).await;
     assert_eq!(
         gauge(&r, "resilience_open_period_seconds", "sber"),
         Some(30.0)
