@@ -132,7 +132,7 @@ pub mod settings {
 /// Loads the service's settings: the file the environment variable
 /// [`RESILIENCE_SETTINGS`](settings::PATH_VARIABLE) names when it is set (a file mounted at
 /// run time, such as a Kubernetes `ConfigMap`), otherwise the calling crate's settings
-/// file compiled in (the same file `#[circuit_breaker]` checks, found by the same rule —
+/// file compiled in (the same file `#[adapter]` checks, found by the same rule —
 /// the file named by `[package.metadata.outbound-guard] settings = "…"` in the crate's
 /// `Cargo.toml`, alone, if it names one; otherwise `resilience.toml` next to the crate's
 /// `Cargo.toml`, then the workspace root's). Either way it applies the process
