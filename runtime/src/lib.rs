@@ -72,12 +72,12 @@ mod registry;
 mod reload;
 mod saturation;
 mod sync;
-mod verdict;
 #[cfg(feature = "test-support")]
 #[cfg_attr(docsrs, doc(cfg(feature = "test-support")))]
 pub mod testing;
 #[cfg(feature = "tracing")]
 mod tracing_observer;
+mod verdict;
 #[cfg(feature = "watch")]
 #[cfg_attr(docsrs, doc(cfg(feature = "watch")))]
 mod watch;
@@ -108,10 +108,10 @@ pub use outbound_guard_macros::{adapter, circuit_breaker, unguarded, Guarded};
 pub use outbound_guard_settings::{Settings, SettingsError, SystemSettings};
 pub use registry::{Guards, GuardsBuilder};
 pub use reload::{ReloadError, Reloaded};
-pub use verdict::Verdict;
 #[cfg(feature = "tracing")]
 #[cfg_attr(docsrs, doc(cfg(feature = "tracing")))]
 pub use tracing_observer::TracingObserver;
+pub use verdict::Verdict;
 #[cfg(feature = "watch")]
 #[cfg_attr(docsrs, doc(cfg(feature = "watch")))]
 pub use watch::{SettingsWatcher, WatchError};

@@ -23,9 +23,9 @@
 //! These helpers go through the breaker's public steps, so observers and metrics see
 //! the calls and transitions they make.
 
-use crate::verdict::Verdict;
 use crate::breaker::State;
 use crate::guard::Guard;
+use crate::verdict::Verdict;
 
 /// Opens `guard`'s breaker as failures would (it rejects with
 /// [`Cause::Open`](crate::Cause::Open) and a `retry_after`, and goes half-open after

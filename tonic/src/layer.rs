@@ -192,9 +192,10 @@ where
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let mut this = self.project();
-        if this.call.is_none() {
-            panic!("`GrpcResponseFuture` polled after it completed");
-        }
+        assert!(
+            this.call.is_some(),
+            "`GrpcResponseFuture` polled after it completed"
+        );
         if this.deadline.as_mut().passed(cx) {
             // Dropped unjudged: the caller gave up, the system did not fail.
             this.call.set(None);
@@ -258,7 +259,9 @@ where
         let answer = ready!(future.poll(cx)).map_err(Into::into);
         this.future.set(None);
         match answer {
-            Err(error) if timed_out_by_us(&*error, *this.deadline, this.sent_due.expect("sent")) => {
+            Err(error)
+                if timed_out_by_us(&*error, *this.deadline, this.sent_due.expect("sent")) =>
+            {
                 // Polled again at once: the deadline that is due ends the call there.
                 cx.waker().wake_by_ref();
                 Poll::Pending
@@ -313,6 +316,8 @@ where
         };
         // Still guarded: its status is at the end of the body.
         let deadline = self.deadline;
-        Ok(Ok(response.map(|body| GrpcBody::guarded(body, call, eos, deadline))))
+        Ok(Ok(
+            response.map(|body| GrpcBody::guarded(body, call, eos, deadline))
+        ))
     }
 }

@@ -444,7 +444,9 @@ fn transitions_reach_the_observers_in_order_and_none_is_left_behind() {
         let b = act(ManualAction::Disable);
         // This thread fails a call: closed → open, if still closed then.
         let ticket = admit(&core, 0);
-        let mine = ticket.ok().and_then(|t| core.count(t, Verdict::FAILURE, || 0));
+        let mine = ticket
+            .ok()
+            .and_then(|t| core.count(t, Verdict::FAILURE, || 0));
         if mine.is_some() {
             delivery.run(&core, |c| delivered.lock().unwrap().push(*c));
         }

@@ -27,8 +27,8 @@ use crossbeam_utils::CachePadded;
 
 use super::action::ManualAction;
 use super::window::Window;
-use crate::verdict::Verdict;
 use crate::sync::{AtomicU32, AtomicU64, Mutex, MutexGuard, Ordering};
+use crate::verdict::Verdict;
 
 /// The state of a breaker.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -63,7 +63,10 @@ fn a_success_into_a_full_window_of_successes_is_skipped_and_changes_nothing() {
     assert_eq!(core.count(ticket, Verdict::FAILURE, || 0), None);
     assert_eq!(core.failure_rate(), 1.0 / 3.0);
     let ticket = core.admit(|| 0).0.unwrap();
-    assert_eq!(core.count(ticket, Verdict::FAILURE, || 5).unwrap().to, State::Open);
+    assert_eq!(
+        core.count(ticket, Verdict::FAILURE, || 5).unwrap().to,
+        State::Open
+    );
     // Every transition is queued, in order.
     let queued = core.next_change().unwrap();
     assert_eq!(

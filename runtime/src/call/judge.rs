@@ -63,7 +63,9 @@ fn judge_error<E>(call: &mut RunningCall, err: &E, options: CallOptions<E>) -> V
         Some(is_failure) => call.poll_call(|| is_failure(err)),
     };
     match options.retry_after {
-        Some(retry_after) if failed => Verdict::FAILURE.retry_after(call.poll_call(|| retry_after(err))),
+        Some(retry_after) if failed => {
+            Verdict::FAILURE.retry_after(call.poll_call(|| retry_after(err)))
+        }
         _ => Verdict::new(failed),
     }
 }

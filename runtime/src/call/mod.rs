@@ -278,7 +278,11 @@ impl Guard {
 /// `future` guarded by `guard` and judged by `judge`: [`Guard::call_with`] for the
 /// client integrations' own judges.
 #[inline]
-pub fn judged<F: Future, J: Judge<F::Output>>(guard: &Guard, judge: J, future: F) -> GuardedCall<F, J> {
+pub fn judged<F: Future, J: Judge<F::Output>>(
+    guard: &Guard,
+    judge: J,
+    future: F,
+) -> GuardedCall<F, J> {
     GuardedCall {
         call: future,
         timer: None,

@@ -291,7 +291,11 @@ impl RunningCall {
             )
         });
         // A slow success counts as a failure (without a hint: the upstream gave none).
-        let verdict = if slow { Verdict::new(true).retry_after(verdict.retry_hint()) } else { verdict };
+        let verdict = if slow {
+            Verdict::new(true).retry_after(verdict.retry_hint())
+        } else {
+            verdict
+        };
         self.report_end(verdict, outcome, end);
         slow_success.map_or(Ok(()), Err)
         // The permits go back as `self` drops.

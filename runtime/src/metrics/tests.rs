@@ -844,7 +844,11 @@ fn a_transition_reported_late_does_not_leave_a_stale_state_gauge() {
             .build()
     });
     let guard = guards.get("sber").unwrap().clone();
-    guard.breaker().try_acquire().unwrap().finish(Verdict::FAILURE);
+    guard
+        .breaker()
+        .try_acquire()
+        .unwrap()
+        .finish(Verdict::FAILURE);
     assert_eq!(shown_state(&recorder, "sber"), "open");
     std::thread::sleep(Duration::from_millis(5));
     let trial = {
@@ -876,7 +880,7 @@ async fn the_open_period_and_the_retry_hints_that_lengthened_it_are_shown() {
     assert_eq!(hints(), Some(0));
     for i in 0..10 {
         let options = match i {
-            9 => CallOptions::new().retry_after(|_: &()| Some(Duration::from_secs(120))),
+            9 => CallOptions::new().retry_after(|(): &()| Some(Duration::from_secs(120))),
             _ => CallOptions::new(),
         };
         let _ = sber.call_with(options, async { Err::<(), ()>(()) }).await;
