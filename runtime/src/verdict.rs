@@ -3,7 +3,9 @@
 use std::time::Duration;
 
 /// What a call's outcome means to its breaker: whether it failed, and the upstream's
-/// retry hint a failure carried. One value from the judge that reads the answer to the
+/// retry hint a failure carried. Made by whoever reads the call's answer (a client
+/// layer's judge, the code holding a [`BreakerPermit`](crate::BreakerPermit)) and read by
+/// the breaker alone. One value from the judge that reads the answer to the
 /// breaker that counts it; a new signal from the upstream is a new field here, not a
 /// second method at every step.
 ///
@@ -11,13 +13,13 @@ use std::time::Duration;
 /// use std::time::Duration;
 /// use outbound_guard::Verdict;
 ///
-/// let busy = Verdict::FAILURE.retry_after(Some(Duration::from_secs(30)));
-/// assert!(busy.is_failure());
-/// assert_eq!(busy.retry_hint(), Some(Duration::from_secs(30)));
+/// let failed = true; // as the judge read the answer
+/// let busy = Verdict::new(failed).retry_after(Some(Duration::from_secs(30)));
+/// assert_ne!(busy, Verdict::FAILURE, "a failure with the upstream's hint");
 /// // A success carries no hint: the upstream answered.
-/// assert_eq!(Verdict::new(false).retry_after(Some(Duration::from_secs(30))).retry_hint(), None);
+/// assert_eq!(Verdict::SUCCESS.retry_after(Some(Duration::from_secs(30))), Verdict::SUCCESS);
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Verdict {
     failed: bool,
     retry_after: Option<Duration>,
@@ -59,13 +61,13 @@ impl Verdict {
 
     /// Whether the call counts against the system.
     #[inline]
-    pub const fn is_failure(&self) -> bool {
+    pub(crate) const fn is_failure(&self) -> bool {
         self.failed
     }
 
     /// The upstream's retry hint a failure carried.
     #[inline]
-    pub const fn retry_hint(&self) -> Option<Duration> {
+    pub(crate) const fn retry_hint(&self) -> Option<Duration> {
         self.retry_after
     }
 }
