@@ -137,7 +137,7 @@ impl Reason {
     }
 
     /// The figures behind an opening: `(failures, outcomes)` of the window that reached
-    /// the threshold, or of the trials when one failed (`1` of those recorded). `None`
+    /// the threshold, or of the trials when one failed (`1` of those counted). `None`
     /// for the other reasons.
     pub fn figures(&self) -> Option<(u32, u32)> {
         match *self {
@@ -188,7 +188,7 @@ pub(crate) struct Config {
     pub trials: u32,
 }
 
-/// What an admitted call carries until its outcome is recorded.
+/// What an admitted call carries until its outcome is counted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Ticket {
     generation: u64,
@@ -292,7 +292,7 @@ pub(crate) struct Core {
     /// When an open breaker may go half-open; written under the lock before `state`.
     open_until: AtomicU64,
     /// The closed window's `failures << 32 | calls`, written under the lock whenever the
-    /// window changes. On a cache line of its own, so recording does not evict the
+    /// window changes. On a cache line of its own, so counting does not evict the
     /// `state` every admission reads.
     summary: CachePadded<AtomicU64>,
     inner: Mutex<Inner>,
@@ -671,7 +671,7 @@ impl Core {
         !self.lock().changes.is_empty()
     }
 
-    /// Returns an admitted call's place without recording anything: the caller dropped
+    /// Returns an admitted call's place without counting anything: the caller dropped
     /// it. A trial's slot goes back to the half-open state it was taken from.
     #[inline]
     pub(crate) fn cancel(&self, ticket: Ticket) {
