@@ -9,6 +9,7 @@
 //! Run alone, so no other member's dev-dependency features (tokio's `test-util`) leak
 //! in: `cargo bench -p outbound-guard-benches`.
 
+use outbound_guard::Verdict;
 use std::hint::black_box;
 use std::sync::Barrier;
 use std::time::Duration;
@@ -69,9 +70,9 @@ fn group(c: &mut Criterion, mix: Mix, threads: usize) {
                 let permit = breaker.try_acquire().expect("never opens");
                 let result = op(mix, black_box(i));
                 if result.is_ok() {
-                    permit.success();
+                    permit.finish(Verdict::SUCCESS);
                 } else {
-                    permit.failure();
+                    permit.finish(Verdict::FAILURE);
                 }
                 let _ = black_box(result);
             }

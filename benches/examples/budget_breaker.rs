@@ -15,7 +15,7 @@ fn breaker_loop(breaker: &Breaker, n: u64) -> u64 {
             continue;
         };
         let result = op(Mix::AllOk, black_box(i));
-        permit.record(result.is_err());
+        permit.finish(outbound_guard::Verdict::new(result.is_err()));
         if let Ok(v) = result {
             sum += v;
         }

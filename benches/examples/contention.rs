@@ -59,7 +59,7 @@ async fn task(shared: Arc<Shared>, subject: &'static str, calls: u64) -> u64 {
                     continue;
                 };
                 let result = op(Mix::AllOk, black_box(i));
-                permit.record(result.is_err());
+                permit.finish(outbound_guard::Verdict::new(result.is_err()));
                 if let Ok(v) = result {
                     sum += v;
                 }

@@ -11,6 +11,7 @@
 //! Subjects: `breaker` (our breaker alone), `guard` (`Guard::call`), `recloser`
 //! (`Recloser::call`, the control); mixes `all_ok` and `err10`, as in the benchmarks.
 
+use outbound_guard::Verdict;
 use std::hint::black_box;
 
 use outbound_guard::{Breaker, Guard};
@@ -36,9 +37,9 @@ fn main() {
                 let permit = breaker.try_acquire().expect("never opens");
                 let result = op(mix, black_box(i));
                 if result.is_ok() {
-                    permit.success();
+                    permit.finish(Verdict::SUCCESS);
                 } else {
-                    permit.failure();
+                    permit.finish(Verdict::FAILURE);
                 }
                 let _ = black_box(result);
             }

@@ -14,6 +14,7 @@
 //! guards are built by `Guards` with metrics on (no recorder installed: the facade's
 //! no-op handles), so the metrics hooks of every call are inside the budget too.
 
+use outbound_guard::Verdict;
 use std::cell::Cell;
 use std::hint::black_box;
 
@@ -157,9 +158,9 @@ fn breaker_counts(mix: Mix) -> Counts {
     let one = |i: u64| {
         let permit = breaker.try_acquire().expect("breaker is closed");
         if op(mix, i).is_ok() {
-            permit.success();
+            permit.finish(Verdict::SUCCESS);
         } else {
-            permit.failure();
+            permit.finish(Verdict::FAILURE);
         }
     };
     (0..WARM_UP).for_each(one);

@@ -15,8 +15,8 @@ use outbound_guard_settings::SystemSettings;
 /// One system's bulkhead, breaker and timeouts.
 ///
 /// Adapters keep their system's guard in a field and `#[derive(Guarded)]`; the
-/// `#[circuit_breaker]` attribute then runs each call through the guard with
-/// [`call_with`](Guard::call_with). Code without the attribute calls
+/// [`#[adapter]`](crate::adapter) attribute on their impl block then runs each call
+/// through the guard with [`call_with`](Guard::call_with). Code without the attribute calls
 /// [`call`](Guard::call) or [`call_with`](Guard::call_with); either way the call is one
 /// [`GuardedCall`](crate::GuardedCall), whose documentation tells its steps.
 ///

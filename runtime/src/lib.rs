@@ -77,6 +77,7 @@ mod sync;
 pub mod testing;
 #[cfg(feature = "tracing")]
 mod tracing_observer;
+mod verdict;
 #[cfg(feature = "watch")]
 #[cfg_attr(docsrs, doc(cfg(feature = "watch")))]
 mod watch;
@@ -86,10 +87,18 @@ mod wiring;
 #[path = "private.rs"]
 pub mod __private;
 
+/// What the client integrations (`outbound-guard-tower`, `outbound-guard-tonic`) build
+/// their layers on: a [`GuardedCall`] judged their own way, whose running call a gRPC
+/// body finishes at its trailers. Hidden: no promise to other code.
+#[doc(hidden)]
+pub mod integration {
+    pub use crate::call::{judged, Judge, RunningCall};
+}
+
 pub use breaker::{
     Breaker, BreakerPermit, ManualAction, Reason, SetBy, Snapshot, State, Trials, UnknownAction,
 };
-pub use call::{Admission, CallOptions, CallTimer, GuardedCall, RunningCall};
+pub use call::{CallOptions, GuardedCall};
 pub use error::{Cause, CircuitBreakerError, UnknownSystem};
 pub use guard::Guard;
 pub use health::{Health, HealthStatus, ReadinessPolicy, SystemHealth};
@@ -102,6 +111,7 @@ pub use reload::{ReloadError, Reloaded};
 #[cfg(feature = "tracing")]
 #[cfg_attr(docsrs, doc(cfg(feature = "tracing")))]
 pub use tracing_observer::TracingObserver;
+pub use verdict::Verdict;
 #[cfg(feature = "watch")]
 #[cfg_attr(docsrs, doc(cfg(feature = "watch")))]
 pub use watch::{SettingsWatcher, WatchError};
@@ -122,7 +132,7 @@ pub mod settings {
 /// Loads the service's settings: the file the environment variable
 /// [`RESILIENCE_SETTINGS`](settings::PATH_VARIABLE) names when it is set (a file mounted at
 /// run time, such as a Kubernetes `ConfigMap`), otherwise the calling crate's settings
-/// file compiled in (the same file `#[circuit_breaker]` checks, found by the same rule —
+/// file compiled in (the same file `#[adapter]` checks, found by the same rule —
 /// the file named by `[package.metadata.outbound-guard] settings = "…"` in the crate's
 /// `Cargo.toml`, alone, if it names one; otherwise `resilience.toml` next to the crate's
 /// `Cargo.toml`, then the workspace root's). Either way it applies the process

@@ -25,6 +25,7 @@
 
 use crate::breaker::State;
 use crate::guard::Guard;
+use crate::verdict::Verdict;
 
 /// Opens `guard`'s breaker as failures would (it rejects with
 /// [`Cause::Open`](crate::Cause::Open) and a `retry_after`, and goes half-open after
@@ -45,7 +46,7 @@ pub fn open(guard: &Guard) {
             return;
         }
         match breaker.try_acquire() {
-            Ok(permit) => permit.failure(),
+            Ok(permit) => permit.finish(Verdict::FAILURE),
             Err(_) => break,
         }
     }

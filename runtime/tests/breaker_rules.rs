@@ -2,6 +2,7 @@
 //! guide's numbers: window 50, min calls 10, 50% (30% critical), open 30 s, 3 trials,
 //! slow = read / 2. Nothing sleeps for real: tokio's clock is paused and advanced.
 
+use outbound_guard::Verdict;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -21,8 +22,8 @@ fn feed(breaker: &Breaker, pattern: &str) {
             .try_acquire()
             .expect("a closed breaker admits every call");
         match c {
-            'F' => permit.failure(),
-            'S' => permit.success(),
+            'F' => permit.finish(Verdict::FAILURE),
+            'S' => permit.finish(Verdict::SUCCESS),
             _ => panic!("bad pattern"),
         }
     }
@@ -269,8 +270,8 @@ async fn exactly_3_trials_are_admitted_the_4th_is_rejected() {
         );
     }
     // Not concurrent: two trials done, the third still out, a fourth is still refused.
-    a.success();
-    b.success();
+    a.finish(Verdict::SUCCESS);
+    b.finish(Verdict::SUCCESS);
     assert_eq!(
         breaker.snapshot().trials,
         Trials {
@@ -283,7 +284,7 @@ async fn exactly_3_trials_are_admitted_the_4th_is_rejected() {
         cause(breaker.try_acquire()),
         Cause::HalfOpenFull { trials: 3 }
     );
-    c.success();
+    c.finish(Verdict::SUCCESS);
     assert_eq!(breaker.state(), State::Closed);
 }
 
@@ -351,7 +352,7 @@ async fn all_trials_succeed_closed_with_an_empty_window() {
     assert_eq!(breaker.state(), State::Open);
     advance(30 * S).await;
     for _ in 0..3 {
-        breaker.try_acquire().unwrap().success();
+        breaker.try_acquire().unwrap().finish(Verdict::SUCCESS);
     }
     let snap = breaker.snapshot();
     assert_eq!(
@@ -384,9 +385,9 @@ async fn any_trial_fails_open_for_a_full_30_s_again() {
     let a = breaker.try_acquire().unwrap();
     let b = breaker.try_acquire().unwrap();
     let c = breaker.try_acquire().unwrap();
-    a.success();
+    a.finish(Verdict::SUCCESS);
     advance(5 * S).await;
-    b.failure();
+    b.finish(Verdict::FAILURE);
     assert_eq!(breaker.state(), State::Open);
     // A full 30 s from the failure, not from when it first opened or went half-open.
     assert_eq!(breaker.snapshot().retry_after, Some(30 * S));
@@ -402,7 +403,7 @@ async fn any_trial_fails_open_for_a_full_30_s_again() {
         )
     );
     // The last trial's success belongs to the half-open that just ended.
-    c.success();
+    c.finish(Verdict::SUCCESS);
     assert_eq!(breaker.state(), State::Open);
     advance(30 * S - Duration::from_nanos(1)).await;
     assert!(matches!(cause(breaker.try_acquire()), Cause::Open { .. }));
@@ -416,7 +417,7 @@ async fn any_trial_fails_open_for_a_full_30_s_again() {
         }
     );
     // And a failing trial on its own opens it again.
-    trial.failure();
+    trial.finish(Verdict::FAILURE);
     assert_eq!(breaker.snapshot().retry_after, Some(30 * S));
 }
 
@@ -613,8 +614,8 @@ async fn a_call_admitted_while_closed_that_ends_after_opening_is_ignored() {
     assert_eq!(breaker.state(), State::Open);
     advance(10 * S).await;
     let before = breaker.snapshot();
-    late_failure.failure();
-    late_success.success();
+    late_failure.finish(Verdict::FAILURE);
+    late_success.finish(Verdict::SUCCESS);
     drop(late_drop);
     assert_eq!(breaker.snapshot(), before);
     assert_eq!(before.retry_after, Some(20 * S));
@@ -623,7 +624,7 @@ async fn a_call_admitted_while_closed_that_ends_after_opening_is_ignored() {
     let t1 = breaker.try_acquire().unwrap();
     let t2 = breaker.try_acquire().unwrap();
     // A closed-state call is not a trial: it neither completes nor fails half-open.
-    late_while_half_open.failure();
+    late_while_half_open.finish(Verdict::FAILURE);
     assert_eq!(breaker.state(), State::HalfOpen);
     assert_eq!(
         breaker.snapshot().trials,
@@ -632,9 +633,9 @@ async fn a_call_admitted_while_closed_that_ends_after_opening_is_ignored() {
             succeeded: 0
         }
     );
-    t1.success();
-    t2.success();
-    breaker.try_acquire().unwrap().success();
+    t1.finish(Verdict::SUCCESS);
+    t2.finish(Verdict::SUCCESS);
+    breaker.try_acquire().unwrap().finish(Verdict::SUCCESS);
     assert_eq!(counts(&breaker), (State::Closed, 0, 0));
 }
 
@@ -647,7 +648,7 @@ async fn a_trial_from_an_earlier_half_open_is_ignored() {
     let old_fail = breaker.try_acquire().unwrap();
     let old_drop = breaker.try_acquire().unwrap();
     breaker.try_acquire().unwrap_err();
-    old_fail.failure();
+    old_fail.finish(Verdict::FAILURE);
     assert_eq!(breaker.state(), State::Open);
     advance(30 * S).await;
     let new1 = breaker.try_acquire().unwrap();
@@ -674,7 +675,7 @@ async fn a_trial_from_an_earlier_half_open_is_ignored() {
         }
     );
     // The old cycle's success is not one of the new cycle's successes.
-    old_ok.success();
+    old_ok.finish(Verdict::SUCCESS);
     assert_eq!(
         breaker.snapshot().trials,
         Trials {
@@ -682,10 +683,10 @@ async fn a_trial_from_an_earlier_half_open_is_ignored() {
             succeeded: 0
         }
     );
-    new1.success();
-    new2.success();
+    new1.finish(Verdict::SUCCESS);
+    new2.finish(Verdict::SUCCESS);
     assert_eq!(breaker.state(), State::HalfOpen);
-    new3.success();
+    new3.finish(Verdict::SUCCESS);
     assert_eq!(breaker.state(), State::Closed);
 }
 
@@ -696,14 +697,14 @@ async fn an_old_trial_failure_does_not_reopen_a_later_cycle() {
     advance(30 * S).await;
     let stale = breaker.try_acquire().unwrap();
     let failing = breaker.try_acquire().unwrap();
-    failing.failure();
+    failing.finish(Verdict::FAILURE);
     advance(30 * S).await;
     let fresh = breaker.try_acquire().unwrap();
-    stale.failure();
+    stale.finish(Verdict::FAILURE);
     assert_eq!(breaker.state(), State::HalfOpen);
-    fresh.success();
-    breaker.try_acquire().unwrap().success();
-    breaker.try_acquire().unwrap().success();
+    fresh.finish(Verdict::SUCCESS);
+    breaker.try_acquire().unwrap().finish(Verdict::SUCCESS);
+    breaker.try_acquire().unwrap().finish(Verdict::SUCCESS);
     assert_eq!(breaker.state(), State::Closed);
 }
 
@@ -773,8 +774,8 @@ async fn peek_reads_without_the_due_transition_that_state_makes() {
         &system("cb_window_size = 2\ncb_min_calls = 2\ncb_open_duration = 30"),
         vec![log.clone()],
     );
-    breaker.try_acquire().unwrap().failure();
-    breaker.try_acquire().unwrap().failure();
+    breaker.try_acquire().unwrap().finish(Verdict::FAILURE);
+    breaker.try_acquire().unwrap().finish(Verdict::FAILURE);
     let heard = log.0.lock().unwrap().len();
     advance(30 * S).await;
     // Due, but only peeked at: still open, nothing left to wait, nobody told.
@@ -799,7 +800,7 @@ async fn an_outcome_from_before_a_reset_or_while_disabled_is_not_counted() {
     let stale = breaker.try_acquire().unwrap();
     assert!(breaker.force_open());
     assert!(breaker.reset());
-    stale.failure();
+    stale.finish(Verdict::FAILURE);
     assert_eq!(
         (breaker.snapshot().failures, breaker.snapshot().calls),
         (0, 0),
@@ -807,7 +808,7 @@ async fn an_outcome_from_before_a_reset_or_while_disabled_is_not_counted() {
     );
     assert!(breaker.disable());
     let while_disabled = breaker.try_acquire().unwrap();
-    while_disabled.failure();
+    while_disabled.finish(Verdict::FAILURE);
     assert!(breaker.reset());
     assert_eq!(breaker.snapshot().calls, 0);
 }
@@ -863,7 +864,7 @@ async fn a_reset_from_half_open_forgets_the_trials() {
     let breaker = opened(&system(""));
     advance(30 * S).await;
     let trial = breaker.try_acquire().unwrap();
-    trial.success();
+    trial.finish(Verdict::SUCCESS);
     assert_eq!(breaker.snapshot().trials.succeeded, 1);
     assert!(breaker.reset());
     let snapshot = breaker.snapshot();
@@ -884,14 +885,14 @@ async fn outcomes_in_flight_across_a_reset_of_a_closed_breaker_do_not_land() {
     assert!(breaker.reset());
     let after = breaker.try_acquire().unwrap();
     for permit in in_flight {
-        permit.failure();
+        permit.finish(Verdict::FAILURE);
     }
     assert_eq!(
         counts(&breaker),
         (State::Closed, 0, 0),
         "the stale failures stayed out"
     );
-    after.failure();
+    after.finish(Verdict::FAILURE);
     assert_eq!(counts(&breaker), (State::Closed, 1, 1));
 }
 
@@ -918,7 +919,7 @@ async fn a_reset_during_concurrent_calls_keeps_the_counts_consistent() {
                     admitted_after.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                 }
                 tokio::task::yield_now().await;
-                permit.failure();
+                permit.finish(Verdict::FAILURE);
             }
         }));
     }
@@ -948,13 +949,13 @@ async fn a_reset_of_an_empty_closed_window_forgets_the_calls_in_flight_too() {
         "nothing a user can see changed: no log line, no series"
     );
     for permit in in_flight {
-        permit.failure();
+        permit.finish(Verdict::FAILURE);
     }
     assert_eq!(
         counts(&breaker),
         (State::Closed, 0, 0),
         "the failures of calls admitted before the reset stayed out"
     );
-    breaker.try_acquire().unwrap().failure();
+    breaker.try_acquire().unwrap().finish(Verdict::FAILURE);
     assert_eq!(counts(&breaker), (State::Closed, 1, 1), "later ones count");
 }

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use outbound_guard::{CallOptions, Cause, Guard};
+use outbound_guard::{CallOptions, Cause, Guard, Verdict};
 
 #[derive(Debug, PartialEq)]
 enum PortError {
@@ -160,9 +160,8 @@ async fn a_guarded_call_prints_its_steps() {
     let call = guard.call(async { Ok::<_, ()>(()) });
     let shown = format!("{call:?}");
     assert!(shown.starts_with("GuardedCall {"), "{shown}");
-    assert!(shown.contains("stage: Admitting(Admission {"), "{shown}");
     assert!(
-        shown.contains("arrived: Guard { system: \"sber\""),
+        shown.contains("stage: Arrived(Guard { system: \"sber\""),
         "{shown}"
     );
     assert_eq!(call.await, Ok(Ok(())));
@@ -201,8 +200,11 @@ async fn the_retry_hint_is_read_only_from_errors_that_count() {
 async fn a_running_calls_deadline_is_total_timeout_after_its_start() {
     let guard = common::guard("read_timeout = 10\ntotal_timeout = 13");
     let start = tokio::time::Instant::now();
-    let running = guard.admit().await.unwrap();
-    assert_eq!(running.deadline(), start + Duration::from_secs(13));
+    let mut running = common::running_call(&guard).await.unwrap();
+    let mut timer = std::pin::pin!(None);
+    let timed_out = std::future::poll_fn(|cx| running.poll_expired(timer.as_mut(), cx)).await;
+    assert!(matches!(timed_out.cause(), Cause::Timeout { .. }));
+    assert_eq!(tokio::time::Instant::now(), start + Duration::from_secs(13));
 }
 
 /// Every outcome the observers hear of.
@@ -222,12 +224,12 @@ async fn a_running_call_finished_after_it_timed_out_is_not_reported_twice() {
     let outcomes = std::sync::Arc::new(Outcomes::default());
     let settings = common::system("read_timeout = 10\ntotal_timeout = 13");
     let guard = Guard::with_observers(&settings, vec![outcomes.clone()]);
-    let mut running = guard.admit().await.unwrap();
-    let mut timer = std::pin::pin!(outbound_guard::CallTimer::new());
+    let mut running = common::running_call(&guard).await.unwrap();
+    let mut timer = std::pin::pin!(None);
     let timed_out = std::future::poll_fn(|cx| running.poll_expired(timer.as_mut(), cx)).await;
     assert!(matches!(timed_out.cause(), Cause::Timeout { .. }));
     assert_eq!(*outcomes.0.lock().unwrap(), ["timeout"]);
-    running.finish(false);
+    assert_eq!(running.finish(Verdict::SUCCESS), Ok(()));
     assert_eq!(
         *outcomes.0.lock().unwrap(),
         ["timeout"],

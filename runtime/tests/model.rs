@@ -3,6 +3,7 @@
 //! real `Breaker` and against a simple sequential reference model of the spec written
 //! here. State, counts, trials, rejections and transitions must agree after every step.
 
+use outbound_guard::Verdict;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -415,13 +416,13 @@ fn run(cfg: Config, ops: Vec<Op>) {
                 Op::Record(i, failed) => {
                     if !held.is_empty() {
                         let (permit, ticket) = held.remove(i % held.len());
-                        permit.record(failed);
+                        permit.finish(Verdict::new(failed));
                         model.record(ticket, failed);
                     }
                 }
                 Op::RecordNewest(failed) => {
                     if let Some((permit, ticket)) = held.pop() {
-                        permit.record(failed);
+                        permit.finish(Verdict::new(failed));
                         model.record(ticket, failed);
                     }
                 }
@@ -435,9 +436,9 @@ fn run(cfg: Config, ops: Vec<Op>) {
                 Op::RecordAll(failed) => {
                     for (permit, ticket) in held.drain(..) {
                         if failed {
-                            permit.failure();
+                            permit.finish(Verdict::FAILURE);
                         } else {
-                            permit.success();
+                            permit.finish(Verdict::SUCCESS);
                         }
                         model.record(ticket, failed);
                     }
@@ -469,7 +470,7 @@ fn run(cfg: Config, ops: Vec<Op>) {
                     for i in 1..=n {
                         let failed = fail_every != 0 && i % fail_every == 0;
                         if let Some((permit, ticket)) = admit(&breaker, &mut model) {
-                            permit.record(failed);
+                            permit.finish(Verdict::new(failed));
                             model.record(ticket, failed);
                         }
                     }

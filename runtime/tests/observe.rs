@@ -2,6 +2,7 @@
 //! counts, judges and moves through its states as in `auto`, refusing nothing, and says
 //! what it would have done. Every test runs on tokio's paused clock.
 
+use outbound_guard::Verdict;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -237,19 +238,19 @@ async fn an_observing_breakers_uncounted_permits_move_nothing() {
     let breaker = Breaker::new(&system(SMALL));
     assert!(breaker.set_observing(true));
     assert!(!breaker.set_observing(true), "already observing");
-    breaker.try_acquire().unwrap().failure();
-    breaker.try_acquire().unwrap().failure();
+    breaker.try_acquire().unwrap().finish(Verdict::FAILURE);
+    breaker.try_acquire().unwrap().finish(Verdict::FAILURE);
     let until = breaker.snapshot().retry_after.unwrap();
     breaker
         .try_acquire()
         .expect("observing: admitted")
-        .failure_with_retry_after(Duration::from_secs(60));
+        .finish(Verdict::FAILURE.retry_after(Some(Duration::from_secs(60))));
     assert_eq!(
         breaker.snapshot().retry_after.unwrap(),
         until,
         "no hint taken"
     );
-    breaker.try_acquire().unwrap().success();
+    breaker.try_acquire().unwrap().finish(Verdict::SUCCESS);
     assert_eq!(breaker.state(), State::Open);
     assert!(breaker.set_observing(false));
     assert!(breaker.try_acquire().is_err(), "enforced: refused");

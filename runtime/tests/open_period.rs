@@ -3,6 +3,7 @@
 //! (`cb_open_backoff`) and its end on closing, and the jitter's bounds (`cb_open_jitter`,
 //! seeded). Every test runs on tokio's paused clock, so the periods are exact.
 
+use outbound_guard::Verdict;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
@@ -37,8 +38,8 @@ fn fail(breaker: &Breaker, n: usize, hint: Option<Duration>) {
     for i in 0..n {
         let permit = breaker.try_acquire().expect("admitted");
         match hint {
-            Some(hint) if i + 1 == n => permit.failure_with_retry_after(hint),
-            _ => permit.failure(),
+            Some(hint) if i + 1 == n => permit.finish(Verdict::FAILURE.retry_after(Some(hint))),
+            _ => permit.finish(Verdict::FAILURE),
         }
     }
 }
@@ -144,7 +145,7 @@ async fn a_hint_alone_does_not_open_a_closed_breaker_but_lengthens_the_opening_i
         "one hinted failure of one call"
     );
     let permit = breaker.try_acquire().expect("calls still flow");
-    permit.success();
+    permit.finish(Verdict::SUCCESS);
     assert!(lines.0.lock().unwrap().is_empty());
 
     // The other side: the window opens it 10 s later, and the hint kept from that first
@@ -167,11 +168,11 @@ async fn a_hint_landing_on_a_running_open_period_lengthens_it() {
     let later = breaker.try_acquire().unwrap();
     fail(&breaker, 10, None);
     advance(5 * S).await;
-    late.failure_with_retry_after(60 * S);
+    late.finish(Verdict::FAILURE.retry_after(Some(60 * S)));
     assert_eq!(refused_for(&breaker), 60 * S);
     assert_eq!(breaker.snapshot().open_for, Some(65 * S));
     assert_eq!(breaker.snapshot().calls, 10, "counted nothing");
-    later.failure_with_retry_after(3600 * S);
+    later.finish(Verdict::FAILURE.retry_after(Some(3600 * S)));
     assert_eq!(
         refused_for(&breaker),
         95 * S,
@@ -188,7 +189,7 @@ async fn a_trial_failing_with_a_hint_reopens_for_the_hint() {
     breaker
         .try_acquire()
         .unwrap()
-        .failure_with_retry_after(120 * S);
+        .finish(Verdict::FAILURE.retry_after(Some(120 * S)));
     assert_eq!(
         lines.0.lock().unwrap().last().unwrap().0,
         "sber opened again for 120 s, as its Retry-After asked: trial 1 of 3 failed"
@@ -204,7 +205,7 @@ async fn backoff_doubles_each_reopening_up_to_the_cap_and_ends_on_closing() {
     let mut periods = Vec::new();
     for _ in 0..6 {
         periods.push(open_for(&breaker, 600 * S).await);
-        breaker.try_acquire().unwrap().failure();
+        breaker.try_acquire().unwrap().finish(Verdict::FAILURE);
     }
     assert_eq!(
         periods,
@@ -219,13 +220,13 @@ async fn backoff_doubles_each_reopening_up_to_the_cap_and_ends_on_closing() {
     // Three trials succeed: closed, and the next opening is 30 s again.
     open_for(&breaker, 600 * S).await;
     for _ in 0..3 {
-        breaker.try_acquire().unwrap().success();
+        breaker.try_acquire().unwrap().finish(Verdict::SUCCESS);
     }
     assert_eq!(breaker.state(), State::Closed);
     fail(&breaker, 10, None);
     assert_eq!(open_for(&breaker, 600 * S).await, 30 * S);
     // A reset ends the backoff too.
-    breaker.try_acquire().unwrap().failure();
+    breaker.try_acquire().unwrap().finish(Verdict::FAILURE);
     assert_eq!(breaker.snapshot().open_for, Some(60 * S));
     assert!(breaker.reset());
     fail(&breaker, 10, None);
@@ -239,7 +240,7 @@ async fn without_backoff_every_reopening_is_30_s() {
     fail(&breaker, 10, None);
     for _ in 0..5 {
         assert_eq!(open_for(&breaker, 600 * S).await, 30 * S);
-        breaker.try_acquire().unwrap().failure();
+        breaker.try_acquire().unwrap().finish(Verdict::FAILURE);
     }
 }
 
@@ -339,14 +340,14 @@ async fn a_port_error_carries_its_hint_through_call_options() {
 async fn a_running_call_finishes_with_a_hint() {
     let guard = Guard::new(&system(""));
     for i in 0..10 {
-        let running = guard.admit().await.unwrap();
+        let running = common::running_call(&guard).await.unwrap();
         let hint = (i == 9).then_some(45 * S);
-        running.finish_with_retry_after(true, hint);
+        let _ = running.finish(Verdict::FAILURE.retry_after(hint));
     }
     assert_eq!(guard.breaker().snapshot().open_for, Some(45 * S));
     // A hint on a success is ignored.
     let guard = Guard::new(&system(""));
-    let running = guard.admit().await.unwrap();
-    running.finish_with_retry_after(false, Some(45 * S));
+    let running = common::running_call(&guard).await.unwrap();
+    let _ = running.finish(Verdict::SUCCESS.retry_after(Some(45 * S)));
     assert_eq!(guard.breaker().snapshot().failures, 0);
 }

@@ -2,6 +2,7 @@
 //! them, and once the breaker is quiet what observers were last told is its true state.
 //! Real threads, a bounded number of rounds.
 
+use outbound_guard::Verdict;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::thread;
 
@@ -72,7 +73,7 @@ fn observers_see_every_threads_transitions_in_order() {
                 let mut seed = 0x9e37_79b9_7f4a_7c15 ^ (t + 1);
                 for i in 0..20_000u32 {
                     if let Ok(permit) = breaker.try_acquire() {
-                        permit.record(coin(&mut seed));
+                        permit.finish(Verdict::new(coin(&mut seed)));
                     }
                     // Now and then an operator's actions, from every thread.
                     if i % 1_000 == 999 {

@@ -1,5 +1,6 @@
 //! The test-support helpers put a guard into the state they promise, on paused time.
 
+use outbound_guard::Verdict;
 use std::time::Duration;
 
 use outbound_guard::{testing, Cause, CircuitBreakerError, State};
@@ -30,8 +31,8 @@ async fn half_open_admits_exactly_the_trial_calls() {
     let second = guard.breaker().try_acquire().unwrap();
     let third = guard.breaker().try_acquire().unwrap_err();
     assert_eq!(third.cause(), &Cause::HalfOpenFull { trials: 2 });
-    first.success();
-    second.success();
+    first.finish(Verdict::SUCCESS);
+    second.finish(Verdict::SUCCESS);
     assert_eq!(guard.breaker().state(), State::Closed);
 }
 

@@ -5,11 +5,12 @@ use std::pin::Pin;
 use std::task::{ready, Context, Poll};
 
 use http_body::{Body, Frame, SizeHint};
-use tokio::time::Instant;
+use tokio::time::{Instant, Sleep};
 use tonic::Status;
 use tower_http::classify::{ClassifyEos, GrpcEosErrorsAsFailures};
 
-use outbound_guard::{CallTimer, RunningCall};
+use outbound_guard::integration::RunningCall;
+use outbound_guard::Verdict;
 
 use crate::deadline::CallerDeadline;
 use crate::status::{caller_deadline, refusal, status_of, BoxError};
@@ -28,8 +29,9 @@ pin_project_lite::pin_project! {
         inner: B,
         #[pin]
         deadline: CallerDeadline,
+        // The running call's alarms (slow threshold, total timeout).
         #[pin]
-        timer: CallTimer,
+        timer: Option<Sleep>,
         watch: Option<Watch<E>>,
         // The guard ended the body with an error: nothing more comes.
         cut: bool,
@@ -56,7 +58,7 @@ impl<B, E> GrpcBody<B, E> {
         GrpcBody {
             inner,
             deadline: CallerDeadline::new(None),
-            timer: CallTimer::new(),
+            timer: None,
             watch: None,
             cut: false,
         }
@@ -73,7 +75,7 @@ impl<B, E> GrpcBody<B, E> {
         GrpcBody {
             inner,
             deadline: CallerDeadline::new(deadline),
-            timer: CallTimer::new(),
+            timer: None,
             watch: Some(Watch { running, eos }),
             cut: false,
         }
@@ -86,7 +88,7 @@ fn end<E: ClassifyEos>(watch: Option<Watch<E>>, trailers: Option<&http::HeaderMa
     if let Some(Watch { mut running, eos }) = watch {
         let failed = running.poll_call(|| eos.classify_eos(trailers).is_err());
         let hint = trailers.and_then(crate::pushback::retry_pushback);
-        running.finish_with_retry_after(failed, hint);
+        let _ = running.finish(Verdict::new(failed).retry_after(hint));
     }
 }
 
@@ -130,7 +132,7 @@ where
             Some(Err(_)) => {
                 // The stream broke: a failure.
                 if let Some(Watch { running, .. }) = this.watch.take() {
-                    running.finish(true);
+                    let _ = running.finish(Verdict::FAILURE);
                 }
             }
             None => end(this.watch.take(), None),
@@ -153,14 +155,28 @@ mod tests {
     use bytes::Bytes;
     use http_body::Body;
     use http_body_util::{Empty, Full};
-    use outbound_guard::{Guard, Settings};
+    use outbound_guard::integration::{self, Judge, RunningCall};
+    use outbound_guard::{CircuitBreakerError, Guard, Settings};
     use tower_http::classify::{ClassifiedResponse, ClassifyResponse};
 
     use super::GrpcBody;
     use crate::classify::TransientGrpc;
 
+    /// A judge that hands the running call over, as the layer's does for a body.
+    struct HandOver;
+
+    impl Judge<()> for HandOver {
+        type Output = RunningCall;
+
+        fn judge(&mut self, (): (), call: RunningCall) -> Result<RunningCall, CircuitBreakerError> {
+            Ok(call)
+        }
+    }
+
     async fn guarded<B: Body>(guard: &Guard, inner: B) -> GrpcBody<B> {
-        let running = guard.admit().await.expect("a closed breaker admits");
+        let running = integration::judged(guard, HandOver, async {})
+            .await
+            .expect("a closed breaker admits");
         // A 200 without a status in its headers: judged at the end of its body.
         let headers = http::Response::new(());
         let ClassifiedResponse::RequiresEos(eos) = TransientGrpc.classify_response(&headers) else {

@@ -12,7 +12,8 @@ use tower_http::classify::{ClassifiedResponse, ClassifyResponse};
 use tower_layer::Layer;
 use tower_service::Service;
 
-use outbound_guard::{Admission, CallTimer, Guard, RunningCall};
+use outbound_guard::integration::{self, Judge, RunningCall};
+use outbound_guard::{CircuitBreakerError, Guard, GuardedCall, Verdict};
 
 use crate::body::GrpcBody;
 use crate::classify::TransientGrpc;
@@ -130,51 +131,31 @@ where
             .and_then(|value| timeout::parse(value.as_bytes()))
             .and_then(|budget| Instant::now().checked_add(budget));
         let whole = deadline.is_none().then(|| self.whole_budget());
-        GrpcResponseFuture {
-            deadline: CallerDeadline::new(deadline),
-            call: None,
-            timer: CallTimer::new(),
-            stage: Stage::Admitting {
-                admission: self.guard.admit(),
-                inner,
-                request,
-                whole,
-            },
+        let send = SendOnAdmit {
+            future: None,
+            start: Some((inner, request)),
+            whole,
+            total: self.guard.total_timeout(),
+            deadline,
+            sent_due: None,
+        };
+        let judge = GrpcJudge {
             classify: Some(self.classify.clone()),
             until_headers: self.until_headers,
+            deadline,
+        };
+        GrpcResponseFuture {
+            deadline: CallerDeadline::new(deadline),
+            call: Some(integration::judged(&self.guard, judge, send)),
         }
     }
-}
-
-/// Where a call stands with its guard.
-enum Stage<S, Req> {
-    /// Waiting for the bulkhead and the breaker; the request is sent once admitted.
-    Admitting {
-        admission: Admission,
-        inner: S,
-        request: Req,
-        /// Without a caller's deadline, the header for the whole `total_timeout`.
-        whole: Option<http::HeaderValue>,
-    },
-    /// Sent, with the budget left due at `sent_due`, waiting for the headers.
-    Calling {
-        running: RunningCall,
-        sent_due: Instant,
-    },
-    /// The channel gave up at the deadline we sent it: ours to end, on this same tick,
-    /// by the caller's deadline (uncounted) or the guard's timer (counted, the guard's
-    /// error).
-    Expiring { running: RunningCall },
-    /// Answered, refused, or ended.
-    Done,
 }
 
 pin_project_lite::pin_project! {
     /// The future of a [`GrpcGuardService`] call: the response once its headers come
     /// (its body still guarded until the status is known), or the guard's refusal as a
-    /// [`Status`]. It holds the call's steps itself (admission, the running call and
-    /// its timer), with no box and no lock: a body still to be judged takes the
-    /// running call over.
+    /// [`Status`]. One [`GuardedCall`](outbound_guard::GuardedCall), unboxed, under the
+    /// caller's deadline: a body still to be judged takes the running call over.
     #[must_use = "futures do nothing unless awaited"]
     pub struct GrpcResponseFuture<S, Req, C>
     where
@@ -182,15 +163,10 @@ pin_project_lite::pin_project! {
     {
         #[pin]
         deadline: CallerDeadline,
-        // Field order is drop order: the channel's call, its timer, and only then the
-        // permits (in `stage`).
+        // `None` once the caller's deadline dropped it (the channel's call first, then
+        // the permits: uncounted, as a cancelled call) or once it completed.
         #[pin]
-        call: Option<S::Future>,
-        #[pin]
-        timer: CallTimer,
-        stage: Stage<S, Req>,
-        classify: Option<C>,
-        until_headers: bool,
+        call: Option<GuardedCall<SendOnAdmit<S, Req>, GrpcJudge<C>>>,
     }
 }
 
@@ -199,16 +175,10 @@ where
     S: Service<Req>,
 {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let stage = match &self.stage {
-            Stage::Admitting { .. } => "admitting",
-            Stage::Calling { .. } => "calling",
-            Stage::Expiring { .. } => "expiring",
-            Stage::Done => "done",
-        };
         f.debug_struct("GrpcResponseFuture")
             .field("deadline", &self.deadline.at())
-            .field("stage", &stage)
-            .finish_non_exhaustive()
+            .field("call", &self.call)
+            .finish()
     }
 }
 
@@ -222,104 +192,132 @@ where
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let mut this = self.project();
+        assert!(
+            this.call.is_some(),
+            "`GrpcResponseFuture` polled after it completed"
+        );
         if this.deadline.as_mut().passed(cx) {
-            // Dropped unjudged: the caller gave up, the system did not fail. The
-            // channel's call goes first, then the permits.
+            // Dropped unjudged: the caller gave up, the system did not fail.
             this.call.set(None);
-            *this.stage = Stage::Done;
             return Poll::Ready(Err(caller_deadline()));
         }
-        loop {
-            match this.stage {
-                Stage::Admitting { admission, .. } => {
-                    let mut running = match ready!(Pin::new(admission).poll(cx)) {
-                        Ok(running) => running,
-                        Err(refused) => {
-                            *this.stage = Stage::Done;
-                            return Poll::Ready(Err(refusal(refused)));
-                        }
-                    };
-                    let Stage::Admitting {
-                        mut inner,
-                        mut request,
-                        whole,
-                        ..
-                    } = std::mem::replace(this.stage, Stage::Done)
-                    else {
-                        unreachable!("matched above")
-                    };
-                    // The budget left after the wait for a permit, sent on so that the
-                    // server stops in time.
-                    let total = running.guard().total_timeout();
-                    let budget = this.deadline.at().map_or(total, |at| {
-                        at.saturating_duration_since(Instant::now()).min(total)
-                    });
-                    let value = whole.unwrap_or_else(|| timeout::header(budget));
-                    request.headers_mut().insert(GRPC_TIMEOUT, value);
-                    let sent_due = Instant::now() + budget;
-                    let future = running.poll_call(|| inner.call(request));
-                    this.call.set(Some(future));
-                    *this.stage = Stage::Calling { running, sent_due };
-                }
-                Stage::Calling { running, sent_due } => {
-                    let Some(call) = this.call.as_mut().as_pin_mut() else {
-                        unreachable!("a call being made has its future")
-                    };
-                    // A panic of the channel is recorded as a failure; the running call
-                    // stays in `stage`, to give its permits back after the call's future.
-                    let Poll::Ready(answer) = running.poll_call(|| call.poll(cx)) else {
-                        let timed_out = ready!(running.poll_expired(this.timer.as_mut(), cx));
-                        this.call.set(None);
-                        *this.stage = Stage::Done;
-                        return Poll::Ready(Err(refusal(timed_out)));
-                    };
-                    let sent_due = *sent_due;
-                    this.call.set(None);
-                    let Stage::Calling { mut running, .. } =
-                        std::mem::replace(this.stage, Stage::Done)
-                    else {
-                        unreachable!("matched above")
-                    };
-                    let response = match answer.map_err(Into::into) {
-                        Ok(response) => response,
-                        Err(error) if timed_out_by_us(&*error, this.deadline.at(), sent_due) => {
-                            *this.stage = Stage::Expiring { running };
-                            continue;
-                        }
-                        Err(error) => {
-                            running.finish(true);
-                            return Poll::Ready(Err(status_of(error)));
-                        }
-                    };
-                    let classify = this.classify.take().expect("a call is classified once");
-                    // Inside the guard: a classifier that panics is recorded as a
-                    // failure, as the attribute records one.
-                    let classified = running.poll_call(|| classify.classify_response(&response));
-                    let eos = match classified {
-                        ClassifiedResponse::Ready(class) => {
-                            let hint = crate::pushback::hint_of(&response);
-                            running.finish_with_retry_after(class.is_err(), hint);
-                            return Poll::Ready(Ok(response.map(GrpcBody::plain)));
-                        }
-                        ClassifiedResponse::RequiresEos(_) if *this.until_headers => {
-                            running.finish(false);
-                            return Poll::Ready(Ok(response.map(GrpcBody::plain)));
-                        }
-                        ClassifiedResponse::RequiresEos(eos) => eos,
-                    };
-                    // Still guarded: its status is at the end of the body.
-                    let deadline = this.deadline.at();
-                    return Poll::Ready(Ok(
-                        response.map(|body| GrpcBody::guarded(body, running, eos, deadline))
-                    ));
-                }
-                Stage::Expiring { running } => {
-                    let timed_out = ready!(running.poll_expired(this.timer.as_mut(), cx));
-                    *this.stage = Stage::Done;
-                    return Poll::Ready(Err(refusal(timed_out)));
-                }
-                Stage::Done => panic!("`GrpcResponseFuture` polled after it completed"),
-            }
+        let Some(call) = this.call.as_mut().as_pin_mut() else {
+            unreachable!("checked above")
+        };
+        let answer = ready!(call.poll(cx));
+        this.call.set(None);
+        Poll::Ready(answer.unwrap_or_else(|refused| Err(refusal(refused))))
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// The channel's call, sent when the guard first polls it (a refused call never
+    /// reaches the channel) with the budget left as `grpc-timeout`, so that the server
+    /// stops in time. When the channel gives up at a deadline the layer keeps itself, the
+    /// call is the layer's to end (by the caller's deadline, uncounted, or the guard's
+    /// timer, counted): it then stays pending, its channel's future dropped.
+    struct SendOnAdmit<S, Req>
+    where
+        S: Service<Req>,
+    {
+        #[pin]
+        future: Option<S::Future>,
+        start: Option<(S, Req)>,
+        // Without a caller's deadline, the header for the whole `total_timeout`.
+        whole: Option<http::HeaderValue>,
+        total: Duration,
+        deadline: Option<Instant>,
+        // When the budget sent on runs out.
+        sent_due: Option<Instant>,
+    }
+}
+
+impl<S, ReqBody, ResBody> Future for SendOnAdmit<S, http::Request<ReqBody>>
+where
+    S: Service<http::Request<ReqBody>, Response = http::Response<ResBody>>,
+    S::Error: Into<BoxError>,
+{
+    type Output = Result<http::Response<ResBody>, BoxError>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let mut this = self.project();
+        if let Some((mut inner, mut request)) = this.start.take() {
+            // The budget left after the wait for a permit.
+            let total = *this.total;
+            let budget = this.deadline.map_or(total, |at| {
+                at.saturating_duration_since(Instant::now()).min(total)
+            });
+            let value = this.whole.take().unwrap_or_else(|| timeout::header(budget));
+            request.headers_mut().insert(GRPC_TIMEOUT, value);
+            *this.sent_due = Some(Instant::now() + budget);
+            this.future.set(Some(inner.call(request)));
         }
+        let Some(future) = this.future.as_mut().as_pin_mut() else {
+            // Given up at one of the layer's deadlines: its timer ends the call.
+            return Poll::Pending;
+        };
+        let answer = ready!(future.poll(cx)).map_err(Into::into);
+        this.future.set(None);
+        match answer {
+            Err(error)
+                if timed_out_by_us(&*error, *this.deadline, this.sent_due.expect("sent")) =>
+            {
+                // Polled again at once: the deadline that is due ends the call there.
+                cx.waker().wake_by_ref();
+                Poll::Pending
+            }
+            answer => Poll::Ready(answer),
+        }
+    }
+}
+
+/// The layer's judge: a transport error counts; an answer is classified by its headers
+/// (a trailers-only answer), or, when its status is at the end of the body, handed on
+/// to the [`GrpcBody`] with the running call, to be judged at the trailers.
+struct GrpcJudge<C> {
+    classify: Option<C>,
+    until_headers: bool,
+    deadline: Option<Instant>,
+}
+
+impl<C, ResBody> Judge<Result<http::Response<ResBody>, BoxError>> for GrpcJudge<C>
+where
+    C: ClassifyResponse,
+{
+    type Output = Result<http::Response<GrpcBody<ResBody, C::ClassifyEos>>, Status>;
+
+    fn judge(
+        &mut self,
+        answer: Result<http::Response<ResBody>, BoxError>,
+        mut call: RunningCall,
+    ) -> Result<Self::Output, CircuitBreakerError> {
+        let response = match answer {
+            Ok(response) => response,
+            Err(error) => {
+                let _ = call.finish(Verdict::FAILURE);
+                return Ok(Err(status_of(error)));
+            }
+        };
+        let classify = self.classify.take().expect("a call is judged once");
+        // Inside the guard: a classifier that panics counts as a failure, as the
+        // attribute counts one.
+        let classified = call.poll_call(|| classify.classify_response(&response));
+        let eos = match classified {
+            ClassifiedResponse::Ready(class) => {
+                let hint = crate::pushback::hint_of(&response);
+                let _ = call.finish(Verdict::new(class.is_err()).retry_after(hint));
+                return Ok(Ok(response.map(GrpcBody::plain)));
+            }
+            ClassifiedResponse::RequiresEos(_) if self.until_headers => {
+                let _ = call.finish(Verdict::SUCCESS);
+                return Ok(Ok(response.map(GrpcBody::plain)));
+            }
+            ClassifiedResponse::RequiresEos(eos) => eos,
+        };
+        // Still guarded: its status is at the end of the body.
+        let deadline = self.deadline;
+        Ok(Ok(
+            response.map(|body| GrpcBody::guarded(body, call, eos, deadline))
+        ))
     }
 }

@@ -3,8 +3,9 @@
 //! call; and each system's tonic `Endpoint` built from its settings. The gRPC
 //! integration of [`outbound-guard`](outbound_guard).
 //!
-//! [`GrpcGuardLayer`] wraps the channel. The outcome rules are the attribute's:
-//! bulkhead, breaker, total timeout, elapsed check. Which calls count is
+//! [`GrpcGuardLayer`] wraps the channel. Each call is one
+//! [`GuardedCall`](outbound_guard::GuardedCall), the attribute's, whose documentation
+//! tells its steps. Which calls count is
 //! [`TransientGrpc`]: `Unavailable`, `DeadlineExceeded`, `ResourceExhausted`, `Internal`,
 //! `Unknown` and transport errors count, the codes about the request
 //! (`InvalidArgument`, `NotFound`, …) do not; the status is read from the headers (a

@@ -11,7 +11,8 @@ use std::time::Duration;
 use tower_layer::Layer;
 use tower_service::Service;
 
-use outbound_guard::{CallOptions, CircuitBreakerError, Guard, GuardedCall};
+use outbound_guard::integration::{self, Judge, RunningCall};
+use outbound_guard::{CircuitBreakerError, Guard, GuardedCall, Verdict};
 
 use crate::grpc_notice::GrpcNotice;
 
@@ -207,26 +208,23 @@ where
         // guard has admitted the call.
         let clone = self.inner.clone();
         let inner = std::mem::replace(&mut self.inner, clone);
-        let mut options =
-            CallOptions::new().retry_after(|failed: &Failed<Judged<S, Req>>| failed.retry_after);
-        if self.slow_as_error {
-            options = options.slow_as_error();
-        }
-        let classified = Classified {
-            future: None,
-            start: Some((inner, request)),
+        let judge = Classified {
             classify: self.failure_if.clone(),
+            slow_as_error: self.slow_as_error,
             grpc_notice: Arc::clone(&self.grpc_notice),
         };
         GuardFuture {
-            call: self.guard.call_with(options, classified),
+            call: integration::judged(
+                &self.guard,
+                judge,
+                CallOnAdmit {
+                    future: None,
+                    start: Some((inner, request)),
+                },
+            ),
         }
     }
 }
-
-/// A service's answer as the guard judges it: `Ok` counts as a success, `Err` as a
-/// failure; either way the service's own result is inside.
-type Judged<S, Req> = Result<<S as Service<Req>>::Response, <S as Service<Req>>::Error>;
 
 pin_project_lite::pin_project! {
     /// The future of a [`GuardService`] call: one
@@ -237,14 +235,8 @@ pin_project_lite::pin_project! {
         S: Service<Req>,
     {
         #[pin]
-        call: GuardedCall<Classified<S, Req, C>, Failed<Judged<S, Req>>>,
+        call: GuardedCall<CallOnAdmit<S, Req>, Classified<C>>,
     }
-}
-
-/// A service's result that counts as a failure, with the retry hint its classifier read.
-struct Failed<T> {
-    result: T,
-    retry_after: Option<Duration>,
 }
 
 impl<S, Req, C> fmt::Debug for GuardFuture<S, Req, C>
@@ -267,7 +259,7 @@ where
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         Poll::Ready(match ready!(self.project().call.poll(cx)) {
-            Ok(Ok(result) | Err(Failed { result, .. })) => result.map_err(GuardedError::Service),
+            Ok(result) => result.map_err(GuardedError::Service),
             Err(error) => Err(GuardedError::Guard(error)),
         })
     }
@@ -275,26 +267,22 @@ where
 
 pin_project_lite::pin_project! {
     /// The service's call, made when the guard first polls it (so a refused call never
-    /// reaches the service), and its result classified when it ends, inside the guard.
-    struct Classified<S, Req, C>
+    /// reaches the service).
+    struct CallOnAdmit<S, Req>
     where
         S: Service<Req>,
     {
         #[pin]
         future: Option<S::Future>,
         start: Option<(S, Req)>,
-        classify: C,
-        // A reference count, not an allocation: the layer's one notice.
-        grpc_notice: Arc<GrpcNotice>,
     }
 }
 
-impl<S, Req, C> Future for Classified<S, Req, C>
+impl<S, Req> Future for CallOnAdmit<S, Req>
 where
     S: Service<Req>,
-    C: Classify<S::Response, S::Error>,
 {
-    type Output = Result<Judged<S, Req>, Failed<Judged<S, Req>>>;
+    type Output = Result<S::Response, S::Error>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let mut this = self.project();
@@ -304,19 +292,44 @@ where
         let Some(future) = this.future.as_pin_mut() else {
             unreachable!("the service was called just above")
         };
-        let result = ready!(future.poll(cx));
-        if !this.grpc_notice.given() && this.classify.misses_grpc(&result) {
-            this.grpc_notice.warn();
+        future.poll(cx)
+    }
+}
+
+/// The layer's judge: the service's whole `Result` read by its [`Classify`] inside the
+/// guard, when the call ends.
+struct Classified<C> {
+    classify: C,
+    slow_as_error: bool,
+    // A reference count, not an allocation: the layer's one notice.
+    grpc_notice: Arc<GrpcNotice>,
+}
+
+impl<R, E, C: Classify<R, E>> Judge<Result<R, E>> for Classified<C> {
+    type Output = Result<R, E>;
+
+    fn judge(
+        &mut self,
+        result: Result<R, E>,
+        mut call: RunningCall,
+    ) -> Result<Result<R, E>, CircuitBreakerError> {
+        // Inside the guard: a classifier that panics counts as a failure.
+        let verdict = call.poll_call(|| {
+            if !self.grpc_notice.given() && self.classify.misses_grpc(&result) {
+                self.grpc_notice.warn();
+            }
+            let failed = self.classify.is_failure(&result);
+            let hint = if failed {
+                self.classify.retry_after(&result)
+            } else {
+                None
+            };
+            Verdict::new(failed).retry_after(hint)
+        });
+        match call.finish(verdict) {
+            Err(slow) if self.slow_as_error => Err(slow),
+            _ => Ok(result),
         }
-        Poll::Ready(if this.classify.is_failure(&result) {
-            let retry_after = this.classify.retry_after(&result);
-            Err(Failed {
-                result,
-                retry_after,
-            })
-        } else {
-            Ok(result)
-        })
     }
 }
 

@@ -5,8 +5,8 @@
 //! [`outbound-guard`](outbound_guard); gRPC clients have their own layer, in
 //! `outbound-guard-tonic`.
 //!
-//! The outcome rules are the attribute's: bulkhead, breaker, total timeout, elapsed
-//! check. Which answers count is the protocol's:
+//! Each call is one [`GuardedCall`](outbound_guard::GuardedCall), the attribute's, whose
+//! documentation tells its steps. Which answers count is the protocol's:
 //!
 //! - **HTTP** (hyper, reqwest): [`GuardLayer`] with [`TransientHttp`] — transport
 //!   errors and timeouts, 5xx, 408 and 429 count; other answers (a 404, a 422) are the

@@ -13,6 +13,7 @@ use loom::thread;
 use crate::breaker::delivery::Delivery;
 use crate::breaker::state::{Change, Config, Core, Denied, State, Ticket};
 use crate::breaker::ManualAction;
+use crate::verdict::Verdict;
 
 /// Open duration, in the core's nanoseconds.
 const OPEN: u64 = 10;
@@ -40,7 +41,7 @@ fn core(window: u32, min_calls: u32, failure_rate: f64, trials: u32) -> Arc<Core
 fn opened(trials: u32) -> Arc<Core> {
     let core = core(1, 1, 1.0, trials);
     let ticket = admit(&core, 0).unwrap();
-    let change = core.record(ticket, true, || 0).unwrap();
+    let change = core.count(ticket, Verdict::FAILURE, || 0).unwrap();
     assert_eq!((change.from, change.to), (State::Closed, State::Open));
     core
 }
@@ -152,13 +153,13 @@ fn concurrent_failures_open_it_exactly_once_with(window: u32) {
             let core = core.clone();
             thread::spawn(move || {
                 let ticket = admit(&core, 0).expect("closed admits every call");
-                core.record(ticket, failed, || 0)
+                core.count(ticket, Verdict::new(failed), || 0)
             })
         };
         let a = call(&core, true);
         let b = call(&core, true);
         let ticket = admit(&core, 0).unwrap();
-        let c = core.record(ticket, false, || 0);
+        let c = core.count(ticket, Verdict::SUCCESS, || 0);
         // A reading taken while others record is consistent.
         let reading = core.reading();
         assert!(reading.failures <= reading.calls);
@@ -198,9 +199,9 @@ fn racing_trial_outcomes_make_one_transition() {
             let (a, b) = (tickets[0], tickets[1]);
             let other = {
                 let core = core.clone();
-                thread::spawn(move || core.record(b, second_fails, || OPEN + 1))
+                thread::spawn(move || core.count(b, Verdict::new(second_fails), || OPEN + 1))
             };
-            let mine = core.record(a, false, || OPEN + 1);
+            let mine = core.count(a, Verdict::SUCCESS, || OPEN + 1);
             let changes: Vec<Change> = [mine, other.join().unwrap()]
                 .into_iter()
                 .flatten()
@@ -231,7 +232,7 @@ fn no_trial_slot_leaks_into_a_later_cycle() {
             thread::spawn(move || core.cancel(old))
         };
         // The cycle fails, and a new one starts a full open duration later.
-        let change = core.record(failing, true, || OPEN).unwrap();
+        let change = core.count(failing, Verdict::FAILURE, || OPEN).unwrap();
         assert_eq!(change.to, State::Open);
         let fresh = admit(&core, 2 * OPEN);
         assert!(fresh.is_ok(), "{fresh:?}");
@@ -255,22 +256,22 @@ fn stale_outcomes_do_not_move_the_state() {
         // Admitted while closed, finishes late.
         let closed_ticket = admit(&core, 0).unwrap();
         let opener = admit(&core, 0).unwrap();
-        core.record(opener, true, || 0).unwrap();
+        core.count(opener, Verdict::FAILURE, || 0).unwrap();
         // A trial of a first half-open cycle that failed.
         let old_trial = admit(&core, OPEN).unwrap();
         // Its slot is handed back (it stays unrecorded) and the next trial fails the cycle.
         core.cancel(old_trial);
         let failing = admit(&core, OPEN).unwrap();
-        core.record(failing, true, || OPEN).unwrap();
+        core.count(failing, Verdict::FAILURE, || OPEN).unwrap();
         // Second cycle, one trial out.
         let trial = admit(&core, 2 * OPEN).unwrap();
         let late_success = {
             let core = core.clone();
-            thread::spawn(move || core.record(closed_ticket, false, || 2 * OPEN))
+            thread::spawn(move || core.count(closed_ticket, Verdict::SUCCESS, || 2 * OPEN))
         };
         let late_trial = {
             let core = core.clone();
-            thread::spawn(move || core.record(old_trial, false, || 2 * OPEN))
+            thread::spawn(move || core.count(old_trial, Verdict::SUCCESS, || 2 * OPEN))
         };
         let raced = admit(&core, 2 * OPEN);
         assert_eq!(late_success.join().unwrap(), None);
@@ -286,7 +287,7 @@ fn stale_outcomes_do_not_move_the_state() {
             (State::HalfOpen, 1, 0)
         );
         assert_eq!(
-            core.record(trial, false, || 2 * OPEN).unwrap().to,
+            core.count(trial, Verdict::SUCCESS, || 2 * OPEN).unwrap().to,
             State::Closed
         );
     });
@@ -300,7 +301,7 @@ fn retry_after_is_measured_from_the_callers_now() {
         // The trial fails at t = 2·OPEN: open until 3·OPEN.
         let failer = {
             let core = core.clone();
-            thread::spawn(move || core.record(trial, true, || 2 * OPEN))
+            thread::spawn(move || core.count(trial, Verdict::FAILURE, || 2 * OPEN))
         };
         // A caller at t = 2·OPEN + 5 sees half-open or open, whichever comes first.
         let now = 2 * OPEN + 5;
@@ -322,7 +323,7 @@ fn manual_actions_race_with_outcomes() {
         let trial = tickets[0];
         let recorder = {
             let core = core.clone();
-            thread::spawn(move || core.record(trial, false, || OPEN))
+            thread::spawn(move || core.count(trial, Verdict::SUCCESS, || OPEN))
         };
         let forced = core.manual(ManualAction::ForceOpen, OPEN);
         recorder.join().unwrap();
@@ -345,12 +346,12 @@ fn closed_outcomes_racing_an_opening_land_in_no_later_window() {
                 let core = core.clone();
                 let (a, b) = (tickets[0], tickets[1]);
                 thread::spawn(move || {
-                    let first = core.record(a, true, || 0);
-                    let second = core.record(b, true, || 0);
+                    let first = core.count(a, Verdict::FAILURE, || 0);
+                    let second = core.count(b, Verdict::FAILURE, || 0);
                     [first, second]
                 })
             };
-            let success = core.record(tickets[2], false, || 0);
+            let success = core.count(tickets[2], Verdict::SUCCESS, || 0);
             let changes: Vec<Change> = failures
                 .join()
                 .unwrap()
@@ -399,7 +400,7 @@ fn a_stale_outcome_never_lands_in_a_window_256_generations_later() {
                 }
             })
         };
-        assert_eq!(core.record(stale, true, || 0), None);
+        assert_eq!(core.count(stale, Verdict::FAILURE, || 0), None);
         operator.join().unwrap();
         let reading = core.reading();
         assert_eq!(
@@ -443,7 +444,9 @@ fn transitions_reach_the_observers_in_order_and_none_is_left_behind() {
         let b = act(ManualAction::Disable);
         // This thread fails a call: closed → open, if still closed then.
         let ticket = admit(&core, 0);
-        let mine = ticket.ok().and_then(|t| core.record(t, true, || 0));
+        let mine = ticket
+            .ok()
+            .and_then(|t| core.count(t, Verdict::FAILURE, || 0));
         if mine.is_some() {
             delivery.run(&core, |c| delivered.lock().unwrap().push(*c));
         }
@@ -501,14 +504,14 @@ fn a_success_skipped_without_the_lock_hides_no_failure() {
         let core = core(2, 2, 0.5, 1);
         for _ in 0..2 {
             let ticket = admit(&core, 0).unwrap();
-            core.record(ticket, false, || 0);
+            core.count(ticket, Verdict::SUCCESS, || 0);
         }
         let (success, failure) = (admit(&core, 0).unwrap(), admit(&core, 0).unwrap());
         let other = {
             let core = core.clone();
-            thread::spawn(move || core.record(success, false, || 0))
+            thread::spawn(move || core.count(success, Verdict::SUCCESS, || 0))
         };
-        let change = core.record(failure, true, || 0);
+        let change = core.count(failure, Verdict::FAILURE, || 0);
         assert_eq!(other.join().unwrap(), None);
         // One failure in two is 50%: whichever order, the failure is in the window, and
         // it opened the breaker exactly when the success came first.
@@ -546,15 +549,15 @@ fn a_reload_shrinking_the_window_races_recording_without_a_torn_count() {
         let core = core(3, 3, 1.0, 1);
         for _ in 0..3 {
             let ticket = admit(&core, 0).unwrap();
-            assert!(core.record(ticket, false, || 0).is_none());
+            assert!(core.count(ticket, Verdict::SUCCESS, || 0).is_none());
         }
         let success = admit(&core, 0).unwrap();
         let failure = admit(&core, 0).unwrap();
         let recorder = {
             let core = core.clone();
             thread::spawn(move || {
-                core.record(success, false, || 0);
-                core.record(failure, true, || 0);
+                core.count(success, Verdict::SUCCESS, || 0);
+                core.count(failure, Verdict::FAILURE, || 0);
             })
         };
         core.reconfigure(Config {
@@ -584,11 +587,11 @@ fn a_reset_of_a_closed_window_and_an_outcome_in_flight_agree() {
     check(|| {
         let core = core(4, 4, 1.0, 1);
         let first = admit(&core, 0).unwrap();
-        assert_eq!(core.record(first, false, || 0), None);
+        assert_eq!(core.count(first, Verdict::SUCCESS, || 0), None);
         let in_flight = admit(&core, 0).unwrap();
         let recorder = {
             let core = core.clone();
-            thread::spawn(move || core.record(in_flight, true, || 0))
+            thread::spawn(move || core.count(in_flight, Verdict::FAILURE, || 0))
         };
         let acted = core.act(
             ManualAction::Reset,
@@ -629,9 +632,9 @@ fn a_hinted_failure_and_a_plain_one_open_once_for_the_hint() {
         let b = admit(&core, 0).unwrap();
         let hinted = {
             let core = core.clone();
-            thread::spawn(move || core.record_hinted_failure(a, 5 * OPEN, 0))
+            thread::spawn(move || core.count(a, failure_hinted(5 * OPEN), || 0))
         };
-        let plain = core.record(b, true, || 0);
+        let plain = core.count(b, Verdict::FAILURE, || 0);
         let hinted = hinted.join().unwrap();
         assert!(plain.is_some() != hinted.is_some(), "opened exactly once");
         let reading = core.reading();
@@ -651,7 +654,7 @@ fn a_reset_of_an_empty_closed_window_and_an_outcome_in_flight_agree() {
         let in_flight = admit(&core, 0).unwrap();
         let recorder = {
             let core = core.clone();
-            thread::spawn(move || core.record(in_flight, true, || 0))
+            thread::spawn(move || core.count(in_flight, Verdict::FAILURE, || 0))
         };
         let acted = core.act(
             ManualAction::Reset,
@@ -672,4 +675,9 @@ fn a_reset_of_an_empty_closed_window_and_an_outcome_in_flight_agree() {
         assert_eq!(core.window_counts(), (0, 0));
         assert_eq!(core.state(), State::Closed);
     });
+}
+
+/// A failure carrying the upstream's retry hint of `nanos`.
+fn failure_hinted(nanos: u64) -> Verdict {
+    Verdict::FAILURE.retry_after(Some(std::time::Duration::from_nanos(nanos)))
 }

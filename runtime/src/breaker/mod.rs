@@ -27,18 +27,19 @@ pub use state::{Reason, State};
 
 use crate::error::{Cause, CircuitBreakerError};
 use crate::observer::{self, Observer, OpenPeriod, Transition};
+use crate::verdict::Verdict;
 
-/// A breaker for one system. Usually reached through its [`Guard`](crate::Guard); usable
-/// alone through [`Breaker::try_acquire`].
+/// A breaker for one system. Usually reached through its [`Guard`](crate::Guard), whose
+/// calls ask it and tell it for you; usable alone through [`Breaker::try_acquire`].
 ///
 /// ```
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
-/// use outbound_guard::{Breaker, Settings, State};
+/// use outbound_guard::{Breaker, Settings, State, Verdict};
 ///
 /// let settings = Settings::parse("[systems.sber]\ncb_min_calls = 2\ncb_window_size = 2", "inline").unwrap();
 /// let breaker = Breaker::new(settings.system("sber").unwrap());
-/// breaker.try_acquire().unwrap().failure();
-/// breaker.try_acquire().unwrap().failure();
+/// breaker.try_acquire().unwrap().finish(Verdict::FAILURE);
+/// breaker.try_acquire().unwrap().finish(Verdict::FAILURE);
 /// assert_eq!(breaker.state(), State::Open);
 /// assert!(breaker.try_acquire().is_err());
 /// # }
@@ -165,8 +166,15 @@ impl Breaker {
         &self.call_observers
     }
 
-    /// Asks to make a call: a permit to record its outcome on, or the reason it may not
-    /// go ahead. Dropping the permit unrecorded returns it without counting anything.
+    /// Asks to make a call: a permit to [finish](BreakerPermit::finish) with the call's
+    /// verdict, or the reason it may not go ahead. Dropping the permit unfinished returns
+    /// it without counting anything.
+    ///
+    /// The breaker alone, without the guard's bulkhead, timeout and elapsed check: for
+    /// code that guards a call its own way (a synchronous client, a client with its own
+    /// concurrency limit and deadline) and for tests of the breaker's rules. A guarded
+    /// call ([`Guard::call`](crate::Guard::call), the attributes, the layers) asks for
+    /// its permit itself.
     ///
     /// # Errors
     ///
@@ -185,7 +193,7 @@ impl Breaker {
     }
 
     /// The ticket of a call admitted as [`try_acquire`](Self::try_acquire) admits it,
-    /// for a holder that records or [cancels](Self::cancel) it itself.
+    /// for a holder that counts or [cancels](Self::cancel) it itself.
     #[inline]
     pub(crate) fn acquire_ticket(&self) -> Result<Ticket, CircuitBreakerError> {
         match self.core.admit_flowing() {
@@ -255,23 +263,11 @@ impl Breaker {
         true
     }
 
-    /// Records the outcome of the call admitted with `ticket`, which ended at `now`.
+    /// Counts the outcome of the call admitted with `ticket`, which ended at `now`, as
+    /// `verdict` judged it.
     #[inline]
-    pub(crate) fn record_at(&self, ticket: Ticket, failed: bool, now: Instant) {
-        let change = self.core.record(ticket, failed, || self.nanos(now));
-        self.report(change);
-    }
-
-    /// Records a failure of the call admitted with `ticket`, which ended at `now`
-    /// carrying the upstream's retry hint: see [`BreakerPermit::failure_with_retry_after`].
-    pub(crate) fn record_hinted_at(&self, ticket: Ticket, retry_after: Duration, now: Instant) {
-        if ticket == Ticket::UNCOUNTED {
-            // A call an enforcing breaker would not have made: its hint lengthens nothing.
-            return;
-        }
-        let change =
-            self.core
-                .record_hinted_failure(ticket, duration_nanos(retry_after), self.nanos(now));
+    pub(crate) fn count_at(&self, ticket: Ticket, verdict: Verdict, now: Instant) {
+        let change = self.core.count(ticket, verdict, || self.nanos(now));
         self.report(change);
     }
 
@@ -393,10 +389,10 @@ impl Breaker {
 
     /// Counts a failure that no admitted call carries, only while the breaker is still
     /// closed in `generation`.
-    pub(crate) fn record_closed_failure(&self, generation: u64) {
+    pub(crate) fn count_closed_failure(&self, generation: u64) {
         let change = self
             .core
-            .record_closed_failure(generation, || self.nanos(Instant::now()));
+            .count_closed_failure(generation, || self.nanos(Instant::now()));
         self.report(change);
     }
 
@@ -604,62 +600,36 @@ fn duration_nanos(d: Duration) -> u64 {
     u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }
 
-/// Permission to make one call. Record its outcome with [`success`](Self::success),
-/// [`failure`](Self::failure) or [`record`](Self::record); dropping it unrecorded
-/// means the call was abandoned, and nothing is counted.
+/// Permission to make one call, from [`Breaker::try_acquire`]: [`finish`](Self::finish)
+/// it with the call's [`Verdict`]; dropping it unfinished means the call was abandoned,
+/// and nothing is counted (a trial slot goes back).
 #[derive(Debug)]
-#[must_use = "a permit dropped unrecorded counts nothing"]
+#[must_use = "a permit dropped unfinished counts nothing"]
 pub struct BreakerPermit<'a> {
     breaker: &'a Breaker,
     ticket: Option<Ticket>,
 }
 
 impl BreakerPermit<'_> {
-    /// The call succeeded.
+    /// The call ended: its outcome counted as `verdict` says, reading the clock only if
+    /// the state changes (or the verdict carries the upstream's retry hint).
     #[inline]
-    pub fn success(self) {
-        self.record(false);
-    }
-
-    /// The call failed.
-    #[inline]
-    pub fn failure(self) {
-        self.record(true);
-    }
-
-    /// The call failed, and the upstream asked not to be called again for `retry_after`
-    /// (HTTP `Retry-After`, gRPC `grpc-retry-pushback-ms`). Counted as any failure; if it
-    /// opens the breaker, or finds it open, the open period lasts at least
-    /// `retry_after` from now, at most `cb_open_max` from its start. A closed breaker is
-    /// not opened by the hint alone: the window decides, as for any failure.
-    pub fn failure_with_retry_after(mut self, retry_after: Duration) {
+    pub fn finish(mut self, verdict: Verdict) {
         if let Some(ticket) = self.ticket.take() {
-            self.breaker
-                .record_hinted_at(ticket, retry_after, Instant::now());
+            let breaker = self.breaker;
+            let change = breaker
+                .core
+                .count(ticket, verdict, || breaker.nanos(Instant::now()));
+            breaker.report(change);
         }
     }
 
-    /// Records the call's outcome, reading the clock only if the state changes.
-    #[inline]
-    pub fn record(self, failed: bool) {
-        let breaker = self.breaker;
-        self.record_with(failed, || breaker.nanos(Instant::now()));
-    }
-
-    /// The ticket, for a holder that records or [cancels](Breaker::cancel) it itself.
+    /// The ticket, for a holder that counts or [cancels](Breaker::cancel) it itself.
     #[inline]
     pub(crate) fn into_ticket(mut self) -> Ticket {
         self.ticket
             .take()
-            .expect("a permit holds its ticket until recorded")
-    }
-
-    #[inline]
-    fn record_with(mut self, failed: bool, now: impl FnOnce() -> u64) {
-        if let Some(ticket) = self.ticket.take() {
-            let change = self.breaker.core.record(ticket, failed, now);
-            self.breaker.report(change);
-        }
+            .expect("a permit holds its ticket until finished")
     }
 }
 

@@ -30,6 +30,7 @@ pub(crate) use super::open_period::Opening;
 use super::open_period::{lengthened, OpenPeriods, Periods};
 use super::window::Window;
 use crate::sync::{AtomicU32, AtomicU64, Mutex, MutexGuard, Ordering};
+use crate::verdict::Verdict;
 
 /// The state of a breaker. Serialized (feature `serde`) as its [`as_str`](State::as_str).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -140,7 +141,7 @@ impl Reason {
     }
 
     /// The figures behind an opening: `(failures, outcomes)` of the window that reached
-    /// the threshold, or of the trials when one failed (`1` of those recorded). `None`
+    /// the threshold, or of the trials when one failed (`1` of those counted). `None`
     /// for the other reasons.
     pub fn figures(&self) -> Option<(u32, u32)> {
         match *self {
@@ -192,7 +193,7 @@ impl Config {
     }
 }
 
-/// What an admitted call carries until its outcome is recorded.
+/// What an admitted call carries until its outcome is counted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Ticket {
     generation: u64,
@@ -291,7 +292,7 @@ pub(crate) struct Core {
     /// When an open breaker may go half-open; written under the lock before `state`.
     open_until: AtomicU64,
     /// The closed window's `failures << 32 | calls`, written under the lock whenever the
-    /// window changes. On a cache line of its own, so recording does not evict the
+    /// window changes. On a cache line of its own, so counting does not evict the
     /// `state` every admission reads.
     summary: CachePadded<AtomicU64>,
     inner: Mutex<Inner>,
@@ -466,18 +467,23 @@ impl Core {
         }
     }
 
-    /// Records the outcome of an admitted call. An outcome from an earlier generation is
-    /// ignored. `now` is read only if the outcome changes the state.
+    /// Counts the outcome of an admitted call, as `verdict` judged it. An outcome from an
+    /// earlier generation is ignored. `now` is read only if the outcome changes the state
+    /// (or carries a retry hint).
     ///
     /// Under the lock, except a success landing in a full closed window without
     /// failures: that changes nothing, and is skipped after one load.
     #[inline]
-    pub(crate) fn record(
+    pub(crate) fn count(
         &self,
         ticket: Ticket,
-        failed: bool,
+        verdict: Verdict,
         now: impl FnOnce() -> u64,
     ) -> Option<Change> {
+        if let Some(hint) = verdict.retry_hint() {
+            return self.count_hinted_failure(ticket, duration_nanos(hint), now());
+        }
+        let failed = verdict.is_failure();
         let word = self.state.load(Ordering::Acquire);
         let kind = word & KIND_MASK;
         if generation_of(word) != ticket.generation || kind == State::Disabled.code() {
@@ -492,35 +498,37 @@ impl Core {
                 return None;
             }
         }
-        self.record_locked(ticket, failed, now)
+        self.count_locked(ticket, failed, now)
     }
 
-    /// Recording under the lock: the closed window, or half-open trials. The ticket's
+    /// Counting under the lock: the closed window, or half-open trials. The ticket's
     /// whole generation is checked under the lock, so nothing stale is ever counted.
     #[inline(never)]
-    fn record_locked(
+    fn count_locked(
         &self,
         ticket: Ticket,
         failed: bool,
         now: impl FnOnce() -> u64,
     ) -> Option<Change> {
         let inner = self.lock();
-        self.record_in(inner, ticket, failed, None, now)
+        self.count_in(inner, ticket, failed, None, now)
     }
 
-    /// Records a failure that carries the upstream's retry hint (`Retry-After`,
+    /// Counts a failure that carries the upstream's retry hint (`Retry-After`,
     /// `grpc-retry-pushback-ms`), `hint_nanos` from `now`: counted as any failure, and
     /// the open period it starts, or the one running, lasts at least until the hint
     /// (capped by `open_max_nanos` from the opening). While closed, the hint alone opens
     /// nothing: it is kept for an opening in the same closed state. From an earlier
     /// generation, it still lengthens a running open period (the upstream said so), but
-    /// counts nothing.
-    pub(crate) fn record_hinted_failure(
-        &self,
-        ticket: Ticket,
-        hint_nanos: u64,
-        now: u64,
-    ) -> Option<Change> {
+    /// counts nothing; from a call an observing breaker admitted where it would have
+    /// refused it ([`Ticket::UNCOUNTED`]), it does nothing.
+    #[cold]
+    #[inline(never)]
+    fn count_hinted_failure(&self, ticket: Ticket, hint_nanos: u64, now: u64) -> Option<Change> {
+        if ticket == Ticket::UNCOUNTED {
+            // A call an enforcing breaker would not have made: its hint lengthens nothing.
+            return None;
+        }
         let mut inner = self.lock();
         let word = self.state.load(Ordering::Relaxed);
         let state = State::from_code(word);
@@ -537,7 +545,7 @@ impl Core {
         if state == State::Closed {
             inner.periods.keep_hint(until);
         }
-        self.record_in(inner, ticket, true, Some(until), || now)
+        self.count_in(inner, ticket, true, Some(until), || now)
     }
 
     /// A running open period lasts at least until `until` (a retry hint of
@@ -554,9 +562,9 @@ impl Core {
         }
     }
 
-    /// [`record_locked`](Self::record_locked) with the lock taken, the generation not
+    /// [`count_locked`](Self::count_locked) with the lock taken, the generation not
     /// yet checked; `hint_until`: a retry hint's instant, for a trial that fails.
-    fn record_in(
+    fn count_in(
         &self,
         mut inner: MutexGuard<'_, Inner>,
         ticket: Ticket,
@@ -658,7 +666,7 @@ impl Core {
         !self.lock().changes.is_empty()
     }
 
-    /// Returns an admitted call's place without recording anything: the caller dropped
+    /// Returns an admitted call's place without counting anything: the caller dropped
     /// it. A trial's slot goes back to the half-open state it was taken from.
     #[inline]
     pub(crate) fn cancel(&self, ticket: Ticket) {
@@ -793,29 +801,29 @@ impl Core {
     }
 
     /// The generation of the current state if it is closed: outcomes inferred later by
-    /// [`record_closed_failure`](Self::record_closed_failure) carry it.
+    /// [`count_closed_failure`](Self::count_closed_failure) carry it.
     #[inline]
     pub(crate) fn closed_generation(&self) -> Option<u64> {
         let word = self.state.load(Ordering::Acquire);
         (State::from_code(word) == State::Closed).then(|| generation_of(word))
     }
 
-    /// Records a failure that no admitted call carries (a caller turned away by a
+    /// Counts a failure that no admitted call carries (a caller turned away by a
     /// bulkhead full of slow calls): only while closed, and only in `generation`, the
     /// closed state it was observed in. Half-open (the trials decide), open, forced
     /// open, disabled, or a later generation: ignored.
-    pub(crate) fn record_closed_failure(
+    pub(crate) fn count_closed_failure(
         &self,
         generation: u64,
         now: impl FnOnce() -> u64,
     ) -> Option<Change> {
         // A non-trial ticket is counted by the closed window alone.
-        self.record(
+        self.count(
             Ticket {
                 generation,
                 trial: false,
             },
-            true,
+            Verdict::FAILURE,
             now,
         )
     }
@@ -880,6 +888,11 @@ fn pack_counts(failures: u32, calls: u32) -> u64 {
 /// `(failures, calls)` of a summary word.
 fn unpack(summary: u64) -> (u32, u32) {
     ((summary >> 32) as u32, summary as u32)
+}
+
+/// A duration in nanoseconds, saturated.
+fn duration_nanos(duration: Duration) -> u64 {
+    u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX)
 }
 
 /// `failures / calls`, 0 for an empty window.

@@ -2,6 +2,7 @@
 
 use super::state::{Config, Core, State};
 use super::ManualAction;
+use crate::verdict::Verdict;
 
 fn config(window: u32, min_calls: u32) -> Config {
     Config {
@@ -30,7 +31,7 @@ fn a_ticket_never_lands_in_a_window_256_generations_later() {
             let stale = core.admit(|| 0).0.unwrap();
             let jumped = Core::at_generation(config(window, 2), start + jump);
             // The same ticket, taken to a core that has gone through `jump` transitions.
-            assert_eq!(jumped.record(stale, true, || 0), None);
+            assert_eq!(jumped.count(stale, Verdict::FAILURE, || 0), None);
             assert_eq!(jumped.reading().calls, 0, "start {start}, window {window}");
             // And the real thing: 256 transitions in between (a reset of a closed
             // breaker is none, so force open and reset).
@@ -38,7 +39,7 @@ fn a_ticket_never_lands_in_a_window_256_generations_later() {
                 core.manual(ManualAction::ForceOpen, 0).unwrap();
                 core.manual(ManualAction::Reset, 0).unwrap();
             }
-            assert_eq!(core.record(stale, true, || 0), None);
+            assert_eq!(core.count(stale, Verdict::FAILURE, || 0), None);
             assert_eq!(core.reading().calls, 0);
             assert_eq!(core.state(), State::Closed);
             while core.next_change().is_some() {}
@@ -51,18 +52,21 @@ fn a_success_into_a_full_window_of_successes_is_skipped_and_changes_nothing() {
     let core = Core::new(config(3, 2));
     for _ in 0..3 {
         let ticket = core.admit(|| 0).0.unwrap();
-        assert_eq!(core.record(ticket, false, || 0), None);
+        assert_eq!(core.count(ticket, Verdict::SUCCESS, || 0), None);
     }
     assert_eq!((core.reading().failures, core.reading().calls), (0, 3));
     let ticket = core.admit(|| 0).0.unwrap();
-    assert_eq!(core.record(ticket, false, || 0), None);
+    assert_eq!(core.count(ticket, Verdict::SUCCESS, || 0), None);
     assert_eq!((core.reading().failures, core.reading().calls), (0, 3));
     // A failure still lands: 1 of 3 is below 50%; a second one opens it.
     let ticket = core.admit(|| 0).0.unwrap();
-    assert_eq!(core.record(ticket, true, || 0), None);
+    assert_eq!(core.count(ticket, Verdict::FAILURE, || 0), None);
     assert_eq!(core.failure_rate(), 1.0 / 3.0);
     let ticket = core.admit(|| 0).0.unwrap();
-    assert_eq!(core.record(ticket, true, || 5).unwrap().to, State::Open);
+    assert_eq!(
+        core.count(ticket, Verdict::FAILURE, || 5).unwrap().to,
+        State::Open
+    );
     // Every transition is queued, in order.
     let queued = core.next_change().unwrap();
     assert_eq!(
@@ -90,7 +94,7 @@ fn periods(open_nanos: u64, open_max_nanos: u64, backoff: f64) -> Config {
 /// Fails one call admitted at `at`: the opening it makes, if any.
 fn fail_at(core: &Core, at: u64) -> Option<super::state::Opening> {
     let ticket = core.admit(|| at).0.unwrap();
-    core.record(ticket, true, || at)
+    core.count(ticket, Verdict::FAILURE, || at)
         .and_then(|change| change.opening)
 }
 
@@ -100,7 +104,7 @@ fn a_hint_lengthening_a_running_open_period_records_its_length_from_the_opening(
     let late = core.admit(|| 0).0.unwrap(); // admitted before the opening
     assert_eq!(fail_at(&core, 100).unwrap().nanos, 10);
     // Its outcome lands 5 after the opening, asking for 50 more.
-    assert_eq!(core.record_hinted_failure(late, 50, 105), None);
+    assert_eq!(core.count(late, failure_hinted(50), || 105), None);
     let opening = core.reading().opening.unwrap();
     assert_eq!(opening.nanos, 55, "from the opening at 100 to 155");
     assert_eq!(opening.hint_nanos, Some(50));
@@ -112,7 +116,7 @@ fn a_hint_no_longer_than_the_breakers_own_period_is_not_what_decided_it() {
     let core = Core::new(periods(10, 1_000, 1.0));
     let ticket = core.admit(|| 0).0.unwrap();
     let opening = core
-        .record_hinted_failure(ticket, 10, 0)
+        .count(ticket, failure_hinted(10), || 0)
         .and_then(|change| change.opening)
         .unwrap();
     assert_eq!((opening.nanos, opening.hint_nanos), (10, None));
@@ -153,7 +157,7 @@ fn a_late_hint_ending_where_the_period_already_ends_changes_nothing() {
     let late = core.admit(|| 0).0.unwrap();
     fail_at(&core, 100).unwrap(); // open until 110
                                   // Lands at 105 asking for 5 more: until 110, where it ends anyway.
-    assert_eq!(core.record_hinted_failure(late, 5, 105), None);
+    assert_eq!(core.count(late, failure_hinted(5), || 105), None);
     let opening = core.reading().opening.unwrap();
     assert_eq!(
         (opening.nanos, opening.hint_nanos),
@@ -184,4 +188,9 @@ fn no_jitter_draws_nothing_so_a_seed_gives_the_same_periods_once_jitter_is_on() 
         expected,
         "the opening without jitter drew no number"
     );
+}
+
+/// A failure carrying the upstream's retry hint of `nanos`.
+fn failure_hinted(nanos: u64) -> Verdict {
+    Verdict::FAILURE.retry_after(Some(std::time::Duration::from_nanos(nanos)))
 }

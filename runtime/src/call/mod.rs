@@ -1,45 +1,48 @@
 //! One guarded call: [`GuardedCall`], the future of [`Guard::call`], [`Guard::call_with`],
-//! the attributes' expansion and the tower layers; and its steps as values of their own
-//! for client integrations ([`Admission`], [`RunningCall`], [`CallTimer`]).
+//! the attributes' expansion and the client layers, judged by a [`Judge`].
 //!
-//! - `mod.rs`: the future, a thin shell generic over the call;
-//! - `steps.rs`: the steps around the call, not generic: admission, the running call's
-//!   span, alarms and verdict;
-//! - `permit.rs`: what a running call holds (the bulkhead slot, the breaker's ticket,
-//!   its clock, a clone of the guard) and gives back when dropped, and how the bulkhead
-//!   is entered;
-//! - `judge.rs`: the elapsed check and the outcome recorded;
-//! - `options.rs`: [`CallOptions`], how a call is judged.
+//! - `mod.rs`: the future and its stages, a thin shell generic over the call;
+//! - `running.rs`: what a call holds (the bulkhead [`Slot`](running::Slot), then the
+//!   [`RunningCall`] with the breaker's ticket, its span and clock), how a slot is
+//!   taken, and how a running call ends;
+//! - `judge.rs`: [`Judge`], and [`CallOptions`]' judgement;
+//! - `options.rs`: [`CallOptions`], the attribute's way of judging a call.
 //!
 //! Only the shell is generic over the call: it projects its fields and hands the call on
-//! behind `dyn` to [`poll_guarded`], which is generic over the call's output alone, and
-//! the steps around it are not generic at all. So a crate with a hundred guarded methods
-//! does not compile the steps in debug builds (they are the runtime's), and compiles the
-//! shell a hundred times.
+//! behind `dyn` to [`poll_guarded`], which is generic over the call's output and its
+//! judge alone, and the steps around it are not generic at all. So a crate with a
+//! hundred guarded methods does not compile the steps in debug builds (they are the
+//! runtime's), and compiles the shell a hundred times.
 
 mod judge;
 mod options;
-mod permit;
-mod steps;
+mod running;
 
 use std::fmt;
 use std::future::Future;
-use std::panic::resume_unwind;
 use std::pin::Pin;
 use std::task::{ready, Context, Poll};
 
-use tokio::time::Instant;
+use tokio::time::Sleep;
 
+pub use self::judge::Judge;
 pub use self::options::CallOptions;
-pub use self::steps::{Admission, CallTimer, RunningCall};
+pub use self::running::RunningCall;
+use self::running::Slot;
 use crate::error::CircuitBreakerError;
 use crate::guard::Guard;
 
+/// A bulkhead wait in progress. Boxed: it is only built when the bulkhead is full on
+/// arrival, and a named type keeps [`Stage`] non-generic.
+type Wait = Pin<Box<dyn Future<Output = Result<Slot, CircuitBreakerError>> + Send>>;
+
 pin_project_lite::pin_project! {
     /// One guarded call as a future: a bulkhead permit, the breaker's permission, the
-    /// call under the total timeout, and the elapsed check that records its outcome. The
-    /// outer `Err` is the guard's refusal, the inner `Result` the call's own. Returned by
-    /// [`Guard::call`] and [`Guard::call_with`].
+    /// call under the total timeout, and the elapsed check that counts its outcome, as
+    /// its judge `J` reads it ([`CallOptions`] for [`Guard::call`], [`Guard::call_with`]
+    /// and the attributes; the tower and tonic layers bring their own). The outer `Err`
+    /// is the guard's refusal, the `Ok` what the judge returns (for [`CallOptions`], the
+    /// call's own `Result`).
     ///
     /// It owns a clone of its [`Guard`] (one reference-count increment per call) and
     /// borrows nothing, so it is `'static` whenever the call's future is: a tower layer
@@ -53,32 +56,47 @@ pin_project_lite::pin_project! {
     ///
     #[doc = include_str!("../../doc/guarded-call.md")]
     #[must_use = "futures do nothing unless awaited"]
-    pub struct GuardedCall<F, E> {
+    pub struct GuardedCall<F, J> {
         // Field order is drop order: the call, its timer, and only then its permits.
         #[pin]
         call: F,
+        // The running call's alarms (slow threshold, then total timeout), armed on the
+        // first poll that finds the call pending.
         #[pin]
-        timer: CallTimer,
+        timer: Option<Sleep>,
         stage: Stage,
-        options: CallOptions<E>,
+        judge: J,
     }
 }
 
 /// Where a call stands with its guard.
-#[derive(Debug)]
 enum Stage {
-    /// Waiting for its permits (not polled yet, or the bulkhead was full).
-    Admitting(Admission),
+    /// Not polled yet.
+    Arrived(Guard),
+    /// The bulkhead was full on arrival: waiting for a permit.
+    Waiting(Wait),
     /// Admitted and running.
     Running(RunningCall),
-    /// Timed out, recorded: the permits are held until the future is dropped, after
+    /// Timed out, counted: the permits are held until the future is dropped, after
     /// the call's (held for its `Drop` alone).
     Ended(#[allow(dead_code)] RunningCall),
     /// Refused, or judged.
     Done,
 }
 
-impl<F, E> fmt::Debug for GuardedCall<F, E> {
+impl fmt::Debug for Stage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Stage::Arrived(guard) => f.debug_tuple("Arrived").field(guard).finish(),
+            Stage::Waiting(_) => f.write_str("WaitingForBulkhead"),
+            Stage::Running(running) => f.debug_tuple("Running").field(running).finish(),
+            Stage::Ended(running) => f.debug_tuple("Ended").field(running).finish(),
+            Stage::Done => f.write_str("Done"),
+        }
+    }
+}
+
+impl<F, J> fmt::Debug for GuardedCall<F, J> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("GuardedCall")
             .field("stage", &self.stage)
@@ -86,30 +104,31 @@ impl<F, E> fmt::Debug for GuardedCall<F, E> {
     }
 }
 
-impl<F, T, E> Future for GuardedCall<F, E>
+impl<F, J> Future for GuardedCall<F, J>
 where
-    F: Future<Output = Result<T, E>>,
+    F: Future,
+    J: Judge<F::Output>,
 {
-    type Output = Result<Result<T, E>, CircuitBreakerError>;
+    type Output = Result<J::Output, CircuitBreakerError>;
 
     #[inline]
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
-        poll_guarded(this.stage, this.timer, this.call, *this.options, cx)
+        poll_guarded(this.stage, this.timer, this.call, this.judge, cx)
     }
 }
 
-/// [`GuardedCall::poll`] but for the projection: generic over the call's output alone
-/// (the call is polled behind `dyn`), so the methods of a port that return the same
-/// `Result` share one copy; the steps around the call are not generic.
+/// [`GuardedCall::poll`] but for the projection: generic over the call's output and its
+/// judge alone (the call is polled behind `dyn`), so the methods of a port that return
+/// the same `Result` share one copy; the steps around the call are not generic.
 #[cfg_attr(not(debug_assertions), inline(always))]
-fn poll_guarded<T, E>(
+fn poll_guarded<O, J: Judge<O>>(
     stage: &mut Stage,
-    timer: Pin<&mut CallTimer>,
-    mut call: Pin<&mut (dyn Future<Output = Result<T, E>> + '_)>,
-    options: CallOptions<E>,
+    timer: Pin<&mut Option<Sleep>>,
+    mut call: Pin<&mut (dyn Future<Output = O> + '_)>,
+    judge: &mut J,
     cx: &mut Context<'_>,
-) -> Poll<Result<Result<T, E>, CircuitBreakerError>> {
+) -> Poll<Result<J::Output, CircuitBreakerError>> {
     let running = match stage {
         Stage::Running(running) => running,
         _ => match ready!(poll_admitted(stage, cx)) {
@@ -118,13 +137,13 @@ fn poll_guarded<T, E>(
         },
     };
     match running.poll_call(|| call.as_mut().poll(cx)) {
-        Poll::Ready(result) => {
-            let end = Instant::now();
-            // Judged where the permit lies (not moved out first), then the permits go
-            // back: also before a panicking classifier's panic unwinds on.
-            let judged = judge::judge(running.permit_mut(), result, end, options);
-            *stage = Stage::Done;
-            Poll::Ready(judged.unwrap_or_else(|panic| resume_unwind(panic)))
+        Poll::Ready(output) => {
+            let Stage::Running(running) = std::mem::replace(stage, Stage::Done) else {
+                unreachable!("matched just above")
+            };
+            // The judge finishes the running call (its permits go back as it drops,
+            // also before a panicking classifier's panic unwinds on), or hands it on.
+            Poll::Ready(judge.judge(output, running))
         }
         Poll::Pending => {
             let timed_out = ready!(running.poll_expired(timer, cx));
@@ -134,22 +153,33 @@ fn poll_guarded<T, E>(
     }
 }
 
-/// Polls the call's admission: ready with the running call, kept in `stage`, or with
-/// the guard's refusal.
+/// Polls the call's admission: a bulkhead slot (waiting at most `bulkhead_wait`), then
+/// the breaker's ticket. Ready with the running call, kept in `stage`, or with the
+/// guard's refusal, logged and reported to the observers.
 #[cfg_attr(not(debug_assertions), inline(always))]
 fn poll_admitted<'s>(
     stage: &'s mut Stage,
     cx: &mut Context<'_>,
 ) -> Poll<Result<&'s mut RunningCall, CircuitBreakerError>> {
-    let Stage::Admitting(admission) = stage else {
-        panic!("`GuardedCall` polled after it completed");
+    let slot = match stage {
+        Stage::Arrived(_) => {
+            let Stage::Arrived(guard) = std::mem::replace(stage, Stage::Done) else {
+                unreachable!("matched just above")
+            };
+            match Slot::try_take(guard) {
+                Ok(slot) => Ok(slot),
+                Err(guard) => ready!(wait(stage, guard, cx)),
+            }
+        }
+        Stage::Waiting(_) => ready!(poll_wait(stage, cx)),
+        _ => panic!("`GuardedCall` polled after it completed"),
     };
-    match ready!(Pin::new(admission).poll(cx)) {
+    match slot.and_then(RunningCall::start) {
         Ok(running) => {
-            // The admission it replaces is spent (it holds nothing once ready): forgotten
-            // rather than dropped, which saves its drop glue on every call.
+            // The stage it replaces is spent (`Done`: a guard taken, a wait over):
+            // forgotten rather than dropped, which saves its drop glue on every call.
             let spent = std::mem::replace(stage, Stage::Running(running));
-            debug_assert!(matches!(&spent, Stage::Admitting(admission) if admission.is_spent()));
+            debug_assert!(matches!(spent, Stage::Done));
             std::mem::forget(spent);
             let Stage::Running(running) = stage else {
                 unreachable!("set just above")
@@ -163,7 +193,30 @@ fn poll_admitted<'s>(
     }
 }
 
-/// The running call timed out: it stays in place, recorded, to give its permits back
+/// The bulkhead was full on arrival: starts the wait for a slot, kept in `stage`.
+#[cold]
+fn wait(
+    stage: &mut Stage,
+    guard: Guard,
+    cx: &mut Context<'_>,
+) -> Poll<Result<Slot, CircuitBreakerError>> {
+    *stage = Stage::Waiting(Box::pin(Slot::wait(guard)));
+    poll_wait(stage, cx)
+}
+
+/// Polls the wait for a bulkhead slot; once it is over, `stage` is `Done` (the wait
+/// dropped).
+#[cold]
+fn poll_wait(stage: &mut Stage, cx: &mut Context<'_>) -> Poll<Result<Slot, CircuitBreakerError>> {
+    let Stage::Waiting(wait) = stage else {
+        unreachable!("called while waiting")
+    };
+    let slot = ready!(wait.as_mut().poll(cx));
+    *stage = Stage::Done;
+    Poll::Ready(slot)
+}
+
+/// The running call timed out: it stays in place, counted, to give its permits back
 /// when the future is dropped, after the call's.
 #[cold]
 fn ended(stage: &mut Stage) {
@@ -186,7 +239,7 @@ impl Guard {
     /// The future's output is the guard's refusal (see [`call_with`](Self::call_with));
     /// the call's own error is the inner `Err`.
     #[inline]
-    pub fn call<T, E, F>(&self, future: F) -> GuardedCall<F, E>
+    pub fn call<T, E, F>(&self, future: F) -> GuardedCall<F, CallOptions<E>>
     where
         F: Future<Output = Result<T, E>>,
     {
@@ -210,25 +263,30 @@ impl Guard {
     /// off, and [`Cause::Slow`](crate::Cause::Slow) for a slow call under
     /// [`CallOptions::slow_as_error`]. The call's own error is the inner `Err`.
     #[inline]
-    pub fn call_with<T, E, F>(&self, options: CallOptions<E>, future: F) -> GuardedCall<F, E>
+    pub fn call_with<T, E, F>(
+        &self,
+        options: CallOptions<E>,
+        future: F,
+    ) -> GuardedCall<F, CallOptions<E>>
     where
         F: Future<Output = Result<T, E>>,
     {
-        GuardedCall {
-            call: future,
-            timer: CallTimer::new(),
-            stage: Stage::Admitting(Admission::new(self.clone())),
-            options,
-        }
+        judged(self, options, future)
     }
 }
 
-impl Guard {
-    /// The first two steps of a call alone, for client integrations that hold a call's
-    /// steps apart (see [`RunningCall`]): a bulkhead permit, then the breaker's
-    /// permission. Most code wants [`call`](Self::call) or [`call_with`](Self::call_with).
-    #[inline]
-    pub fn admit(&self) -> Admission {
-        Admission::new(self.clone())
+/// `future` guarded by `guard` and judged by `judge`: [`Guard::call_with`] for the
+/// client integrations' own judges.
+#[inline]
+pub fn judged<F: Future, J: Judge<F::Output>>(
+    guard: &Guard,
+    judge: J,
+    future: F,
+) -> GuardedCall<F, J> {
+    GuardedCall {
+        call: future,
+        timer: None,
+        stage: Stage::Arrived(guard.clone()),
+        judge,
     }
 }

@@ -69,8 +69,7 @@ impl<E> CallOptions<E> {
     /// error holding the `Retry-After` of a 429 or 503, or a gRPC status's
     /// `grpc-retry-pushback-ms`. If that failure opens the breaker, or finds it open,
     /// the open period lasts at least the hint, at most `cb_open_max`; a closed breaker
-    /// is not opened by a hint alone (see
-    /// [`BreakerPermit::failure_with_retry_after`](crate::BreakerPermit::failure_with_retry_after)).
+    /// is not opened by a hint alone (see [`Verdict::retry_after`](crate::Verdict::retry_after)).
     /// A reader that panics counts the call as a failure, and the panic unwinds on.
     ///
     /// ```

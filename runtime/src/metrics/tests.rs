@@ -16,9 +16,11 @@ use outbound_guard_settings::Settings;
 use tokio::sync::oneshot::error::RecvError;
 
 use crate::breaker::{ManualAction, State};
+use crate::call::CallOptions;
 use crate::guard::Guard;
 use crate::observer::{Observer, Transition};
 use crate::registry::Guards;
+use crate::verdict::Verdict;
 use outbound_guard_test_recorder::TestRecorder;
 
 const SETTINGS: &str = r"
@@ -632,9 +634,9 @@ fn a_scrape_never_sees_no_state_even_under_concurrent_transitions() {
                         breaker.act(actions[((i / 3 + thread) % 3) as usize]);
                     } else if let Ok(permit) = breaker.try_acquire() {
                         if (i + thread) % 2 == 0 {
-                            permit.failure();
+                            permit.finish(Verdict::FAILURE);
                         } else {
-                            permit.success();
+                            permit.finish(Verdict::SUCCESS);
                         }
                     }
                 }
@@ -838,7 +840,11 @@ fn a_transition_reported_late_does_not_leave_a_stale_state_gauge() {
             .build()
     });
     let guard = guards.get("sber").unwrap().clone();
-    guard.breaker().try_acquire().unwrap().failure();
+    guard
+        .breaker()
+        .try_acquire()
+        .unwrap()
+        .finish(Verdict::FAILURE);
     assert_eq!(shown_state(&recorder, "sber"), "open");
     std::thread::sleep(Duration::from_millis(5));
     let trial = {
@@ -869,9 +875,11 @@ async fn the_open_period_and_the_retry_hints_that_lengthened_it_are_shown() {
     let hints = || r.counter(r#"resilience_retry_hints_total{system="sber"}"#);
     assert_eq!(hints(), Some(0));
     for i in 0..10 {
-        let running = sber.admit().await.unwrap();
-        let hint = (i == 9).then_some(Duration::from_secs(120));
-        running.finish_with_retry_after(true, hint);
+        let options = match i {
+            9 => CallOptions::new().retry_after(|(): &()| Some(Duration::from_secs(120))),
+            _ => CallOptions::new(),
+        };
+        let _ = sber.call_with(options, async { Err::<(), ()>(()) }).await;
     }
     assert_eq!(shown_state(&r, "sber"), "open");
     assert_eq!(
@@ -887,7 +895,7 @@ async fn the_open_period_and_the_retry_hints_that_lengthened_it_are_shown() {
         Some(0.0)
     );
     // A plain failing trial: open again for the plain 30 s, no hint counted.
-    sber.admit().await.unwrap().finish(true);
+    let _ = sber.call(async { Err::<(), ()>(()) }).await;
     assert_eq!(
         gauge(&r, "resilience_open_period_seconds", "sber"),
         Some(30.0)

@@ -91,3 +91,26 @@ pub async fn hold_with<T: Send + 'static, E: Send + 'static>(
 pub async fn hold(guard: &Guard) -> Result<Held<'_>, outbound_guard::CircuitBreakerError> {
     hold_with(guard, outbound_guard::CallOptions::new()).await
 }
+
+/// A judge that hands the running call over, as a client whose verdict comes later does.
+struct HandOver;
+
+impl outbound_guard::integration::Judge<()> for HandOver {
+    type Output = outbound_guard::integration::RunningCall;
+
+    fn judge(
+        &mut self,
+        (): (),
+        call: outbound_guard::integration::RunningCall,
+    ) -> Result<Self::Output, outbound_guard::CircuitBreakerError> {
+        Ok(call)
+    }
+}
+
+/// A call `guard` admitted, still running, for a test to finish: what a client judged
+/// later (a gRPC body) holds.
+pub async fn running_call(
+    guard: &Guard,
+) -> Result<outbound_guard::integration::RunningCall, outbound_guard::CircuitBreakerError> {
+    outbound_guard::integration::judged(guard, HandOver, async {}).await
+}
