@@ -277,7 +277,12 @@ impl<'a> Line<'a> {
     }
 
     /// The limits' line: the system's calls run under these from `at_micros` on.
-    pub fn limits(system: &'a str, at_micros: u64, read_micros: u64, total_micros: u64) -> Line<'a> {
+    pub fn limits(
+        system: &'a str,
+        at_micros: u64,
+        read_micros: u64,
+        total_micros: u64,
+    ) -> Line<'a> {
         Line {
             read_timeout_ms: Some(millis(read_micros)),
             total_timeout_ms: Some(millis(total_micros)),
@@ -422,7 +427,14 @@ mod tests {
     #[test]
     fn every_kind_of_line_reads_back_as_written() {
         let lines = [
-            Line::call("sber", 1_764_858_808_123_456, 12_345, Outcome::Success, None, None),
+            Line::call(
+                "sber",
+                1_764_858_808_123_456,
+                12_345,
+                Outcome::Success,
+                None,
+                None,
+            ),
             Line::call(
                 "sber",
                 1_764_858_808_200_000,
@@ -461,9 +473,18 @@ mod tests {
             assert_eq!(&read, line, "{written}");
             assert_eq!(read.entry().unwrap(), line.entry().unwrap());
         }
-        assert!(text.contains(r#""outcome":"rejected","cause":"half_open_full""#), "{text}");
-        assert!(text.contains(r#""outcome":"timeout","cut":"read_timeout""#), "{text}");
-        assert!(text.contains(r#""read_timeout_ms":1500.0,"total_timeout_ms":2000.0}"#), "{text}");
+        assert!(
+            text.contains(r#""outcome":"rejected","cause":"half_open_full""#),
+            "{text}"
+        );
+        assert!(
+            text.contains(r#""outcome":"timeout","cut":"read_timeout""#),
+            "{text}"
+        );
+        assert!(
+            text.contains(r#""read_timeout_ms":1500.0,"total_timeout_ms":2000.0}"#),
+            "{text}"
+        );
     }
 
     /// Every microsecond of a day reads back as itself (a sample of a year's worth of
@@ -498,10 +519,11 @@ mod tests {
         let unknown = Line::parse(r#"{"system":"s","start":1,"outcome":"maybe"}"#).unwrap_err();
         assert!(unknown.contains("unknown variant `maybe`"), "{unknown}");
         assert!(unknown.contains("`success`"), "{unknown}");
-        let cut = Line::parse(r#"{"system":"s","start":1,"outcome":"failure","cut":"read_timeout"}"#)
-            .unwrap()
-            .entry()
-            .unwrap_err();
+        let cut =
+            Line::parse(r#"{"system":"s","start":1,"outcome":"failure","cut":"read_timeout"}"#)
+                .unwrap()
+                .entry()
+                .unwrap_err();
         assert!(cut.starts_with("`cut`"), "{cut}");
         let far = Line::parse(r#"{"system":"s","start":1e30,"outcome":"failure"}"#).unwrap();
         assert!(far.start_micros().unwrap_err().starts_with("`start` 1e30"));

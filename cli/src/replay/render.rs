@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use crate::output::{counted, thousands, times};
 
 use super::engine::Replay;
-use super::figures::{Bounds, FastFailRange, Figures, Incident, Range};
+use super::figures::{Bounds, FastFailRange, Figures, Incident, Proof, Range};
 use super::recording::{Recording, SystemRecording};
 
 /// One setting's replay of one system.
@@ -21,6 +21,8 @@ pub(crate) struct Variant {
     /// Each figure over every way of answering them.
     pub(crate) bounds: Bounds,
     pub(crate) replay: Replay,
+    /// Replays made of this setting (the estimate's, and each way of answering).
+    pub(crate) replays: usize,
     /// Why the recording cannot judge this setting (its figures are then not given);
     /// empty when it can.
     pub(crate) not_judged: Vec<String>,
@@ -33,8 +35,9 @@ pub(crate) struct SystemReport<'a> {
     pub(crate) incidents: Vec<Incident>,
     /// Its calls without a recorded outcome (refused by the recording's guard).
     pub(crate) unknown: usize,
-    /// How many ways those were answered, each a replay of every setting.
-    pub(crate) ways: usize,
+    /// Its calls without a recorded outcome that another replica's calls answered
+    /// (`--replica`): no longer without one.
+    pub(crate) filled: usize,
     pub(crate) variants: Vec<Variant>,
 }
 
@@ -72,7 +75,7 @@ fn total_calls(reports: &[SystemReport<'_>]) -> usize {
 fn replayed(reports: &[SystemReport<'_>]) -> usize {
     reports
         .iter()
-        .map(|r| r.recording.calls.len() * r.variants.len() * r.ways)
+        .map(|r| r.recording.calls.len() * r.variants.iter().map(|v| v.replays).sum::<usize>())
         .sum()
 }
 
@@ -92,6 +95,19 @@ fn bounded(value: usize, range: Range, guessed: Option<usize>) -> String {
         (Some(g), true) => format!("{} ({} guessed)", thousands(value), thousands(g)),
         (Some(g), false) => format!("{} ({} guessed; {range})", thousands(value), thousands(g)),
         (None, _) => format!("{} ({range})", thousands(value)),
+    }
+}
+
+/// How a setting's ranges were found: `every way (12 replays)`, or
+/// `4,096 ways replayed, not every one`.
+fn proof(proof: Proof) -> String {
+    if proof.exhaustive {
+        format!("every way ({})", counted(proof.paths, "replay", "replays"))
+    } else {
+        format!(
+            "{} replayed, not every one",
+            counted(proof.paths, "way", "ways")
+        )
     }
 }
 
@@ -121,7 +137,10 @@ fn header(
         .filter_map(|r| r.recording.calls.last().map(|c| c.start))
         .max()
         .unwrap_or(0);
-    let runs: usize = reports.iter().map(|r| r.variants.len() * r.ways).sum();
+    let runs: usize = reports
+        .iter()
+        .flat_map(|r| r.variants.iter().map(|v| v.replays))
+        .sum();
     let replayed = replayed(reports);
     let per_call = timing.replay.as_secs_f64() * 1e9 / replayed.max(1) as f64;
     let mut out = format!(
@@ -200,10 +219,18 @@ pub(crate) fn to_tables(
                 "  recorded partly in observe mode: the calls its breaker refused while enforcing have no recorded outcome"
             );
         }
+        if report.filled > 0 {
+            let _ = writeln!(
+                out,
+                "  {} no recorded outcome here {} answered by the calls another replica ran at about the same time (--replica)",
+                counted(report.filled, "call with", "calls with"),
+                if report.filled == 1 { "is" } else { "are" }
+            );
+        }
         if report.unknown > 0 {
             let _ = writeln!(
                 out,
-                "  {} no recorded outcome (the recording's guard refused {}): each is answered from the calls on both sides of its gap, and a figure they change shows how many of its calls were guessed and its range with all of them succeeding and all failing",
+                "  {} no recorded outcome (the recording's guard refused {}): the figure is the estimate, each answered from the calls on both sides of its gap; a figure they change shows how many of its calls were guessed and a range, which, where `ranges` says `every way`, holds the figure of every way they could have been answered (each succeeding or failing)",
                 counted(report.unknown, "call has", "calls have"),
                 if report.unknown == 1 { "it" } else { "them" }
             );
@@ -252,6 +279,7 @@ pub(crate) fn to_tables(
             rows.push(row(report, "guessed calls let run", |f, _| {
                 thousands(f.guessed.ran)
             }));
+            rows.push(row(report, "ranges", |_, b| proof(b.proof)));
         }
         for (i, incident) in report.incidents.iter().enumerate() {
             rows.push((
@@ -379,6 +407,8 @@ pub(crate) fn to_json(
                             "bulkhead_refused": f.guessed.bulkhead_refused,
                         },
                         "ranges": {
+                            "every_way": b.proof.exhaustive,
+                            "ways_replayed": b.proof.paths,
                             "openings": range(b.openings),
                             "failing_let_through": range(b.failing_let_through),
                             "healthy_refused": range(b.healthy_refused),
@@ -404,6 +434,7 @@ pub(crate) fn to_json(
             let value = json!({
                 "calls": report.recording.calls.len(),
                 "unknown_calls": report.unknown,
+                "filled_by_replicas": report.filled,
                 "observe_mode": report.recording.observed,
                 "incidents": report.incidents.iter().map(|i| json!({
                     "start_ms": ms(i.start), "end_ms": ms(i.end), "time": when(recording, i.start),
