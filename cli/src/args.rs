@@ -127,8 +127,8 @@ pub(crate) struct ReplayArgs {
     #[arg(long, value_name = "FILE")]
     pub(crate) replica: Vec<PathBuf>,
     /// How many replays of each setting may be spent on the calls without a recorded
-    /// outcome, each answering them another way (default: as many as make about two
-    /// million replayed calls, at least 2, at most 4096). Within it, every way is
+    /// outcome, each answering them another way (default: as many as make about a
+    /// million replayed calls, at least 2, at most 1024). Within it, every way is
     /// replayed and each range holds every figure those calls could give; past it, the
     /// ranges are those of the replays made, and say so.
     #[arg(long, value_name = "N")]

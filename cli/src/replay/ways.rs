@@ -46,13 +46,13 @@ pub(crate) struct Budget {
 }
 
 /// Replayed calls that the default budget spends on one setting, about.
-const DEFAULT_CALLS: usize = 2_000_000;
+const DEFAULT_CALLS: usize = 1_000_000;
 /// The default budget's most replays.
-const DEFAULT_MOST: usize = 4096;
+const DEFAULT_MOST: usize = 1024;
 
 impl Budget {
-    /// `asked`, or as many replays as make about two million replayed calls of
-    /// `calls` (at least 2, at most 4096).
+    /// `asked`, or as many replays as make about a million replayed calls of
+    /// `calls` (at least 2, at most 1024).
     pub(crate) fn new(asked: Option<usize>, calls: usize) -> Budget {
         Budget {
             replays: asked

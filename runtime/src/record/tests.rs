@@ -183,7 +183,14 @@ fn the_format_names_every_verdict_and_cause_as_the_guard_does() {
     for outcome in outcomes {
         let mut out = Vec::new();
         let at = SystemTime::UNIX_EPOCH + Duration::from_micros(1_764_858_808_123_456);
-        super::line::call(&mut out, "s\"q\n", at, Duration::from_micros(12_345), outcome, false);
+        super::line::call(
+            &mut out,
+            "s\"q\n",
+            at,
+            Duration::from_micros(12_345),
+            outcome,
+            false,
+        );
         let line: serde_json::Value = serde_json::from_slice(&out).unwrap();
         assert_eq!(line["outcome"], outcome.as_str(), "{line}");
         assert_eq!(line["system"], "s\"q\n");
