@@ -126,11 +126,11 @@ pub(crate) struct ReplayArgs {
     /// for more replicas.
     #[arg(long, value_name = "FILE")]
     pub(crate) replica: Vec<PathBuf>,
-    /// How many replays of each setting may be spent on the calls without a recorded
-    /// outcome, each answering them another way (default: as many as make about a
-    /// million replayed calls, at least 2, at most 1024). Within it, every way is
-    /// replayed and each range holds every figure those calls could give; past it, the
-    /// ranges are those of the replays made, and say so.
+    /// How many replays of each setting may be spent walking the ways of answering the
+    /// calls without a recorded outcome (default: as many as make about half a million
+    /// replayed calls, at least 2, at most 1024). Within it, every way is replayed and
+    /// each range holds every figure those calls could give; past it, as many samples
+    /// again are replayed, and the ranges are those of the replays made, and say so.
     #[arg(long, value_name = "N")]
     pub(crate) max_replays: Option<usize>,
     /// Refuse the recording at its first line that cannot be read (default: skip it and

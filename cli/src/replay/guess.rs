@@ -104,6 +104,8 @@ pub(crate) struct Options {
     pub(crate) failing: (Recorded, u32),
     /// Whether the estimate answers it failing.
     pub(crate) estimate_fails: bool,
+    /// Its gap's number (0 for the first): the run of refused calls it is one of.
+    pub(crate) gap: u32,
 }
 
 impl Options {
@@ -121,11 +123,13 @@ impl Options {
 pub(crate) fn options(calls: &[Call]) -> Vec<Options> {
     let mut out = Vec::new();
     let mut i = 0;
+    let mut gaps = 0;
     while i < calls.len() {
         if !unknown(&calls[i]) {
             i += 1;
             continue;
         }
+        gaps += 1;
         let gap_start = i;
         while i < calls.len() && unknown(&calls[i]) {
             i += 1;
@@ -166,6 +170,7 @@ pub(crate) fn options(calls: &[Call]) -> Vec<Options> {
                 success,
                 failing,
                 estimate_fails,
+                gap: gaps - 1,
             });
         }
     }

@@ -21,9 +21,12 @@
 //! other figures count only calls that ran, or none of them. A setting as strict as
 //! the recording's refuses the same calls and asks nothing: one replay, exact.
 //!
-//! Past the budget of replays ([`Budget`]), the ranges are those of the paths replayed
-//! (and of all of them failing), and say so ([`Proof::exhaustive`] false): a looser
-//! setting, which lets most of them run, has too many paths.
+//! Past the budget of replays ([`Budget`]), the ranges are those of the replays made,
+//! and say so ([`Proof::exhaustive`] false): the paths walked, all of them failing, and
+//! as many samples again (each gap all failing or all succeeding, or each call failing
+//! as often as the estimate has its gap fail). A setting looser than the recording's
+//! lets most of them run and has too many paths; so may a stricter one over many
+//! half-open periods, each trial a decision.
 //!
 //! The test below checks the claim against brute force: small recordings, every one of
 //! the 2^k answerings replayed, each figure inside its range.
@@ -45,14 +48,15 @@ pub(crate) struct Budget {
     pub(crate) replays: usize,
 }
 
-/// Replayed calls that the default budget spends on one setting, about.
-const DEFAULT_CALLS: usize = 1_000_000;
+/// Replayed calls that the default budget's walk spends on one setting, about (as
+/// many again on samples, past it).
+const DEFAULT_CALLS: usize = 500_000;
 /// The default budget's most replays.
 const DEFAULT_MOST: usize = 1024;
 
 impl Budget {
-    /// `asked`, or as many replays as make about a million replayed calls of
-    /// `calls` (at least 2, at most 1024).
+    /// `asked`, or as many replays as make about half a million replayed calls
+    /// of `calls` (at least 2, at most 1024).
     pub(crate) fn new(asked: Option<usize>, calls: usize) -> Budget {
         Budget {
             replays: asked
@@ -114,7 +118,23 @@ impl Replayable<'_> {
         }
     }
 
-    /// `settings` judged: the estimate's replay, then every path within `budget`.
+    /// The share of each gap's calls the estimate answers failing.
+    fn gap_shares(&self) -> Vec<f64> {
+        let gaps = self.options.last().map_or(0, |o| o.gap as usize + 1);
+        let mut counts = vec![(0_u32, 0_u32); gaps];
+        for o in self.options.iter() {
+            let (failing, all) = &mut counts[o.gap as usize];
+            *failing += u32::from(o.estimate_fails);
+            *all += 1;
+        }
+        counts
+            .iter()
+            .map(|(failing, all)| f64::from(*failing) / f64::from((*all).max(1)))
+            .collect()
+    }
+
+    /// `settings` judged: the estimate's replay, then every path within `budget`, or
+    /// past it, samples.
     pub(crate) fn judge(&self, settings: &SystemSettings, budget: Budget) -> Judged {
         let estimate: Vec<bool> = self.options.iter().map(|o| o.estimate_fails).collect();
         let replay = self.run(settings, Choice::Each(estimate));
@@ -156,10 +176,34 @@ impl Replayable<'_> {
         }
         let exhaustive = stack.is_empty();
         if !exhaustive {
-            // Past the budget: at least the other end, every call answered failing.
+            // Past the budget: the other end, every call answered failing, then as many
+            // samples again: each gap answered all failing or all succeeding (an
+            // upstream down or up the whole gap), and each call failing as often as
+            // the estimate has its gap fail.
             let all_fail = self.run(settings, Choice::Each(vec![true; self.options.len()]));
             replays += 1;
             self.widen(&mut bounds, &all_fail);
+            let mut rng = Rng(0x0A33_5EED ^ self.options.len() as u64);
+            for sample in 0..budget.replays {
+                let each = if sample % 2 == 0 {
+                    let gaps: Vec<bool> = (0..=self.options.last().map_or(0, |o| o.gap))
+                        .map(|_| rng.below(2) == 1)
+                        .collect();
+                    self.options.iter().map(|o| gaps[o.gap as usize]).collect()
+                } else {
+                    let shares = self.gap_shares();
+                    self.options
+                        .iter()
+                        .map(|o| {
+                            (rng.below(1 << 20) as f64)
+                                < shares[o.gap as usize] * f64::from(1 << 20)
+                        })
+                        .collect()
+                };
+                let sampled = self.run(settings, Choice::Each(each));
+                replays += 1;
+                self.widen(&mut bounds, &sampled);
+            }
         }
         bounds.proof = Proof { paths, exhaustive };
         Judged {
@@ -171,28 +215,28 @@ impl Replayable<'_> {
     }
 }
 
+/// Samples' answers: xorshift, seeded, so that a replay gives the same ranges each run.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::replay::figures::incidents;
     use crate::replay::guess;
     use outbound_guard_settings::Settings;
-
-    /// A generator of small recordings: xorshift, seeded.
-    struct Rng(u64);
-
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-
-        fn below(&mut self, n: u64) -> u64 {
-            self.next() % n
-        }
-    }
 
     fn settings(rng: &mut Rng) -> Settings {
         let text = format!(
