@@ -31,6 +31,8 @@
 //! assert!(matches!(read.entry(), Ok(Entry::Call(call)) if call.duration_micros == 12_345));
 //! ```
 
+#![deny(missing_docs)]
+
 use std::borrow::Cow;
 use std::time::SystemTime;
 
@@ -209,6 +211,11 @@ fn millis(micros: u64) -> f64 {
     micros as f64 / 1000.0
 }
 
+/// A field's text, or an empty one.
+fn or_empty(field: Option<&str>) -> Cow<'_, str> {
+    Cow::Borrowed(field.unwrap_or(""))
+}
+
 /// A number as a person wrote it: `1e30` rather than thirty-one digits.
 fn number(value: f64) -> String {
     if value.is_finite() && value.abs() < 1e16 {
@@ -239,6 +246,7 @@ impl<'a> Line<'a> {
 
     /// A call's line: it started `start_micros` after the Unix epoch and lasted
     /// `duration_micros`.
+    #[must_use]
     pub fn call(
         system: &'a str,
         start_micros: u64,
@@ -257,6 +265,7 @@ impl<'a> Line<'a> {
     }
 
     /// A transition's line, from the states' and the reason's names and its log line.
+    #[must_use]
     pub fn transition(
         system: &'a str,
         at_micros: u64,
@@ -277,6 +286,7 @@ impl<'a> Line<'a> {
     }
 
     /// The limits' line: the system's calls run under these from `at_micros` on.
+    #[must_use]
     pub fn limits(
         system: &'a str,
         at_micros: u64,
@@ -291,6 +301,7 @@ impl<'a> Line<'a> {
     }
 
     /// The line of observe mode turned on or off at `at_micros`.
+    #[must_use]
     pub fn observing(system: &'a str, at_micros: u64, observing: bool) -> Line<'a> {
         Line {
             observing: Some(observing),
@@ -306,6 +317,7 @@ impl<'a> Line<'a> {
     }
 
     /// The line as JSON, without a newline.
+    #[must_use]
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).unwrap_or_default()
     }
@@ -365,15 +377,12 @@ impl<'a> Line<'a> {
         if self.system.is_empty() {
             return Err("`system` is empty".into());
         }
-        fn text<'b>(field: &'b Option<Cow<'_, str>>) -> Cow<'b, str> {
-            Cow::Borrowed(field.as_deref().unwrap_or(""))
-        }
         if let Some(to) = &self.transition {
             return Ok(Entry::Transition(Transition {
                 to: Cow::Borrowed(to.as_ref()),
-                from: text(&self.from),
-                reason: text(&self.reason),
-                why: text(&self.why),
+                from: or_empty(self.from.as_deref()),
+                reason: or_empty(self.reason.as_deref()),
+                why: or_empty(self.why.as_deref()),
                 observing: self.observing == Some(true),
             }));
         }
@@ -500,7 +509,11 @@ mod tests {
             let duration = x % 3_600_000_000;
             let text = Line::call("s", start, duration, Outcome::Failure, None, None).to_json();
             let read = Line::parse(&text).unwrap();
-            assert_eq!(read.start_micros(), Ok(start as i64), "{text}");
+            assert_eq!(
+                read.start_micros(),
+                Ok(i64::try_from(start).unwrap()),
+                "{text}"
+            );
             let Ok(Entry::Call(call)) = read.entry() else {
                 panic!("{text}")
             };

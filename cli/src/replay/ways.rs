@@ -281,7 +281,7 @@ mod tests {
     /// its figures lies inside the ranges the paths gave.
     #[test]
     fn every_answering_s_figures_lie_inside_the_ranges() {
-        let mut rng = Rng(0x5EED_0F_A33);
+        let mut rng = Rng(0x0005_EED0_FA33);
         let mut paths_fewer_than_answerings = 0;
         for case in 0..24 {
             let settings = settings(&mut rng);

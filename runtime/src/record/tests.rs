@@ -179,7 +179,7 @@ fn the_format_names_every_verdict_and_cause_as_the_guard_does() {
         Outcome::Timeout,
         Outcome::Cancelled,
     ];
-    outcomes.extend(causes.iter().cloned().map(Outcome::Rejected));
+    outcomes.extend(causes.iter().copied().map(Outcome::Rejected));
     for outcome in outcomes {
         let mut out = Vec::new();
         let at = SystemTime::UNIX_EPOCH + Duration::from_micros(1_764_858_808_123_456);
