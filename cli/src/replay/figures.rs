@@ -93,6 +93,11 @@ pub(crate) struct Met {
     pub(crate) to_fast_fail: Option<u64>,
     /// Failing calls that reached the upstream from the incident's start to its end.
     pub(crate) failing_let_through: usize,
+    /// Of those, the calls without a recorded outcome (answered failing by a guess).
+    pub(crate) guessed: usize,
+    /// Calls without a recorded outcome the breaker let run from the incident's start
+    /// until it failed fast (or the next incident): their guessed answers fed it.
+    pub(crate) guessed_before_fast_fail: usize,
 }
 
 /// Of a setting's figures, the calls without a recorded outcome (the recording's guard
@@ -199,22 +204,42 @@ pub(crate) fn figures(
             let until = incidents.get(i + 1).map_or(u64::MAX, |next| next.start);
             let from = calls.partition_point(|c| c.start < incident.start);
             let to = calls.partition_point(|c| c.start <= incident.end);
-            let failing_let_through = outcomes[from..to]
+            let let_through: Vec<&Call> = calls[from..to]
                 .iter()
+                .zip(&outcomes[from..to])
                 .zip(&replay.fates[from..to])
-                .filter(|(o, f)| o.failing() && matches!(f, Fate::Ran | Fate::Pending))
+                .filter(|((_, o), f)| o.failing() && matches!(f, Fate::Ran | Fate::Pending))
+                .map(|((c, _), _)| c)
+                .collect();
+            let failing_let_through = let_through.len();
+            let guessed = let_through
+                .iter()
+                .filter(|c| c.outcome == Recorded::Rejected)
                 .count();
-            let to_fast_fail = calls[from..]
+            let first_refused = calls[from..]
                 .iter()
                 .zip(&replay.fates[from..])
-                .find(|(_, f)| **f == Fate::Refused)
-                .map(|(c, _)| c.start)
-                .filter(|at| *at < until)
-                .map(|at| at - incident.start);
+                .position(|(_, f)| *f == Fate::Refused)
+                .map(|p| from + p)
+                .filter(|p| calls[*p].start < until);
+            let to_fast_fail = first_refused.map(|p| calls[p].start - incident.start);
+            // The guessed answers the breaker saw before it failed fast (or, if it never
+            // did, before the next incident).
+            let until_index =
+                first_refused.unwrap_or_else(|| calls.partition_point(|c| c.start < until));
+            let guessed_before_fast_fail = calls[from..until_index]
+                .iter()
+                .zip(&replay.fates[from..until_index])
+                .filter(|(c, f)| {
+                    c.outcome == Recorded::Rejected && matches!(f, Fate::Ran | Fate::Pending)
+                })
+                .count();
             Met {
                 incident: *incident,
                 to_fast_fail,
                 failing_let_through,
+                guessed,
+                guessed_before_fast_fail,
             }
         })
         .collect();

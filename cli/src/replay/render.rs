@@ -111,18 +111,25 @@ fn proof(proof: Proof) -> String {
     }
 }
 
-/// A time to fast fail with its range: `413 ms`, or `413 ms (112 ms–never)`.
-fn fast_fail(value: Option<u64>, range: FastFailRange) -> String {
+/// A time to fast fail with how many guessed answers the breaker saw before it, and
+/// its range: `413 ms`, or `413 ms (3 guessed; 112 ms–never)`.
+fn fast_fail(value: Option<u64>, range: FastFailRange, guessed: usize) -> String {
     let text = |t: Option<u64>| t.map_or("never".into(), span);
-    if range.soonest == range.latest && range.latest == value {
-        return text(value);
+    let guessed = if guessed > 0 {
+        format!("{} guessed", thousands(guessed))
+    } else {
+        String::new()
+    };
+    let range = if range.soonest == range.latest && range.latest == value {
+        String::new()
+    } else {
+        format!("{}–{}", text(range.soonest), text(range.latest))
+    };
+    match (guessed.is_empty(), range.is_empty()) {
+        (true, true) => text(value),
+        (false, false) => format!("{} ({guessed}; {range})", text(value)),
+        _ => format!("{} ({guessed}{range})", text(value)),
     }
-    format!(
-        "{} ({}–{})",
-        text(value),
-        text(range.soonest),
-        text(range.latest)
-    )
 }
 
 fn header(
@@ -241,7 +248,8 @@ pub(crate) fn to_tables(
                 report.variants.iter().map(|v| v.label.clone()).collect(),
             ),
             row(report, "openings", |f, b| {
-                bounded(f.openings.len(), b.openings, None)
+                // The breaker opened on the answers of the guessed calls it let run.
+                bounded(f.openings.len(), b.openings, Some(f.guessed.ran))
             }),
             row(report, "failing calls let through", |f, b| {
                 bounded(
@@ -293,10 +301,18 @@ pub(crate) fn to_tables(
                 report.variants.iter().map(|_| String::new()).collect(),
             ));
             rows.push(row(report, "  to fast fail", |f, b| {
-                fast_fail(f.incidents[i].to_fast_fail, b.incidents[i].0)
+                fast_fail(
+                    f.incidents[i].to_fast_fail,
+                    b.incidents[i].0,
+                    f.incidents[i].guessed_before_fast_fail,
+                )
             }));
             rows.push(row(report, "  failing calls let through", |f, b| {
-                bounded(f.incidents[i].failing_let_through, b.incidents[i].1, None)
+                bounded(
+                    f.incidents[i].failing_let_through,
+                    b.incidents[i].1,
+                    Some(f.incidents[i].guessed),
+                )
             }));
         }
         // A setting the recording cannot judge gets no figures, only why.
@@ -425,7 +441,9 @@ pub(crate) fn to_json(
                             "start_ms": ms(m.incident.start),
                             "to_fast_fail_ms": m.to_fast_fail.map(ms),
                             "to_fast_fail_ms_range": [fast.soonest.map(ms), fast.latest.map(ms)],
+                            "to_fast_fail_guessed": m.guessed_before_fast_fail,
                             "failing_let_through": m.failing_let_through,
+                            "failing_let_through_guessed": m.guessed,
                             "failing_let_through_range": range(*through),
                         })).collect::<Vec<_>>(),
                     })
