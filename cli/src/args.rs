@@ -120,6 +120,19 @@ pub(crate) struct ReplayArgs {
     /// Only this system (default: every system of the recording).
     #[arg(long, value_name = "S")]
     pub(crate) system: Option<String>,
+    /// Another replica's recording of the same systems (the same upstreams, called by
+    /// another instance of the service): the calls it ran answer this recording's calls
+    /// that have no outcome (refused by its own guard) at about the same time. Repeat it
+    /// for more replicas.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) replica: Vec<PathBuf>,
+    /// How many replays of each setting may be spent walking the ways of answering the
+    /// calls without a recorded outcome (default: as many as make about half a million
+    /// replayed calls, at least 2, at most 1024). Within it, every way is replayed and
+    /// each range holds every figure those calls could give; past it, as many samples
+    /// again are replayed, and the ranges are those of the replays made, and say so.
+    #[arg(long, value_name = "N")]
+    pub(crate) max_replays: Option<usize>,
     /// Refuse the recording at its first line that cannot be read (default: skip it and
     /// report its number).
     #[arg(long)]

@@ -23,12 +23,16 @@ mod judge;
 mod plot;
 pub(crate) mod recording;
 mod render;
+mod replicas;
+mod ways;
+
+use std::sync::Arc;
 
 use crate::args::ReplayArgs;
-use figures::{bounds, figures, incidents};
-use guess::Guess;
+use figures::incidents;
 use recording::Recording;
 use render::{SystemReport, Variant};
+use ways::{Budget, Replayable};
 
 /// The longest recording replayed: a year, in microseconds.
 const MAX_SPAN_MICROS: u64 = 366 * 86_400_000_000;
@@ -47,8 +51,24 @@ pub(crate) fn run_command(args: &ReplayArgs) -> Result<(), Failure> {
         }
     }
     let read_started = WallInstant::now();
-    let recording = read_recording(args)?;
+    let mut recording = read_recording(&args.recording, args.strict)?;
+    let replicas = args
+        .replica
+        .iter()
+        .map(|path| read_recording(path, args.strict).map(|r| (path, r)))
+        .collect::<Result<Vec<_>, _>>()?;
     let read_took = read_started.elapsed();
+    for (path, replica) in &replicas {
+        if !replica.bad_lines.is_empty() {
+            warn(&format!(
+                "outbound-guard: {}: {} skipped (the first: line {}: {})",
+                path.display(),
+                counted(replica.bad_lines.len(), "line", "lines"),
+                replica.bad_lines[0].0,
+                replica.bad_lines[0].1
+            ));
+        }
+    }
     for (line, why) in recording.bad_lines.iter().take(10) {
         warn(&format!(
             "outbound-guard: {}: line {line}: {why} (skipped)",
@@ -112,10 +132,32 @@ pub(crate) fn run_command(args: &ReplayArgs) -> Result<(), Failure> {
             )));
         }
     }
+    // The replicas' calls that ran answer this recording's calls without an outcome.
+    let names: Vec<String> = names.into_iter().cloned().collect();
+    let mut filled = std::collections::BTreeMap::new();
+    if let Some(origin) = recording.origin {
+        for name in &names {
+            let theirs: Vec<replicas::Replica<'_>> = replicas
+                .iter()
+                .filter_map(|(_, r)| {
+                    Some(replicas::Replica {
+                        origin: r.origin?,
+                        calls: &r.systems.get(name.as_str())?.calls,
+                    })
+                })
+                .collect();
+            if let Some(system) = recording.systems.get_mut(name.as_str()) {
+                filled.insert(
+                    name.clone(),
+                    replicas::fill(&mut system.calls, origin, &theirs),
+                );
+            }
+        }
+    }
     let mut missing = Vec::new();
     let mut reports = Vec::new();
     let replay_started = WallInstant::now();
-    for name in names {
+    for name in &names {
         if variants[0].1.system(name).is_none() {
             missing.push(name.clone());
             continue;
@@ -124,39 +166,32 @@ pub(crate) fn run_command(args: &ReplayArgs) -> Result<(), Failure> {
         let found = incidents(&system.calls);
         let actions = engine::actions(&system.transitions);
         let read_limit = judge::read_limit(system);
-        // The calls without a recorded outcome, answered the best way the evidence
-        // allows, then as all succeeding and as all failing: each figure a range.
-        let unknown = system.calls.iter().filter(|c| guess::unknown(c)).count();
-        let ways: &[Guess] = if unknown == 0 {
-            &[Guess::Estimate]
-        } else {
-            &[Guess::Estimate, Guess::AllSucceed, Guess::AllFail]
+        // The calls without a recorded outcome: the estimate answers them from the
+        // evidence on both sides of their gap, and the ranges hold every way they could
+        // have been answered (`ways`).
+        let options: Arc<[guess::Options]> = guess::options(&system.calls).into();
+        let unknown = options.len();
+        let replayable = Replayable {
+            calls: &system.calls,
+            actions: &actions,
+            options: &options,
+            incidents: &found,
+            read_limit,
         };
-        let answers: Vec<_> = ways
-            .iter()
-            .map(|way| guess::answers(&system.calls, *way))
-            .collect();
+        let budget = Budget::new(args.max_replays, system.calls.len());
         let mut runs = Vec::new();
         for (label, settings) in &variants {
             let Some(s) = settings.system(name) else {
                 continue;
             };
-            let mut replays: Vec<_> = answers
-                .iter()
-                .map(|guessed| {
-                    let replay = engine::replay(s, &system.calls, &actions, guessed, read_limit);
-                    let figures = figures(&system.calls, &replay, &found, guessed);
-                    (replay, figures)
-                })
-                .collect();
-            let bounds = bounds(&replays.iter().map(|(_, f)| f.clone()).collect::<Vec<_>>());
-            let (replay, figures) = replays.swap_remove(0);
+            let judged = replayable.judge(s, budget);
             runs.push(Variant {
                 not_judged: judge::not_judged(system, s),
                 label: label.clone(),
-                figures,
-                bounds,
-                replay,
+                figures: judged.figures,
+                bounds: judged.bounds,
+                replay: judged.replay,
+                replays: judged.replays,
             });
         }
         reports.push(SystemReport {
@@ -164,7 +199,7 @@ pub(crate) fn run_command(args: &ReplayArgs) -> Result<(), Failure> {
             recording: system,
             incidents: found,
             unknown,
-            ways: ways.len(),
+            filled: filled.get(name.as_str()).copied().unwrap_or(0),
             variants: runs,
         });
     }
@@ -214,21 +249,21 @@ pub(crate) fn run_command(args: &ReplayArgs) -> Result<(), Failure> {
     }
 }
 
-fn read_recording(args: &ReplayArgs) -> Result<Recording, Failure> {
-    let result = if args.recording.as_os_str() == "-" {
-        recording::read(std::io::stdin().lock(), args.strict)
+fn read_recording(path: &std::path::Path, strict: bool) -> Result<Recording, Failure> {
+    let result = if path.as_os_str() == "-" {
+        recording::read(std::io::stdin().lock(), strict)
     } else {
-        let file = std::fs::File::open(&args.recording)
-            .map_err(|e| Failure::Io(format!("cannot read {}: {e}", args.recording.display())))?;
+        let file = std::fs::File::open(path)
+            .map_err(|e| Failure::Io(format!("cannot read {}: {e}", path.display())))?;
         if file.metadata().is_ok_and(|m| m.is_dir()) {
             return Err(Failure::Io(format!(
                 "cannot read {}: it is a directory; expected a recording (JSON lines), or - for stdin",
-                args.recording.display()
+                path.display()
             )));
         }
-        recording::read(BufReader::with_capacity(1 << 20, file), args.strict)
+        recording::read(BufReader::with_capacity(1 << 20, file), strict)
     };
-    result.map_err(|e| Failure::Io(format!("{}: {e}", args.recording.display())))
+    result.map_err(|e| Failure::Io(format!("{}: {e}", path.display())))
 }
 
 /// The settings file's text and name, or, without `--settings`, a table of the guide's

@@ -81,6 +81,9 @@ async fn a_looser_rate_is_judged_by_ranges_not_by_refusals_answered_as_failures(
             settings.to_str().unwrap(),
             "--json",
             "--strict",
+            // Few replays of the ways: the debug build replays slowly.
+            "--max-replays",
+            "4",
         ])
         .args(["--compare", "cb_failure_rate=0.2"])
         .args(["--compare", "cb_failure_rate=0.6"])
@@ -142,6 +145,13 @@ async fn a_looser_rate_is_judged_by_ranges_not_by_refusals_answered_as_failures(
         looser_healthy <= stricter_healthy,
         "0.6 refuses {looser_healthy}, 0.2 {stricter_healthy}"
     );
+    // The setting it was recorded with refuses the calls the live breaker refused, so it
+    // asks for no answer: one replay, and ranges that hold every way.
+    assert_eq!(as_set["ranges"]["every_way"], true, "{}", as_set["ranges"]);
+    assert_eq!(as_set["ranges"]["ways_replayed"], 1);
+    assert_eq!(as_set["guessed"]["ran"], 0);
+    // The looser one lets them run: too many ways, and its ranges say so.
+    assert_eq!(looser["ranges"]["every_way"], false);
     // The setting it was recorded with opens as it did live.
     let live_openings = sber["recorded_transitions"]
         .as_array()

@@ -59,7 +59,7 @@ fn a_directory_is_refused_in_one_line() {
 fn a_closed_output_ends_the_replay_quietly() {
     for format in [&["--json"][..], &[][..]] {
         let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_outbound-guard"))
-            .args(["replay", RECORDING])
+            .args(["replay", RECORDING, "--max-replays", "2"])
             .args(format)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

@@ -40,6 +40,7 @@ use outbound_guard_settings::SystemSettings;
 use tokio::sync::{oneshot, Notify};
 use tokio::time::{sleep, Instant, Sleep};
 
+use super::guess::Options;
 use super::recording::{Call, Recorded, RecordedTransition};
 
 /// What the replayed guard did with one call.
@@ -84,6 +85,50 @@ pub(crate) struct Replay {
     /// Each call's fate, in the recording's (start) order.
     pub(crate) fates: Vec<Fate>,
     pub(crate) transitions: Vec<Replayed>,
+    /// Of each call without a recorded outcome (in order): whether it was answered
+    /// failing, if the replayed guard let it run (its answer was asked); `None` if it
+    /// was refused, and its answer changed nothing the breaker saw.
+    pub(crate) asked: Vec<Option<bool>>,
+    /// How many answers were asked ([`Choice::Path`]'s decisions), in the order asked.
+    pub(crate) decisions: usize,
+}
+
+/// How the calls without a recorded outcome are answered, each when the replayed guard
+/// lets it run (never before: one it refuses is never asked).
+#[derive(Debug, Clone)]
+pub(crate) enum Choice {
+    /// Each call failing or not, by its index among the calls without an outcome.
+    Each(Vec<bool>),
+    /// By the order in which they are asked: the n-th asked fails if `path[n]` is true;
+    /// past the path's end, it succeeds. Exploring every path answers every way the
+    /// calls that ran could have been answered.
+    Path(Vec<bool>),
+}
+
+/// The answers of the calls without a recorded outcome, given as they are asked.
+#[derive(Debug)]
+struct Unknowns {
+    options: Arc<[Options]>,
+    choice: Choice,
+    asked: Vec<Option<bool>>,
+    decisions: usize,
+}
+
+impl Unknowns {
+    /// The answer of the `index`-th call without a recorded outcome.
+    fn ask(&mut self, index: usize) -> (Recorded, u32) {
+        let fails = match &self.choice {
+            Choice::Each(each) => each.get(index).copied().unwrap_or(false),
+            Choice::Path(path) => path.get(self.decisions).copied().unwrap_or(false),
+        };
+        self.decisions += 1;
+        if let Some(slot) = self.asked.get_mut(index) {
+            *slot = Some(fails);
+        }
+        self.options
+            .get(index)
+            .map_or((Recorded::Success, 0), |o| o.answer(fails))
+    }
 }
 
 #[derive(Default)]
@@ -115,7 +160,7 @@ impl Observer for Transitions {
 
 /// How the upstream answers one replayed call.
 #[derive(Debug, Clone, Copy)]
-enum Answer {
+pub(crate) enum Answer {
     Ok(Duration),
     Err(Duration),
     Hang,
@@ -189,13 +234,14 @@ pub(crate) fn actions(transitions: &[RecordedTransition]) -> Vec<(u64, ManualAct
 
 /// Replays `calls` (in start order) through a fresh guard of `settings`, on a runtime of
 /// its own with a paused clock, doing `actions` to its breaker at their times.
-/// `guessed` answers the calls without a recorded outcome, one for each in order;
+/// `options` are the answers the calls without a recorded outcome may be given, one
+/// each in order, and `choice` picks one when the replayed guard lets such a call run;
 /// `read_limit` is the recording's `read_timeout` ([`judge::read_limit`](super::judge::read_limit)).
 pub(crate) fn replay(
     settings: &SystemSettings,
     calls: &[Call],
     actions: &[(u64, ManualAction)],
-    guessed: &[(Recorded, u32)],
+    (options, choice): (&Arc<[Options]>, Choice),
     read_limit: Option<Duration>,
 ) -> Replay {
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -203,7 +249,18 @@ pub(crate) fn replay(
         .start_paused(true)
         .build()
         .expect("a current-thread runtime with a paused clock builds");
-    runtime.block_on(drive(settings, calls, actions, guessed, read_limit))
+    let unknowns = Arc::new(Mutex::new(Unknowns {
+        options: options.clone(),
+        choice,
+        asked: vec![None; options.len()],
+        decisions: 0,
+    }));
+    let mut replay = runtime.block_on(drive(settings, calls, actions, &unknowns, read_limit));
+    if let Ok(mut unknowns) = unknowns.lock() {
+        replay.asked = std::mem::take(&mut unknowns.asked);
+        replay.decisions = unknowns.decisions;
+    }
+    replay
 }
 
 /// The ends of the replayed calls that are running, each at its exact instant.
@@ -332,7 +389,7 @@ async fn drive(
     settings: &SystemSettings,
     calls: &[Call],
     actions: &[(u64, ManualAction)],
-    guessed: &[(Recorded, u32)],
+    unknowns: &Arc<Mutex<Unknowns>>,
     read_limit: Option<Duration>,
 ) -> Replay {
     let transitions = Arc::new(Transitions::default());
@@ -347,7 +404,7 @@ async fn drive(
     let ends = Arc::new(Ends::default());
     let fates: Arc<[AtomicU8]> = (0..calls.len()).map(|_| AtomicU8::new(0)).collect();
     let running = Arc::new(AtomicUsize::new(0));
-    let mut guessed = guessed.iter();
+    let mut unknown_index = 0;
     let mut actions = actions.iter().peekable();
     let mut next_call = 0;
     let timer = sleep(Duration::ZERO);
@@ -387,17 +444,17 @@ async fn drive(
             let index = next_call;
             let call = &calls[index];
             next_call += 1;
-            let answer = if call.outcome == Recorded::Rejected {
-                let (outcome, duration) = guessed.next().copied().unwrap_or((Recorded::Success, 0));
-                answer(outcome, duration, client)
+            let call_upstream = if call.outcome == Recorded::Rejected {
+                unknown_index += 1;
+                Upstream::Unknown(unknowns.clone(), unknown_index - 1, client)
             } else {
-                answer(call.outcome, call.duration, client)
+                Upstream::Known(answer(call.outcome, call.duration, client))
             };
             let (guard, fates, running, ends) =
                 (guard.clone(), fates.clone(), running.clone(), ends.clone());
             running.fetch_add(1, Ordering::Relaxed);
             tokio::spawn(async move {
-                let fate = one(&guard, &ends, answer).await;
+                let fate = one(&guard, &ends, call_upstream).await;
                 fates[index].store(fate as u8, Ordering::Relaxed);
                 running.fetch_sub(1, Ordering::Relaxed);
                 ends.changed.notify_one();
@@ -413,30 +470,40 @@ async fn drive(
         .lock()
         .map(|t| t.clone())
         .unwrap_or_default();
-    Replay { fates, transitions }
+    Replay {
+        fates,
+        transitions,
+        asked: Vec::new(),
+        decisions: 0,
+    }
+}
+
+/// A replayed call's upstream: its recorded answer, or one asked for when it runs.
+enum Upstream {
+    Known(Answer),
+    /// The `usize`-th call without a recorded outcome, seen by this client.
+    Unknown(Arc<Mutex<Unknowns>>, usize, Client),
+}
+
+/// The upstream of one call: answers after its duration, or never.
+async fn upstream(ends: &Ends, answer: Answer) -> Result<(), ()> {
+    match answer {
+        Answer::Ok(d) => {
+            ends.wait(d).await;
+            Ok(())
+        }
+        Answer::Err(d) => {
+            ends.wait(d).await;
+            Err(())
+        }
+        Answer::Hang | Answer::Abandon(_) => std::future::pending().await,
+    }
 }
 
 /// One call through the guard, and its fate.
-async fn one(guard: &Guard, ends: &Ends, answer: Answer) -> Fate {
-    let result = match answer {
-        Answer::Ok(d) => {
-            guard
-                .call(async move {
-                    ends.wait(d).await;
-                    Ok::<(), ()>(())
-                })
-                .await
-        }
-        Answer::Err(d) => {
-            guard
-                .call(async move {
-                    ends.wait(d).await;
-                    Err::<(), ()>(())
-                })
-                .await
-        }
-        Answer::Hang => guard.call(std::future::pending::<Result<(), ()>>()).await,
-        Answer::Abandon(d) => {
+async fn one(guard: &Guard, ends: &Ends, call: Upstream) -> Fate {
+    let result = match call {
+        Upstream::Known(Answer::Abandon(d)) => {
             let call = guard.call(std::future::pending::<Result<(), ()>>());
             tokio::select! {
                 biased;
@@ -444,6 +511,19 @@ async fn one(guard: &Guard, ends: &Ends, answer: Answer) -> Fate {
                 // The caller gave up: it ran, unless it was still waiting for a permit.
                 () = ends.wait(d) => return Fate::Ran,
             }
+        }
+        Upstream::Known(known) => guard.call(upstream(ends, known)).await,
+        Upstream::Unknown(unknowns, index, client) => {
+            guard
+                .call(async move {
+                    // Asked only now, as it runs: a refused call is never asked.
+                    let (outcome, duration) = match unknowns.lock() {
+                        Ok(mut unknowns) => unknowns.ask(index),
+                        Err(_) => (Recorded::Success, 0),
+                    };
+                    upstream(ends, answer(outcome, duration, client)).await
+                })
+                .await
         }
     };
     match result {

@@ -93,6 +93,11 @@ pub(crate) struct Met {
     pub(crate) to_fast_fail: Option<u64>,
     /// Failing calls that reached the upstream from the incident's start to its end.
     pub(crate) failing_let_through: usize,
+    /// Of those, the calls without a recorded outcome (answered failing by a guess).
+    pub(crate) guessed: usize,
+    /// Calls without a recorded outcome the breaker let run from the incident's start
+    /// until it failed fast (or the next incident): their guessed answers fed it.
+    pub(crate) guessed_before_fast_fail: usize,
 }
 
 /// Of a setting's figures, the calls without a recorded outcome (the recording's guard
@@ -131,25 +136,26 @@ pub(crate) struct Figures {
     pub(crate) incidents: Vec<Met>,
 }
 
-/// The figures of `replay` over `calls`, whose calls without a recorded outcome were
-/// answered with `guessed` (one each, in order).
+/// The figures of `replay` over `calls`, whose calls without a recorded outcome are
+/// judged by `unknown` (one each, in order): the answer each was given where the
+/// replayed guard let it run, and where it refused it, the one it is taken to have.
 pub(crate) fn figures(
     calls: &[Call],
     replay: &Replay,
     incidents: &[Incident],
-    guessed: &[(Recorded, u32)],
+    unknown: &[Recorded],
 ) -> Figures {
     let mut f = Figures {
         calls: calls.len(),
         ..Figures::default()
     };
-    let mut answers = guessed.iter();
+    let mut answers = unknown.iter();
     // Each call's outcome: recorded, or the answer it was given.
     let outcomes: Vec<Recorded> = calls
         .iter()
         .map(|c| {
             if c.outcome == Recorded::Rejected {
-                answers.next().map_or(Recorded::Success, |a| a.0)
+                answers.next().copied().unwrap_or(Recorded::Success)
             } else {
                 c.outcome
             }
@@ -198,22 +204,42 @@ pub(crate) fn figures(
             let until = incidents.get(i + 1).map_or(u64::MAX, |next| next.start);
             let from = calls.partition_point(|c| c.start < incident.start);
             let to = calls.partition_point(|c| c.start <= incident.end);
-            let failing_let_through = outcomes[from..to]
+            let let_through: Vec<&Call> = calls[from..to]
                 .iter()
+                .zip(&outcomes[from..to])
                 .zip(&replay.fates[from..to])
-                .filter(|(o, f)| o.failing() && matches!(f, Fate::Ran | Fate::Pending))
+                .filter(|((_, o), f)| o.failing() && matches!(f, Fate::Ran | Fate::Pending))
+                .map(|((c, _), _)| c)
+                .collect();
+            let failing_let_through = let_through.len();
+            let guessed = let_through
+                .iter()
+                .filter(|c| c.outcome == Recorded::Rejected)
                 .count();
-            let to_fast_fail = calls[from..]
+            let first_refused = calls[from..]
                 .iter()
                 .zip(&replay.fates[from..])
-                .find(|(_, f)| **f == Fate::Refused)
-                .map(|(c, _)| c.start)
-                .filter(|at| *at < until)
-                .map(|at| at - incident.start);
+                .position(|(_, f)| *f == Fate::Refused)
+                .map(|p| from + p)
+                .filter(|p| calls[*p].start < until);
+            let to_fast_fail = first_refused.map(|p| calls[p].start - incident.start);
+            // The guessed answers the breaker saw before it failed fast (or, if it never
+            // did, before the next incident).
+            let until_index =
+                first_refused.unwrap_or_else(|| calls.partition_point(|c| c.start < until));
+            let guessed_before_fast_fail = calls[from..until_index]
+                .iter()
+                .zip(&replay.fates[from..until_index])
+                .filter(|(c, f)| {
+                    c.outcome == Recorded::Rejected && matches!(f, Fate::Ran | Fate::Pending)
+                })
+                .count();
             Met {
                 incident: *incident,
                 to_fast_fail,
                 failing_let_through,
+                guessed,
+                guessed_before_fast_fail,
             }
         })
         .collect();
@@ -308,11 +334,22 @@ pub(crate) struct Range {
 }
 
 impl Range {
-    fn of(values: impl Iterator<Item = usize> + Clone) -> Range {
+    fn of(value: usize) -> Range {
         Range {
-            low: values.clone().min().unwrap_or(0),
-            high: values.max().unwrap_or(0),
+            low: value,
+            high: value,
         }
+    }
+
+    fn widen(&mut self, value: usize) {
+        self.low = self.low.min(value);
+        self.high = self.high.max(value);
+    }
+
+    /// Whether `value` is within.
+    #[cfg(test)]
+    pub(crate) fn contains(self, value: usize) -> bool {
+        (self.low..=self.high).contains(&value)
     }
 }
 
@@ -324,9 +361,45 @@ pub(crate) struct FastFailRange {
     pub(crate) latest: Option<u64>,
 }
 
+impl FastFailRange {
+    fn of(value: Option<u64>) -> FastFailRange {
+        FastFailRange {
+            soonest: value,
+            latest: value,
+        }
+    }
+
+    fn widen(&mut self, value: Option<u64>) {
+        self.soonest = match (self.soonest, value) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        self.latest = self.latest.zip(value).map(|(a, b)| a.max(b));
+    }
+
+    /// Whether `value` (`None`: never) is within.
+    #[cfg(test)]
+    pub(crate) fn contains(self, value: Option<u64>) -> bool {
+        match value {
+            None => self.latest.is_none(),
+            Some(t) => self.soonest.is_some_and(|s| s <= t) && self.latest.is_none_or(|l| t <= l),
+        }
+    }
+}
+
+/// How a setting's ranges were found.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Proof {
+    /// Replays whose figures the ranges hold (each way the calls that ran could have been
+    /// answered, or as many as the budget allowed).
+    pub(crate) paths: usize,
+    /// Every way was replayed: each range holds the figure of every way of answering
+    /// the calls without a recorded outcome.
+    pub(crate) exhaustive: bool,
+}
+
 /// A setting's figures as ranges: each the lowest and highest over the replays of one
-/// setting with the calls without a recorded outcome answered each way (the estimate,
-/// all succeeding, all failing).
+/// setting with the calls without a recorded outcome answered each way.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Bounds {
     pub(crate) openings: Range,
@@ -336,34 +409,59 @@ pub(crate) struct Bounds {
     pub(crate) bulkhead_refused: Range,
     /// Per incident: its time to fast fail, and its failing calls let through.
     pub(crate) incidents: Vec<(FastFailRange, Range)>,
+    pub(crate) proof: Proof,
 }
 
-/// The ranges of `runs`: one setting's figures, each way of guessing.
-pub(crate) fn bounds(runs: &[Figures]) -> Bounds {
-    let each = |get: fn(&Figures) -> usize| Range::of(runs.iter().map(get));
-    let incidents = runs.first().map_or(0, |f| f.incidents.len());
-    Bounds {
-        openings: each(|f| f.openings.len()),
-        failing_let_through: each(|f| f.failing_let_through),
-        healthy_refused: each(|f| f.healthy_refused),
-        failing_refused: each(|f| f.failing_refused),
-        bulkhead_refused: each(|f| f.bulkhead_refused),
-        incidents: (0..incidents)
-            .map(|i| {
-                let times = runs.iter().map(|f| f.incidents[i].to_fast_fail);
-                let fast = FastFailRange {
-                    soonest: times.clone().flatten().min(),
-                    latest: if times.clone().any(|t| t.is_none()) {
-                        None
-                    } else {
-                        times.flatten().max()
-                    },
-                };
-                (
-                    fast,
-                    Range::of(runs.iter().map(|f| f.incidents[i].failing_let_through)),
-                )
-            })
-            .collect(),
+impl Bounds {
+    /// One replay's figures, each a range of one value.
+    pub(crate) fn of(f: &Figures) -> Bounds {
+        Bounds {
+            openings: Range::of(f.openings.len()),
+            failing_let_through: Range::of(f.failing_let_through),
+            healthy_refused: Range::of(f.healthy_refused),
+            failing_refused: Range::of(f.failing_refused),
+            bulkhead_refused: Range::of(f.bulkhead_refused),
+            incidents: f
+                .incidents
+                .iter()
+                .map(|m| {
+                    (
+                        FastFailRange::of(m.to_fast_fail),
+                        Range::of(m.failing_let_through),
+                    )
+                })
+                .collect(),
+            proof: Proof::default(),
+        }
+    }
+
+    /// Each range widened to hold `f`'s figure.
+    pub(crate) fn widen(&mut self, f: &Figures) {
+        self.openings.widen(f.openings.len());
+        self.failing_let_through.widen(f.failing_let_through);
+        self.healthy_refused.widen(f.healthy_refused);
+        self.failing_refused.widen(f.failing_refused);
+        self.bulkhead_refused.widen(f.bulkhead_refused);
+        for ((fast, let_through), met) in self.incidents.iter_mut().zip(&f.incidents) {
+            fast.widen(met.to_fast_fail);
+            let_through.widen(met.failing_let_through);
+        }
+    }
+
+    /// Whether every range holds `f`'s figure.
+    #[cfg(test)]
+    pub(crate) fn contains(&self, f: &Figures) -> bool {
+        self.openings.contains(f.openings.len())
+            && self.failing_let_through.contains(f.failing_let_through)
+            && self.healthy_refused.contains(f.healthy_refused)
+            && self.failing_refused.contains(f.failing_refused)
+            && self.bulkhead_refused.contains(f.bulkhead_refused)
+            && self
+                .incidents
+                .iter()
+                .zip(&f.incidents)
+                .all(|((fast, let_through), met)| {
+                    fast.contains(met.to_fast_fail) && let_through.contains(met.failing_let_through)
+                })
     }
 }

@@ -2,28 +2,16 @@
 //! bulkhead refused (`rejected`). A replay whose guard lets such a call run must answer
 //! it somehow, and whatever it answers is a guess.
 //!
-//! Three ways, replayed side by side so that every figure is a range:
-//!
-//! - [`Guess::Estimate`], the figure shown: each gap (a run of refused calls between two
-//!   calls that ran) is answered from the evidence on both sides of it — the share of
-//!   failing calls among the last calls that ran before it (what opened the breaker)
-//!   and among the first that ran after it (its trials, and what followed), the share
-//!   moving from one to the other across the gap, the failures spread evenly;
-//! - [`Guess::AllSucceed`] and [`Guess::AllFail`]: every refused call answered as a
-//!   success, or as a failure: the two ends of what the upstream could have done.
+//! Each such call can be answered two ways ([`Options`]): succeeding, after the mean
+//! duration of the successes near its gap, or failing as most failing calls near it
+//! did. The estimate, the figure shown, picks one for each: each gap (a run of refused
+//! calls between two calls that ran) is answered from the evidence on both sides of
+//! it — the share of failing calls among the last calls that ran before it (what
+//! opened the breaker) and among the first that ran after it (its trials, and what
+//! followed), the share moving from one to the other across the gap, the failures
+//! spread evenly. The ranges hold every way ([`ways`](super::ways)).
 
 use super::recording::{Call, Recorded};
-
-/// How the calls without a recorded outcome are answered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Guess {
-    /// From the evidence on both sides of each gap.
-    Estimate,
-    /// Every one a success.
-    AllSucceed,
-    /// Every one a failure.
-    AllFail,
-}
 
 /// How many calls that ran, on each side of a gap, make its evidence.
 pub(crate) const EVIDENCE: usize = 10;
@@ -105,15 +93,43 @@ pub(crate) fn unknown(call: &Call) -> bool {
     call.outcome == Recorded::Rejected
 }
 
-/// The answer of each call without a recorded outcome, in the order of `calls`.
-pub(crate) fn answers(calls: &[Call], guess: Guess) -> Vec<(Recorded, u32)> {
+/// The two ways a call without a recorded outcome can be answered, and the one the
+/// estimate picks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Options {
+    /// Succeeding, after the mean duration of the successes near its gap.
+    pub(crate) success: (Recorded, u32),
+    /// Failing as most failing calls near its gap did (a failure, a timeout or cut by
+    /// the client), after their mean duration.
+    pub(crate) failing: (Recorded, u32),
+    /// Whether the estimate answers it failing.
+    pub(crate) estimate_fails: bool,
+    /// Its gap's number (0 for the first): the run of refused calls it is one of.
+    pub(crate) gap: u32,
+}
+
+impl Options {
+    /// Its answer, failing or not.
+    pub(crate) fn answer(&self, failing: bool) -> (Recorded, u32) {
+        if failing {
+            self.failing
+        } else {
+            self.success
+        }
+    }
+}
+
+/// The options of each call without a recorded outcome, in the order of `calls`.
+pub(crate) fn options(calls: &[Call]) -> Vec<Options> {
     let mut out = Vec::new();
     let mut i = 0;
+    let mut gaps = 0;
     while i < calls.len() {
         if !unknown(&calls[i]) {
             i += 1;
             continue;
         }
+        gaps += 1;
         let gap_start = i;
         while i < calls.len() && unknown(&calls[i]) {
             i += 1;
@@ -137,30 +153,25 @@ pub(crate) fn answers(calls: &[Call], guess: Guess) -> Vec<(Recorded, u32)> {
             after.add(call);
         }
         let both = before.join(after);
-        match guess {
-            Guess::AllSucceed => {
-                out.extend(gap.map(|_| both.success_answer()));
+        let (success, failing) = (both.success_answer(), both.failing_answer());
+        let from = before.share().or(after.share()).unwrap_or(0.0);
+        let to = after.share().or(before.share()).unwrap_or(0.0);
+        let len = gap.len() as f64;
+        // Error diffusion: the failures spread evenly, their count the share's.
+        let mut owed = 0.0;
+        for (k, _) in gap.enumerate() {
+            let x = (k as f64 + 0.5) / len;
+            owed += from + (to - from) * x;
+            let estimate_fails = owed >= 0.5;
+            if estimate_fails {
+                owed -= 1.0;
             }
-            Guess::AllFail => {
-                out.extend(gap.map(|_| both.failing_answer()));
-            }
-            Guess::Estimate => {
-                let from = before.share().or(after.share()).unwrap_or(0.0);
-                let to = after.share().or(before.share()).unwrap_or(0.0);
-                let len = gap.len() as f64;
-                // Error diffusion: the failures spread evenly, their count the share's.
-                let mut owed = 0.0;
-                for (k, _) in gap.enumerate() {
-                    let x = (k as f64 + 0.5) / len;
-                    owed += from + (to - from) * x;
-                    if owed >= 0.5 {
-                        owed -= 1.0;
-                        out.push(both.failing_answer());
-                    } else {
-                        out.push(both.success_answer());
-                    }
-                }
-            }
+            out.push(Options {
+                success,
+                failing,
+                estimate_fails,
+                gap: gaps - 1,
+            });
         }
     }
     out
@@ -169,6 +180,29 @@ pub(crate) fn answers(calls: &[Call], guess: Guess) -> Vec<(Recorded, u32)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// How the calls without a recorded outcome are answered.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    enum Guess {
+        /// From the evidence on both sides of each gap.
+        Estimate,
+        /// Every one a success.
+        AllSucceed,
+        /// Every one a failure.
+        AllFail,
+    }
+
+    /// The answer of each call without a recorded outcome, in the order of `calls`.
+    fn answers(calls: &[Call], guess: Guess) -> Vec<(Recorded, u32)> {
+        options(calls)
+            .iter()
+            .map(|o| match guess {
+                Guess::Estimate => o.answer(o.estimate_fails),
+                Guess::AllSucceed => o.success,
+                Guess::AllFail => o.failing,
+            })
+            .collect()
+    }
 
     fn call(outcome: Recorded) -> Call {
         Call {

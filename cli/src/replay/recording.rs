@@ -1,13 +1,13 @@
-//! Reading a recording: one JSON object a line (the format of `docs/recording.md`),
+//! Reading a recording: one JSON object a line (the format of `docs/recording.md`,
+//! defined once in `outbound-guard-recording`, which the recorder writes with),
 //! calls grouped by system and put in start order, transitions kept aside, and every
 //! line that cannot be read reported with its number.
 
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io::BufRead;
 use std::time::SystemTime;
 
-use serde::Deserialize;
+use outbound_guard_recording::{self as format, Cut, Line, Outcome};
 
 /// How a recorded call ended, as the guard that recorded it judged it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,16 +26,17 @@ pub(crate) enum Recorded {
 }
 
 impl Recorded {
-    fn parse(text: &str) -> Option<Recorded> {
-        Some(match text {
-            "success" => Recorded::Success,
-            "failure" => Recorded::Failure,
-            "slow" => Recorded::Slow,
-            "timeout" => Recorded::Timeout,
-            "cancelled" => Recorded::Cancelled,
-            "rejected" => Recorded::Rejected,
-            _ => return None,
-        })
+    /// A call's outcome as the format gives it: a `timeout` the client cut is [`Recorded::Cut`].
+    fn of(call: &format::Call) -> Recorded {
+        match (call.outcome, call.cut) {
+            (Outcome::Timeout, Some(Cut::ReadTimeout)) => Recorded::Cut,
+            (Outcome::Success, _) => Recorded::Success,
+            (Outcome::Failure, _) => Recorded::Failure,
+            (Outcome::Slow, _) => Recorded::Slow,
+            (Outcome::Timeout, _) => Recorded::Timeout,
+            (Outcome::Cancelled, _) => Recorded::Cancelled,
+            (Outcome::Rejected, _) => Recorded::Rejected,
+        }
     }
 
     /// Whether the upstream was failing for this call (an error, too slow, no answer).
@@ -99,73 +100,6 @@ pub(crate) struct Recording {
     /// The line with the earliest start, and the one with the latest (1 for the first).
     pub(crate) first_line: usize,
     pub(crate) last_line: usize,
-}
-
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum Start<'a> {
-    Millis(f64),
-    #[serde(borrow)]
-    Text(Cow<'a, str>),
-}
-
-#[derive(Deserialize)]
-struct Line<'a> {
-    #[serde(borrow)]
-    system: Cow<'a, str>,
-    #[serde(borrow)]
-    start: Start<'a>,
-    duration_ms: Option<f64>,
-    #[serde(borrow)]
-    outcome: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    transition: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    from: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    reason: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    why: Option<Cow<'a, str>>,
-    /// On a transition: made in observe mode. Alone: observe mode turned on or off.
-    observing: Option<bool>,
-    /// On a `timeout`: `read_timeout` when the client cut it.
-    #[serde(borrow)]
-    cut: Option<Cow<'a, str>>,
-    /// The limits' line: what the system's calls were allowed from then on.
-    read_timeout_ms: Option<f64>,
-    total_timeout_ms: Option<f64>,
-}
-
-/// The year 10000, in milliseconds since 1970: no recording starts later.
-const LATEST_MILLIS: f64 = 253_402_300_800_000.0;
-
-/// A number as a person wrote it: `1e30` rather than thirty-one digits.
-fn number(value: f64) -> String {
-    if value.is_finite() && value.abs() < 1e16 {
-        value.to_string()
-    } else {
-        format!("{value:e}")
-    }
-}
-
-/// Microseconds since the Unix epoch of a line's `start`.
-fn start_micros(start: &Start<'_>) -> Result<i64, String> {
-    match start {
-        Start::Millis(ms) if ms.is_finite() && (0.0..LATEST_MILLIS).contains(ms) => {
-            Ok((ms * 1000.0).round() as i64)
-        }
-        Start::Millis(ms) => Err(format!(
-            "`start` {}: expected milliseconds since 1970, before the year 10000",
-            number(*ms)
-        )),
-        Start::Text(text) => humantime::parse_rfc3339_weak(text)
-            .ok()
-            .and_then(|t| t.duration_since(SystemTime::UNIX_EPOCH).ok())
-            .and_then(|d| i64::try_from(d.as_micros()).ok())
-            .ok_or_else(|| {
-                format!("`start` {text:?}: expected an RFC 3339 time (2026-12-04T14:33:28.123Z) or milliseconds since 1970")
-            }),
-    }
 }
 
 /// One system's lines as read: calls (start in µs since 1970, duration in µs, outcome)
@@ -274,6 +208,30 @@ pub(crate) fn read(mut input: impl BufRead, strict: bool) -> Result<Recording, S
     Ok(recording)
 }
 
+fn parse_line(line: &str) -> Result<(String, i64, Entry), String> {
+    let parsed = Line::parse(line)?;
+    let at = parsed.start_micros()?;
+    let entry = match parsed.entry()? {
+        format::Entry::Call(call) => Entry::Call(call.duration_micros, Recorded::of(&call)),
+        format::Entry::Transition(t) => Entry::Transition(
+            RecordedTransition {
+                at: 0,
+                from: t.from.into_owned(),
+                to: t.to.into_owned(),
+                reason: t.reason.into_owned(),
+                why: t.why.into_owned(),
+            },
+            t.observing,
+        ),
+        format::Entry::Observing(observing) => Entry::Observing(observing),
+        format::Entry::Limits {
+            read_micros,
+            total_micros,
+        } => Entry::Limits(read_micros, total_micros),
+    };
+    Ok((parsed.system.into_owned(), at, entry))
+}
+
 enum Entry {
     Call(u32, Recorded),
     /// A transition, and whether it was made in observe mode.
@@ -282,84 +240,6 @@ enum Entry {
     Observing(bool),
     /// The limits from then on: `read_timeout` and `total_timeout`, in µs.
     Limits(u64, u64),
-}
-
-fn parse_line(line: &str) -> Result<(String, i64, Entry), String> {
-    let parsed: Line<'_> = serde_json::from_str(line).map_err(|e| {
-        // serde's own position ("at line 1 column 62") counts within this line: the
-        // column alone, beside our line number.
-        let text = e.to_string();
-        let what = text.split(" at line ").next().unwrap_or(&text);
-        if e.is_eof() {
-            format!("truncated: {what}")
-        } else {
-            format!("not a record: {what} (column {})", e.column())
-        }
-    })?;
-    if parsed.system.is_empty() {
-        return Err("`system` is empty".into());
-    }
-    let at = start_micros(&parsed.start)?;
-    let entry = if let Some(to) = parsed.transition {
-        Entry::Transition(
-            RecordedTransition {
-                at: 0,
-                from: parsed.from.map(Cow::into_owned).unwrap_or_default(),
-                to: to.into_owned(),
-                reason: parsed.reason.map(Cow::into_owned).unwrap_or_default(),
-                why: parsed.why.map(Cow::into_owned).unwrap_or_default(),
-            },
-            parsed.observing == Some(true),
-        )
-    } else if let (None, Some(observing)) = (&parsed.outcome, parsed.observing) {
-        Entry::Observing(observing)
-    } else if let (None, Some(read), Some(total)) = (
-        &parsed.outcome,
-        parsed.read_timeout_ms,
-        parsed.total_timeout_ms,
-    ) {
-        let micros = |ms: f64, key: &str| {
-            if ms.is_finite() && (0.0..=86_400_000.0).contains(&ms) {
-                Ok((ms * 1000.0).round() as u64)
-            } else {
-                Err(format!(
-                    "`{key}` {}: expected milliseconds between 0 and a day",
-                    number(ms)
-                ))
-            }
-        };
-        Entry::Limits(
-            micros(read, "read_timeout_ms")?,
-            micros(total, "total_timeout_ms")?,
-        )
-    } else {
-        let outcome = parsed
-            .outcome
-            .ok_or("neither `outcome`, `transition` nor `observing`")?;
-        let outcome = Recorded::parse(&outcome).ok_or_else(|| {
-            format!("`outcome` {outcome:?}: expected success, failure, slow, timeout, cancelled or rejected")
-        })?;
-        let outcome = match (outcome, parsed.cut.as_deref()) {
-            (Recorded::Timeout, Some("read_timeout")) => Recorded::Cut,
-            (_, None) => outcome,
-            (_, Some(cut)) => {
-                return Err(format!(
-                    "`cut` {cut:?}: expected \"read_timeout\", on a `timeout` only"
-                ))
-            }
-        };
-        let duration = parsed.duration_ms.unwrap_or(0.0);
-        if !duration.is_finite() || duration < 0.0 {
-            return Err(format!(
-                "`duration_ms` {}: expected milliseconds ≥ 0",
-                number(duration)
-            ));
-        }
-        // At most about 71 minutes: far beyond any total_timeout.
-        let duration = (duration * 1000.0).round().min(f64::from(u32::MAX)) as u32;
-        Entry::Call(duration, outcome)
-    };
-    Ok((parsed.system.into_owned(), at, entry))
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use crate::output::{counted, thousands, times};
 
 use super::engine::Replay;
-use super::figures::{Bounds, FastFailRange, Figures, Incident, Range};
+use super::figures::{Bounds, FastFailRange, Figures, Incident, Proof, Range};
 use super::recording::{Recording, SystemRecording};
 
 /// One setting's replay of one system.
@@ -21,6 +21,8 @@ pub(crate) struct Variant {
     /// Each figure over every way of answering them.
     pub(crate) bounds: Bounds,
     pub(crate) replay: Replay,
+    /// Replays made of this setting (the estimate's, and each way of answering).
+    pub(crate) replays: usize,
     /// Why the recording cannot judge this setting (its figures are then not given);
     /// empty when it can.
     pub(crate) not_judged: Vec<String>,
@@ -33,8 +35,9 @@ pub(crate) struct SystemReport<'a> {
     pub(crate) incidents: Vec<Incident>,
     /// Its calls without a recorded outcome (refused by the recording's guard).
     pub(crate) unknown: usize,
-    /// How many ways those were answered, each a replay of every setting.
-    pub(crate) ways: usize,
+    /// Its calls without a recorded outcome that another replica's calls answered
+    /// (`--replica`): no longer without one.
+    pub(crate) filled: usize,
     pub(crate) variants: Vec<Variant>,
 }
 
@@ -72,7 +75,7 @@ fn total_calls(reports: &[SystemReport<'_>]) -> usize {
 fn replayed(reports: &[SystemReport<'_>]) -> usize {
     reports
         .iter()
-        .map(|r| r.recording.calls.len() * r.variants.len() * r.ways)
+        .map(|r| r.recording.calls.len() * r.variants.iter().map(|v| v.replays).sum::<usize>())
         .sum()
 }
 
@@ -95,18 +98,38 @@ fn bounded(value: usize, range: Range, guessed: Option<usize>) -> String {
     }
 }
 
-/// A time to fast fail with its range: `413 ms`, or `413 ms (112 ms–never)`.
-fn fast_fail(value: Option<u64>, range: FastFailRange) -> String {
-    let text = |t: Option<u64>| t.map_or("never".into(), span);
-    if range.soonest == range.latest && range.latest == value {
-        return text(value);
+/// How a setting's ranges were found: `every way (12 replays)`, or
+/// `4,096 ways replayed, not every one`.
+fn proof(proof: Proof) -> String {
+    if proof.exhaustive {
+        format!("every way ({})", counted(proof.paths, "replay", "replays"))
+    } else {
+        format!(
+            "{} replayed, not every one",
+            counted(proof.paths, "way", "ways")
+        )
     }
-    format!(
-        "{} ({}–{})",
-        text(value),
-        text(range.soonest),
-        text(range.latest)
-    )
+}
+
+/// A time to fast fail with how many guessed answers the breaker saw before it, and
+/// its range: `413 ms`, or `413 ms (3 guessed; 112 ms–never)`.
+fn fast_fail(value: Option<u64>, range: FastFailRange, guessed: usize) -> String {
+    let text = |t: Option<u64>| t.map_or("never".into(), span);
+    let guessed = if guessed > 0 {
+        format!("{} guessed", thousands(guessed))
+    } else {
+        String::new()
+    };
+    let range = if range.soonest == range.latest && range.latest == value {
+        String::new()
+    } else {
+        format!("{}–{}", text(range.soonest), text(range.latest))
+    };
+    match (guessed.is_empty(), range.is_empty()) {
+        (true, true) => text(value),
+        (false, false) => format!("{} ({guessed}; {range})", text(value)),
+        _ => format!("{} ({guessed}{range})", text(value)),
+    }
 }
 
 fn header(
@@ -121,7 +144,10 @@ fn header(
         .filter_map(|r| r.recording.calls.last().map(|c| c.start))
         .max()
         .unwrap_or(0);
-    let runs: usize = reports.iter().map(|r| r.variants.len() * r.ways).sum();
+    let runs: usize = reports
+        .iter()
+        .flat_map(|r| r.variants.iter().map(|v| v.replays))
+        .sum();
     let replayed = replayed(reports);
     let per_call = timing.replay.as_secs_f64() * 1e9 / replayed.max(1) as f64;
     let mut out = format!(
@@ -200,10 +226,18 @@ pub(crate) fn to_tables(
                 "  recorded partly in observe mode: the calls its breaker refused while enforcing have no recorded outcome"
             );
         }
+        if report.filled > 0 {
+            let _ = writeln!(
+                out,
+                "  {} no recorded outcome here {} answered by the calls another replica ran at about the same time (--replica)",
+                counted(report.filled, "call with", "calls with"),
+                if report.filled == 1 { "is" } else { "are" }
+            );
+        }
         if report.unknown > 0 {
             let _ = writeln!(
                 out,
-                "  {} no recorded outcome (the recording's guard refused {}): each is answered from the calls on both sides of its gap, and a figure they change shows how many of its calls were guessed and its range with all of them succeeding and all failing",
+                "  {} no recorded outcome (the recording's guard refused {}): the figure is the estimate, each answered from the calls on both sides of its gap; a figure they change shows how many of its calls were guessed and a range, which, where `ranges` says `every way`, holds the figure of every way they could have been answered (each succeeding or failing)",
                 counted(report.unknown, "call has", "calls have"),
                 if report.unknown == 1 { "it" } else { "them" }
             );
@@ -214,7 +248,8 @@ pub(crate) fn to_tables(
                 report.variants.iter().map(|v| v.label.clone()).collect(),
             ),
             row(report, "openings", |f, b| {
-                bounded(f.openings.len(), b.openings, None)
+                // The breaker opened on the answers of the guessed calls it let run.
+                bounded(f.openings.len(), b.openings, Some(f.guessed.ran))
             }),
             row(report, "failing calls let through", |f, b| {
                 bounded(
@@ -252,6 +287,7 @@ pub(crate) fn to_tables(
             rows.push(row(report, "guessed calls let run", |f, _| {
                 thousands(f.guessed.ran)
             }));
+            rows.push(row(report, "ranges", |_, b| proof(b.proof)));
         }
         for (i, incident) in report.incidents.iter().enumerate() {
             rows.push((
@@ -265,10 +301,18 @@ pub(crate) fn to_tables(
                 report.variants.iter().map(|_| String::new()).collect(),
             ));
             rows.push(row(report, "  to fast fail", |f, b| {
-                fast_fail(f.incidents[i].to_fast_fail, b.incidents[i].0)
+                fast_fail(
+                    f.incidents[i].to_fast_fail,
+                    b.incidents[i].0,
+                    f.incidents[i].guessed_before_fast_fail,
+                )
             }));
             rows.push(row(report, "  failing calls let through", |f, b| {
-                bounded(f.incidents[i].failing_let_through, b.incidents[i].1, None)
+                bounded(
+                    f.incidents[i].failing_let_through,
+                    b.incidents[i].1,
+                    Some(f.incidents[i].guessed),
+                )
             }));
         }
         // A setting the recording cannot judge gets no figures, only why.
@@ -379,6 +423,8 @@ pub(crate) fn to_json(
                             "bulkhead_refused": f.guessed.bulkhead_refused,
                         },
                         "ranges": {
+                            "every_way": b.proof.exhaustive,
+                            "ways_replayed": b.proof.paths,
                             "openings": range(b.openings),
                             "failing_let_through": range(b.failing_let_through),
                             "healthy_refused": range(b.healthy_refused),
@@ -395,7 +441,9 @@ pub(crate) fn to_json(
                             "start_ms": ms(m.incident.start),
                             "to_fast_fail_ms": m.to_fast_fail.map(ms),
                             "to_fast_fail_ms_range": [fast.soonest.map(ms), fast.latest.map(ms)],
+                            "to_fast_fail_guessed": m.guessed_before_fast_fail,
                             "failing_let_through": m.failing_let_through,
+                            "failing_let_through_guessed": m.guessed,
                             "failing_let_through_range": range(*through),
                         })).collect::<Vec<_>>(),
                     })
@@ -404,6 +452,7 @@ pub(crate) fn to_json(
             let value = json!({
                 "calls": report.recording.calls.len(),
                 "unknown_calls": report.unknown,
+                "filled_by_replicas": report.filled,
                 "observe_mode": report.recording.observed,
                 "incidents": report.incidents.iter().map(|i| json!({
                     "start_ms": ms(i.start), "end_ms": ms(i.end), "time": when(recording, i.start),

@@ -17,7 +17,8 @@
 //!
 //! **What a call costs.** The observer only pushes a small record into a bounded
 //! in-memory queue (`try_send`: no wait, no allocation, no system call); a background
-//! thread polls the queue every few milliseconds, formats the lines and writes the file. When the queue is full (the disk is slower than the calls) the record
+//! thread polls the queue every few milliseconds, formats the lines and writes the file.
+//! When the queue is full (the disk is slower than the calls) the record
 //! is dropped and counted, never the call; a write that fails (a full disk) drops its
 //! records and counts them too ([`RecorderStats`]).
 //!
@@ -25,16 +26,18 @@
 //! [`max_bytes`](RecorderOptions::max_bytes) it is renamed `FILE.1` (the older ones
 //! `FILE.2`, …, up to [`keep`](RecorderOptions::keep) files), and a new one is started.
 //!
-//! **The format** (one JSON object a line; the repository's `docs/recording.md` has
-//! the whole of it and how to turn an access log into it):
+//! **The format** (one JSON object a line, defined once in the `outbound-guard-recording`
+//! crate, whose serde implementations this writes with and `outbound-guard replay` reads
+//! with; the repository's `docs/recording.md` has the whole of it and how to turn an
+//! access log into it):
 //!
 //! ```text
 //! {"system":"sber","start":1764858808123.456,"duration_ms":12.345,"outcome":"success"}
-//! {"system":"sber","start":1764858808200.000,"duration_ms":0.000,"outcome":"rejected","cause":"open"}
+//! {"system":"sber","start":1764858808200.0,"duration_ms":0.0,"outcome":"rejected","cause":"open"}
 //! {"system":"sber","start":1764858808190.010,"transition":"open","from":"closed","reason":"failure_rate","why":"sber opened: 16 of 50 calls failed (32% ≥ 30%)"}
 //! ```
 //!
-//! A line `{"system":"sber","start":…,"read_timeout_ms":1500.000,"total_timeout_ms":2000.000}`
+//! A line `{"system":"sber","start":…,"read_timeout_ms":1500.0,"total_timeout_ms":2000.0}`
 //! gives the limits the system's calls run under, when the guard is built and on each
 //! reload; a failure that lasted the whole `read_timeout` in effect was cut by the
 //! client, and is written `"outcome":"timeout","cut":"read_timeout"`, so that a replay

@@ -4,7 +4,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::{Recorder, RecorderOptions};
-use crate::{Guard, Settings};
+use crate::{Guard, Outcome, Settings};
 
 fn lines(path: &std::path::Path) -> Vec<Value> {
     std::fs::read_to_string(path)
@@ -155,12 +155,53 @@ fn a_full_queue_drops_and_counts() {
     assert_eq!(stats.written + stats.dropped_queue_full, 100_000);
 }
 
+/// The format's names (`outbound-guard-recording`, derived by serde) are the guard's own
+/// (`Outcome::as_str`, `Cause::as_str`, the metrics' labels): every verdict and cause
+/// written reads as its label, so the two cannot drift apart.
 #[test]
-fn strings_are_escaped_as_json() {
-    let mut out = String::new();
-    super::line::string(&mut out, "a\"b\\c\nd\u{1}é");
-    let back: String = serde_json::from_str(&out).unwrap();
-    assert_eq!(back, "a\"b\\c\nd\u{1}é");
+fn the_format_names_every_verdict_and_cause_as_the_guard_does() {
+    use std::time::SystemTime;
+    let causes = [
+        crate::Cause::Open {
+            retry_after: Duration::ZERO,
+        },
+        crate::Cause::HalfOpenFull { trials: 1 },
+        crate::Cause::ForcedOpen,
+        crate::Cause::BulkheadFull {
+            permits: 1,
+            waited: Duration::ZERO,
+        },
+    ];
+    let mut outcomes = vec![
+        Outcome::Success,
+        Outcome::Failure,
+        Outcome::Slow,
+        Outcome::Timeout,
+        Outcome::Cancelled,
+    ];
+    outcomes.extend(causes.iter().copied().map(Outcome::Rejected));
+    for outcome in outcomes {
+        let mut out = Vec::new();
+        let at = SystemTime::UNIX_EPOCH + Duration::from_micros(1_764_858_808_123_456);
+        super::line::call(
+            &mut out,
+            "s\"q\n",
+            at,
+            Duration::from_micros(12_345),
+            outcome,
+            false,
+        );
+        let line: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(line["outcome"], outcome.as_str(), "{line}");
+        assert_eq!(line["system"], "s\"q\n");
+        assert_eq!(line["start"].as_f64(), Some(1_764_858_808_123.456));
+        assert_eq!(line["duration_ms"].as_f64(), Some(12.345));
+        if let Outcome::Rejected(cause) = outcome {
+            assert_eq!(line["cause"], cause.as_str(), "{line}");
+        } else {
+            assert!(line.get("cause").is_none(), "{line}");
+        }
+    }
 }
 
 /// A failure that lasted the client's whole `read_timeout` was cut by it: recorded as a

@@ -10,6 +10,8 @@ use std::time::{Duration, SystemTime};
 
 use tokio::time::Instant;
 
+use outbound_guard_recording::Line;
+
 use super::line;
 use super::queue::{Counters, Record};
 use crate::observer::Outcome;
@@ -42,7 +44,7 @@ pub(super) struct File {
     path: PathBuf,
     out: fs::File,
     /// Lines not yet written, and how many records they hold.
-    buffer: String,
+    buffer: Vec<u8>,
     buffered: u64,
     /// Bytes in the file, the buffer's included.
     size: u64,
@@ -60,7 +62,7 @@ impl File {
         Ok(File {
             path,
             out,
-            buffer: String::with_capacity(BUFFER + 512),
+            buffer: Vec::with_capacity(BUFFER + 512),
             buffered: 0,
             size,
             max_bytes,
@@ -79,7 +81,7 @@ impl File {
         if self.buffer.is_empty() {
             return;
         }
-        let counter = match self.out.write_all(self.buffer.as_bytes()) {
+        let counter = match self.out.write_all(&self.buffer) {
             Ok(()) => &counters.written,
             Err(_) => &counters.dropped_write_error,
         };
@@ -116,12 +118,12 @@ impl File {
     }
 
     /// Adds one record's line, rotating first if it would pass the size.
-    fn push(&mut self, text: &str, counters: &Counters) {
+    fn push(&mut self, text: &[u8], counters: &Counters) {
         if self.size > 0 && self.size + text.len() as u64 > self.max_bytes {
             // A rotation that fails keeps writing the same file.
             let _ = self.rotate(counters);
         }
-        self.buffer.push_str(text);
+        self.buffer.extend_from_slice(text);
         self.buffered += 1;
         self.size += text.len() as u64;
         if self.buffer.len() >= BUFFER {
@@ -136,7 +138,7 @@ impl File {
 /// has a sleeping writer to wake (a system call on the call path). When the queue is
 /// empty it writes out what it has gathered and sleeps for [`POLL`].
 pub(super) fn run(records: &Receiver<Record>, mut file: File, clock: Clock, counters: &Counters) {
-    let mut text = String::with_capacity(256);
+    let mut text = Vec::with_capacity(256);
     // Each system's `read_timeout` in effect, from its latest limits' record.
     let mut read_timeouts: std::collections::HashMap<Box<str>, Duration> =
         std::collections::HashMap::new();
@@ -158,14 +160,20 @@ pub(super) fn run(records: &Receiver<Record>, mut file: File, clock: Clock, coun
                 duration,
                 outcome,
             } => {
-                line::head(&mut text, system.as_str(), clock.wall(start));
                 // A failure that lasted the client's whole `read_timeout` was cut by it:
                 // the upstream had not answered, and would have taken at least that long.
                 let cut = outcome == Outcome::Failure
                     && read_timeouts
                         .get(system.as_str())
                         .is_some_and(|limit| duration >= *limit);
-                line::call(&mut text, duration, outcome, cut);
+                line::call(
+                    &mut text,
+                    system.as_str(),
+                    clock.wall(start),
+                    duration,
+                    outcome,
+                    cut,
+                );
             }
             Record::Transition {
                 system,
@@ -176,8 +184,8 @@ pub(super) fn run(records: &Receiver<Record>, mut file: File, clock: Clock, coun
                 why,
                 observing,
             } => {
-                line::head(&mut text, &system, clock.wall(at));
-                line::transition(&mut text, from, to, reason, &why, observing);
+                let at = line::micros(clock.wall(at));
+                Line::transition(&system, at, from, to, reason, &why, observing).write(&mut text);
             }
             Record::Limits {
                 system,
@@ -185,8 +193,8 @@ pub(super) fn run(records: &Receiver<Record>, mut file: File, clock: Clock, coun
                 read_timeout,
                 total_timeout,
             } => {
-                line::head(&mut text, &system, clock.wall(at));
-                line::limits(&mut text, read_timeout, total_timeout);
+                let (read, total) = (line::span(read_timeout), line::span(total_timeout));
+                Line::limits(&system, line::micros(clock.wall(at)), read, total).write(&mut text);
                 read_timeouts.insert(system, read_timeout);
             }
             Record::Observing {
@@ -194,8 +202,7 @@ pub(super) fn run(records: &Receiver<Record>, mut file: File, clock: Clock, coun
                 at,
                 observing,
             } => {
-                line::head(&mut text, &system, clock.wall(at));
-                line::observing(&mut text, observing);
+                Line::observing(&system, line::micros(clock.wall(at)), observing).write(&mut text);
             }
             Record::Flush(ack) => {
                 file.flush(counters);
