@@ -29,8 +29,9 @@ use std::process::Command;
 use serde_json::Value;
 
 /// The published library crates, and the budget of the core's surface (issue 35).
-const CRATES: [&str; 6] = [
+const CRATES: [&str; 7] = [
     "outbound-guard",
+    "outbound-guard-recording",
     "outbound-guard-macros",
     "outbound-guard-settings",
     "outbound-guard-reqwest",
