@@ -195,7 +195,7 @@ impl Guard {
     /// Bulkhead permits held right now by calls already past `cb_slow_threshold`.
     /// When it equals [`bulkhead_permits`](Self::bulkhead_permits), the system is
     /// hanging, not busy: see [`call_with`](Self::call_with).
-    pub fn slow_in_flight(&self) -> usize {
+    pub(crate) fn slow_in_flight(&self) -> usize {
         self.inner.slow.held()
     }
 

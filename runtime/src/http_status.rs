@@ -42,8 +42,8 @@ pub fn retry_after(status: u16, header: Option<&[u8]>) -> Option<Duration> {
     retry_after_at(status, header, SystemTime::now())
 }
 
-/// [`retry_after`], an HTTP date read against `now`.
-pub fn retry_after_at(status: u16, header: Option<&[u8]>, now: SystemTime) -> Option<Duration> {
+/// [`retry_after`], an HTTP date read against `now` (the tests' fixed clock).
+fn retry_after_at(status: u16, header: Option<&[u8]>, now: SystemTime) -> Option<Duration> {
     if status != 429 && status != 503 {
         return None;
     }

@@ -117,16 +117,13 @@ pub use verdict::Verdict;
 pub use watch::{SettingsWatcher, WatchError};
 pub use wiring::{Guarded, SystemAdapter, WiringError, WrongGuard};
 
-/// The rest of the settings crate: keys, the loader, environment variable names, the
-/// build-script helper. [`Settings`], [`SystemSettings`] and [`SettingsError`] are at the
-/// crate root, and only there.
+/// The settings crate, whole (`outbound-guard-settings`: keys, the loader, environment
+/// variable names, the build-script helper), so a service needs no second dependency for
+/// them. [`Settings`], [`SystemSettings`] and [`SettingsError`] are at the crate root too.
 ///
 #[doc = include_str!("../doc/clients.md")]
 pub mod settings {
-    pub use outbound_guard_settings::{
-        build, env_var, env_var_with_prefix, mask_url, CbMode, ErrorKind, Key, Loader, Location,
-        SystemSettingsBuilder, ENV_PREFIX, FILE_NAME, KEYS, PATH_VARIABLE,
-    };
+    pub use outbound_guard_settings::*;
 }
 
 /// Loads the service's settings: the file the environment variable

@@ -31,7 +31,7 @@ use crate::verdict::Verdict;
 /// [`Cause::Open`](crate::Cause::Open) and a `retry_after`, and goes half-open after
 /// `cb_open_duration`), by recording failed calls until it trips. For a breaker held
 /// open by an operator instead ([`Cause::ForcedOpen`](crate::Cause::ForcedOpen)), use
-/// `guard.breaker().force_open()`.
+/// `guard.breaker().act(crate::ManualAction::ForceOpen)`.
 ///
 /// # Panics
 ///

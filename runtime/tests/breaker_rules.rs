@@ -64,7 +64,6 @@ async fn the_guides_defaults_drive_the_breaker() {
     assert_eq!(s.cb_half_open_calls(), 3);
     assert_eq!(s.cb_slow_threshold(), 15 * S);
     let breaker = Breaker::new(&s);
-    assert_eq!(breaker.failure_rate_threshold(), 0.5);
     assert_eq!(counts(&breaker), (State::Closed, 0, 0));
 }
 
@@ -743,15 +742,15 @@ async fn manual_actions() {
     let log = Arc::new(Log::default());
     let breaker = Breaker::with_observers(&system(""), vec![log.clone()]);
     feed(&breaker, "FFFFF");
-    breaker.force_open();
+    breaker.act(outbound_guard::ManualAction::ForceOpen);
     assert_eq!(cause(breaker.try_acquire()), Cause::ForcedOpen);
     advance(3600 * S).await;
     assert_eq!(cause(breaker.try_acquire()), Cause::ForcedOpen);
-    breaker.disable();
+    breaker.act(outbound_guard::ManualAction::Disable);
     // Disabled: everything flows, nothing counts.
     feed(&breaker, &rep('F', 100));
     assert_eq!(counts(&breaker), (State::Disabled, 0, 0));
-    breaker.reset();
+    breaker.act(outbound_guard::ManualAction::Reset);
     assert_eq!(counts(&breaker), (State::Closed, 0, 0));
     feed(&breaker, &rep('F', 9));
     assert_eq!(breaker.state(), State::Closed);
@@ -798,18 +797,18 @@ async fn peek_reads_without_the_due_transition_that_state_makes() {
 async fn an_outcome_from_before_a_reset_or_while_disabled_is_not_counted() {
     let breaker = Breaker::new(&system(""));
     let stale = breaker.try_acquire().unwrap();
-    assert!(breaker.force_open());
-    assert!(breaker.reset());
+    assert!(breaker.act(outbound_guard::ManualAction::ForceOpen));
+    assert!(breaker.act(outbound_guard::ManualAction::Reset));
     stale.finish(Verdict::FAILURE);
     assert_eq!(
         (breaker.snapshot().failures, breaker.snapshot().calls),
         (0, 0),
         "the stale outcome stayed out of the new window"
     );
-    assert!(breaker.disable());
+    assert!(breaker.act(outbound_guard::ManualAction::Disable));
     let while_disabled = breaker.try_acquire().unwrap();
     while_disabled.finish(Verdict::FAILURE);
-    assert!(breaker.reset());
+    assert!(breaker.act(outbound_guard::ManualAction::Reset));
     assert_eq!(breaker.snapshot().calls, 0);
 }
 
@@ -821,14 +820,14 @@ async fn a_reset_of_a_closed_breaker_forgets_its_counted_outcomes() {
     let breaker = Breaker::with_observers(&system(""), vec![log.clone()]);
     feed(&breaker, "SS");
     assert_eq!(counts(&breaker), (State::Closed, 0, 2));
-    assert!(breaker.reset());
+    assert!(breaker.act(outbound_guard::ManualAction::Reset));
     assert_eq!(counts(&breaker), (State::Closed, 0, 0));
     assert!(
         log.0.lock().unwrap().is_empty(),
         "no closed → closed transition"
     );
     // Nothing left to forget: a no-op.
-    assert!(!breaker.reset());
+    assert!(!breaker.act(outbound_guard::ManualAction::Reset));
 }
 
 /// tower-resilience's `reset_clears_counters_count_based`: 4 failures (not enough to
@@ -840,7 +839,7 @@ async fn a_reset_clears_the_counts_so_the_next_failures_start_afresh() {
     let breaker = Breaker::new(&system(""));
     feed(&breaker, "SSSSSSFFFF");
     assert_eq!(counts(&breaker), (State::Closed, 4, 10));
-    assert!(breaker.reset());
+    assert!(breaker.act(outbound_guard::ManualAction::Reset));
     feed(&breaker, "FFFF");
     assert_eq!(counts(&breaker), (State::Closed, 4, 4));
     feed(&breaker, "FF");
@@ -866,7 +865,7 @@ async fn a_reset_from_half_open_forgets_the_trials() {
     let trial = breaker.try_acquire().unwrap();
     trial.finish(Verdict::SUCCESS);
     assert_eq!(breaker.snapshot().trials.succeeded, 1);
-    assert!(breaker.reset());
+    assert!(breaker.act(outbound_guard::ManualAction::Reset));
     let snapshot = breaker.snapshot();
     assert_eq!(
         (snapshot.state, snapshot.calls, snapshot.trials),
@@ -882,7 +881,7 @@ async fn outcomes_in_flight_across_a_reset_of_a_closed_breaker_do_not_land() {
     let breaker = Breaker::new(&system(""));
     feed(&breaker, "SSSSSSFFF");
     let in_flight: Vec<_> = (0..5).map(|_| breaker.try_acquire().unwrap()).collect();
-    assert!(breaker.reset());
+    assert!(breaker.act(outbound_guard::ManualAction::Reset));
     let after = breaker.try_acquire().unwrap();
     for permit in in_flight {
         permit.finish(Verdict::FAILURE);
@@ -924,7 +923,7 @@ async fn a_reset_during_concurrent_calls_keeps_the_counts_consistent() {
         }));
     }
     tokio::task::yield_now().await;
-    breaker.reset();
+    breaker.act(outbound_guard::ManualAction::Reset);
     reset_done.store(true, std::sync::atomic::Ordering::SeqCst);
     for task in tasks {
         task.await.unwrap();
@@ -945,7 +944,7 @@ async fn a_reset_of_an_empty_closed_window_forgets_the_calls_in_flight_too() {
     let in_flight: Vec<_> = (0..20).map(|_| breaker.try_acquire().unwrap()).collect();
     assert_eq!(counts(&breaker), (State::Closed, 0, 0));
     assert!(
-        !breaker.reset(),
+        !breaker.act(outbound_guard::ManualAction::Reset),
         "nothing a user can see changed: no log line, no series"
     );
     for permit in in_flight {

@@ -242,7 +242,7 @@ async fn an_open_breaker_shows_the_figures_that_tripped_it() {
     assert_eq!(health.snapshot.opened_by, snap.opened_by);
     assert_eq!((health.snapshot.failures, health.snapshot.calls), (3, 10));
     assert!((health.snapshot.failure_rate - 0.3).abs() < 1e-9);
-    assert!((guard.breaker().failure_rate() - 0.3).abs() < 1e-9);
+    assert!((guard.breaker().peek().failure_rate - 0.3).abs() < 1e-9);
 }
 
 #[tokio::test(start_paused = true)]
@@ -300,7 +300,7 @@ async fn a_waiter_counts_only_in_the_closed_state_its_wait_began_in() {
     let (guard, _) = guide_guard("cb_min_calls = 50\ntotal_timeout = 60");
     let hung = hang(&guard, 8);
     sleep(16 * S).await;
-    assert_eq!(guard.slow_in_flight(), 8);
+    assert_eq!(guard.health().slow_in_flight, 8);
     assert_eq!(guard.breaker().snapshot().failures, 8);
     // An operator forces the breaker open and resets it while a caller waits (a reset
     // alone of a closed breaker is a no-op that keeps its window): its wait belongs to
@@ -310,8 +310,8 @@ async fn a_waiter_counts_only_in_the_closed_state_its_wait_began_in() {
         async move { wait_once(&guard).await }
     });
     sleep(S).await;
-    assert!(guard.breaker().force_open());
-    assert!(guard.breaker().reset());
+    assert!(guard.breaker().act(outbound_guard::ManualAction::ForceOpen));
+    assert!(guard.breaker().act(outbound_guard::ManualAction::Reset));
     assert!(matches!(
         waiter.await.unwrap(),
         Some(Cause::BulkheadFull { .. })
@@ -341,7 +341,7 @@ async fn a_waiter_counts_only_in_the_closed_state_its_wait_began_in() {
     for call in hung {
         call.await.unwrap();
     }
-    assert_eq!(guard.slow_in_flight(), 0);
+    assert_eq!(guard.health().slow_in_flight, 0);
     // The hang is over: a full bulkhead of fresh calls is load again.
     assert!(wait_once(&guard).await.is_none());
 }

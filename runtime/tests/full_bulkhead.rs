@@ -54,7 +54,7 @@ async fn a_forced_open_breaker_turns_away_a_caller_at_once_even_with_the_bulkhea
     let (release, call) = hold(&guard);
     sleep(Duration::from_millis(1)).await;
     assert_eq!(guard.in_flight(), 1, "the only permit is held");
-    guard.breaker().force_open();
+    guard.breaker().act(outbound_guard::ManualAction::ForceOpen);
     let (cause, took) = refused(&guard).await;
     assert_eq!(cause, Cause::ForcedOpen);
     assert_eq!(took, Duration::ZERO, "no bulkhead wait first");

@@ -7,10 +7,14 @@
 //! where another crate enables `outbound-guard/metrics`).
 #![cfg(feature = "metrics")]
 
-use outbound_guard::metrics::{BULKHEAD_PERMITS, CALLS_TOTAL, STATE};
 use outbound_guard::{Guards, ManualAction, Settings};
-
 use outbound_guard_test_recorder::TestRecorder;
+
+// The series' names as dashboards and alerts write them (only the histogram's is a
+// public constant).
+const BULKHEAD_PERMITS: &str = "resilience_bulkhead_permits";
+const CALLS_TOTAL: &str = "resilience_calls_total";
+const STATE: &str = "resilience_state";
 
 #[tokio::test(start_paused = true)]
 async fn guards_new_registers_every_system_at_startup_and_records_calls() {

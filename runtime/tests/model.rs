@@ -455,15 +455,15 @@ fn run(cfg: Config, ops: Vec<Op>) {
                     model.now += ms * 1_000_000;
                 }
                 Op::Reset => {
-                    breaker.reset();
+                    breaker.act(outbound_guard::ManualAction::Reset);
                     model.reset();
                 }
                 Op::ForceOpen => {
-                    breaker.force_open();
+                    breaker.act(outbound_guard::ManualAction::ForceOpen);
                     model.force_open();
                 }
                 Op::Disable => {
-                    breaker.disable();
+                    breaker.act(outbound_guard::ManualAction::Disable);
                     model.disable();
                 }
                 Op::Burst(n, fail_every) => {

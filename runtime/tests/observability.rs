@@ -550,7 +550,7 @@ mod logs {
             settings.system("sber").unwrap(),
             vec![std::sync::Arc::new(outbound_guard::TracingObserver)],
         );
-        guard.breaker().force_open();
+        guard.breaker().act(outbound_guard::ManualAction::ForceOpen);
         assert_eq!(capture.lines(), ["WARN sber forced open by an operator"]);
 
         // And without it, nothing.

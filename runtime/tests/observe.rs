@@ -64,7 +64,7 @@ async fn call(guard: &Guard, ran: &AtomicUsize, ok: bool) -> bool {
 async fn an_observing_breaker_opens_and_closes_as_in_auto_but_every_call_runs() {
     let (guard, lines) = observed("observe");
     let ran = AtomicUsize::new(0);
-    assert!(guard.breaker().observing());
+    assert!(guard.breaker().peek().observing);
     assert!(call(&guard, &ran, false).await);
     assert!(call(&guard, &ran, false).await);
     assert_eq!(guard.breaker().state(), State::Open, "it would be open");
@@ -201,7 +201,7 @@ async fn a_reload_and_an_operator_turn_observe_mode_on_and_off() {
     assert!(call(&sber, &ran, true).await, "observing: admitted");
 
     guards.reload(&settings("auto")).unwrap();
-    assert!(!sber.breaker().observing());
+    assert!(!sber.breaker().peek().observing);
     assert_eq!(sber.breaker().state(), State::Open, "the state is kept");
     assert!(!call(&sber, &ran, true).await, "enforced now: refused");
 
@@ -227,7 +227,7 @@ async fn a_reload_and_an_operator_turn_observe_mode_on_and_off() {
     assert_eq!(sber.breaker().state(), State::ForcedOpen);
     guards.reload(&settings("observe")).unwrap();
     assert_eq!(sber.breaker().state(), State::Closed);
-    assert!(sber.breaker().observing());
+    assert!(sber.breaker().peek().observing);
     assert_eq!(ran.load(Ordering::SeqCst), 4);
 }
 

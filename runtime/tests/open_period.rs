@@ -228,7 +228,7 @@ async fn backoff_doubles_each_reopening_up_to_the_cap_and_ends_on_closing() {
     // A reset ends the backoff too.
     breaker.try_acquire().unwrap().finish(Verdict::FAILURE);
     assert_eq!(breaker.snapshot().open_for, Some(60 * S));
-    assert!(breaker.reset());
+    assert!(breaker.act(outbound_guard::ManualAction::Reset));
     fail(&breaker, 10, None);
     assert_eq!(breaker.snapshot().open_for, Some(30 * S));
 }
@@ -257,7 +257,7 @@ async fn jitter_stays_in_its_bounds_and_a_seed_repeats_it() {
             let open = breaker.snapshot().open_for.unwrap();
             periods.push(open);
             // Re-open without waiting: force open and reset, then ten failures.
-            breaker.reset();
+            breaker.act(outbound_guard::ManualAction::Reset);
             fail(&breaker, 10, None);
         }
         periods
@@ -284,7 +284,7 @@ async fn jitter_stays_in_its_bounds_and_a_seed_repeats_it() {
         breaker.seed_jitter(seed);
         fail(&breaker, 10, None);
         assert!(breaker.snapshot().open_for.unwrap() <= 31 * S);
-        breaker.reset();
+        breaker.act(outbound_guard::ManualAction::Reset);
     }
 }
 

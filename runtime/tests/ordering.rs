@@ -77,8 +77,8 @@ fn observers_see_every_threads_transitions_in_order() {
                     }
                     // Now and then an operator's actions, from every thread.
                     if i % 1_000 == 999 {
-                        breaker.force_open();
-                        breaker.reset();
+                        breaker.act(outbound_guard::ManualAction::ForceOpen);
+                        breaker.act(outbound_guard::ManualAction::Reset);
                     }
                 }
             })
@@ -104,7 +104,7 @@ impl Observer for ResetsForcedOpen {
     fn on_transition(&self, t: &Transition<'_>) {
         if t.to == State::ForcedOpen {
             if let Some(breaker) = self.breaker.get().and_then(Weak::upgrade) {
-                breaker.reset();
+                breaker.act(outbound_guard::ManualAction::Reset);
             }
         }
     }
@@ -121,7 +121,7 @@ fn an_observer_acting_on_its_breaker_is_told_of_that_too_in_order() {
             let breaker = breaker.clone();
             thread::spawn(move || {
                 for _ in 0..500 {
-                    breaker.force_open();
+                    breaker.act(outbound_guard::ManualAction::ForceOpen);
                 }
             })
         })

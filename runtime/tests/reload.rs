@@ -385,7 +385,7 @@ async fn cb_mode_in_the_file_forces_a_breaker_open_and_back_keeping_what_it_knew
     let started = guards("cb_mode = \"disabled\"");
     let sber = started.get("sber").unwrap();
     assert_eq!(sber.breaker().state(), State::Disabled);
-    assert_eq!(sber.breaker().set_by(), Some(SetBy::File));
+    assert_eq!(sber.breaker().peek().set_by, Some(SetBy::File));
 
     let guards = guards("cb_window_size = 10\ncb_min_calls = 10");
     fail(&guards).await;
@@ -413,7 +413,7 @@ async fn cb_mode_in_the_file_forces_a_breaker_open_and_back_keeping_what_it_knew
         .reload(&settings("cb_window_size = 10\ncb_min_calls = 10"))
         .unwrap();
     assert_eq!(sber.breaker().state(), State::Closed);
-    assert_eq!(sber.breaker().set_by(), None);
+    assert_eq!(sber.breaker().peek().set_by, None);
 
     // An operator's action stands when the file goes back to auto.
     guards
@@ -422,12 +422,12 @@ async fn cb_mode_in_the_file_forces_a_breaker_open_and_back_keeping_what_it_knew
         ))
         .unwrap();
     guards.manual("sber", ManualAction::ForceOpen).unwrap();
-    assert_eq!(sber.breaker().set_by(), Some(SetBy::Operator));
+    assert_eq!(sber.breaker().peek().set_by, Some(SetBy::Operator));
     guards
         .reload(&settings("cb_window_size = 10\ncb_min_calls = 10"))
         .unwrap();
     assert_eq!(sber.breaker().state(), State::ForcedOpen);
-    assert_eq!(sber.breaker().set_by(), Some(SetBy::Operator));
+    assert_eq!(sber.breaker().peek().set_by, Some(SetBy::Operator));
 
     // The file asking for the state an operator already set is a no-op: the operator
     // still owns it, and the file's return to auto leaves it.
@@ -436,21 +436,24 @@ async fn cb_mode_in_the_file_forces_a_breaker_open_and_back_keeping_what_it_knew
             "cb_window_size = 10\ncb_min_calls = 10\ncb_mode = \"forced_open\"",
         ))
         .unwrap();
-    assert_eq!(sber.breaker().set_by(), Some(SetBy::Operator));
+    assert_eq!(sber.breaker().peek().set_by, Some(SetBy::Operator));
     guards
         .reload(&settings("cb_window_size = 10\ncb_min_calls = 10"))
         .unwrap();
     assert_eq!(sber.breaker().state(), State::ForcedOpen);
-    assert_eq!(sber.breaker().set_by(), Some(SetBy::Operator));
+    assert_eq!(sber.breaker().peek().set_by, Some(SetBy::Operator));
     // And an operator's no-op (forced open again) does not take over a state the file set.
-    assert!(sber.breaker().reset());
+    assert!(sber.breaker().act(outbound_guard::ManualAction::Reset));
     guards
         .reload(&settings(
             "cb_window_size = 10\ncb_min_calls = 10\ncb_mode = \"forced_open\"",
         ))
         .unwrap();
-    assert!(!sber.breaker().force_open(), "already forced open: a no-op");
-    assert_eq!(sber.breaker().set_by(), Some(SetBy::File));
+    assert!(
+        !sber.breaker().act(outbound_guard::ManualAction::ForceOpen),
+        "already forced open: a no-op"
+    );
+    assert_eq!(sber.breaker().peek().set_by, Some(SetBy::File));
     guards
         .reload(&settings("cb_window_size = 10\ncb_min_calls = 10"))
         .unwrap();

@@ -40,7 +40,7 @@ async fn half_open_admits_exactly_the_trial_calls() {
 #[should_panic(expected = "did not open")]
 async fn open_refuses_a_disabled_breaker() {
     let guard = guard("");
-    guard.breaker().disable();
+    guard.breaker().act(outbound_guard::ManualAction::Disable);
     testing::open(&guard);
 }
 

@@ -160,6 +160,14 @@ fn listing(json: &Path) -> String {
         .unwrap_or_else(|error| panic!("{} cannot be read by public-api: {error}", json.display()));
     let krate: Value = serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
     let Surface { items, methods } = surface(&krate);
+    if json.ends_with("outbound_guard.json") {
+        // The core's budget (issue 35): a user meets it through one attribute.
+        assert!(
+            items <= 65 && methods <= 75,
+            "the core has {items} public items and {methods} public inherent methods, over its \
+             budget of 65 and 75: make the new ones private, or raise the budget on purpose"
+        );
+    }
     let mut text = format!(
         "# {items} public items, {methods} public inherent methods (counted as tests/tests/public_api.rs says)\n"
     );

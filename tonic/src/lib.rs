@@ -45,7 +45,7 @@
 //! let guarded = GrpcGuardLayer::new(guard.clone()).layer(channel);
 //!
 //! // An open breaker refuses the call before it reaches the channel.
-//! guard.breaker().force_open();
+//! guard.breaker().act(outbound_guard::ManualAction::ForceOpen);
 //! let request = http::Request::post("http://127.0.0.1:50051/fiscal.v1.Fiscal/Register")
 //!     .body(tonic::body::Body::empty())?;
 //! let refused = guarded.oneshot(request).await.unwrap_err();

@@ -298,7 +298,9 @@ async fn a_refusal_is_unavailable_with_the_pushback_and_the_guards_error_as_sour
     assert_eq!(pushback.to_str().unwrap(), "6000");
     assert_eq!(guard_error(&refused).retry_after(), Some(6 * S));
 
-    rig.guard.breaker().force_open();
+    rig.guard
+        .breaker()
+        .act(outbound_guard::ManualAction::ForceOpen);
     let forced = rig.call(None).await.unwrap_err();
     assert_eq!(forced.code(), Code::Unavailable);
     assert_eq!(guard_error(&forced).cause(), &Cause::ForcedOpen);

@@ -41,7 +41,7 @@
 //! assert_eq!(status, 503); // returned as it came...
 //! assert_eq!(guard.breaker().snapshot().failures, 1); // ...and counted as a failure
 //!
-//! guard.breaker().force_open();
+//! guard.breaker().act(outbound_guard::ManualAction::ForceOpen);
 //! let refused = client.ready().await.unwrap().call(200).await.unwrap_err();
 //! assert!(matches!(refused, GuardedError::Guard(_)));
 //! # }

@@ -66,7 +66,7 @@ fn a_call_through_the_layer_allocates_nothing_and_is_send() {
         );
     });
     // And every call was guarded: counted by the breaker, refused once forced open.
-    guard.breaker().force_open();
+    guard.breaker().act(outbound_guard::ManualAction::ForceOpen);
     let refused = runtime.block_on(async { service.ready().await.unwrap().call(1).await });
     assert!(matches!(refused, Err(GuardedError::Guard(_))));
 }

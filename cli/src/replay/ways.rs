@@ -2,7 +2,7 @@
 //! each figure of a setting as a range that holds its value under each of them.
 //!
 //! **The claim.** Each call the recording's guard refused is answered succeeding or
-//! failing (each at the duration the evidence near its gap gives, [`guess::Options`]).
+//! failing (each at the duration the evidence near its gap gives, [`guess::Options`](super::guess::Options)).
 //! There are 2^k such answerings of k calls; when the ranges are *exhaustive*, each
 //! figure of each of them lies within its range. A breaker's figures are not monotone
 //! in those answers (a failure answered early opens the breaker sooner, so later calls

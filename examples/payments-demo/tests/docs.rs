@@ -129,7 +129,11 @@ async fn the_adapters_page_guards_every_method_it_shows() {
     // A declined refund is the system answering: not counted (the card's form counts
     // every `Err`, having no `failure_if`).
     assert_eq!(sber.refund(&payment).await, Err(PaymentPortError::Declined));
-    guards.get("sber").unwrap().breaker().force_open();
+    guards
+        .get("sber")
+        .unwrap()
+        .breaker()
+        .act(outbound_guard::ManualAction::ForceOpen);
     let refused = sber.register(&Order(8)).await.unwrap_err();
     assert!(matches!(refused, PaymentPortError::SystemUnavailable(e) if e.http_status() == 503));
     let refused = sber.refund(&payment).await.unwrap_err();
@@ -179,7 +183,11 @@ async fn the_runtime_readmes_adapter_is_guarded() {
         })
         .unwrap();
     assert_eq!(sber.register(&Order(3)).await, Ok(PaymentRef(3)));
-    guards.get("sber").unwrap().breaker().force_open();
+    guards
+        .get("sber")
+        .unwrap()
+        .breaker()
+        .act(outbound_guard::ManualAction::ForceOpen);
     assert!(sber.register(&Order(4)).await.is_err());
 }
 

@@ -243,7 +243,7 @@ impl Breaker {
     /// Whether the breaker is in observe mode (`cb_mode = "observe"`, or
     /// [`set_observing`](Self::set_observing)): it judges and moves through its states as
     /// usual but refuses no call, except while forced open.
-    pub fn observing(&self) -> bool {
+    pub(crate) fn observing(&self) -> bool {
         self.observing.load(std::sync::atomic::Ordering::Acquire)
     }
 
@@ -398,35 +398,13 @@ impl Breaker {
 
     /// Failures / outcomes in the window now, 0 for an empty window; while open, the
     /// rate that tripped it. Takes no lock unless open.
-    pub fn failure_rate(&self) -> f64 {
+    pub(crate) fn failure_rate(&self) -> f64 {
         self.core.failure_rate()
     }
 
-    /// The configured failure-rate threshold.
-    pub fn failure_rate_threshold(&self) -> f64 {
+    /// The failure-rate threshold in effect.
+    pub(crate) fn failure_rate_threshold(&self) -> f64 {
         self.core.config().failure_rate
-    }
-
-    /// Forces the breaker open: every call is rejected until [`Breaker::reset`]. Returns
-    /// `false` if it was already forced open: see [`Breaker::act`].
-    pub fn force_open(&self) -> bool {
-        self.act(ManualAction::ForceOpen)
-    }
-
-    /// Disables the breaker (forced closed): every call is admitted and nothing counted
-    /// until [`Breaker::reset`]. Returns `false` if it was already disabled: see
-    /// [`Breaker::act`].
-    pub fn disable(&self) -> bool {
-        self.act(ManualAction::Disable)
-    }
-
-    /// Back to closed with an empty window and no trials, from any state: an operator
-    /// means "forget what you counted". Outcomes of calls admitted before the reset are
-    /// never counted afterwards, whatever the window held. Returns `false` only for a
-    /// closed breaker with an empty window, where nothing a user can see changed; see
-    /// [`Breaker::act`].
-    pub fn reset(&self) -> bool {
-        self.act(ManualAction::Reset)
     }
 
     /// An operator's action: whether it did anything. One rule: only a change of state
@@ -552,7 +530,7 @@ impl Breaker {
 
     /// Who forced the breaker open or disabled it, while it is: the settings file
     /// (`cb_mode`) or an operator (the API).
-    pub fn set_by(&self) -> Option<SetBy> {
+    pub(crate) fn set_by(&self) -> Option<SetBy> {
         self.set_by_in(self.state())
     }
 

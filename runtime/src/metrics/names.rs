@@ -1,30 +1,31 @@
-//! The series' names, as the exporter and the dashboards see them.
+//! The series' names, as the exporter and the dashboards see them (the table in
+//! [`crate::metrics`]). Only the histogram's is public: an exporter's buckets name it.
 
 /// `resilience_calls_total{system, outcome}`: guarded calls by how they ended.
-pub const CALLS_TOTAL: &str = "resilience_calls_total";
+pub(crate) const CALLS_TOTAL: &str = "resilience_calls_total";
 /// `resilience_rejections_total{system, reason}`: calls refused before they started.
-pub const REJECTIONS_TOTAL: &str = "resilience_rejections_total";
+pub(crate) const REJECTIONS_TOTAL: &str = "resilience_rejections_total";
 /// `resilience_state{system, state}`: 1 for the current state, 0 for the others.
-pub const STATE: &str = "resilience_state";
+pub(crate) const STATE: &str = "resilience_state";
 /// `resilience_failure_rate{system}`: failures / outcomes in the window, 0–1.
-pub const FAILURE_RATE: &str = "resilience_failure_rate";
+pub(crate) const FAILURE_RATE: &str = "resilience_failure_rate";
 /// `resilience_call_duration_seconds{system}`: how long started calls ran.
 pub const CALL_DURATION_SECONDS: &str = "resilience_call_duration_seconds";
 /// `resilience_bulkhead_in_use{system}`: bulkhead permits taken now.
-pub const BULKHEAD_IN_USE: &str = "resilience_bulkhead_in_use";
+pub(crate) const BULKHEAD_IN_USE: &str = "resilience_bulkhead_in_use";
 /// `resilience_bulkhead_permits{system}`: the bulkhead's size.
-pub const BULKHEAD_PERMITS: &str = "resilience_bulkhead_permits";
+pub(crate) const BULKHEAD_PERMITS: &str = "resilience_bulkhead_permits";
 /// `resilience_transitions_total{system, from, to}`: breaker transitions.
-pub const TRANSITIONS_TOTAL: &str = "resilience_transitions_total";
+pub(crate) const TRANSITIONS_TOTAL: &str = "resilience_transitions_total";
 /// `resilience_open_period_seconds{system}`: the running open period's length, 0 unless
 /// open.
-pub const OPEN_PERIOD_SECONDS: &str = "resilience_open_period_seconds";
+pub(crate) const OPEN_PERIOD_SECONDS: &str = "resilience_open_period_seconds";
 /// `resilience_observing{system}`: 1 while the breaker is in observe mode (`cb_mode =
 /// "observe"`: its state and transitions are what it would have done; it refuses
 /// nothing), 0 otherwise.
-pub const OBSERVING: &str = "resilience_observing";
+pub(crate) const OBSERVING: &str = "resilience_observing";
 /// `resilience_would_reject_total{system, reason}`: calls an observing breaker let
 /// through that it would have refused, by `reason` (`open`, `half_open_full`).
-pub const WOULD_REJECT_TOTAL: &str = "resilience_would_reject_total";
+pub(crate) const WOULD_REJECT_TOTAL: &str = "resilience_would_reject_total";
 /// `resilience_retry_hints_total{system}`: openings the upstream's retry hint lengthened.
-pub const RETRY_HINTS_TOTAL: &str = "resilience_retry_hints_total";
+pub(crate) const RETRY_HINTS_TOTAL: &str = "resilience_retry_hints_total";

@@ -446,11 +446,14 @@ async fn an_action_that_finds_its_target_state_is_a_no_op_for_every_action() {
     fail(&sber).await;
     assert_eq!(sber.breaker().failure_rate(), 1.0);
     assert!(
-        sber.breaker().reset(),
+        sber.breaker().act(crate::ManualAction::Reset),
         "reset of a closed breaker with outcomes"
     );
     assert_eq!(sber.breaker().snapshot().calls, 0, "the window is emptied");
-    assert!(!sber.breaker().reset(), "reset of an empty closed breaker");
+    assert!(
+        !sber.breaker().act(crate::ManualAction::Reset),
+        "reset of an empty closed breaker"
+    );
     guards.manual("sber", ManualAction::Reset).unwrap();
     assert_eq!(counted(), 0);
     assert!(seen.0.lock().unwrap().is_empty());
@@ -757,8 +760,8 @@ fn once_quiet_the_gauges_show_the_breakers_true_state_and_rate() {
                 let guard = guard.clone();
                 std::thread::spawn(move || {
                     for _ in 0..20 {
-                        guard.breaker().force_open();
-                        guard.breaker().reset();
+                        guard.breaker().act(crate::ManualAction::ForceOpen);
+                        guard.breaker().act(crate::ManualAction::Reset);
                     }
                 })
             })
@@ -856,8 +859,8 @@ fn a_transition_reported_late_does_not_leave_a_stale_state_gauge() {
         })
     };
     entered_rx.recv_timeout(Duration::from_secs(10)).unwrap();
-    guard.breaker().force_open();
-    guard.breaker().reset();
+    guard.breaker().act(crate::ManualAction::ForceOpen);
+    guard.breaker().act(crate::ManualAction::Reset);
     release.send(()).unwrap();
     trial.join().unwrap();
     assert_eq!(guard.breaker().state(), State::Closed);

@@ -54,7 +54,6 @@ pub struct Transition<'a> {
 
 /// An open period: how long, and what made it longer than `cb_open_duration`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
 pub struct OpenPeriod {
     /// From the opening to the trials: `cb_open_duration`, backed off, with jitter, or as
     /// the upstream's retry hint asked; at most `cb_open_max`.
@@ -64,24 +63,6 @@ pub struct OpenPeriod {
     pub retry_hint: Option<Duration>,
     /// Whether `cb_open_backoff` lengthened it: a re-opening after a failed trial.
     pub backed_off: bool,
-}
-
-impl OpenPeriod {
-    /// An open period of `length`, decided by the breaker alone.
-    pub fn new(length: Duration) -> Self {
-        OpenPeriod {
-            length,
-            retry_hint: None,
-            backed_off: false,
-        }
-    }
-
-    /// The same period, as the upstream's retry hint asked.
-    #[must_use]
-    pub fn hinted(mut self) -> Self {
-        self.retry_hint = Some(self.length);
-        self
-    }
 }
 
 /// The line an on-call engineer reads: `sber opened: 16 of 50 calls failed (32% ≥ 30%)`.

@@ -79,7 +79,7 @@ fn main() {
         assert_eq!(sber.status().await, Ok(1));
         assert_eq!(customer.get().await, Ok(7));
         // Forced open, the block's calls are refused through the block's `error_map`.
-        guards.get("sber").unwrap().breaker().force_open();
+        guards.get("sber").unwrap().breaker().act(outbound_guard::ManualAction::ForceOpen);
         assert_eq!(sber.register(3).await, Err(PortError));
         assert_eq!(customer.get().await, Ok(7));
     });

@@ -45,7 +45,7 @@ async fn an_open_breaker_refuses_with_unavailable_and_a_pushback() {
 async fn an_open_breaker_refuses_a_stream_too() {
     let server = TestServer::start().await.unwrap();
     let guard = guard(&server, ROOMY);
-    guard.breaker().force_open();
+    guard.breaker().act(outbound_guard::ManualAction::ForceOpen);
 
     let status = client(&guard)
         .count(CountRequest::default())
@@ -63,7 +63,7 @@ async fn an_open_breaker_refuses_a_stream_too() {
 async fn a_forced_open_breaker_refuses_with_unavailable() {
     let server = TestServer::start().await.unwrap();
     let guard = guard(&server, ROOMY);
-    guard.breaker().force_open();
+    guard.breaker().act(outbound_guard::ManualAction::ForceOpen);
 
     let status = client(&guard).echo(echo(Code::Ok)).await.unwrap_err();
 

@@ -104,7 +104,7 @@ pub(super) async fn phase(
             Duration::from_secs(10),
         )
         .await?;
-    let set_by = sber.breaker().set_by();
+    let set_by = sber.breaker().peek().set_by;
     checks.push(Check::new(
         set_by == Some(SetBy::File),
         "the breaker says the file forced it open, not an operator's API call",
