@@ -163,7 +163,7 @@ impl Guard {
 ///
 /// let settings = Settings::parse("[systems.sber]\n[systems.customer]", "inline").unwrap();
 /// let guards = Guards::new(&settings);
-/// guards.get("sber").unwrap().breaker().force_open();
+/// guards.get("sber").unwrap().breaker().act(outbound_guard::ManualAction::ForceOpen);
 ///
 /// let health = guards.health();
 /// assert_eq!(health.status, HealthStatus::Degraded); // an open breaker degrades...

@@ -398,6 +398,7 @@ impl Breaker {
 
     /// Failures / outcomes in the window now, 0 for an empty window; while open, the
     /// rate that tripped it. Takes no lock unless open.
+    #[cfg(any(feature = "metrics", test))]
     pub(crate) fn failure_rate(&self) -> f64 {
         self.core.failure_rate()
     }

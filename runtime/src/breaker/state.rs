@@ -625,6 +625,7 @@ impl Core {
 
     /// The window's failure rate, without the lock. While open: the rate that tripped
     /// it (read under the lock).
+    #[cfg(any(feature = "metrics", test))]
     pub(crate) fn failure_rate(&self) -> f64 {
         if self.state() == State::Open {
             return self.reading().failure_rate;
