@@ -66,9 +66,7 @@ async fn record(path: &std::path::Path) {
 
 #[tokio::test(start_paused = true)]
 async fn a_looser_rate_is_judged_by_ranges_not_by_refusals_answered_as_failures() {
-    let dir = std::env::temp_dir().join(format!("og-cli-guessed-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch("guessed");
     let recording = dir.join("calls.jsonl");
     record(&recording).await;
     let settings = dir.join("resilience.toml");

@@ -53,20 +53,7 @@ async fn calls_for(
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     while tokio::time::Instant::now() < end {
         tick.tick().await;
-        let (guard, client, url) = (guard.clone(), client.clone(), url.to_owned());
-        running.push(tokio::spawn(async move {
-            guard
-                .call(async move {
-                    client
-                        .get(url)
-                        .send()
-                        .await
-                        .and_then(reqwest::Response::error_for_status)
-                        .map(drop)
-                })
-                .await
-                .is_ok()
-        }));
+        running.push(tokio::spawn(common::guarded_get(guard, client, url)));
     }
 }
 
@@ -81,9 +68,7 @@ fn openings(all: &Value) -> Vec<f64> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_observed_recording_has_every_real_outcome_and_replays_without_a_guess() {
-    let dir = std::env::temp_dir().join(format!("og-cli-observed-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch("observed");
     let settings_path = dir.join("resilience.toml");
     std::fs::write(&settings_path, SETTINGS).unwrap();
     let recording = dir.join("calls.jsonl");

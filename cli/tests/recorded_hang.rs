@@ -43,34 +43,20 @@ async fn calls_for(
     guard: &Guard,
     client: &reqwest::Client,
     url: &str,
-    running: &mut Vec<tokio::task::JoinHandle<()>>,
+    running: &mut Vec<tokio::task::JoinHandle<bool>>,
 ) {
     let end = tokio::time::Instant::now() + phase;
     let mut tick = tokio::time::interval(EVERY);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     while tokio::time::Instant::now() < end {
         tick.tick().await;
-        let (guard, client, url) = (guard.clone(), client.clone(), url.to_owned());
-        running.push(tokio::spawn(async move {
-            let _ = guard
-                .call(async move {
-                    client
-                        .get(url)
-                        .send()
-                        .await
-                        .and_then(reqwest::Response::error_for_status)
-                        .map(drop)
-                })
-                .await;
-        }));
+        running.push(tokio::spawn(common::guarded_get(guard, client, url)));
     }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_recorded_hang_replays_with_the_live_openings_and_close() {
-    let dir = std::env::temp_dir().join(format!("og-cli-hang-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch("hang");
     let settings_path = dir.join("resilience.toml");
     std::fs::write(&settings_path, SETTINGS).unwrap();
     let recording = dir.join("calls.jsonl");

@@ -50,21 +50,11 @@ fn demo_replay() -> Command {
 }
 
 fn json(command: &mut Command) -> Value {
-    let output = command.output().unwrap();
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice(&output.stdout).unwrap()
+    common::json_report(&command.output().unwrap())
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("og-cli-replay-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch(&format!("replay-{name}"))
 }
 
 #[test]

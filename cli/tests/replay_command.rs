@@ -18,10 +18,7 @@ const RECORDING: &str = concat!(
 );
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("og-cli-command-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch(&format!("command-{name}"))
 }
 
 /// A recording of `lines` and a settings file of `settings`, in `dir`.

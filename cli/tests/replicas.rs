@@ -42,22 +42,6 @@ const B_KEYS: &str = "cb_window_size=400,cb_min_calls=400";
 /// One caller of each replica every this often.
 const EVERY: Duration = Duration::from_millis(10);
 
-fn call(guard: &Guard, client: &reqwest::Client, url: &str) -> tokio::task::JoinHandle<()> {
-    let (guard, client, url) = (guard.clone(), client.clone(), url.to_owned());
-    tokio::spawn(async move {
-        let _ = guard
-            .call(async move {
-                client
-                    .get(url)
-                    .send()
-                    .await
-                    .and_then(reqwest::Response::error_for_status)
-                    .map(drop)
-            })
-            .await;
-    })
-}
-
 /// The recording's lines whose `key` is `value`.
 fn recorded(path: &std::path::Path, key: &str, value: &str) -> usize {
     std::fs::read_to_string(path)
@@ -70,9 +54,7 @@ fn recorded(path: &std::path::Path, key: &str, value: &str) -> usize {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_replica_that_ran_the_calls_answers_the_gap_of_one_that_refused_them() {
-    let dir = std::env::temp_dir().join(format!("og-cli-replicas-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch("replicas");
     let settings_path = dir.join("resilience.toml");
     std::fs::write(&settings_path, A).unwrap();
     let b_text = A
@@ -108,8 +90,8 @@ async fn a_replica_that_ran_the_calls_answers_the_gap_of_one_that_refused_them()
         let end = tokio::time::Instant::now() + phase;
         while tokio::time::Instant::now() < end {
             tick.tick().await;
-            running.push(call(&a, &client, &url));
-            running.push(call(&b, &client, &url));
+            running.push(tokio::spawn(common::guarded_get(&a, &client, &url)));
+            running.push(tokio::spawn(common::guarded_get(&b, &client, &url)));
         }
     }
     for call in running {

@@ -24,10 +24,7 @@ use assert_cmd::Command;
 use common::{bin, DEMO};
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("og-cli-sim-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch(&format!("sim-{name}"))
 }
 
 fn json(command: &mut Command) -> serde_json::Value {

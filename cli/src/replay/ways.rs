@@ -183,21 +183,18 @@ impl Replayable<'_> {
             let all_fail = self.run(settings, Choice::Each(vec![true; self.options.len()]));
             replays += 1;
             self.widen(&mut bounds, &all_fail);
-            let mut rng = Rng(0x0A33_5EED ^ self.options.len() as u64);
+            let mut rng = fastrand::Rng::with_seed(0x0A33_5EED ^ self.options.len() as u64);
             for sample in 0..budget.replays {
                 let each = if sample % 2 == 0 {
                     let gaps: Vec<bool> = (0..=self.options.last().map_or(0, |o| o.gap))
-                        .map(|_| rng.below(2) == 1)
+                        .map(|_| rng.bool())
                         .collect();
                     self.options.iter().map(|o| gaps[o.gap as usize]).collect()
                 } else {
                     let shares = self.gap_shares();
                     self.options
                         .iter()
-                        .map(|o| {
-                            (rng.below(1 << 20) as f64)
-                                < shares[o.gap as usize] * f64::from(1 << 20)
-                        })
+                        .map(|o| rng.f64() < shares[o.gap as usize])
                         .collect()
                 };
                 let sampled = self.run(settings, Choice::Each(each));
@@ -215,22 +212,6 @@ impl Replayable<'_> {
     }
 }
 
-/// Samples' answers: xorshift, seeded, so that a replay gives the same ranges each run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -238,31 +219,31 @@ mod tests {
     use crate::replay::guess;
     use outbound_guard_settings::Settings;
 
-    fn settings(rng: &mut Rng) -> Settings {
+    fn settings(rng: &mut fastrand::Rng) -> Settings {
         let text = format!(
             "[systems.s]\ncb_window_size = {}\ncb_min_calls = 2\ncb_failure_rate = {}\ncb_open_duration = \"{}ms\"\ncb_half_open_calls = {}\nread_timeout = \"1s\"\ntotal_timeout = \"2s\"\nconnect_timeout = \"0.5s\"\n",
-            2 + rng.below(3),
-            [0.3, 0.5, 0.7][rng.below(3) as usize],
-            100 + 100 * rng.below(3),
-            1 + rng.below(2),
+            2 + rng.u64(..3),
+            [0.3, 0.5, 0.7][rng.u64(..3) as usize],
+            100 + 100 * rng.u64(..3),
+            1 + rng.u64(..2),
         );
         Settings::parse(&text, "test.toml").unwrap()
     }
 
     /// Calls 10–60 ms apart, each 1–40 ms long: successes, failures, now and then a
     /// timeout, and `unknown` refused ones in one or two gaps.
-    fn recording(rng: &mut Rng, calls: usize, unknown: usize) -> Vec<Call> {
+    fn recording(rng: &mut fastrand::Rng, calls: usize, unknown: usize) -> Vec<Call> {
         let mut start = 0;
-        let gap_at = rng.below((calls - unknown) as u64) as usize;
-        let split = rng.below(2) == 0;
+        let gap_at = rng.u64(..(calls - unknown) as u64) as usize;
+        let split = rng.u64(..2) == 0;
         (0..calls)
             .map(|i| {
-                start += 10_000 + rng.below(50_000);
+                start += 10_000 + rng.u64(..50_000);
                 let in_gap = (gap_at..gap_at + unknown).contains(&i);
                 let outcome = if in_gap && !(split && i == gap_at + unknown / 2) {
                     Recorded::Rejected
                 } else {
-                    match rng.below(10) {
+                    match rng.u64(..10) {
                         0..=4 => Recorded::Success,
                         5..=8 => Recorded::Failure,
                         _ => Recorded::Timeout,
@@ -270,7 +251,7 @@ mod tests {
                 };
                 Call {
                     start,
-                    duration: 1_000 + rng.below(40_000) as u32,
+                    duration: 1_000 + rng.u64(..40_000) as u32,
                     outcome,
                 }
             })
@@ -281,13 +262,13 @@ mod tests {
     /// its figures lies inside the ranges the paths gave.
     #[test]
     fn every_answering_s_figures_lie_inside_the_ranges() {
-        let mut rng = Rng(0x0005_EED0_FA33);
+        let mut rng = fastrand::Rng::with_seed(0x0005_EED0_FA33);
         let mut paths_fewer_than_answerings = 0;
         for case in 0..24 {
             let settings = settings(&mut rng);
             let system = settings.system("s").unwrap();
-            let unknown = 2 + rng.below(5) as usize;
-            let length = 14 + rng.below(8) as usize;
+            let unknown = 2 + rng.u64(..5) as usize;
+            let length = 14 + rng.u64(..8) as usize;
             let calls = recording(&mut rng, length, unknown);
             let k = calls.iter().filter(|c| guess::unknown(c)).count();
             let options: Arc<[Options]> = guess::options(&calls).into();
@@ -330,7 +311,7 @@ mod tests {
     /// still hold the estimate and both ends.
     #[test]
     fn past_the_budget_the_ranges_say_so() {
-        let mut rng = Rng(42);
+        let mut rng = fastrand::Rng::with_seed(42);
         let settings = Settings::parse(
             "[systems.s]\ncb_window_size = 20\ncb_min_calls = 20\ncb_failure_rate = 0.9\n",
             "test.toml",

@@ -2,7 +2,11 @@
 //! tests' own `CLIENT_…` overrides kept out of its environment, and reading its `--json`
 //! report.
 
+use std::future::Future;
+use std::path::PathBuf;
+
 use assert_cmd::Command;
+use outbound_guard::Guard;
 
 /// The demo's `resilience.toml`.
 #[allow(dead_code)] // not every suite replays the demo
@@ -49,4 +53,37 @@ pub fn transitions(all: &serde_json::Value) -> Vec<(String, String, f64)> {
             )
         })
         .collect()
+}
+
+/// An empty directory of this test process for `name`, under the system's temporary one.
+#[allow(dead_code)] // not every suite writes files
+pub fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("og-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// One GET of `url` through `guard` (an error status is the call's error), to spawn:
+/// whether the guard let it run.
+#[allow(dead_code)] // not every suite calls an upstream
+pub fn guarded_get(
+    guard: &Guard,
+    client: &reqwest::Client,
+    url: &str,
+) -> impl Future<Output = bool> + Send + 'static {
+    let (guard, client, url) = (guard.clone(), client.clone(), url.to_owned());
+    async move {
+        guard
+            .call(async move {
+                client
+                    .get(url)
+                    .send()
+                    .await
+                    .and_then(reqwest::Response::error_for_status)
+                    .map(drop)
+            })
+            .await
+            .is_ok()
+    }
 }
