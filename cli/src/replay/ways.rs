@@ -311,7 +311,9 @@ mod tests {
     /// still hold the estimate and both ends.
     #[test]
     fn past_the_budget_the_ranges_say_so() {
-        let mut rng = fastrand::Rng::with_seed(42);
+        // A recording in which all six unknown calls run (in about half of what this
+        // generator makes, one of them falls where the replayed guard refuses it).
+        let mut rng = fastrand::Rng::with_seed(1);
         let settings = Settings::parse(
             "[systems.s]\ncb_window_size = 20\ncb_min_calls = 20\ncb_failure_rate = 0.9\n",
             "test.toml",
