@@ -22,6 +22,7 @@
 //! | `resilience_transitions_total` | counter | `system`, `from`, `to` | Breaker transitions, operators' actions included. The 15 transitions the breaker can make are registered at 0: its own four (closed → open, open → half-open, half-open → closed or open) and an operator's force open, disable and reset from any other state. An action that finds the breaker in its target state is no transition: not counted (a reset of a closed breaker empties its window and is logged, but counts no `closed → closed`). In observe mode, the transitions it would have made. |
 //! | `resilience_observing` | gauge | `system` | 1 while the breaker is in observe mode (`cb_mode = "observe"`): its state and transitions are what it would have done, and it refuses nothing; 0 otherwise. |
 //! | `resilience_would_reject_total` | counter | `system`, `reason` | Calls an observing breaker let through that it would have refused. `reason`: `open`, `half_open_full`. |
+//! | `resilience_settings_reloads_total` | counter | `result` | Settings reloads ([`Guards::reload`](crate::Guards::reload) and the ones it stands for): `ok`, or `invalid` (the file was invalid or changed the set of systems: nothing changed). |
 //!
 //! `resilience_state` is one series per state (the `kube_pod_status_phase` style) rather
 //! than a numeric code: queries and alerts name the state, and adding a state never
@@ -74,7 +75,8 @@ mod tests;
 pub use self::names::CALL_DURATION_SECONDS;
 use self::names::{
     BULKHEAD_IN_USE, BULKHEAD_PERMITS, CALLS_TOTAL, FAILURE_RATE, OBSERVING, OPEN_PERIOD_SECONDS,
-    REJECTIONS_TOTAL, RETRY_HINTS_TOTAL, STATE, TRANSITIONS_TOTAL, WOULD_REJECT_TOTAL,
+    REJECTIONS_TOTAL, RETRY_HINTS_TOTAL, SETTINGS_RELOADS_TOTAL, STATE, TRANSITIONS_TOTAL,
+    WOULD_REJECT_TOTAL,
 };
 
 /// The standard ladder of bucket bounds [`duration_buckets`] takes from, in seconds:
@@ -230,10 +232,6 @@ pub(crate) fn describe() {
         "Calls an observing breaker let through that it would have refused."
     );
 }
-
-/// `resilience_settings_reloads_total{result}`: settings reloads, `result` `ok` or
-/// `invalid` (the file was invalid or changed the set of systems: nothing changed).
-pub const SETTINGS_RELOADS_TOTAL: &str = "resilience_settings_reloads_total";
 
 /// Counts one reload.
 pub(crate) fn settings_reloaded(ok: bool) {

@@ -29,3 +29,6 @@ pub(crate) const OBSERVING: &str = "resilience_observing";
 pub(crate) const WOULD_REJECT_TOTAL: &str = "resilience_would_reject_total";
 /// `resilience_retry_hints_total{system}`: openings the upstream's retry hint lengthened.
 pub(crate) const RETRY_HINTS_TOTAL: &str = "resilience_retry_hints_total";
+/// `resilience_settings_reloads_total{result}`: settings reloads, `result` `ok` or
+/// `invalid` (the file was invalid or changed the set of systems: nothing changed).
+pub(crate) const SETTINGS_RELOADS_TOTAL: &str = "resilience_settings_reloads_total";
