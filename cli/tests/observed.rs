@@ -36,27 +36,6 @@ max_connections = 100
 cb_mode = "observe"
 "#;
 
-/// One caller every this often.
-const EVERY: Duration = Duration::from_millis(10);
-
-/// Calls the upstream every [`EVERY`] for `phase`, each call in a task of its own;
-/// every call must be admitted.
-async fn calls_for(
-    phase: Duration,
-    guard: &Guard,
-    client: &reqwest::Client,
-    url: &str,
-    running: &mut Vec<tokio::task::JoinHandle<bool>>,
-) {
-    let end = tokio::time::Instant::now() + phase;
-    let mut tick = tokio::time::interval(EVERY);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    while tokio::time::Instant::now() < end {
-        tick.tick().await;
-        running.push(tokio::spawn(common::guarded_get(guard, client, url)));
-    }
-}
-
 fn openings(all: &Value) -> Vec<f64> {
     all.as_array()
         .unwrap()
@@ -86,13 +65,13 @@ async fn an_observed_recording_has_every_real_outcome_and_replays_without_a_gues
     let url = format!("{}/pay", upstream.url());
     let mut running = Vec::new();
     let ms = Duration::from_millis;
-    calls_for(ms(300), &guard, &client, &url, &mut running).await;
+    common::calls_for(ms(300), &guard, &client, &url, &mut running).await;
     upstream.always(Fault::Status(500));
-    calls_for(ms(500), &guard, &client, &url, &mut running).await;
+    common::calls_for(ms(500), &guard, &client, &url, &mut running).await;
     upstream.always(Fault::Hang);
-    calls_for(ms(900), &guard, &client, &url, &mut running).await;
+    common::calls_for(ms(900), &guard, &client, &url, &mut running).await;
     upstream.always(Fault::Ok);
-    calls_for(ms(600), &guard, &client, &url, &mut running).await;
+    common::calls_for(ms(600), &guard, &client, &url, &mut running).await;
     let made = running.len();
     for call in running {
         assert!(call.await.unwrap(), "observing: every call admitted");

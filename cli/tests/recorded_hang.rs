@@ -34,26 +34,6 @@ cb_half_open_calls = 1
 max_connections = 100
 "#;
 
-/// One caller every this often.
-const EVERY: Duration = Duration::from_millis(10);
-
-/// Calls the upstream every [`EVERY`] for `phase`, each call in a task of its own.
-async fn calls_for(
-    phase: Duration,
-    guard: &Guard,
-    client: &reqwest::Client,
-    url: &str,
-    running: &mut Vec<tokio::task::JoinHandle<bool>>,
-) {
-    let end = tokio::time::Instant::now() + phase;
-    let mut tick = tokio::time::interval(EVERY);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    while tokio::time::Instant::now() < end {
-        tick.tick().await;
-        running.push(tokio::spawn(common::guarded_get(guard, client, url)));
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_recorded_hang_replays_with_the_live_openings_and_close() {
     let dir = common::scratch("hang");
@@ -72,7 +52,7 @@ async fn a_recorded_hang_replays_with_the_live_openings_and_close() {
         .unwrap();
     let url = format!("{}/pay", upstream.url());
     let mut running = Vec::new();
-    calls_for(
+    common::calls_for(
         Duration::from_millis(400),
         &guard,
         &client,
@@ -81,7 +61,7 @@ async fn a_recorded_hang_replays_with_the_live_openings_and_close() {
     )
     .await;
     upstream.always(Fault::Hang);
-    calls_for(
+    common::calls_for(
         Duration::from_millis(2_000),
         &guard,
         &client,
@@ -90,7 +70,7 @@ async fn a_recorded_hang_replays_with_the_live_openings_and_close() {
     )
     .await;
     upstream.always(Fault::Ok);
-    calls_for(
+    common::calls_for(
         Duration::from_millis(1_000),
         &guard,
         &client,

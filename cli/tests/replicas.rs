@@ -39,9 +39,6 @@ max_connections = 100
 /// `b`: a window larger than the calls it makes.
 const B_KEYS: &str = "cb_window_size=400,cb_min_calls=400";
 
-/// One caller of each replica every this often.
-const EVERY: Duration = Duration::from_millis(10);
-
 /// The recording's lines whose `key` is `value`.
 fn recorded(path: &std::path::Path, key: &str, value: &str) -> usize {
     std::fs::read_to_string(path)
@@ -78,7 +75,7 @@ async fn a_replica_that_ran_the_calls_answers_the_gap_of_one_that_refused_them()
     let (a, a_recorder) = replica(A, &a_path);
     let (b, b_recorder) = replica(&b_text, &b_path);
     let mut running = Vec::new();
-    let mut tick = tokio::time::interval(EVERY);
+    let mut tick = tokio::time::interval(common::EVERY);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let ms = Duration::from_millis;
     for (fault, phase) in [

@@ -4,6 +4,7 @@
 
 use std::future::Future;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use assert_cmd::Command;
 use outbound_guard::Guard;
@@ -85,5 +86,28 @@ pub fn guarded_get(
             })
             .await
             .is_ok()
+    }
+}
+
+/// One caller every this often, in the suites that record real traffic.
+#[allow(dead_code)] // not every suite calls an upstream
+pub const EVERY: Duration = Duration::from_millis(10);
+
+/// Calls the upstream every [`EVERY`] for `phase`, each call in a task of its own
+/// ([`guarded_get`]), its handle pushed to `running`.
+#[allow(dead_code)] // not every suite calls an upstream
+pub async fn calls_for(
+    phase: Duration,
+    guard: &Guard,
+    client: &reqwest::Client,
+    url: &str,
+    running: &mut Vec<tokio::task::JoinHandle<bool>>,
+) {
+    let end = tokio::time::Instant::now() + phase;
+    let mut tick = tokio::time::interval(EVERY);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    while tokio::time::Instant::now() < end {
+        tick.tick().await;
+        running.push(tokio::spawn(guarded_get(guard, client, url)));
     }
 }
