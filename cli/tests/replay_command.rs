@@ -227,7 +227,9 @@ fn the_json_has_the_shape_the_readme_documents() {
     let documented: Value = serde_json::from_str(block).unwrap();
     // Every array of the report has an element: six failures in a second (an
     // incident) that open the breaker, a line that is not a record, a system without
-    // a table.
+    // a table; and every object its keys: calls the breaker refused after a second,
+    // when the replayed one is half-open again and asks their answers, past a budget
+    // of one replay (so the ranges proven without replaying each way are given).
     let mut lines: Vec<String> = (0..6)
         .map(|i| {
             format!(
@@ -242,15 +244,22 @@ fn the_json_has_the_shape_the_readme_documents() {
             .to_owned(),
     );
     lines.push("garbage".to_owned());
+    for i in 0..4 {
+        lines.push(format!(
+            r#"{{"system":"s","start":{}.000,"duration_ms":0,"outcome":"rejected","cause":"open"}}"#,
+            1_796_400_001_200_u64 + i * 100
+        ));
+    }
     let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
     let dir = scratch("shape");
     let (recording, settings) = files(
         &dir,
         &lines,
-        "[systems.s]\ncb_window_size = 2\ncb_min_calls = 2\n",
+        "[systems.s]\ncb_window_size = 2\ncb_min_calls = 2\ncb_open_duration = \"1s\"\n",
     );
     let output = bin()
         .args(["replay", &recording, "--settings", &settings, "--json"])
+        .args(["--max-replays", "1"])
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));

@@ -385,6 +385,9 @@ async fn toward(ends: &Ends, mut timer: Pin<&mut Sleep>, at: Instant) {
     tokio::time::advance(at - Instant::now().min(at)).await;
 }
 
+/// The seed of every replayed breaker's jitter (`cb_open_jitter`).
+const JITTER_SEED: u64 = 0x5EED_0F_0A33;
+
 async fn drive(
     settings: &SystemSettings,
     calls: &[Call],
@@ -397,6 +400,10 @@ async fn drive(
     let client = Client::new(settings.read_timeout(), read_limit);
     // Observe mode is replayed as `auto`: what the breaker would have refused.
     guard.breaker().set_observing(false);
+    // A breaker draws its jitter from a generator seeded at random; the recording does
+    // not say what the live one drew. Every replay draws the same, so that it repeats
+    // itself and the ways it walks differ only in their answers.
+    guard.breaker().seed_jitter(JITTER_SEED);
     let origin = Instant::now();
     if let Ok(mut o) = transitions.origin.lock() {
         *o = Some(origin);

@@ -145,8 +145,32 @@ pub(crate) fn figures(
     incidents: &[Incident],
     unknown: &[Recorded],
 ) -> Figures {
+    let whole = Span {
+        calls: 0..calls.len(),
+        transitions: 0..replay.transitions.len(),
+    };
+    figures_in(calls, replay, incidents, unknown, &whole)
+}
+
+/// A stretch of a replay: the calls that started in it, the transitions made in it.
+#[derive(Debug, Clone)]
+pub(crate) struct Span {
+    pub(crate) calls: std::ops::Range<usize>,
+    pub(crate) transitions: std::ops::Range<usize>,
+}
+
+/// [`figures`] of the calls and transitions of `span` alone: each count over its calls,
+/// and an incident's time to fast fail from the first call refused among them (`None`:
+/// none was).
+pub(crate) fn figures_in(
+    calls: &[Call],
+    replay: &Replay,
+    incidents: &[Incident],
+    unknown: &[Recorded],
+    span: &Span,
+) -> Figures {
     let mut f = Figures {
-        calls: calls.len(),
+        calls: span.calls.len(),
         ..Figures::default()
     };
     let mut answers = unknown.iter();
@@ -161,7 +185,12 @@ pub(crate) fn figures(
             }
         })
         .collect();
-    for ((call, fate), outcome) in calls.iter().zip(&replay.fates).zip(&outcomes) {
+    let (a, b) = (span.calls.start, span.calls.end);
+    for ((call, fate), outcome) in calls[a..b]
+        .iter()
+        .zip(&replay.fates[a..b])
+        .zip(&outcomes[a..b])
+    {
         let unknown = usize::from(call.outcome == Recorded::Rejected);
         match fate {
             Fate::Ran | Fate::Pending => {
@@ -189,8 +218,7 @@ pub(crate) fn figures(
             }
         }
     }
-    f.openings = replay
-        .transitions
+    f.openings = replay.transitions[span.transitions.clone()]
         .iter()
         .filter(|t| t.to == State::Open || t.to == State::ForcedOpen)
         .map(|t| (t.at, t.why.clone()))
@@ -202,8 +230,12 @@ pub(crate) fn figures(
             // Outcomes are judged when calls end: the breaker may act after the
             // incident's last failing start, up to the next incident.
             let until = incidents.get(i + 1).map_or(u64::MAX, |next| next.start);
-            let from = calls.partition_point(|c| c.start < incident.start);
-            let to = calls.partition_point(|c| c.start <= incident.end);
+            let from = calls
+                .partition_point(|c| c.start < incident.start)
+                .clamp(a, b);
+            let to = calls
+                .partition_point(|c| c.start <= incident.end)
+                .clamp(a, b);
             let let_through: Vec<&Call> = calls[from..to]
                 .iter()
                 .zip(&outcomes[from..to])
@@ -216,17 +248,17 @@ pub(crate) fn figures(
                 .iter()
                 .filter(|c| c.outcome == Recorded::Rejected)
                 .count();
-            let first_refused = calls[from..]
+            let first_refused = calls[from..b]
                 .iter()
-                .zip(&replay.fates[from..])
+                .zip(&replay.fates[from..b])
                 .position(|(_, f)| *f == Fate::Refused)
                 .map(|p| from + p)
                 .filter(|p| calls[*p].start < until);
             let to_fast_fail = first_refused.map(|p| calls[p].start - incident.start);
             // The guessed answers the breaker saw before it failed fast (or, if it never
             // did, before the next incident).
-            let until_index =
-                first_refused.unwrap_or_else(|| calls.partition_point(|c| c.start < until));
+            let until_index = first_refused
+                .unwrap_or_else(|| calls.partition_point(|c| c.start < until).clamp(from, b));
             let guessed_before_fast_fail = calls[from..until_index]
                 .iter()
                 .zip(&replay.fates[from..until_index])
@@ -410,6 +442,9 @@ pub(crate) struct Bounds {
     /// Per incident: its time to fast fail, and its failing calls let through.
     pub(crate) incidents: Vec<(FastFailRange, Range)>,
     pub(crate) proof: Proof,
+    /// Past the budget ([`Proof::exhaustive`] false): ranges that hold every way,
+    /// proven without replaying each ([`ways`](super::ways)), wider than these.
+    pub(crate) possible: Option<Box<Bounds>>,
 }
 
 impl Bounds {
@@ -432,6 +467,7 @@ impl Bounds {
                 })
                 .collect(),
             proof: Proof::default(),
+            possible: None,
         }
     }
 
@@ -446,6 +482,25 @@ impl Bounds {
             fast.widen(met.to_fast_fail);
             let_through.widen(met.failing_let_through);
         }
+    }
+
+    /// Whether every range holds the ranges of `other`.
+    #[cfg(test)]
+    pub(crate) fn contains_bounds(&self, other: &Bounds) -> bool {
+        let within =
+            |outer: Range, inner: Range| outer.low <= inner.low && inner.high <= outer.high;
+        within(self.openings, other.openings)
+            && within(self.failing_let_through, other.failing_let_through)
+            && within(self.healthy_refused, other.healthy_refused)
+            && within(self.failing_refused, other.failing_refused)
+            && within(self.bulkhead_refused, other.bulkhead_refused)
+            && self.incidents.iter().zip(&other.incidents).all(
+                |((fast, through), (inner_fast, inner_through))| {
+                    within(*through, *inner_through)
+                        && fast.contains(inner_fast.soonest)
+                        && fast.contains(inner_fast.latest)
+                },
+            )
     }
 
     /// Whether every range holds `f`'s figure.

@@ -80,21 +80,29 @@ fn replayed(reports: &[SystemReport<'_>]) -> usize {
 }
 
 /// A count with its range and how many of its calls were guessed: `33`, or
-/// `33 (5 guessed; 30–40)`.
-fn bounded(value: usize, range: Range, guessed: Option<usize>) -> String {
+/// `33 (5 guessed; 30–40)`; past the budget, with the range every way lies in:
+/// `33 (5 guessed; 30–40 replayed, 12–61 possible)`.
+fn bounded(value: usize, range: Range, possible: Option<Range>, guessed: Option<usize>) -> String {
     let guessed = guessed.filter(|g| *g > 0);
-    if range.low == range.high && guessed.is_none() {
-        return thousands(value);
-    }
-    let range = if range.low == range.high {
-        String::new()
-    } else {
-        format!("{}–{}", thousands(range.low), thousands(range.high))
+    let text = |r: Range| {
+        if r.low == r.high {
+            thousands(r.low)
+        } else {
+            format!("{}–{}", thousands(r.low), thousands(r.high))
+        }
+    };
+    let range = match possible {
+        Some(possible) if possible.low != possible.high => {
+            format!("{} replayed, {} possible", text(range), text(possible))
+        }
+        _ if range.low == range.high => String::new(),
+        _ => text(range),
     };
     match (guessed, range.is_empty()) {
+        (None, true) => thousands(value),
         (Some(g), true) => format!("{} ({} guessed)", thousands(value), thousands(g)),
         (Some(g), false) => format!("{} ({} guessed; {range})", thousands(value), thousands(g)),
-        (None, _) => format!("{} ({range})", thousands(value)),
+        (None, false) => format!("{} ({range})", thousands(value)),
     }
 }
 
@@ -112,18 +120,34 @@ fn proof(proof: Proof) -> String {
 }
 
 /// A time to fast fail with how many guessed answers the breaker saw before it, and
-/// its range: `413 ms`, or `413 ms (3 guessed; 112 ms–never)`.
-fn fast_fail(value: Option<u64>, range: FastFailRange, guessed: usize) -> String {
+/// its range: `413 ms`, or `413 ms (3 guessed; 112 ms–never)`; past the budget, with
+/// the range every way lies in (`… 112 ms–never replayed, 40 ms–never possible`).
+fn fast_fail(
+    value: Option<u64>,
+    range: FastFailRange,
+    possible: Option<FastFailRange>,
+    guessed: usize,
+) -> String {
     let text = |t: Option<u64>| t.map_or("never".into(), span);
+    let texts = |r: FastFailRange| {
+        if r.soonest == r.latest {
+            text(r.latest)
+        } else {
+            format!("{}–{}", text(r.soonest), text(r.latest))
+        }
+    };
     let guessed = if guessed > 0 {
         format!("{} guessed", thousands(guessed))
     } else {
         String::new()
     };
-    let range = if range.soonest == range.latest && range.latest == value {
-        String::new()
-    } else {
-        format!("{}–{}", text(range.soonest), text(range.latest))
+    let exact = |r: FastFailRange| r.soonest == r.latest && r.latest == value;
+    let range = match possible {
+        Some(possible) if !exact(possible) => {
+            format!("{} replayed, {} possible", texts(range), texts(possible))
+        }
+        _ if exact(range) => String::new(),
+        _ => format!("{}–{}", text(range.soonest), text(range.latest)),
     };
     match (guessed.is_empty(), range.is_empty()) {
         (true, true) => text(value),
@@ -237,7 +261,7 @@ pub(crate) fn to_tables(
         if report.unknown > 0 {
             let _ = writeln!(
                 out,
-                "  {} no recorded outcome (the recording's guard refused {}): the figure is the estimate, each answered from the calls on both sides of its gap; a figure they change shows how many of its calls were guessed and a range, which, where `ranges` says `every way`, holds the figure of every way they could have been answered (each succeeding or failing)",
+                "  {} no recorded outcome (the recording's guard refused {}): the figure is the estimate, each answered from the calls on both sides of its gap; a figure they change shows how many of its calls were guessed and a range, which, where `ranges` says `every way`, holds the figure of every way they could have been answered (each succeeding or failing); past the replays made, the `possible` range holds it",
                 counted(report.unknown, "call has", "calls have"),
                 if report.unknown == 1 { "it" } else { "them" }
             );
@@ -249,12 +273,18 @@ pub(crate) fn to_tables(
             ),
             row(report, "openings", |f, b| {
                 // The breaker opened on the answers of the guessed calls it let run.
-                bounded(f.openings.len(), b.openings, Some(f.guessed.ran))
+                bounded(
+                    f.openings.len(),
+                    b.openings,
+                    b.possible.as_ref().map(|p| p.openings),
+                    Some(f.guessed.ran),
+                )
             }),
             row(report, "failing calls let through", |f, b| {
                 bounded(
                     f.failing_let_through,
                     b.failing_let_through,
+                    b.possible.as_ref().map(|p| p.failing_let_through),
                     Some(f.guessed.failing_let_through),
                 )
             }),
@@ -262,6 +292,7 @@ pub(crate) fn to_tables(
                 bounded(
                     f.healthy_refused,
                     b.healthy_refused,
+                    b.possible.as_ref().map(|p| p.healthy_refused),
                     Some(f.guessed.healthy_refused),
                 )
             }),
@@ -269,6 +300,7 @@ pub(crate) fn to_tables(
                 bounded(
                     f.failing_refused,
                     b.failing_refused,
+                    b.possible.as_ref().map(|p| p.failing_refused),
                     Some(f.guessed.failing_refused),
                 )
             }),
@@ -279,6 +311,7 @@ pub(crate) fn to_tables(
                 bounded(
                     f.bulkhead_refused,
                     b.bulkhead_refused,
+                    b.possible.as_ref().map(|p| p.bulkhead_refused),
                     Some(f.guessed.bulkhead_refused),
                 )
             }),
@@ -304,6 +337,7 @@ pub(crate) fn to_tables(
                 fast_fail(
                     f.incidents[i].to_fast_fail,
                     b.incidents[i].0,
+                    b.possible.as_ref().map(|p| p.incidents[i].0),
                     f.incidents[i].guessed_before_fast_fail,
                 )
             }));
@@ -311,6 +345,7 @@ pub(crate) fn to_tables(
                 bounded(
                     f.incidents[i].failing_let_through,
                     b.incidents[i].1,
+                    b.possible.as_ref().map(|p| p.incidents[i].1),
                     Some(f.incidents[i].guessed),
                 )
             }));
@@ -430,6 +465,13 @@ pub(crate) fn to_json(
                             "healthy_refused": range(b.healthy_refused),
                             "failing_refused": range(b.failing_refused),
                             "bulkhead_refused": range(b.bulkhead_refused),
+                            "possible": b.possible.as_ref().map(|p| json!({
+                                "openings": range(p.openings),
+                                "failing_let_through": range(p.failing_let_through),
+                                "healthy_refused": range(p.healthy_refused),
+                                "failing_refused": range(p.failing_refused),
+                                "bulkhead_refused": range(p.bulkhead_refused),
+                            })),
                         },
                         "openings": f.openings.iter().map(|(at, why)| json!({
                             "at_ms": ms(*at), "time": when(recording, *at), "why": why,
@@ -437,15 +479,20 @@ pub(crate) fn to_json(
                         "transitions": v.replay.transitions.iter().map(|t| json!({
                             "at_ms": ms(t.at), "from": t.from.as_str(), "to": t.to.as_str(), "why": t.why,
                         })).collect::<Vec<_>>(),
-                        "incidents": f.incidents.iter().zip(&b.incidents).map(|(m, (fast, through))| json!({
-                            "start_ms": ms(m.incident.start),
-                            "to_fast_fail_ms": m.to_fast_fail.map(ms),
-                            "to_fast_fail_ms_range": [fast.soonest.map(ms), fast.latest.map(ms)],
-                            "to_fast_fail_guessed": m.guessed_before_fast_fail,
-                            "failing_let_through": m.failing_let_through,
-                            "failing_let_through_guessed": m.guessed,
-                            "failing_let_through_range": range(*through),
-                        })).collect::<Vec<_>>(),
+                        "incidents": f.incidents.iter().zip(&b.incidents).enumerate().map(|(i, (m, (fast, through)))| {
+                            let possible = b.possible.as_ref().map(|p| p.incidents[i]);
+                            json!({
+                                "start_ms": ms(m.incident.start),
+                                "to_fast_fail_ms": m.to_fast_fail.map(ms),
+                                "to_fast_fail_ms_range": [fast.soonest.map(ms), fast.latest.map(ms)],
+                                "to_fast_fail_ms_possible": possible.map(|(fast, _)| json!([fast.soonest.map(ms), fast.latest.map(ms)])),
+                                "to_fast_fail_guessed": m.guessed_before_fast_fail,
+                                "failing_let_through": m.failing_let_through,
+                                "failing_let_through_guessed": m.guessed,
+                                "failing_let_through_range": range(*through),
+                                "failing_let_through_possible": possible.map(|(_, through)| range(through)),
+                            })
+                        }).collect::<Vec<_>>(),
                     })
                 })
                 .collect();

@@ -38,8 +38,10 @@ use outbound_guard::ManualAction;
 use outbound_guard_settings::SystemSettings;
 
 use super::engine::{replay, Choice, Replay};
-use super::figures::{figures, Bounds, Figures, Incident, Proof};
-use super::guess::Options;
+use super::figures::{
+    figures, figures_in, Bounds, FastFailRange, Figures, Incident, Proof, Range, Span,
+};
+use super::guess::{self, Options};
 use super::recording::{Call, Recorded};
 
 /// How many replays of a setting may be spent on its ranges.
@@ -96,19 +98,29 @@ impl Replayable<'_> {
         )
     }
 
-    /// The figures of `replay` with each call it did not ask about answered `fill`
-    /// (failing or not), or, without `fill`, as the estimate answers it.
-    fn figures(&self, replay: &Replay, fill: Option<bool>) -> Figures {
-        let unknown: Vec<Recorded> = self
-            .options
+    /// The answers of `replay`'s calls without a recorded outcome: the one asked, or,
+    /// for a call it did not ask about, `fill` (failing or not), or without `fill`, the
+    /// estimate's.
+    fn answers(&self, replay: &Replay, fill: Option<bool>) -> Vec<Recorded> {
+        self.options
             .iter()
             .zip(&replay.asked)
             .map(|(o, asked)| {
                 let fails = asked.or(fill).unwrap_or(o.estimate_fails);
                 o.answer(fails).0
             })
-            .collect();
-        figures(self.calls, replay, self.incidents, &unknown)
+            .collect()
+    }
+
+    /// The figures of `replay` with its calls without a recorded outcome answered as
+    /// [`answers`](Self::answers) says.
+    fn figures(&self, replay: &Replay, fill: Option<bool>) -> Figures {
+        figures(
+            self.calls,
+            replay,
+            self.incidents,
+            &self.answers(replay, fill),
+        )
     }
 
     /// Both ends of `replay`'s figures over the answers of the calls it refused.
@@ -131,6 +143,101 @@ impl Replayable<'_> {
             .iter()
             .map(|(failing, all)| f64::from(*failing) / f64::from((*all).max(1)))
             .collect()
+    }
+
+    /// Ranges that hold the figures of every way of answering, without replaying each:
+    /// `replay`'s own figures up to the first answer any replay asks for (every way
+    /// goes alike until then), and past it, each call counted at its worst.
+    ///
+    /// Every replay goes alike until the first call without a recorded outcome runs:
+    /// that is no sooner than the earliest start of one `replay` asked about. A call
+    /// that started before that had its fate by then (the bulkhead is first come, first
+    /// served: one waiting for a permit got it, or gave up, before any later call ran);
+    /// those calls, and the transitions before that instant, count as they did in
+    /// `replay`, the ones it refused answered both ways. Every later call may have run or been
+    /// refused by either guard: a call that can fail (a recorded failure, or one
+    /// without an outcome) adds to the highest failing calls let through and failing
+    /// calls refused, one that can succeed to the highest healthy calls refused, any to
+    /// the highest bulkhead refusals; none adds to a lowest. An open period lasts at
+    /// least `cb_open_duration` (backoff, jitter and retry hints only lengthen it), so
+    /// from that instant to the last a call can end the breaker opens at most once per
+    /// period, and once more, plus twice per operator's action (a forced opening, or a
+    /// reset that lets it open at once). An incident that had no call refused by then
+    /// may fail fast from its first later call on, or never.
+    fn possible(&self, settings: &SystemSettings, replay: &Replay) -> Bounds {
+        let micros = |d: Duration| u64::try_from(d.as_micros()).unwrap_or(u64::MAX);
+        let first_ask = self
+            .calls
+            .iter()
+            .filter(|c| guess::unknown(c))
+            .zip(&replay.asked)
+            .filter(|(_, asked)| asked.is_some())
+            .map(|(c, _)| c.start)
+            .min()
+            .unwrap_or(u64::MAX);
+        let settled = self.calls.partition_point(|c| c.start < first_ask);
+        let made = replay.transitions.partition_point(|t| t.at < first_ask);
+        let span = Span {
+            calls: 0..settled,
+            transitions: 0..made,
+        };
+        let [succeeding, failing] = [false, true].map(|fill| {
+            figures_in(
+                self.calls,
+                replay,
+                self.incidents,
+                &self.answers(replay, Some(fill)),
+                &span,
+            )
+        });
+        let mut possible = Bounds::of(&succeeding);
+        possible.widen(&failing);
+        let later = &self.calls[settled..];
+        let can_fail = |c: &Call| c.outcome.failing() || guess::unknown(c);
+        let can_succeed = |c: &Call| c.outcome == Recorded::Success || guess::unknown(c);
+        let count =
+            |calls: &[Call], keep: &dyn Fn(&Call) -> bool| calls.iter().filter(|c| keep(c)).count();
+        let upto = |range: &mut Range, more: usize| range.high += more;
+        upto(&mut possible.failing_let_through, count(later, &can_fail));
+        upto(&mut possible.failing_refused, count(later, &can_fail));
+        upto(&mut possible.healthy_refused, count(later, &can_succeed));
+        upto(&mut possible.bulkhead_refused, later.len());
+        let longest =
+            micros(settings.total_timeout()).saturating_add(micros(settings.bulkhead_wait()));
+        let last_end = self
+            .calls
+            .iter()
+            .map(|c| c.start.saturating_add(u64::from(c.duration).max(longest)))
+            .max()
+            .unwrap_or(0);
+        let period = micros(settings.cb_open_duration()).max(1);
+        let actions = self
+            .actions
+            .iter()
+            .filter(|(at, _)| *at >= first_ask)
+            .count();
+        let periods =
+            usize::try_from(last_end.saturating_sub(first_ask) / period).unwrap_or(usize::MAX);
+        upto(
+            &mut possible.openings,
+            periods.saturating_add(1).saturating_add(2 * actions),
+        );
+        for (i, (fast, through)) in possible.incidents.iter_mut().enumerate() {
+            let incident = self.incidents[i];
+            let in_it = |c: &Call| (incident.start..=incident.end).contains(&c.start);
+            upto(through, count(later, &|c| in_it(c) && can_fail(c)));
+            if fast.soonest.is_none() {
+                let until = self.incidents.get(i + 1).map_or(u64::MAX, |n| n.start);
+                *fast = FastFailRange {
+                    soonest: later
+                        .iter()
+                        .find(|c| c.start >= incident.start && c.start < until)
+                        .map(|c| c.start - incident.start),
+                    latest: None,
+                };
+            }
+        }
+        possible
     }
 
     /// `settings` judged: the estimate's replay, then every path within `budget`, or
@@ -203,6 +310,9 @@ impl Replayable<'_> {
             }
         }
         bounds.proof = Proof { paths, exhaustive };
+        if !exhaustive {
+            bounds.possible = Some(Box::new(self.possible(settings, &replay)));
+        }
         Judged {
             replay,
             figures,
@@ -220,13 +330,25 @@ mod tests {
     use outbound_guard_settings::Settings;
 
     fn settings(rng: &mut fastrand::Rng) -> Settings {
-        let text = format!(
+        let mut text = format!(
             "[systems.s]\ncb_window_size = {}\ncb_min_calls = 2\ncb_failure_rate = {}\ncb_open_duration = \"{}ms\"\ncb_half_open_calls = {}\nread_timeout = \"1s\"\ntotal_timeout = \"2s\"\nconnect_timeout = \"0.5s\"\n",
             2 + rng.u64(..3),
             [0.3, 0.5, 0.7][rng.u64(..3) as usize],
             100 + 100 * rng.u64(..3),
             1 + rng.u64(..2),
         );
+        // Now and then a bulkhead that fills (calls overlap), with or without a wait, a
+        // slow-call threshold, a backoff and jitter.
+        if rng.bool() {
+            text += &format!(
+                "max_connections = {}\nbulkhead_wait = \"{}ms\"\n",
+                1 + rng.u64(..2),
+                [0, 5, 30][rng.u64(..3) as usize]
+            );
+        }
+        if rng.bool() {
+            text += "cb_slow_threshold = \"25ms\"\ncb_open_backoff = 2\ncb_open_jitter = 0.5\ncb_open_max = \"1s\"\n";
+        }
         Settings::parse(&text, "test.toml").unwrap()
     }
 
@@ -264,7 +386,8 @@ mod tests {
     fn every_answering_s_figures_lie_inside_the_ranges() {
         let mut rng = fastrand::Rng::with_seed(0x0005_EED0_FA33);
         let mut paths_fewer_than_answerings = 0;
-        for case in 0..24 {
+        let (mut cut_short, mut settled_before) = (0, 0);
+        for case in 0..48 {
             let settings = settings(&mut rng);
             let system = settings.system("s").unwrap();
             let unknown = 2 + rng.u64(..5) as usize;
@@ -283,8 +406,20 @@ mod tests {
             let judged = replayable.judge(system, Budget { replays: 1 << 12 });
             assert!(judged.bounds.proof.exhaustive, "case {case}");
             assert!(judged.bounds.contains(&judged.figures), "case {case}");
+            assert!(judged.bounds.possible.is_none());
             if judged.bounds.proof.paths < 1 << k {
                 paths_fewer_than_answerings += 1;
+            }
+            // With a budget of one path, the ranges proven without replaying each way.
+            let short = replayable.judge(system, Budget { replays: 1 });
+            let possible = short.bounds.possible.as_deref();
+            assert_eq!(possible.is_some(), !short.bounds.proof.exhaustive);
+            if let Some(possible) = possible {
+                cut_short += 1;
+                assert!(possible.contains_bounds(&judged.bounds), "case {case}");
+                if possible.failing_let_through.low + possible.healthy_refused.low > 0 {
+                    settled_before += 1;
+                }
             }
             for bits in 0..1_u32 << k {
                 let each: Vec<bool> = (0..k).map(|i| bits >> i & 1 == 1).collect();
@@ -300,11 +435,63 @@ mod tests {
                     "case {case}, answering {bits:b} of {k}: {truth:?} outside {:?}",
                     judged.bounds
                 );
+                if let Some(possible) = possible {
+                    assert!(
+                        possible.contains(&truth),
+                        "case {case}, answering {bits:b} of {k}: {truth:?} outside the possible {possible:?}"
+                    );
+                }
             }
         }
         // The paths are fewer than the answerings when the replayed guard refuses some
         // of the calls: the walk does not replay what cannot change a figure.
         assert!(paths_fewer_than_answerings > 0);
+        // One path was not every way in most cases; their possible ranges held every
+        // answering, and counted the calls before the first answer asked as replayed.
+        assert!(cut_short > 12, "{cut_short}");
+        assert!(settled_before > 0);
+    }
+
+    /// The possible openings past the first answer asked: at least one, however short
+    /// the rest against the open period.
+    #[test]
+    fn an_opening_after_the_first_answer_is_possible() {
+        let settings = Settings::parse(
+            "[systems.s]\ncb_window_size = 2\ncb_min_calls = 2\ncb_failure_rate = 0.5\ncb_open_duration = \"5s\"\ntotal_timeout = \"2s\"\nread_timeout = \"1s\"\nconnect_timeout = \"0.5s\"\n",
+            "test.toml",
+        )
+        .unwrap();
+        let call = |ms: u64, outcome| Call {
+            start: ms * 1_000,
+            duration: 1_000,
+            outcome,
+        };
+        // One call without an outcome, asked first, then two failures that open it.
+        let calls = [
+            call(0, Recorded::Success),
+            call(10, Recorded::Rejected),
+            call(20, Recorded::Failure),
+            call(30, Recorded::Failure),
+            call(40, Recorded::Success),
+        ];
+        let options: Arc<[Options]> = guess::options(&calls).into();
+        let replayable = Replayable {
+            calls: &calls,
+            actions: &[],
+            options: &options,
+            incidents: &[],
+            read_limit: None,
+        };
+        let system = settings.system("s").unwrap();
+        let judged = replayable.judge(system, Budget { replays: 1 });
+        assert!(!judged.bounds.proof.exhaustive);
+        assert_eq!(judged.figures.openings.len(), 1);
+        let possible = judged.bounds.possible.expect("past the budget");
+        assert_eq!(possible.openings, Range { low: 0, high: 1 });
+        // The call before the first answer ran in every way; the failures after it may
+        // have been refused.
+        assert_eq!(possible.failing_let_through, Range { low: 0, high: 3 });
+        assert_eq!(possible.healthy_refused, Range { low: 0, high: 2 });
     }
 
     /// A budget smaller than the paths: the ranges say they are not exhaustive, and
