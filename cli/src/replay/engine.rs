@@ -386,7 +386,7 @@ async fn toward(ends: &Ends, mut timer: Pin<&mut Sleep>, at: Instant) {
 }
 
 /// The seed of every replayed breaker's jitter (`cb_open_jitter`).
-const JITTER_SEED: u64 = 0x5EED_0F_0A33;
+const JITTER_SEED: u64 = 0x005E_ED0F_0A33;
 
 async fn drive(
     settings: &SystemSettings,
