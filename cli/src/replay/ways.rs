@@ -2,7 +2,7 @@
 //! each figure of a setting as a range that holds its value under each of them.
 //!
 //! **The claim.** Each call the recording's guard refused is answered succeeding or
-//! failing (each at the duration the evidence near its gap gives, [`guess::Options`](super::guess::Options)).
+//! failing (each at the duration the evidence near its gap gives, [`guess::Options`]).
 //! There are 2^k such answerings of k calls; when the ranges are *exhaustive*, each
 //! figure of each of them lies within its range. A breaker's figures are not monotone
 //! in those answers (a failure answered early opens the breaker sooner, so later calls
@@ -24,7 +24,9 @@
 //! Past the budget of replays ([`Budget`]), the ranges are those of the replays made,
 //! and say so ([`Proof::exhaustive`] false): the paths walked, all of them failing, and
 //! as many samples again (each gap all failing or all succeeding, or each call failing
-//! as often as the estimate has its gap fail). A setting looser than the recording's
+//! as often as the estimate has its gap fail). Beside them, [`Bounds::possible`] holds
+//! every way, proven without replaying each ([`Replayable::possible`]): exact up to the
+//! first answer asked, each later call at its worst. A setting looser than the recording's
 //! lets most of them run and has too many paths; so may a stricter one over many
 //! half-open periods, each trial a decision.
 //!
@@ -154,8 +156,8 @@ impl Replayable<'_> {
     /// that started before that had its fate by then (the bulkhead is first come, first
     /// served: one waiting for a permit got it, or gave up, before any later call ran);
     /// those calls, and the transitions before that instant, count as they did in
-    /// `replay`, the ones it refused answered both ways. Every later call may have run or been
-    /// refused by either guard: a call that can fail (a recorded failure, or one
+    /// `replay`, the ones it refused answered both ways. Every later call may have run
+    /// or been refused: a call that can fail (a recorded failure, or one
     /// without an outcome) adds to the highest failing calls let through and failing
     /// calls refused, one that can succeed to the highest healthy calls refused, any to
     /// the highest bulkhead refusals; none adds to a lowest. An open period lasts at
