@@ -21,6 +21,7 @@ mod figures;
 mod guess;
 mod judge;
 mod plot;
+mod possible;
 pub(crate) mod recording;
 mod render;
 mod replicas;
