@@ -2,7 +2,7 @@
 //! each figure of a setting as a range that holds its value under each of them.
 //!
 //! **The claim.** Each call the recording's guard refused is answered succeeding or
-//! failing (each at the duration the evidence near its gap gives, [`guess::Options`]).
+//! failing (each at the duration the evidence near its gap gives, [`guess::Options`](super::guess::Options)).
 //! There are 2^k such answerings of k calls; when the ranges are *exhaustive*, each
 //! figure of each of them lies within its range. A breaker's figures are not monotone
 //! in those answers (a failure answered early opens the breaker sooner, so later calls
@@ -515,7 +515,7 @@ mod tests {
                     };
                     assert!(
                         claimed,
-                        "case {case}, answering {bits:b}: call {i} {fate:?}, said not to be\n{text}\n{calls:?}\n{actions:?}"
+                        "case {case}, answering {bits:b}: call {i} {fate:?}, said not to be\n{text}\n{calls:?}\n{actions:?}\n{:?}\n{:?}", replay.transitions, refusable.breaker
                     );
                 }
             }
@@ -538,9 +538,12 @@ mod tests {
     #[test]
     fn refusals_come_only_where_the_proof_allows() {
         let mut rng = fastrand::Rng::with_seed(0x0A33_F1A6);
-        for case in 0..3_000 {
+        for case in 0..4_000 {
+            let window = 1 + rng.u64(..4);
             let text = format!(
-                "[systems.s]\ncb_window_size = 2\ncb_min_calls = 1\ncb_failure_rate = 0.5\ncb_open_duration = \"{}ms\"\ncb_half_open_calls = {}\ncb_open_jitter = {}\ncb_open_backoff = {}\ncb_open_max = \"200ms\"\nread_timeout = \"24ms\"\ntotal_timeout = \"25ms\"\ncb_slow_threshold = \"24ms\"\nconnect_timeout = \"5ms\"\nbulkhead_wait = \"{}ms\"\nmax_connections = {}\n",
+                "[systems.s]\ncb_window_size = {window}\ncb_min_calls = {}\ncb_failure_rate = {}\ncb_open_duration = \"{}ms\"\ncb_half_open_calls = {}\ncb_open_jitter = {}\ncb_open_backoff = {}\ncb_open_max = \"200ms\"\nread_timeout = \"24ms\"\ntotal_timeout = \"25ms\"\ncb_slow_threshold = \"24ms\"\nconnect_timeout = \"5ms\"\nbulkhead_wait = \"{}ms\"\nmax_connections = {}\n",
+                1 + rng.u64(..window),
+                [0.3, 0.5, 1.0][rng.usize(..3)],
                 20 + 20 * rng.u64(..4),
                 1 + rng.u64(..3),
                 [0.0, 0.9][rng.usize(..2)],
@@ -556,9 +559,9 @@ mod tests {
                     start += 1_000 + rng.u64(..12_000);
                     let outcome = match rng.u64(..24) {
                         0..=2 => Recorded::Failure,
-                        3 | 4 => Recorded::Cancelled,
-                        5 => Recorded::Timeout,
-                        6 => Recorded::Rejected,
+                        3..=5 => Recorded::Cancelled,
+                        6 => Recorded::Timeout,
+                        7 => Recorded::Rejected,
                         _ => Recorded::Success,
                     };
                     Call {
