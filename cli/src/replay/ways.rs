@@ -695,4 +695,55 @@ mod tests {
         assert_eq!(through.high - through.low, 6);
         assert_eq!(few.bounds.failing_let_through, through);
     }
+
+    /// Ten minutes at ten calls a second under the guide's defaults: healthy, then a
+    /// minute in which half the calls fail, the recording's breaker refusing most of
+    /// it, then healthy again. Replayed with a looser rate past a budget of two
+    /// replays, the proof leaves the healthy minutes before and well after the
+    /// incident out of the calls that may have been refused.
+    #[test]
+    fn the_healthy_stretches_around_an_incident_are_proven() {
+        let settings =
+            Settings::parse("[systems.s]\ncb_failure_rate = 0.8\n", "test.toml").unwrap();
+        let mut rng = fastrand::Rng::with_seed(7);
+        let calls: Vec<Call> = (0..6_000_u64)
+            .map(|i| {
+                let second = i / 10;
+                let outcome = match second {
+                    240..=249 if rng.bool() => Recorded::Failure,
+                    250..=299 if i % 50 != 0 => Recorded::Rejected,
+                    250..=299 if rng.bool() => Recorded::Failure,
+                    _ => Recorded::Success,
+                };
+                Call {
+                    start: i * 100_000,
+                    duration: 20_000 + rng.u64(..30_000) as u32,
+                    outcome,
+                }
+            })
+            .collect();
+        let options: Arc<[Options]> = guess::options(&calls).into();
+        let found = incidents(&calls);
+        let replayable = Replayable {
+            calls: &calls,
+            actions: &[],
+            options: &options,
+            incidents: &found,
+            read_limit: None,
+        };
+        let system = settings.system("s").unwrap();
+        let judged = replayable.judge(system, Budget { replays: 2 });
+        let possible = judged.bounds.possible.expect("past the budget");
+        let healthy = calls
+            .iter()
+            .filter(|c| c.outcome == Recorded::Success || guess::unknown(c))
+            .count();
+        // The calls from the incident's first failure, through its minute, an open
+        // period (30 s) and its trials may have been refused (849, about 85 s of
+        // calls); none of the healthy ones before it or a minute after it.
+        let high = possible.healthy_refused.high;
+        assert!(high < 1_000, "{high} of {healthy}");
+        assert!(high >= judged.bounds.healthy_refused.high);
+        assert_eq!(possible.bulkhead_refused.high, 0);
+    }
 }
