@@ -65,16 +65,11 @@ use super::figures::{figures_in, Bounds, FastFailRange, Incident, Span};
 use super::guess::{self, Options};
 use super::recording::{Call, Recorded};
 
-/// One system's recording and the estimate's replay of one setting.
+/// One system's recording, as the proof reads it.
 pub(crate) struct Proven<'a> {
     pub(crate) calls: &'a [Call],
     pub(crate) actions: &'a [(u64, ManualAction)],
     pub(crate) incidents: &'a [Incident],
-    /// The estimate's replay.
-    pub(crate) replay: &'a Replay,
-    /// Its calls without a recorded outcome answered succeeding where it did not ask,
-    /// then failing.
-    pub(crate) fills: [&'a [Recorded]; 2],
     /// The answers each call without a recorded outcome may be given.
     pub(crate) options: &'a [Options],
 }
@@ -100,13 +95,20 @@ fn micros(d: Duration) -> u64 {
 }
 
 impl Proven<'_> {
-    /// The possible ranges of `settings`' figures (see the module's page).
-    pub(crate) fn bounds(&self, settings: &SystemSettings) -> Bounds {
+    /// The possible ranges of `settings`' figures (see the module's page), from the
+    /// estimate's `replay` with its calls without a recorded outcome answered, where it
+    /// did not ask, succeeding and failing (`fills`).
+    pub(crate) fn bounds(
+        &self,
+        settings: &SystemSettings,
+        replay: &Replay,
+        fills: [&[Recorded]; 2],
+    ) -> Bounds {
         let calls = self.calls;
         let first_ask = calls
             .iter()
             .filter(|c| guess::unknown(c))
-            .zip(&self.replay.asked)
+            .zip(&replay.asked)
             .filter(|(_, asked)| asked.is_some())
             .map(|(c, _)| c.start)
             .min()
@@ -114,14 +116,10 @@ impl Proven<'_> {
         let settled = calls.partition_point(|c| c.start < first_ask);
         let span = Span {
             calls: 0..settled,
-            transitions: 0..self
-                .replay
-                .transitions
-                .partition_point(|t| t.at < first_ask),
+            transitions: 0..replay.transitions.partition_point(|t| t.at < first_ask),
         };
-        let [succeeding, failing] = self
-            .fills
-            .map(|fill| figures_in(calls, self.replay, self.incidents, fill, &span));
+        let [succeeding, failing] =
+            fills.map(|fill| figures_in(calls, replay, self.incidents, fill, &span));
         let mut possible = Bounds::of(&succeeding);
         possible.widen(&failing);
 

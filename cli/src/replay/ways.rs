@@ -98,6 +98,16 @@ impl Replayable<'_> {
         )
     }
 
+    /// The recording, for the proof of the possible ranges.
+    fn proven(&self) -> Proven<'_> {
+        Proven {
+            calls: self.calls,
+            actions: self.actions,
+            incidents: self.incidents,
+            options: self.options,
+        }
+    }
+
     /// The answers of `replay`'s calls without a recorded outcome: the one asked, or,
     /// for a call it did not ask about, `fill` (failing or not), or without `fill`, the
     /// estimate's.
@@ -217,15 +227,10 @@ impl Replayable<'_> {
         bounds.proof = Proof { paths, exhaustive };
         if !exhaustive {
             let fills = [false, true].map(|fill| self.answers(&replay, Some(fill)));
-            let proven = Proven {
-                calls: self.calls,
-                actions: self.actions,
-                incidents: self.incidents,
-                replay: &replay,
-                fills: [&fills[0], &fills[1]],
-                options: self.options,
-            };
-            bounds.possible = Some(Box::new(proven.bounds(settings)));
+            let possible = self
+                .proven()
+                .bounds(settings, &replay, [&fills[0], &fills[1]]);
+            bounds.possible = Some(Box::new(possible));
         }
         Judged {
             replay,
@@ -242,6 +247,7 @@ mod tests {
     use crate::replay::engine::Fate;
     use crate::replay::figures::{incidents, Range};
     use crate::replay::guess;
+    use crate::replay::possible::Refusable;
     use outbound_guard_settings::Settings;
 
     fn settings(rng: &mut fastrand::Rng) -> Settings {
@@ -390,6 +396,24 @@ mod tests {
         assert!(settled_before > 0);
     }
 
+    /// Every call `replay` refused is one `refusable` says the breaker (or the
+    /// bulkhead) may refuse; `context` describes the case.
+    fn refused_as_allowed(replay: &Replay, refusable: &Refusable, context: impl Fn() -> String) {
+        for (i, fate) in replay.fates.iter().enumerate() {
+            let allowed = match fate {
+                Fate::Refused => refusable.breaker[i],
+                Fate::BulkheadFull => refusable.bulkhead[i],
+                _ => true,
+            };
+            assert!(
+                allowed,
+                "call {i} {fate:?}, said not to be: {}\n{:?}",
+                context(),
+                replay.transitions
+            );
+        }
+    }
+
     /// Every answering's replay and figures, one by one.
     fn every_answering(
         replayable: &Replayable<'_>,
@@ -491,33 +515,16 @@ mod tests {
                 continue;
             };
             // Each call refused in some answering is one the proof says may be.
-            let estimate = replayable.run(system, Choice::Each(Vec::new()));
-            let fills = [false, true].map(|fill| replayable.answers(&estimate, Some(fill)));
-            let refusable = Proven {
-                calls: &calls,
-                actions: &actions,
-                incidents: &found,
-                replay: &estimate,
-                fills: [&fills[0], &fills[1]],
-                options: &options,
-            }
-            .refusable(system);
+            let refusable = replayable.proven().refusable(system);
             for (bits, (replay, truth)) in every_answering(&replayable, system).iter().enumerate() {
+                let case = format!("case {case}, answering {bits:b}");
                 assert!(
                     possible.contains(truth),
-                    "case {case}, answering {bits:b}: {truth:?} outside the possible {possible:?}\n{text}\n{calls:?}\n{actions:?}"
+                    "{case}: {truth:?} outside the possible {possible:?}\n{text}\n{calls:?}\n{actions:?}"
                 );
-                for (i, fate) in replay.fates.iter().enumerate() {
-                    let claimed = match fate {
-                        Fate::Refused => refusable.breaker[i],
-                        Fate::BulkheadFull => refusable.bulkhead[i],
-                        _ => true,
-                    };
-                    assert!(
-                        claimed,
-                        "case {case}, answering {bits:b}: call {i} {fate:?}, said not to be\n{text}\n{calls:?}\n{actions:?}\n{:?}\n{:?}", replay.transitions, refusable.breaker
-                    );
-                }
+                refused_as_allowed(replay, &refusable, || {
+                    format!("{case}\n{text}\n{calls:?}\n{actions:?}")
+                });
             }
             let could_be_healthy = calls
                 .iter()
@@ -591,28 +598,10 @@ mod tests {
             };
             let each: Vec<bool> = options.iter().map(|_| rng.bool()).collect();
             let replay = replayable.run(system, Choice::Each(each));
-            let fills = [false, true].map(|fill| replayable.answers(&replay, Some(fill)));
-            let refusable = Proven {
-                calls: &calls,
-                actions: &actions,
-                incidents: &found,
-                replay: &replay,
-                fills: [&fills[0], &fills[1]],
-                options: &options,
-            }
-            .refusable(system);
-            for (i, fate) in replay.fates.iter().enumerate() {
-                let claimed = match fate {
-                    Fate::Refused => refusable.breaker[i],
-                    Fate::BulkheadFull => refusable.bulkhead[i],
-                    _ => true,
-                };
-                assert!(
-                    claimed,
-                    "case {case}: call {i} {fate:?}, said not to be\n{text}\n{calls:?}\n{actions:?}\n{:?}",
-                    replay.transitions
-                );
-            }
+            let refusable = replayable.proven().refusable(system);
+            refused_as_allowed(&replay, &refusable, || {
+                format!("case {case}\n{text}\n{calls:?}\n{actions:?}")
+            });
         }
     }
 
