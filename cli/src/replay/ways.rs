@@ -314,6 +314,36 @@ mod tests {
             .collect()
     }
 
+    /// A recording's calls and an operator's actions, with what a replay derives from
+    /// them: each unknown call's answers and the incidents.
+    struct Case<'c> {
+        calls: &'c [Call],
+        actions: &'c [(u64, ManualAction)],
+        options: Arc<[Options]>,
+        incidents: Vec<Incident>,
+    }
+
+    impl<'c> Case<'c> {
+        fn new(calls: &'c [Call], actions: &'c [(u64, ManualAction)]) -> Self {
+            Case {
+                calls,
+                actions,
+                options: guess::options(calls).into(),
+                incidents: incidents(calls),
+            }
+        }
+
+        fn replayable(&self) -> Replayable<'_> {
+            Replayable {
+                calls: self.calls,
+                actions: self.actions,
+                options: &self.options,
+                incidents: &self.incidents,
+                read_limit: None,
+            }
+        }
+    }
+
     /// Every answering of the calls without an outcome, replayed one by one: each of
     /// its figures lies inside the ranges the paths gave.
     #[test]
@@ -328,8 +358,6 @@ mod tests {
             let length = 14 + rng.u64(..8) as usize;
             let calls = recording(&mut rng, length, unknown);
             let k = calls.iter().filter(|c| guess::unknown(c)).count();
-            let options: Arc<[Options]> = guess::options(&calls).into();
-            let found = incidents(&calls);
             // In a quarter of the cases an operator forces the breaker open for a while.
             let actions: Vec<(u64, ManualAction)> = if case % 4 == 3 {
                 let at = calls[calls.len() / 3].start + 1;
@@ -340,13 +368,8 @@ mod tests {
             } else {
                 Vec::new()
             };
-            let replayable = Replayable {
-                calls: &calls,
-                actions: &actions,
-                options: &options,
-                incidents: &found,
-                read_limit: None,
-            };
+            let input = Case::new(&calls, &actions);
+            let replayable = input.replayable();
             let judged = replayable.judge(system, Budget { replays: 1 << 12 });
             assert!(judged.bounds.proof.exhaustive, "case {case}");
             assert!(judged.bounds.contains(&judged.figures), "case {case}");
@@ -368,12 +391,13 @@ mod tests {
             for bits in 0..1_u32 << k {
                 let each: Vec<bool> = (0..k).map(|i| bits >> i & 1 == 1).collect();
                 let replay = replayable.run(system, Choice::Each(each.clone()));
-                let unknown: Vec<Recorded> = options
+                let unknown: Vec<Recorded> = input
+                    .options
                     .iter()
                     .zip(&each)
                     .map(|(o, fails)| o.answer(*fails).0)
                     .collect();
-                let truth = figures(&calls, &replay, &found, &unknown);
+                let truth = figures(&calls, &replay, &input.incidents, &unknown);
                 assert!(
                     judged.bounds.contains(&truth),
                     "case {case}, answering {bits:b} of {k}: {truth:?} outside {:?}",
@@ -501,15 +525,8 @@ mod tests {
             } else {
                 Vec::new()
             };
-            let options: Arc<[Options]> = guess::options(&calls).into();
-            let found = incidents(&calls);
-            let replayable = Replayable {
-                calls: &calls,
-                actions: &actions,
-                options: &options,
-                incidents: &found,
-                read_limit: None,
-            };
+            let input = Case::new(&calls, &actions);
+            let replayable = input.replayable();
             let judged = replayable.judge(system, Budget { replays: 1 });
             let Some(possible) = judged.bounds.possible.as_deref() else {
                 continue;
@@ -587,16 +604,9 @@ mod tests {
             } else {
                 Vec::new()
             };
-            let options: Arc<[Options]> = guess::options(&calls).into();
-            let found = incidents(&calls);
-            let replayable = Replayable {
-                calls: &calls,
-                actions: &actions,
-                options: &options,
-                incidents: &found,
-                read_limit: None,
-            };
-            let each: Vec<bool> = options.iter().map(|_| rng.bool()).collect();
+            let input = Case::new(&calls, &actions);
+            let replayable = input.replayable();
+            let each: Vec<bool> = input.options.iter().map(|_| rng.bool()).collect();
             let replay = replayable.run(system, Choice::Each(each));
             let refusable = replayable.proven().refusable(system);
             refused_as_allowed(&replay, &refusable, || {
@@ -627,14 +637,8 @@ mod tests {
             call(30, Recorded::Failure),
             call(40, Recorded::Success),
         ];
-        let options: Arc<[Options]> = guess::options(&calls).into();
-        let replayable = Replayable {
-            calls: &calls,
-            actions: &[],
-            options: &options,
-            incidents: &[],
-            read_limit: None,
-        };
+        let input = Case::new(&calls, &[]);
+        let replayable = input.replayable();
         let system = settings.system("s").unwrap();
         let judged = replayable.judge(system, Budget { replays: 1 });
         assert!(!judged.bounds.proof.exhaustive);
@@ -662,15 +666,8 @@ mod tests {
         .unwrap();
         // A setting that never opens lets every call run: 2^6 paths.
         let calls = recording(&mut rng, 20, 6);
-        let options: Arc<[Options]> = guess::options(&calls).into();
-        let found = incidents(&calls);
-        let replayable = Replayable {
-            calls: &calls,
-            actions: &[],
-            options: &options,
-            incidents: &found,
-            read_limit: None,
-        };
+        let input = Case::new(&calls, &[]);
+        let replayable = input.replayable();
         let system = settings.system("s").unwrap();
         let all = replayable.judge(system, Budget { replays: 1 << 12 });
         assert_eq!(all.bounds.proof.paths, 64);
@@ -711,15 +708,8 @@ mod tests {
                 }
             })
             .collect();
-        let options: Arc<[Options]> = guess::options(&calls).into();
-        let found = incidents(&calls);
-        let replayable = Replayable {
-            calls: &calls,
-            actions: &[],
-            options: &options,
-            incidents: &found,
-            read_limit: None,
-        };
+        let input = Case::new(&calls, &[]);
+        let replayable = input.replayable();
         let system = settings.system("s").unwrap();
         let judged = replayable.judge(system, Budget { replays: 2 });
         let possible = judged.bounds.possible.expect("past the budget");
