@@ -94,6 +94,14 @@ fn micros(d: Duration) -> u64 {
     u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
 }
 
+/// The longest a call may hold or wait for a permit (µs): `bulkhead_wait` and
+/// `total_timeout`, each timer up to [`TIMER_SLACK`] late.
+fn holds(settings: &SystemSettings) -> u64 {
+    micros(settings.bulkhead_wait())
+        .saturating_add(micros(settings.total_timeout()))
+        .saturating_add(2 * TIMER_SLACK)
+}
+
 impl Proven<'_> {
     /// The possible ranges of `settings`' figures (see the module's page), from the
     /// estimate's `replay` with its calls without a recorded outcome answered, where it
@@ -123,9 +131,7 @@ impl Proven<'_> {
         let mut possible = Bounds::of(&succeeding);
         possible.widen(&failing);
 
-        let holds = micros(settings.bulkhead_wait())
-            .saturating_add(micros(settings.total_timeout()))
-            .saturating_add(2 * TIMER_SLACK);
+        let holds = holds(settings);
         let Refusable { breaker, bulkhead } = self.refusable(settings);
         let can_fail = |c: &Call| c.outcome.failing() || guess::unknown(c);
         let can_succeed = |c: &Call| c.outcome == Recorded::Success || guess::unknown(c);
@@ -190,11 +196,8 @@ impl Proven<'_> {
 
     /// Which calls the breaker and the bulkhead may refuse, in some way of answering.
     pub(crate) fn refusable(&self, settings: &SystemSettings) -> Refusable {
-        let holds = micros(settings.bulkhead_wait())
-            .saturating_add(micros(settings.total_timeout()))
-            .saturating_add(2 * TIMER_SLACK);
         let (ends, bulkhead) = self.bulkhead(settings);
-        let breaker = self.breaker_may_refuse(settings, &ends, holds, &bulkhead);
+        let breaker = self.breaker_may_refuse(settings, &ends, &bulkhead);
         Refusable { breaker, bulkhead }
     }
 
@@ -248,16 +251,16 @@ impl Proven<'_> {
             || u64::from(c.duration) >= long
     }
 
-    /// Whether each call may be refused by the breaker (see the module's page); `holds`
-    /// bounds how long a call runs, `bulkhead` says which calls the bulkhead may refuse.
+    /// Whether each call may be refused by the breaker (see the module's page); `ends`
+    /// are the calls' end bounds, `bulkhead` says which calls the bulkhead may refuse.
     fn breaker_may_refuse(
         &self,
         settings: &SystemSettings,
         ends: &[u64],
-        holds: u64,
         bulkhead: &[bool],
     ) -> Vec<bool> {
         let calls = self.calls;
+        let holds = holds(settings);
         // The longest open period: `cb_open_duration` with its jitter, or with a backoff,
         // `cb_open_max` (a replayed failure carries no retry hint).
         let open = settings.cb_open_duration();
