@@ -443,7 +443,7 @@ pub(crate) struct Bounds {
     pub(crate) incidents: Vec<(FastFailRange, Range)>,
     pub(crate) proof: Proof,
     /// Past the budget ([`Proof::exhaustive`] false): ranges that hold every way,
-    /// proven without replaying each ([`ways`](super::ways)), wider than these.
+    /// proven without replaying each ([`possible`](super::possible)), wider than these.
     pub(crate) possible: Option<Box<Bounds>>,
 }
 
