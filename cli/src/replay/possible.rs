@@ -289,12 +289,9 @@ impl Proven<'_> {
         };
         // The latest end bound among the calls `from..=to`.
         let latest_end = |from: usize, to: usize| -> u64 {
-            if to + 1 - from.min(to + 1) <= MOST_SCANNED {
-                ends[from.min(to + 1)..=to]
-                    .iter()
-                    .copied()
-                    .max()
-                    .unwrap_or(0)
+            let scanned = ends.get(from..=to).unwrap_or_default();
+            if scanned.len() <= MOST_SCANNED {
+                scanned.iter().copied().max().unwrap_or(0)
             } else {
                 calls[to].start.saturating_add(holds)
             }

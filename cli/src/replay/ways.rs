@@ -245,7 +245,7 @@ impl Replayable<'_> {
 mod tests {
     use super::*;
     use crate::replay::engine::Fate;
-    use crate::replay::figures::{incidents, Range};
+    use crate::replay::figures::{incidents, FastFailRange, Range};
     use crate::replay::guess;
     use crate::replay::possible::Refusable;
     use outbound_guard_settings::Settings;
@@ -724,5 +724,186 @@ mod tests {
         assert!(high < 1_000, "{high} of {healthy}");
         assert!(high >= judged.bounds.healthy_refused.high);
         assert_eq!(possible.bulkhead_refused.high, 0);
+    }
+
+    /// The settings of the hand-worked cases below: an open period of 1 s and no
+    /// jitter, backoff or bulkhead wait, so the bounds can be worked out by hand.
+    const BY_HAND: &str = "[systems.s]\ncb_window_size = 2\ncb_min_calls = 2\ncb_failure_rate = 0.5\ncb_open_duration = \"1s\"\ncb_half_open_calls = 1\nread_timeout = \"1s\"\ntotal_timeout = \"2s\"\ncb_slow_threshold = \"0.5s\"\nconnect_timeout = \"0.5s\"\nbulkhead_wait = \"0s\"\nmax_connections = 10\n";
+
+    /// A call of `ms_long` milliseconds at `ms`.
+    fn at(ms: u64, ms_long: u32, outcome: Recorded) -> Call {
+        Call {
+            start: ms * 1_000,
+            duration: ms_long * 1_000,
+            outcome,
+        }
+    }
+
+    /// The module page of `possible`, worked by hand on one recording: a call without
+    /// an outcome at 1 s (the first answer asked), healthy calls, five failures at
+    /// 30 s (an incident), healthy calls again. Each figure is what the page's rules
+    /// give, to the call.
+    #[test]
+    fn the_possible_ranges_are_what_the_proof_s_rules_give() {
+        let settings = Settings::parse(BY_HAND, "test.toml").unwrap();
+        let system = settings.system("s").unwrap();
+        let mut calls = vec![
+            at(0, 10, Recorded::Success),
+            at(1_000, 0, Recorded::Rejected),
+            at(10_000, 10, Recorded::Success),
+            at(11_000, 10, Recorded::Success),
+            // Exactly when the breaker may be half-open at the latest after the
+            // unknown call's failure (the third call counted from it ends at 11.01 s,
+            // and the open period is 1 s): its first trial.
+            at(12_010, 10, Recorded::Success),
+        ];
+        calls.extend((0..5).map(|i| at(30_000 + 100 * i, 10, Recorded::Failure)));
+        calls.extend((4..9).map(|i| at(10_000 * i, 10, Recorded::Success)));
+        let input = Case::new(&calls, &[]);
+        let replayable = input.replayable();
+
+        // The unknown call's failure may keep the breaker refusing until its trial
+        // at 12.01 s has ended; the first failure at 30 s finds it closed, and the
+        // last (30.4 s) may keep it refusing until the trial at 60 s has ended: two
+        // calls after it are counted at 40 s and 50 s, the breaker opens at 50.01 s
+        // at the latest and is half-open at 51.01 s.
+        let Refusable { breaker, bulkhead } = replayable.proven().refusable(system);
+        let t = true;
+        let f = false;
+        assert_eq!(breaker, [f, f, t, t, t, f, t, t, t, t, t, t, t, f, f]);
+        assert_eq!(bulkhead, [f; 15]);
+
+        let judged = replayable.judge(system, Budget { replays: 1 });
+        let possible = judged.bounds.possible.expect("past the budget");
+        // The healthy call before the first answer asked ran in every way.
+        // The unknown call and the five failures may have run; the first failure
+        // did in every way.
+        assert_eq!(possible.failing_let_through, Range { low: 1, high: 6 });
+        assert_eq!(possible.failing_refused, Range { low: 0, high: 4 });
+        assert_eq!(possible.healthy_refused, Range { low: 0, high: 6 });
+        assert_eq!(possible.bulkhead_refused, Range { low: 0, high: 0 });
+        // One opening per call that may count a failure, and one more: fewer than
+        // the open periods from 1 s to 80 s and the longest a call runs.
+        assert_eq!(possible.openings, Range { low: 0, high: 7 });
+        let (fast, through) = possible.incidents[0];
+        assert_eq!(through, Range { low: 1, high: 5 });
+        // The second failure may be refused, 100 ms into the incident; or none.
+        assert_eq!(
+            fast,
+            FastFailRange {
+                soonest: Some(100_000),
+                latest: None
+            }
+        );
+    }
+
+    /// Openings past the first answer asked: with many calls that may count a failure,
+    /// at most one per open period from that answer to the last call's end bound
+    /// (its start, a bulkhead's wait, `total_timeout` and the timers' slack), and one
+    /// more.
+    #[test]
+    fn openings_are_at_most_one_per_open_period_to_the_last_end_bound() {
+        let settings = Settings::parse(BY_HAND, "test.toml").unwrap();
+        let system = settings.system("s").unwrap();
+        let mut calls = vec![at(0, 0, Recorded::Rejected)];
+        calls.extend((1..30).map(|i| at(100 * i, 10, Recorded::Failure)));
+        calls.push(at(2_995, 10, Recorded::Failure));
+        let input = Case::new(&calls, &[]);
+        let judged = input.replayable().judge(system, Budget { replays: 1 });
+        let possible = judged.bounds.possible.expect("past the budget");
+        // From 0 to 2.995 s + 2 s + 6 ms = 5.001 s: five whole periods, and one more.
+        assert_eq!(possible.openings, Range { low: 0, high: 6 });
+    }
+
+    /// The bulkhead's end bounds, by hand: one permit, a wait of 3 ms and a total
+    /// timeout of 25 ms, each timer up to 3 ms late. A timeout holds its permit until
+    /// 28 ms; a call that finds the permit taken may wait 6 ms for it.
+    #[test]
+    fn the_bulkhead_may_refuse_a_call_only_while_its_permit_may_be_held() {
+        let settings = Settings::parse(
+            "[systems.s]\nread_timeout = \"24ms\"\ntotal_timeout = \"25ms\"\ncb_slow_threshold = \"20ms\"\nconnect_timeout = \"5ms\"\nbulkhead_wait = \"3ms\"\nmax_connections = 1\n",
+            "test.toml",
+        )
+        .unwrap();
+        let system = settings.system("s").unwrap();
+        let calls = [
+            // Holds the permit until 28 ms at the latest.
+            at(0, 25, Recorded::Timeout),
+            // Finds it free; holds it until 50 ms.
+            at(40, 10, Recorded::Success),
+            // Finds it taken: may be refused; ends by 45 + 6 + 10 = 61 ms.
+            at(45, 10, Recorded::Success),
+            // Finds it free again.
+            at(62, 10, Recorded::Success),
+        ];
+        let input = Case::new(&calls, &[]);
+        let refusable = input.replayable().proven().refusable(system);
+        assert_eq!(refusable.bulkhead, [false, false, true, false]);
+    }
+
+    /// The trials after a failure are the first calls admitted from the earliest the
+    /// breaker can be half-open on: an open period after the failure's start, less a
+    /// bulkhead's wait and the timers' slack (here 997 ms). A call admitted then, if
+    /// the breaker closed before it, ends the refusals no sooner than its own end.
+    #[test]
+    fn a_call_admitted_at_the_earliest_half_open_instant_may_hold_the_refusals_until_its_end() {
+        let settings = Settings::parse(BY_HAND, "test.toml").unwrap();
+        let system = settings.system("s").unwrap();
+        let calls = [
+            at(0, 10, Recorded::Failure),
+            at(10, 10, Recorded::Success),
+            // The third call counted from the failure: the breaker opens by 30 ms and
+            // is half-open by 1,030 ms.
+            at(20, 10, Recorded::Success),
+            // At 0 + 1 s - 3 ms, until 1,397 ms.
+            at(997, 400, Recorded::Success),
+            // The trial, until 1,110 ms.
+            at(1_100, 10, Recorded::Success),
+            at(1_200, 10, Recorded::Success),
+            at(5_000, 10, Recorded::Success),
+        ];
+        let input = Case::new(&calls, &[]);
+        let refusable = input.replayable().proven().refusable(system);
+        let (t, f) = (true, false);
+        assert_eq!(refusable.breaker, [f, t, t, t, t, t, f]);
+    }
+
+    /// An incident's time to fast fail counts the calls refused before the next
+    /// incident starts: a call the breaker may refuse at that very start is the next
+    /// incident's. Here the first incident's five failures never open the breaker
+    /// (`cb_failure_rate = 1.0`, never four failures in a row) and lie before the first
+    /// answer asked (3 s); the call asked lets the breaker refuse the second
+    /// incident's first failure (8 s).
+    #[test]
+    fn a_refusal_at_the_next_incident_s_start_is_not_the_first_incident_s_fast_fail() {
+        let settings = Settings::parse(
+            "[systems.s]\ncb_window_size = 4\ncb_min_calls = 4\ncb_failure_rate = 1.0\ncb_open_duration = \"1s\"\ncb_half_open_calls = 1\nread_timeout = \"1s\"\ntotal_timeout = \"2s\"\ncb_slow_threshold = \"0.5s\"\nconnect_timeout = \"0.5s\"\nbulkhead_wait = \"0s\"\nmax_connections = 10\n",
+            "test.toml",
+        )
+        .unwrap();
+        let system = settings.system("s").unwrap();
+        let mut calls: Vec<Call> = (0..14)
+            .map(|i| {
+                let failing = i % 2 == 0 && i <= 8;
+                let outcome = if failing {
+                    Recorded::Failure
+                } else {
+                    Recorded::Success
+                };
+                at(50 * i, 10, outcome)
+            })
+            .collect();
+        // The trial after the first incident: the refusals it may allow end at
+        // 2,010 ms.
+        calls.push(at(2_000, 10, Recorded::Success));
+        calls.push(at(3_000, 0, Recorded::Rejected));
+        calls.extend((0..5).map(|i| at(8_000 + 100 * i, 10, Recorded::Failure)));
+        calls.push(at(10_000, 10, Recorded::Success));
+        let input = Case::new(&calls, &[]);
+        assert_eq!(input.incidents.len(), 2);
+        let judged = input.replayable().judge(system, Budget { replays: 1 });
+        let possible = judged.bounds.possible.expect("past the budget");
+        assert_eq!(possible.incidents[0].0, FastFailRange::default());
+        assert_eq!(possible.incidents[1].0.soonest, Some(0));
     }
 }
