@@ -344,6 +344,14 @@ mod tests {
         }
     }
 
+    /// An operator forcing the breaker open at `at` and resetting it `long` µs later.
+    fn forced_open(at: u64, long: u64) -> Vec<(u64, ManualAction)> {
+        vec![
+            (at, ManualAction::ForceOpen),
+            (at + long, ManualAction::Reset),
+        ]
+    }
+
     /// Every answering of the calls without an outcome, replayed one by one: each of
     /// its figures lies inside the ranges the paths gave.
     #[test]
@@ -359,12 +367,8 @@ mod tests {
             let calls = recording(&mut rng, length, unknown);
             let k = calls.iter().filter(|c| guess::unknown(c)).count();
             // In a quarter of the cases an operator forces the breaker open for a while.
-            let actions: Vec<(u64, ManualAction)> = if case % 4 == 3 {
-                let at = calls[calls.len() / 3].start + 1;
-                vec![
-                    (at, ManualAction::ForceOpen),
-                    (at + 100_000, ManualAction::Reset),
-                ]
+            let actions = if case % 4 == 3 {
+                forced_open(calls[calls.len() / 3].start + 1, 100_000)
             } else {
                 Vec::new()
             };
@@ -517,11 +521,7 @@ mod tests {
                 })
                 .collect();
             let actions = if case % 3 == 2 {
-                let at = calls[30].start - 500;
-                vec![
-                    (at, ManualAction::ForceOpen),
-                    (at + 30_000, ManualAction::Reset),
-                ]
+                forced_open(calls[30].start - 500, 30_000)
             } else {
                 Vec::new()
             };
@@ -596,11 +596,7 @@ mod tests {
                 })
                 .collect();
             let actions = if case % 5 == 4 {
-                let at = calls[15].start - 300;
-                vec![
-                    (at, ManualAction::ForceOpen),
-                    (at + 20_000, ManualAction::Reset),
-                ]
+                forced_open(calls[15].start - 300, 20_000)
             } else {
                 Vec::new()
             };
