@@ -4,7 +4,7 @@
 //! Input:
 //!
 //! ```ignore
-//! #[outbound_guard::adapter(error_map = PaymentPortError::system_unavailable)]
+//! #[outbound_guard::adapter(system = "sber", error_map = PaymentPortError::system_unavailable)]
 //! impl PaymentPort for SberAdapter {
 //!     async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> { /* … */ }
 //!     #[circuit_breaker(slow_as_error)]
@@ -15,10 +15,12 @@
 //! ```
 //!
 //! Output: the block, each guarded method expanded as `#[circuit_breaker]` expands it
-//! (`confirm` with `slow_as_error` added) and the markers removed. The block names no
-//! system: its methods call the one the type's derive declares
-//! (`#[guarded(system = "sber")]`), so a type may have any number of blocks, expanded
-//! in any order.
+//! (`confirm` with `slow_as_error` added) and the markers removed; before it, once, what
+//! the block's `system = "sber"` brings (the settings file's tracking and the link-time
+//! record of the system). A block that names no system calls the one its type's derive
+//! declares (`#[guarded(system = "sber")]`); one that names it must name that one, if
+//! the derive names any (checked by the compiler on the block's literal). A type may
+//! have any number of blocks, expanded in any order.
 //!
 //! A method of a trait impl, or a `pub` method of an inherent block, that is neither
 //! guarded nor marked `#[unguarded(reason = "…")]` is an error (R-RES-CB-1): a method
@@ -30,12 +32,13 @@ use syn::spanned::Spanned;
 use syn::{Attribute, ImplItem, ImplItemFn, ItemImpl, LitStr, Meta, ReturnType, Type, Visibility};
 
 use crate::args::{Args, Errors};
-use crate::expand::generate;
+use crate::expand::{declared, generate};
+use crate::lookup::Lookup;
 use crate::validate;
 
 /// The attribute: the block with every method guarded, or the errors next to the block
 /// with the markers removed (so that one mistake does not cascade).
-pub(crate) fn adapter(args: TokenStream, item: TokenStream) -> TokenStream {
+pub(crate) fn adapter(args: TokenStream, item: TokenStream, lookup: &dyn Lookup) -> TokenStream {
     let Ok(mut block) = syn::parse2::<ItemImpl>(item.clone()) else {
         let mut tokens = syn::Error::new(
             item.clone()
@@ -49,14 +52,40 @@ pub(crate) fn adapter(args: TokenStream, item: TokenStream) -> TokenStream {
         return tokens;
     };
     let mut errors = Errors::default();
-    let args = Args::parse(args).map_err(|e| errors.push(e)).ok();
+    let mut args = Args::parse(args).map_err(|e| errors.push(e)).ok();
+    // The block's system, checked against the settings file once, on its literal; a
+    // block whose system fails that guards nothing (its methods keep their bodies), so
+    // that one mistake is one error.
+    let declared = match &args {
+        Some(Args {
+            system: Some(system),
+            krate,
+            ..
+        }) => {
+            let by = format!(
+                "`#[adapter(system = {:?})]` on `{}`",
+                system.value(),
+                type_name(&block.self_ty)
+            );
+            let who = "this `#[outbound_guard::adapter]` block";
+            match crate::system::declared_at(system, krate, lookup, who, &by) {
+                Ok(declared) => declared,
+                Err(e) => {
+                    errors.push(e);
+                    args = None;
+                    TokenStream::new()
+                }
+            }
+        }
+        _ => TokenStream::new(),
+    };
     // Every method reaches the guard through a call spanned on the self type: a type
     // that derives no `Guarded`, or declares no system, is one error there.
     let self_span = block.self_ty.span();
     let is_trait_impl = block.trait_.is_some();
     for item in &mut block.items {
         let ImplItem::Fn(method) = item else { continue };
-        match rewrite(method, args.as_ref(), is_trait_impl, self_span) {
+        match rewrite(method, args.as_ref(), is_trait_impl, self_span, lookup) {
             Ok(Some(tokens)) => *item = ImplItem::Verbatim(tokens),
             Ok(None) => {}
             Err(e) => errors.push(e),
@@ -69,7 +98,20 @@ pub(crate) fn adapter(args: TokenStream, item: TokenStream) -> TokenStream {
         .unwrap_or_default();
     quote! {
         #errors
+        #declared
         #block
+    }
+}
+
+/// The self type's name as an error names it: `SberAdapter` for `SberAdapter<T>`.
+fn type_name(ty: &Type) -> String {
+    match ty {
+        Type::Path(path) => path
+            .path
+            .segments
+            .last()
+            .map_or_else(|| ty.to_token_stream().to_string(), |s| s.ident.to_string()),
+        _ => ty.to_token_stream().to_string(),
     }
 }
 
@@ -81,6 +123,7 @@ fn rewrite(
     args: Option<&Args>,
     is_trait_impl: bool,
     self_span: Span,
+    lookup: &dyn Lookup,
 ) -> syn::Result<Option<TokenStream>> {
     let refinements = take(&mut method.attrs, "circuit_breaker");
     let unguarded = take(&mut method.attrs, "unguarded");
@@ -135,7 +178,14 @@ fn rewrite(
         None => base.clone(),
     };
     let checked = validate::method(method.to_token_stream())?;
-    Ok(Some(generate(&args, &checked, Some(self_span))))
+    // A system the method names where its block names none is the method's own: checked
+    // and recorded in its body (one the block names was, before the block).
+    let declared = if base.system.is_none() {
+        declared(&args, Some(&checked.item.sig.ident), lookup)?
+    } else {
+        TokenStream::new()
+    };
+    Ok(Some(generate(&args, &checked, &declared, Some(self_span))))
 }
 
 /// Removes the attributes named `name` (as `name`, `outbound_guard::name` or any path

@@ -1,22 +1,23 @@
-//! Parsing `#[circuit_breaker(error_map = Path, …)]` and `#[adapter(…)]`, collecting
-//! every mistake in one pass. The system is not among them: an adapter declares it once,
-//! on its derive (`#[guarded(system = "sber")]`).
+//! Parsing `#[circuit_breaker(system = "sber", error_map = Path, …)]` and `#[adapter(…)]`,
+//! collecting every mistake in one pass. `system` may be left out where the adapter's
+//! derive declares it (`#[guarded(system = "sber")]`) or, for a method, its block.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, ToTokens};
 use syn::parse::Parser;
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
-use syn::{Expr, ExprLit, Lit, Meta, Path, Token};
+use syn::{Expr, ExprLit, Lit, LitStr, Meta, Path, Token};
 
 /// The arguments the attribute accepts, in the order the error lists them.
 pub(crate) const ACCEPTED: &str =
-    "`error_map = path`, `failure_if = path`, `retry_after = path`, `slow_as_error`, `crate = path`";
+    "`system = \"…\"`, `error_map = path`, `failure_if = path`, `retry_after = path`, `slow_as_error`, `crate = path`";
 
 /// The arguments as written, each optional: a method under `#[adapter]` gives only
 /// what it changes.
 #[derive(Default)]
 struct Given {
+    system: Option<LitStr>,
     error_map: Option<Expr>,
     failure_if: Option<Expr>,
     retry_after: Option<Expr>,
@@ -27,6 +28,9 @@ struct Given {
 /// The attribute's arguments, checked for shape (not yet against the settings file).
 #[derive(Clone)]
 pub(crate) struct Args {
+    /// The `system = "sber"` literal, if given here (for a method in a block, its own or
+    /// the block's); otherwise the method calls its type's declared system.
+    pub system: Option<LitStr>,
     /// `fn(CircuitBreakerError) -> PortError`: a path or a closure.
     pub error_map: Expr,
     /// `fn(&PortError) -> bool`: which errors count as failures; a path or a closure.
@@ -54,6 +58,7 @@ impl Args {
         }
         errors.finish()?;
         Ok(Args {
+            system: given.system,
             error_map: given.error_map.expect("checked above"),
             failure_if: given.failure_if,
             retry_after: given.retry_after,
@@ -63,10 +68,24 @@ impl Args {
     }
 
     /// A method's `#[circuit_breaker(…)]` inside an `#[adapter]` block: what it gives
-    /// replaces the block's (`slow_as_error` is added).
+    /// replaces the block's (`slow_as_error` is added). A system it names must be the
+    /// block's, if the block names one: one error on the method's literal otherwise.
     pub(crate) fn refine(&self, tokens: TokenStream) -> syn::Result<Args> {
         let mut errors = Errors::default();
         let given = Given::parse(tokens, &mut errors)?;
+        if let (Some(method), Some(block)) = (&given.system, &self.system) {
+            if method.value() != block.value() {
+                errors.push(syn::Error::new(
+                    method.span(),
+                    format!(
+                        "this method calls `{}`, but its block, `#[adapter(system = \"{}\")]`, calls `{}`: an adapter calls one system (R-RES-ISO-1); make the two agree, or move the method to an adapter of its own",
+                        method.value(),
+                        block.value(),
+                        block.value()
+                    ),
+                ));
+            }
+        }
         if let Some(krate) = &given.krate {
             errors.push(syn::Error::new_spanned(
                 krate,
@@ -75,6 +94,7 @@ impl Args {
         }
         errors.finish()?;
         Ok(Args {
+            system: given.system.or_else(|| self.system.clone()),
             error_map: given.error_map.unwrap_or_else(|| self.error_map.clone()),
             failure_if: given.failure_if.or_else(|| self.failure_if.clone()),
             retry_after: given.retry_after.or_else(|| self.retry_after.clone()),
@@ -92,8 +112,10 @@ impl Given {
         for meta in metas {
             let name = meta.path().to_token_stream().to_string().replace(' ', "");
             match (name.as_str(), &meta) {
-                // The system is the adapter's, declared once on its derive.
-                ("system", _) => errors.push(declared_on_the_derive(&meta)),
+                ("system", Meta::NameValue(nv)) => match crate::system::literal(&nv.value) {
+                    Ok(lit) => set(&mut given.system, lit, &meta, errors),
+                    Err(e) => errors.push(e),
+                },
                 ("error_map", Meta::NameValue(nv)) => {
                     match function_value(&nv.value, "error_map") {
                         Ok(path) => set(&mut given.error_map, path, &meta, errors),
@@ -119,9 +141,11 @@ impl Given {
                     Ok(path) => set(&mut given.krate, path, &meta, errors),
                     Err(e) => errors.push(e),
                 },
-                ("error_map" | "failure_if" | "retry_after" | "crate", _) => errors.push(
-                    syn::Error::new_spanned(&meta, format!("`{name}` takes a value: `{name} = …`")),
-                ),
+                ("system" | "error_map" | "failure_if" | "retry_after" | "crate", _) => errors
+                    .push(syn::Error::new_spanned(
+                        &meta,
+                        format!("`{name}` takes a value: `{name} = …`"),
+                    )),
                 ("slow_as_error", _) => errors.push(syn::Error::new_spanned(
                     &meta,
                     "`slow_as_error` is a flag and takes no value: write `slow_as_error`",
@@ -134,24 +158,6 @@ impl Given {
         }
         Ok(given)
     }
-}
-
-/// `system = …` on an attribute: the error that says where it goes instead, with the
-/// line to write there when the value is a literal.
-fn declared_on_the_derive(meta: &Meta) -> syn::Error {
-    let line = match meta {
-        Meta::NameValue(nv) => match &nv.value {
-            Expr::Lit(ExprLit {
-                lit: Lit::Str(lit), ..
-            }) => format!("`#[guarded(system = \"{}\")]`", lit.value()),
-            _ => "`#[guarded(system = \"…\")]`".to_owned(),
-        },
-        _ => "`#[guarded(system = \"…\")]`".to_owned(),
-    };
-    syn::Error::new_spanned(
-        meta,
-        format!("an adapter's system is declared once, on its type's derive ({line} beside `#[derive(Guarded)]`): remove `system` here; every guarded method of the type calls the system its derive declares (R-RES-ISO-1)"),
-    )
 }
 
 /// Sets an argument once; a second occurrence is an error on it.

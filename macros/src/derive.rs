@@ -15,43 +15,140 @@
 //! impl ::outbound_guard::SystemAdapter for SberAdapter {
 //!     const SYSTEM: &'static str = "sber";
 //! }
+//! #[automatically_derived]
+//! impl ::outbound_guard::__private::Declares<::outbound_guard::__private::Name<'s', 'b', 'e', 'r'>>
+//!     for SberAdapter {}
 //! ```
 //!
+//! `Declares` says which system the type's methods and blocks may name (see
+//! `crate::system`); without `#[guarded(system = …)]` the type declares none and
+//! implements it for every name, so that each method names its own.
+//!
 //! On a mistake the error comes with the impls all the same (as thiserror's fallback
-//! does): `impl Guarded` with a body that never runs and, if the input names a system,
-//! `impl SystemAdapter` for it, so the adapter's methods and the place it is built add
-//! no second error ("`Guarded` is not implemented").
+//! does): `impl Guarded` with a body that never runs, `Declares` of every name and, if
+//! the input names a system, `impl SystemAdapter` for it, so the adapter's methods and the
+//! place it is built add no second error ("`Guarded` is not implemented").
 
 use proc_macro2::TokenStream;
-use quote::{quote, ToTokens};
+use quote::{quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
-use syn::{Data, DeriveInput, Fields, GenericArgument, Index, LitStr, Member, PathArguments, Type};
+use syn::{
+    Data, DeriveInput, Fields, GenericArgument, Generics, Index, LitStr, Member, PathArguments,
+    Type,
+};
 
-use crate::lookup::{settings, Lookup};
+use crate::args::Errors;
+use crate::lookup::Lookup;
 
 pub(crate) fn guarded(item: TokenStream, lookup: &dyn Lookup) -> TokenStream {
     let input: DeriveInput = match syn::parse2(item) {
         Ok(input) => input,
         Err(error) => return error.to_compile_error(),
     };
-    match expand(&input, lookup) {
-        Ok(tokens) => tokens,
-        Err(error) => {
-            let error = error.to_compile_error();
-            let fallback = fallback(&input);
-            quote!(#error #fallback)
-        }
+    let mut errors = Errors::default();
+    let container = Container::parse(&input, &mut errors);
+    let member = guard_field(&input).map_err(|e| errors.push(e)).ok();
+    // An unknown system is reported, and the impls are still emitted: the adapter's
+    // users get no second error about them.
+    let valid = container.system.as_ref().filter(|_| container.valid);
+    let declared = valid.and_then(|system| {
+        let by = format!(
+            "`#[guarded(system = {:?})]` on `{}`",
+            system.value(),
+            input.ident
+        );
+        let who = "`#[guarded(system = …)]`";
+        crate::system::declared_at(system, &container.krate, lookup, who, &by)
+            .map_err(|e| errors.push(e))
+            .ok()
+    });
+    let error = errors.finish().err().map(|e| e.to_compile_error());
+    let impls = impls(&input, &container, member.as_ref(), declared.is_some());
+    quote! {
+        #error
+        #declared
+        #impls
     }
 }
 
-/// The impls of an adapter whose derive failed: `impl Guarded` whose body never runs
-/// (the crate does not compile), and `impl SystemAdapter` if a system is named, so
-/// that the methods and the wiring do not report the missing impls again.
-fn fallback(input: &DeriveInput) -> TokenStream {
-    let krate = crate_path(input).unwrap_or_else(|_| quote!(::outbound_guard));
+/// The container's attributes, each read once: `#[outbound_guard(crate = path)]` and
+/// `#[guarded(system = "…")]`. A mistake in either is recorded in `errors` and the rest
+/// still read, so the impls can be written all the same.
+struct Container {
+    /// The runtime's path, `::outbound_guard` unless renamed.
+    krate: TokenStream,
+    /// The declared system, as written (empty for a value that is no literal).
+    system: Option<LitStr>,
+    /// Whether that system is one a service may name: not `default`, a literal.
+    valid: bool,
+}
+
+impl Container {
+    fn parse(input: &DeriveInput, errors: &mut Errors) -> Container {
+        let mut container = Container {
+            krate: quote!(::outbound_guard),
+            system: None,
+            valid: false,
+        };
+        for attr in &input.attrs {
+            let read = if attr.path().is_ident("outbound_guard") {
+                attr.parse_nested_meta(|meta| {
+                    if meta.path.is_ident("crate") {
+                        let path: syn::Path = meta.value()?.parse()?;
+                        container.krate = path.to_token_stream();
+                        Ok(())
+                    } else {
+                        Err(meta.error("unknown argument; expected `crate = path`"))
+                    }
+                })
+            } else if attr.path().is_ident("guarded") {
+                attr.parse_nested_meta(|meta| {
+                    if meta.path.is_ident("system") {
+                        let value: syn::Expr = meta.value()?.parse()?;
+                        if container.system.is_some() {
+                            return Err(meta.error("duplicate argument `system`: give it once"));
+                        }
+                        // Kept even when wrong, for the impls that spare the adapter's
+                        // users a second error.
+                        let written = crate::system::string(&value).cloned();
+                        container.system =
+                            Some(written.unwrap_or_else(|| LitStr::new("", value.span())));
+                        crate::system::literal(&value)?;
+                        container.valid = true;
+                        Ok(())
+                    } else {
+                        Err(meta.error("unknown argument; `#[guarded]` takes `system = \"…\"`"))
+                    }
+                })
+            } else {
+                Ok(())
+            };
+            if let Err(e) = read {
+                errors.push(e);
+            }
+        }
+        container
+    }
+}
+
+/// The impls: `Guarded` reaching `member` (a body that never runs when there is none:
+/// the crate does not compile), `SystemAdapter` and `Declares` of the declared system,
+/// or `Declares` of every name when it declares none or the declaration failed its
+/// check (`checked` false: the error is on the derive's literal, not on every method's).
+fn impls(
+    input: &DeriveInput,
+    container: &Container,
+    member: Option<&Member>,
+    checked: bool,
+) -> TokenStream {
+    let Container { krate, system, .. } = container;
     let ident = &input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
-    let declared = named_system(input).map(|system| {
+    let guard = match member {
+        Some(member) => quote!(&self.#member),
+        None => quote!(::core::unreachable!()),
+    };
+    let adapter = system.as_ref().map(|system| {
         quote! {
             #[automatically_derived]
             impl #impl_generics #krate::SystemAdapter for #ident #ty_generics #where_clause {
@@ -59,41 +156,43 @@ fn fallback(input: &DeriveInput) -> TokenStream {
             }
         }
     });
+    let declares = match system {
+        Some(system) if checked => {
+            let name = crate::system::name_type(krate, system);
+            // Spanned on the literal: a method naming another system is told where its
+            // type declares its own.
+            quote_spanned! {system.span()=>
+                #[automatically_derived]
+                impl #impl_generics #krate::__private::Declares<#name> for #ident #ty_generics #where_clause {}
+            }
+        }
+        _ => {
+            let mut generics: Generics = input.generics.clone();
+            generics
+                .params
+                .push(syn::parse_quote!(__CbSystem: ?::core::marker::Sized));
+            let (impl_generics, _, _) = generics.split_for_impl();
+            quote! {
+                #[automatically_derived]
+                impl #impl_generics #krate::__private::Declares<__CbSystem> for #ident #ty_generics #where_clause {}
+            }
+        }
+    };
     quote! {
         #[automatically_derived]
         impl #impl_generics #krate::Guarded for #ident #ty_generics #where_clause {
             fn guard(&self) -> &#krate::Guard {
-                ::core::unreachable!()
+                #guard
             }
         }
-        #declared
+        #adapter
+        #declares
     }
 }
 
-/// The `system = "…"` literal of `#[guarded(…)]`, if one parses, whatever else is wrong
-/// (a value that is no literal gives an empty name: the fallback never runs).
-fn named_system(input: &DeriveInput) -> Option<LitStr> {
-    let mut found = None;
-    for attr in input.attrs.iter().filter(|a| a.path().is_ident("guarded")) {
-        let _ = attr.parse_nested_meta(|meta| {
-            if meta.path.is_ident("system") {
-                found = Some(match meta.value()?.parse::<syn::Expr>()? {
-                    syn::Expr::Lit(syn::ExprLit {
-                        lit: syn::Lit::Str(lit),
-                        ..
-                    }) => lit,
-                    other => LitStr::new("", other.span()),
-                });
-            }
-            Ok(())
-        });
-    }
-    found
-}
-
-fn expand(input: &DeriveInput, lookup: &dyn Lookup) -> syn::Result<TokenStream> {
-    let krate = crate_path(input)?;
-    let system = system(input)?;
+/// The field that holds the guard: the one marked `#[guard]`, else the one of type
+/// `Guard`.
+fn guard_field(input: &DeriveInput) -> syn::Result<Member> {
     let Data::Struct(data) = &input.data else {
         return Err(syn::Error::new(
             input.ident.span(),
@@ -119,14 +218,12 @@ fn expand(input: &DeriveInput, lookup: &dyn Lookup) -> syn::Result<TokenStream> 
         .filter(|(_, f)| f.attrs.iter().any(|a| a.path().is_ident("guard")))
         .collect();
     let by_type: Vec<_> = fields.iter().filter(|(_, f)| is_guard(&f.ty)).collect();
-    let member = match (marked.as_slice(), by_type.as_slice()) {
-        ([(member, _)], _) | ([], [(member, _)]) => member,
-        ([_, second, ..], _) => {
-            return Err(syn::Error::new(
-                second.1.span(),
-                "only one field may be marked `#[guard]`: an adapter calls one system (R-RES-ISO-1)",
-            ))
-        }
+    match (marked.as_slice(), by_type.as_slice()) {
+        ([(member, _)], _) | ([], [(member, _)]) => Ok(member.clone()),
+        ([_, second, ..], _) => Err(syn::Error::new(
+            second.1.span(),
+            "only one field may be marked `#[guard]`: an adapter calls one system (R-RES-ISO-1)",
+        )),
         ([], []) => {
             if let Some((_, field)) = fields.iter().find(|(_, f)| shared_guard(&f.ty)) {
                 return Err(syn::Error::new(
@@ -134,7 +231,7 @@ fn expand(input: &DeriveInput, lookup: &dyn Lookup) -> syn::Result<TokenStream> 
                     "hold the `outbound_guard::Guard` itself, not in an `Arc`: a `Guard` is already a shared handle (cloning it is one reference count), and `#[derive(Guarded)]` reaches the field directly",
                 ));
             }
-            return Err(syn::Error::new(
+            Err(syn::Error::new(
                 input.ident.span(),
                 format!(
                     "`{}` has no field of type `outbound_guard::Guard`: add one (built with `guards.get(\"system\")`), or mark the field that holds it with `#[guard]`",
@@ -142,47 +239,11 @@ fn expand(input: &DeriveInput, lookup: &dyn Lookup) -> syn::Result<TokenStream> 
                 ),
             ))
         }
-        ([], [_, second, ..]) => {
-            return Err(syn::Error::new(
-                second.1.span(),
-                "more than one field of type `Guard`: mark the one for this adapter's system with `#[guard]`",
-            ))
-        }
-    };
-    let ident = &input.ident;
-    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
-    // An unknown system is reported, and the impls are still emitted: the adapter's
-    // users get no second error about them.
-    let (declared, error) = match &system {
-        Some(system) => {
-            let (track, error) = match settings(system, lookup, "`#[guarded(system = …)]`") {
-                Ok(track) => (track, None),
-                Err(e) => (None, Some(e.to_compile_error())),
-            };
-            let by = format!("`#[guarded(system = {:?})]` on `{ident}`", system.value());
-            let calls = crate::calls::called(&krate, system, &by);
-            let declared = quote! {
-                #track
-                #calls
-                #[automatically_derived]
-                impl #impl_generics #krate::SystemAdapter for #ident #ty_generics #where_clause {
-                    const SYSTEM: &'static str = #system;
-                }
-            };
-            (Some(declared), error)
-        }
-        None => (None, None),
-    };
-    Ok(quote! {
-        #error
-        #[automatically_derived]
-        impl #impl_generics #krate::Guarded for #ident #ty_generics #where_clause {
-            fn guard(&self) -> &#krate::Guard {
-                &self.#member
-            }
-        }
-        #declared
-    })
+        ([], [_, second, ..]) => Err(syn::Error::new(
+            second.1.span(),
+            "more than one field of type `Guard`: mark the one for this adapter's system with `#[guard]`",
+        )),
+    }
 }
 
 /// `Arc<Guard>` (or `Rc<Guard>`, `Box<Guard>`): a guard behind a pointer of its own.
@@ -202,38 +263,6 @@ fn shared_guard(ty: &Type) -> bool {
         .any(|a| matches!(a, GenericArgument::Type(t) if is_guard(t)))
 }
 
-/// `#[guarded(system = "sber")]`: the adapter's system, if declared.
-fn system(input: &DeriveInput) -> syn::Result<Option<LitStr>> {
-    let mut system = None;
-    for attr in input.attrs.iter().filter(|a| a.path().is_ident("guarded")) {
-        attr.parse_nested_meta(|meta| {
-            if meta.path.is_ident("system") {
-                let lit = match meta.value()?.parse::<syn::Expr>()? {
-                    syn::Expr::Lit(syn::ExprLit {
-                        lit: syn::Lit::Str(lit),
-                        ..
-                    }) => lit,
-                    other => return Err(syn::Error::new_spanned(
-                        other,
-                        "`system` takes a string literal naming a table of resilience.toml, such as `system = \"sber\"`: it is checked at compile time, so it cannot be a constant or an expression",
-                    )),
-                };
-                if lit.value() == outbound_guard_settings::__private::FORBIDDEN_SYSTEM {
-                    return Err(syn::Error::new(
-                        lit.span(),
-                        "`default` is not a system: give each external system its own breaker, named after it, such as `system = \"sber\"` (R-RES-CB-X3)",
-                    ));
-                }
-                system = Some(lit);
-                Ok(())
-            } else {
-                Err(meta.error("unknown argument; `#[guarded]` takes `system = \"…\"`"))
-            }
-        })?;
-    }
-    Ok(system)
-}
-
 /// `Guard`, `outbound_guard::Guard`, `::outbound_guard::Guard`.
 fn is_guard(ty: &Type) -> bool {
     match ty {
@@ -248,27 +277,6 @@ fn is_guard(ty: &Type) -> bool {
         Type::Group(group) => is_guard(&group.elem),
         _ => false,
     }
-}
-
-/// `#[outbound_guard(crate = path)]` for a renamed dependency; `::outbound_guard` otherwise.
-fn crate_path(input: &DeriveInput) -> syn::Result<TokenStream> {
-    let mut krate = quote!(::outbound_guard);
-    for attr in input
-        .attrs
-        .iter()
-        .filter(|a| a.path().is_ident("outbound_guard"))
-    {
-        attr.parse_nested_meta(|meta| {
-            if meta.path.is_ident("crate") {
-                let path: syn::Path = meta.value()?.parse()?;
-                krate = path.to_token_stream();
-                Ok(())
-            } else {
-                Err(meta.error("unknown argument; expected `crate = path`"))
-            }
-        })?;
-    }
-    Ok(krate)
 }
 
 #[cfg(test)]
@@ -303,6 +311,10 @@ mod tests {
                         &self.sber
                     }
                 }
+                #[automatically_derived]
+                impl<T: Transport, __CbSystem: ?::core::marker::Sized>
+                    ::payments_resilience::__private::Declares<__CbSystem> for Adapter<T>
+                where T: Send {}
             }
             .to_string()
         );
@@ -333,6 +345,27 @@ mod tests {
             ),
             "{out}"
         );
+        // Its methods and blocks may name `sber` alone.
+        assert!(
+            out.contains("Declares < :: outbound_guard :: __private :: Name < 's' , 'b' , 'e' , 'r' > > for Adapter"),
+            "{out}"
+        );
+        assert!(!out.contains("__CbSystem"), "{out}");
+    }
+
+    #[test]
+    fn a_system_a_macro_passed_on_is_declared() {
+        let system = proc_macro2::Group::new(proc_macro2::Delimiter::None, quote!("sber"));
+        let out = guarded(quote! {
+            #[guarded(system = #system)]
+            struct Adapter { guard: Guard }
+        })
+        .to_string();
+        assert!(!out.contains("compile_error"), "{out}");
+        assert!(
+            out.contains("const SYSTEM : & 'static str = \"sber\""),
+            "{out}"
+        );
     }
 
     #[test]
@@ -346,6 +379,8 @@ mod tests {
         assert!(out.contains("did you mean `sber`?"), "{out}");
         assert!(out.contains("Guarded for Adapter"), "{out}");
         assert!(out.contains("SystemAdapter for Adapter"), "{out}");
+        // Its methods that name `sbr` too get no second error: it declares every name.
+        assert!(out.contains("Declares < __CbSystem >"), "{out}");
     }
 
     #[test]
@@ -360,17 +395,19 @@ mod tests {
     }
 
     #[test]
-    fn a_forbidden_system_is_one_error_with_both_fallback_impls() {
+    fn a_forbidden_system_on_an_enum_is_both_errors_with_the_fallback_impls() {
         let out = guarded(quote! {
             #[guarded(system = "default")]
             enum Adapter { Sber(Guard) }
         })
         .to_string();
-        assert_eq!(out.matches("compile_error").count(), 1, "{out}");
+        assert_eq!(out.matches("compile_error").count(), 2, "{out}");
         assert!(out.contains("`default` is not a system"), "{out}");
+        assert!(out.contains("goes on the adapter struct"), "{out}");
+        assert!(out.contains("Declares < __CbSystem >"), "{out}");
         assert!(out.contains("Guarded for Adapter"), "{out}");
         assert!(out.contains("SystemAdapter for Adapter"), "{out}");
-        assert_eq!(out.matches("automatically_derived").count(), 2, "{out}");
+        assert_eq!(out.matches("automatically_derived").count(), 3, "{out}");
     }
 
     #[test]

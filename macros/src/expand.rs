@@ -4,17 +4,22 @@
 //! `doc/expansion.md` (the `adapter` attribute's documentation includes it); the
 //! snapshots in `tests/snapshots/` hold every case in full.
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::{Ident, Span, TokenStream};
 use quote::{quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 
 use crate::args::{Args, Errors};
+use crate::lookup::Lookup;
 use crate::validate::{self, Body, Method, Receiver};
 
 /// The attribute: the guarded method, or the errors next to the untouched method so
 /// that one mistake does not cascade into unrelated ones.
-pub(crate) fn circuit_breaker(args: TokenStream, item: TokenStream) -> TokenStream {
-    match expand(args, item.clone()) {
+pub(crate) fn circuit_breaker(
+    args: TokenStream,
+    item: TokenStream,
+    lookup: &dyn Lookup,
+) -> TokenStream {
+    match expand(args, item.clone(), lookup) {
         Ok(tokens) => tokens,
         Err(error) => {
             let mut tokens = error.to_compile_error();
@@ -24,22 +29,56 @@ pub(crate) fn circuit_breaker(args: TokenStream, item: TokenStream) -> TokenStre
     }
 }
 
-fn expand(args: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
+fn expand(args: TokenStream, item: TokenStream, lookup: &dyn Lookup) -> syn::Result<TokenStream> {
     let mut errors = Errors::default();
     let args = Args::parse(args).map_err(|e| errors.push(e)).ok();
     let method = validate::method(item).map_err(|e| errors.push(e)).ok();
+    // A system named here is checked against the settings file here, on its literal.
+    let declared = match &args {
+        Some(args) => {
+            let name = method.as_ref().map(|m| &m.item.sig.ident);
+            declared(args, name, lookup).map_err(|e| errors.push(e))
+        }
+        None => Ok(TokenStream::new()),
+    };
     errors.finish()?;
-    match (args, method) {
-        (Some(args), Some(method)) => Ok(generate(&args, &method, None)),
+    match (args, method, declared) {
+        (Some(args), Some(method), Ok(declared)) => Ok(generate(&args, &method, &declared, None)),
         _ => unreachable!("every failure above was recorded as an error"),
     }
 }
 
-/// `block`: the span of the self type of the `#[adapter]` block the method is in, if
-/// any. Every method of a block reaches the guard through a call spanned there, so a
-/// missing `#[derive(Guarded)]` or system is one error, not one per method.
-pub(crate) fn generate(args: &Args, method: &Method, block: Option<Span>) -> TokenStream {
+/// What a method's own `system = "…"` brings into its body (see
+/// [`declared_at`](crate::system::declared_at)); nothing when it names none.
+pub(crate) fn declared(
+    args: &Args,
+    method: Option<&syn::Ident>,
+    lookup: &dyn Lookup,
+) -> syn::Result<TokenStream> {
+    let Some(system) = &args.system else {
+        return Ok(TokenStream::new());
+    };
+    let on = method
+        .map(|name| format!(" on `{name}`"))
+        .unwrap_or_default();
+    let by = format!("`#[circuit_breaker(system = {:?})]`{on}", system.value());
+    crate::system::declared_at(system, &args.krate, lookup, "`#[circuit_breaker]`", &by)
+}
+
+/// The guarded method. `declared` comes first in its body (the settings file's tracking
+/// and the link-time record of a system named on the method). `block`: the span of the
+/// self type of the `#[adapter]` block the method is in, if any. A method that names no
+/// system reaches its type's through a call spanned there (or on its receiver), so a
+/// type that declares none is one error, not one per method; one that names a system
+/// reaches it through a call spanned on the literal (which a block's methods share).
+pub(crate) fn generate(
+    args: &Args,
+    method: &Method,
+    declared: &TokenStream,
+    block: Option<Span>,
+) -> TokenStream {
     let Args {
+        system,
         error_map,
         failure_if,
         retry_after,
@@ -51,23 +90,38 @@ pub(crate) fn generate(args: &Args, method: &Method, block: Option<Span>) -> Tok
     } = &method.item;
     let ret = &method.ret;
 
-    // Spanned on the receiver, or on the block's self type: a missing `#[derive(Guarded)]`
-    // is reported there, once for a whole block.
-    let receiver = block.unwrap_or_else(|| {
-        sig.inputs
-            .first()
-            .map_or_else(Span::call_site, Spanned::span)
-    });
-    // The guard of the type's system, which its derive declares (`SystemAdapter`): a
-    // type that declares none is one error at `receiver`.
-    let guard = match method.receiver {
-        Receiver::Shared => quote_spanned!(receiver=> #krate::__private::guard(self)),
-        Receiver::Exclusive { by_deref: true } => {
-            quote_spanned!(receiver=> ::core::clone::Clone::clone(#krate::__private::guard(&*self)))
-        }
-        Receiver::Exclusive { by_deref: false } => {
-            quote_spanned!(receiver=> ::core::clone::Clone::clone(#krate::__private::guard(&self)))
-        }
+    // Where an error about reaching the guard points: the receiver, or the block's self
+    // type (once for the block). `self` keeps the receiver's own resolution, so that it
+    // is the method's also where a `macro_rules!` wrote the type's name.
+    let self_token = match sig.inputs.first() {
+        Some(syn::FnArg::Receiver(receiver)) => receiver.self_token.span,
+        _ => Span::call_site(),
+    };
+    let receiver = block.unwrap_or(self_token);
+    let this = Ident::new("self", self_token.located_at(receiver));
+    // The system the call is for: the literal, or the type's declared system.
+    let (reach, system) = match system {
+        Some(system) => (
+            crate::system::guard_of(krate, system),
+            system.to_token_stream(),
+        ),
+        None => (
+            quote_spanned!(receiver=> #krate::__private::declared),
+            quote_spanned!(receiver=> <Self as #krate::SystemAdapter>::SYSTEM),
+        ),
+    };
+    // `&self` lends the guard to the call; another receiver gives `self` to the body,
+    // so the guard is cloned first.
+    let (guard, lent) = match method.receiver {
+        Receiver::Shared => (quote!(#reach(#this)), quote!(__cb_guard)),
+        Receiver::Exclusive { by_deref: true } => (
+            quote!(::core::clone::Clone::clone(#reach(&*#this))),
+            quote!(&__cb_guard),
+        ),
+        Receiver::Exclusive { by_deref: false } => (
+            quote!(::core::clone::Clone::clone(#reach(&#this))),
+            quote!(&__cb_guard),
+        ),
     };
     let mut judge = TokenStream::new();
     if let Some(failure_if) = failure_if {
@@ -95,23 +149,32 @@ pub(crate) fn generate(args: &Args, method: &Method, block: Option<Span>) -> Tok
     let call = quote! {
         let __cb_guard = #guard;
         #[allow(unknown_lints, unused_braces)]
-        let __cb_judged = __cb_guard
-            .call_with(#krate::__private::options::<#ret>() #judge, async move {
+        let __cb_judged = #krate::__private::call(
+            #lent,
+            #system,
+            #krate::__private::options::<#ret>() #judge,
+            async move {
                 #pin_return
                 #block
-            })
-            .await;
+            },
+        )
+        .await;
         #krate::__private::flatten(__cb_judged, #map)
     };
     let body = match &method.body {
-        Body::Native(_) => call,
+        Body::Native(_) => quote! {
+            #declared
+            #call
+        },
         Body::ImplFuture(_) => quote! {
+            #declared
             async move {
                 #pin_return
                 #call
             }
         },
         Body::AsyncTrait(_) => quote! {
+            #declared
             ::std::boxed::Box::pin(async move {
                 #pin_return
                 #call

@@ -2,15 +2,17 @@
 //! [`outbound-guard`](https://docs.rs/outbound-guard). Use them through that crate, which
 //! re-exports them and provides the runtime they expand against.
 //!
+//! - [`macro@circuit_breaker`] guards one method, as the guide's design card writes it:
+//!   `#[circuit_breaker(system = "sber", error_map = PaymentPortError::system_unavailable)]`.
 //! - [`macro@adapter`] on an out-adapter's `impl` block guards every async method of the
-//!   block; the usual way.
-//! - [`macro@circuit_breaker`] guards one method.
+//!   block: the way to say it once for a whole block.
 //! - [`derive@Guarded`] names the adapter's guard field and, with
-//!   `#[guarded(system = "…")]`, declares the adapter's system once.
+//!   `#[guarded(system = "…")]`, may declare the adapter's system once for the type.
 //!
 //! Every expansion is a pure function of its tokens and the settings file it reads: no
 //! state is kept from one expansion to the next, so an IDE may expand them in any order,
 //! again, or from a cache. The stages each have a module: `args` parses the attribute,
+//! `system` reads a `system = "…"` literal and ties the levels that name it together,
 //! `lookup` finds and checks the system's entry in `resilience.toml`, `validate`
 //! checks the method, `expand` writes the guarded method; `adapter` applies them to
 //! every method of an `impl` block; `derive` writes the derive.
@@ -23,33 +25,36 @@ mod calls;
 mod derive;
 mod expand;
 mod lookup;
+mod system;
 mod validate;
 
 use proc_macro::TokenStream;
 
 /// Guards one out-adapter's async method with its system's bulkhead, breaker, total
-/// timeout and slow-call check (R-RES-CB-1…6). [`macro@adapter`] on the `impl` block does
-/// this for every method of the block; its documentation shows the expansion and the
-/// compile errors.
+/// timeout and slow-call check (R-RES-CB-1…6), as the guide's design card writes it:
 ///
 /// ```ignore
 /// #[derive(outbound_guard::Guarded)]
-/// #[guarded(system = "sber")]
 /// pub struct SberAdapter { guard: outbound_guard::Guard, http: reqwest::Client }
 ///
 /// impl PaymentPort for SberAdapter {
-///     #[outbound_guard::circuit_breaker(error_map = PaymentPortError::system_unavailable)]
+///     #[outbound_guard::circuit_breaker(system = "sber", error_map = PaymentPortError::system_unavailable)]
 ///     async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> {
 ///         /* the call, with `?` and `return` as usual */
 ///     }
 /// }
 /// ```
 ///
-/// Arguments (the system is not one: it is the type's, declared once on its derive,
-/// `#[guarded(system = "sber")]`, and checked there against the crate's settings file,
-/// `resilience.toml` next to its `Cargo.toml` unless `[package.metadata.outbound-guard]
-/// settings = "…"` names another, else the workspace root's):
+/// [`macro@adapter`] on the `impl` block does this for every method of the block; its
+/// documentation shows the expansion and the compile errors. Arguments:
 ///
+/// - `system = "sber"`: the system the method calls, checked at compile time against the
+///   crate's settings file (`resilience.toml` next to its `Cargo.toml` unless
+///   `[package.metadata.outbound-guard] settings = "…"` names another, else the workspace
+///   root's), with a "did you mean" on the literal. It may be left out where the type's
+///   derive declares it (`#[guarded(system = "sber")]`) or, inside an `#[adapter]` block,
+///   where the block names it; where it is named at more than one level, the levels must
+///   agree (one compile error on the literal otherwise).
 /// - `error_map = path` (required): `fn(outbound_guard::CircuitBreakerError) -> PortError`;
 ///   the guard's refusals, timeouts and (with `slow_as_error`) slow calls come back
 ///   through it, so no raw breaker error leaves the adapter (R-RES-CB-6).
@@ -67,15 +72,18 @@ use proc_macro::TokenStream;
 /// The method must be an `async fn` with a body and a `self` receiver returning a
 /// `Result` (or a `fn` returning `impl Future<Output = Result<…>>` from an `async`
 /// block, or one already rewritten by `#[async_trait]`), in a type that derives
-/// `Guarded` with its system. It expands to one `Guard::call_with` with the method's options (the steps
-/// of a guarded call: [`GuardedCall`](https://docs.rs/outbound-guard/latest/outbound_guard/struct.GuardedCall.html));
-/// the guard's refusals go through `error_map`.
+/// `Guarded` (with or without a system). It expands to one guarded call with the
+/// method's options (the steps of a guarded call:
+/// [`GuardedCall`](https://docs.rs/outbound-guard/latest/outbound_guard/struct.GuardedCall.html));
+/// the guard's refusals go through `error_map`. A call whose adapter holds another
+/// system's guard (an adapter built from a struct literal with the wrong one) is refused
+/// with `Cause::WrongGuard`, naming both systems, before it reaches that guard.
 ///
 /// Editing the settings file, or `Cargo.toml`'s `[package.metadata.outbound-guard]
-/// settings`, rebuilds the crate: the type's derive carries an `include_bytes!` of each
-/// for cargo to track. To keep it out of `cargo expand`, track the file from
-/// the crate's build script instead (`outbound-guard-settings` under
-/// `[build-dependencies]`):
+/// settings`, rebuilds the crate: each expansion that checks a system against the file
+/// carries an `include_bytes!` of each for cargo to track. To keep it out of
+/// `cargo expand`, track the file from the crate's build script instead
+/// (`outbound-guard-settings` under `[build-dependencies]`):
 ///
 /// ```ignore
 /// // build.rs
@@ -85,7 +93,7 @@ use proc_macro::TokenStream;
 /// ```
 #[proc_macro_attribute]
 pub fn circuit_breaker(args: TokenStream, item: TokenStream) -> TokenStream {
-    expand::circuit_breaker(args.into(), item.into()).into()
+    expand::circuit_breaker(args.into(), item.into(), &lookup::ManifestDir).into()
 }
 
 /// Guards every async method of an out-adapter's `impl` block (a trait impl or an
@@ -94,10 +102,10 @@ pub fn circuit_breaker(args: TokenStream, item: TokenStream) -> TokenStream {
 ///
 /// ```ignore
 /// #[derive(outbound_guard::Guarded)]
-/// #[guarded(system = "sber")]
 /// pub struct SberAdapter { guard: outbound_guard::Guard, http: reqwest::Client }
 ///
 /// #[outbound_guard::adapter(
+///     system = "sber",
 ///     error_map = PaymentPortError::system_unavailable,
 ///     failure_if = PaymentPortError::is_outage,
 /// )]
@@ -115,8 +123,8 @@ pub fn circuit_breaker(args: TokenStream, item: TokenStream) -> TokenStream {
 /// ```
 ///
 /// The arguments are those of [`macro@circuit_breaker`]. A method's own
-/// `#[circuit_breaker(…)]` may give `error_map`, `failure_if` or `slow_as_error` to
-/// change them for that method. Every `async fn` of the block is guarded (also a `fn`
+/// `#[circuit_breaker(…)]` may give `error_map`, `failure_if`, `retry_after` or
+/// `slow_as_error` to change them for that method (and repeat the block's `system`). Every `async fn` of the block is guarded (also a `fn`
 /// returning `impl Future` from one `async move` block, and a method `#[async_trait]`
 /// has rewritten, whichever of the two attributes comes first). A method of a trait
 /// impl, or a `pub` method of an inherent block, that is neither guarded nor marked
@@ -125,17 +133,29 @@ pub fn circuit_breaker(args: TokenStream, item: TokenStream) -> TokenStream {
 ///
 /// # The adapter's system
 ///
-/// The system is declared once, on the type's derive:
-/// `#[derive(Guarded)] #[guarded(system = "sber")]`, which checks it against
-/// `resilience.toml` and implements `outbound_guard::SystemAdapter`, so an adapter built
-/// with another system's guard is refused where it is built (`Guards::adapter`,
-/// `SystemAdapter::wired`). Blocks and methods name no system: each guarded method
-/// calls its type's, `<Self as SystemAdapter>::SYSTEM`, resolved by the compiler (a
-/// macro sees only its own input, so a block cannot read the derive's attribute; the
-/// trait carries the name from one to the other). `system = …` on the attribute is an
-/// error that says to move it onto the derive. A type may have any number of blocks
-/// (one per port, or split by concern), in any order. A block on a type whose derive
-/// declares no system is one error per block saying to add `#[guarded(system = "…")]`.
+/// Say it where you like, once or more; where it is said more than once, the places
+/// must agree:
+///
+/// - on the method, `#[circuit_breaker(system = "sber", …)]` (the design card's form),
+///   checked against `resilience.toml` there;
+/// - on the block, `#[adapter(system = "sber", …)]`, checked there, for every method of
+///   the block; a method of the block that names another system is an error on its
+///   literal;
+/// - on the type, `#[derive(Guarded)] #[guarded(system = "sber")]`, checked there, for
+///   every method and block of the type that names none; it also implements
+///   `outbound_guard::SystemAdapter`, so an adapter built with another system's guard is
+///   refused where it is built (`Guards::adapter`, `SystemAdapter::wired`). A method or
+///   block of the type that names another system is a type error on its literal
+///   (`` `SberAdapter` declares another system on its derive ``): a macro sees only its
+///   own input, so the derive and the methods meet through a trait the derive
+///   implements, which the compiler checks.
+///
+/// A method with no system on itself, its block or its type's derive is one error,
+/// `` `SberAdapter` does not declare its system ``. A type may have any number of blocks
+/// (one per port, or split by concern), in any order. Whichever way the adapter was
+/// built, a call whose adapter holds another system's guard is refused with
+/// `Cause::WrongGuard` before it reaches that guard, so it never counts against another
+/// system's breaker.
 ///
 /// # A renamed dependency
 ///
@@ -146,10 +166,9 @@ pub fn circuit_breaker(args: TokenStream, item: TokenStream) -> TokenStream {
 /// ```ignore
 /// #[derive(resilience::Guarded)]
 /// #[outbound_guard(crate = ::resilience)]
-/// #[guarded(system = "sber")]
 /// pub struct SberAdapter { guard: resilience::Guard }
 ///
-/// #[resilience::adapter(error_map = PortError::unavailable, crate = ::resilience)]
+/// #[resilience::adapter(system = "sber", error_map = PortError::unavailable, crate = ::resilience)]
 /// impl SberAdapter { /* … */ }
 /// ```
 ///
@@ -158,7 +177,7 @@ pub fn circuit_breaker(args: TokenStream, item: TokenStream) -> TokenStream {
 #[doc = include_str!("../doc/compile-errors.md")]
 #[proc_macro_attribute]
 pub fn adapter(args: TokenStream, item: TokenStream) -> TokenStream {
-    adapter::adapter(args.into(), item.into()).into()
+    adapter::adapter(args.into(), item.into(), &lookup::ManifestDir).into()
 }
 
 /// Marks a method of an `#[outbound_guard::adapter]` block that does not go through the
@@ -181,9 +200,10 @@ pub fn unguarded(_args: TokenStream, item: TokenStream) -> TokenStream {
 /// (see [`macro@adapter`], "A renamed dependency").
 ///
 /// `#[guarded(system = "sber")]` declares the adapter's system, once for the type: it is
-/// checked against the settings file and implements `outbound_guard::SystemAdapter`. An
-/// adapter with guarded methods (`#[adapter]` blocks, `#[circuit_breaker]` methods) must
-/// declare it; every such method calls this system.
+/// checked against the settings file and implements `outbound_guard::SystemAdapter`.
+/// Its `#[adapter]` blocks and `#[circuit_breaker]` methods may then leave `system` out,
+/// and those that name one must name this one. Without it, each guarded method (or its
+/// block) names its system.
 ///
 /// ```ignore
 /// #[derive(outbound_guard::Guarded)]

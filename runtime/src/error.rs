@@ -56,6 +56,16 @@ pub enum Cause {
         /// The configured `cb_slow_threshold`.
         threshold: Duration,
     },
+    /// The call is `wanted`'s, and its adapter holds this system's guard: refused before
+    /// it touched this guard's bulkhead or breaker, so that `wanted`'s calls never count
+    /// against another system's breaker. A wiring mistake (an adapter built from a struct
+    /// literal with another system's guard); [`Guards::adapter`](crate::Guards::adapter)
+    /// and [`SystemAdapter::wired`](crate::SystemAdapter::wired) catch it where the
+    /// adapter is built.
+    WrongGuard {
+        /// The system the call's method names.
+        wanted: &'static str,
+    },
 }
 
 impl Cause {
@@ -68,6 +78,7 @@ impl Cause {
             Cause::BulkheadFull { .. } => "bulkhead_full",
             Cause::Timeout { .. } => "timeout",
             Cause::Slow { .. } => "slow",
+            Cause::WrongGuard { .. } => "wrong_guard",
         }
     }
 }
@@ -102,6 +113,10 @@ impl fmt::Display for Cause {
                 "slow call: {:.3}s > threshold {:.3}s",
                 elapsed.as_secs_f64(),
                 threshold.as_secs_f64()
+            ),
+            Cause::WrongGuard { wanted } => write!(
+                f,
+                "a `{wanted}` call reached this system's guard: build its adapter with `guards.get(\"{wanted}\")` (or `guards.adapter(…)`), so that `{wanted}` calls never count against another system's breaker"
             ),
         }
     }
@@ -159,7 +174,7 @@ impl CircuitBreakerError {
     }
 
     /// Whether the call was never started (open, half-open full, forced open, bulkhead
-    /// full), as opposed to started and cut short (timeout, slow).
+    /// full, wrong guard), as opposed to started and cut short (timeout, slow).
     pub fn is_rejection(&self) -> bool {
         !matches!(self.cause, Cause::Timeout { .. } | Cause::Slow { .. })
     }
@@ -178,9 +193,10 @@ impl CircuitBreakerError {
     /// forced open, bulkhead full: the call was never started, so a retry is safe),
     /// **504** Gateway Timeout for a call the guard cut short (total timeout, a slow
     /// call returned as an error: it was sent, and may have taken effect upstream, so
-    /// the caller must not assume it did not). A handler may answer 409 instead where
-    /// the business allows "created but not paid" (R-RES-CB-6); that is its decision,
-    /// not the guard's.
+    /// the caller must not assume it did not), **500** for a call that reached another
+    /// system's guard (a wiring mistake a retry cannot mend). A handler may answer 409
+    /// instead where the business allows "created but not paid" (R-RES-CB-6); that is its
+    /// decision, not the guard's.
     ///
     /// ```
     /// use std::time::Duration;
@@ -194,10 +210,10 @@ impl CircuitBreakerError {
     /// assert_eq!(full.http_retry_after(), Duration::from_secs(1));
     /// ```
     pub fn http_status(&self) -> u16 {
-        if self.is_rejection() {
-            503
-        } else {
-            504
+        match self.cause {
+            Cause::WrongGuard { .. } => 500,
+            _ if self.is_rejection() => 503,
+            _ => 504,
         }
     }
 
@@ -212,14 +228,16 @@ impl CircuitBreakerError {
     /// | forced open | 30 s, the guide's `cb_open_duration` | an operator's action has no end the guard knows; retry at the pace the breaker itself would probe |
     /// | bulkhead full | the `bulkhead_wait` the call waited | permits free as calls end; the system is busy, not down |
     /// | total timeout, slow | 1 s | the breaker counts the call; if the system is down, the next call meets an open breaker, with its own time |
+    /// | wrong guard | 1 s | a 500: the service's own mistake, which no wait mends |
     pub fn http_retry_after(&self) -> Duration {
         let after = match self.cause {
             Cause::Open { retry_after } => retry_after,
             Cause::ForcedOpen => FORCED_OPEN_RETRY_AFTER,
             Cause::BulkheadFull { waited, .. } => waited,
-            Cause::HalfOpenFull { .. } | Cause::Timeout { .. } | Cause::Slow { .. } => {
-                Duration::ZERO
-            }
+            Cause::HalfOpenFull { .. }
+            | Cause::Timeout { .. }
+            | Cause::Slow { .. }
+            | Cause::WrongGuard { .. } => Duration::ZERO,
         };
         whole_seconds_at_least_one(after)
     }
@@ -297,5 +315,20 @@ mod tests {
             threshold: Duration::from_secs(15),
         };
         assert_eq!(answer(slow), (504, 1));
+    }
+
+    #[test]
+    fn a_call_through_another_systems_guard_is_a_500_naming_both() {
+        let wrong = Cause::WrongGuard { wanted: "sber" };
+        let err = CircuitBreakerError::from_cause("customer", wrong);
+        assert_eq!(answer(wrong), (500, 1));
+        assert!(err.is_rejection());
+        assert_eq!(err.retry_after(), None);
+        let message = err.to_string();
+        assert!(
+            message.starts_with("customer: a `sber` call reached this system's guard")
+                && message.contains("guards.get(\"sber\")"),
+            "{message}"
+        );
     }
 }

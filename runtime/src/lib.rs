@@ -84,7 +84,6 @@ mod watch;
 mod wiring;
 
 #[doc(hidden)]
-#[path = "private.rs"]
 pub mod __private;
 
 /// What the client integrations (`outbound-guard-tower`, `outbound-guard-tonic`) build

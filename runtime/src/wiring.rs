@@ -1,18 +1,45 @@
-//! Adapters that know their system at compile time, and the check that they hold its
-//! guard, made where an adapter is built rather than on its first call.
+//! How an adapter reaches its guard, and the check that it holds its own system's,
+//! made where the adapter is built and again on each guarded call.
 
 use crate::guard::Guard;
 
+/// An adapter that holds its system's [`Guard`]. Derive it:
+///
+/// ```ignore
+/// #[derive(outbound_guard::Guarded)]
+/// struct SberAdapter {
+///     guard: outbound_guard::Guard,
+///     http: reqwest::Client,
+/// }
+/// ```
+///
+/// That is all a method guarded with its system named on it needs
+/// (`#[circuit_breaker(system = "sber", error_map = …)]`, the design card's form). With
+/// `#[guarded(system = "sber")]` beside the derive, the type also declares its system
+/// ([`SystemAdapter`]), and its methods and `#[adapter]` blocks may leave `system` out.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` does not say which field holds its circuit-breaker guard",
+    label = "a guarded method needs this adapter's `outbound_guard::Guard`",
+    note = "add `#[derive(outbound_guard::Guarded)]` to `{Self}`, which keeps its system's `outbound_guard::Guard` in a field"
+)]
+pub trait Guarded {
+    /// The adapter's guard.
+    fn guard(&self) -> &Guard;
+}
+
 /// An adapter whose system is known at compile time, declared once on its derive:
 /// `#[derive(Guarded)] #[guarded(system = "…")]`, which checks it against the settings
-/// file. Every guarded method of the type (its `#[outbound_guard::adapter]` blocks, its
-/// `#[circuit_breaker]` methods) calls this system. Build the adapter through
-/// [`Guards::adapter`](crate::Guards::adapter), or check it with [`wired`](Self::wired),
-/// and a guard of another system is refused there.
+/// file. Its guarded methods and `#[outbound_guard::adapter]` blocks that name no system
+/// call this one, and those that name one must name this one (a compile error
+/// otherwise). Build the adapter through [`Guards::adapter`](crate::Guards::adapter), or
+/// check it with [`wired`](Self::wired), and a guard of another system is refused there;
+/// an adapter built some other way with another system's guard has each of its guarded
+/// calls refused with [`Cause::WrongGuard`](crate::Cause::WrongGuard), before the call
+/// reaches that guard.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` does not declare its system",
-    label = "a guarded method needs its adapter's guard and system",
-    note = "put `#[derive(outbound_guard::Guarded)]` and `#[guarded(system = \"…\")]` on `{Self}`: an adapter holds its system's `outbound_guard::Guard` in a field, and declares the system once, on its derive; every guarded method calls it"
+    label = "a guarded method that names no system calls its adapter's",
+    note = "name the system this method calls, `#[circuit_breaker(system = \"…\", …)]` (or on its `#[adapter(system = \"…\", …)]` block), or once for the type: `#[guarded(system = \"…\")]` beside `#[derive(outbound_guard::Guarded)]` on `{Self}`"
 )]
 pub trait SystemAdapter: Guarded {
     /// The system's name, as in `resilience.toml`: `sber`.
@@ -96,23 +123,4 @@ pub enum WiringError {
     /// The adapter was built with another system's guard.
     #[error(transparent)]
     WrongGuard(#[from] WrongGuard),
-}
-
-/// An adapter that holds its system's [`Guard`]. Derive it:
-///
-/// ```ignore
-/// #[derive(outbound_guard::Guarded)]
-/// struct SberAdapter {
-///     guard: outbound_guard::Guard,
-///     http: reqwest::Client,
-/// }
-/// ```
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` does not say which field holds its circuit-breaker guard",
-    label = "`#[circuit_breaker]` needs this adapter's `outbound_guard::Guard`",
-    note = "add `#[derive(outbound_guard::Guarded)]` to `{Self}`, which keeps its system's `outbound_guard::Guard` in a field"
-)]
-pub trait Guarded {
-    /// The adapter's guard.
-    fn guard(&self) -> &Guard;
 }

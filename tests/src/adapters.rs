@@ -1,6 +1,8 @@
 //! Out-adapters annotated with `#[outbound_guard::circuit_breaker]`, as a service writes
 //! them: one per system, each holding its system's guard and its own HTTP client
-//! (R-RES-ISO-1), the guard's rejection mapped to the port's error (R-RES-CB-6).
+//! (R-RES-ISO-1), the guard's rejection mapped to the port's error (R-RES-CB-6). The
+//! Sber adapter is written as the guide's design card writes it (the system named on
+//! each method); the customer adapter declares its system once, on its derive.
 
 use outbound_guard::{Cause, CircuitBreakerError, Guard, SystemSettings};
 
@@ -82,9 +84,8 @@ async fn fetch(http: &reqwest::Client, url: String) -> Result<String, PortError>
     }
 }
 
-/// The Sber adapter: a critical payments system.
+/// The Sber adapter: a critical payments system, in the design card's form.
 #[derive(outbound_guard::Guarded, Debug, Clone)]
-#[guarded(system = "sber")]
 pub struct SberAdapter {
     guard: Guard,
     http: reqwest::Client,
@@ -110,6 +111,7 @@ impl SberAdapter {
     /// Registers a payment. A declined request (4xx) does not count against the breaker;
     /// a slow call's answer is returned and its slowness counted.
     #[outbound_guard::circuit_breaker(
+        system = "sber",
         error_map = PortError::unavailable,
         failure_if = PortError::is_outage
     )]
@@ -120,6 +122,7 @@ impl SberAdapter {
     /// Like [`register`](Self::register), but a slow call is an error
     /// ([`Cause::Slow`]) instead of its answer: the guide's literal behaviour.
     #[outbound_guard::circuit_breaker(
+        system = "sber",
         error_map = PortError::unavailable,
         failure_if = PortError::is_outage,
         slow_as_error

@@ -181,15 +181,61 @@ async fn half_open_trials_recover_it() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_sber_adapter_wired_to_the_customer_guard_is_refused_before_any_call() {
+async fn a_sber_adapter_built_with_the_customer_guard_never_reaches_either() {
     let (guards, recorder) = guards(&[]);
     let server = FakeUpstream::start().await;
-    let err = SberAdapter::new(guards.get("customer").unwrap(), &server.url())
-        .wired()
-        .expect_err("a sber adapter holding the customer guard");
-    let message = err.to_string();
-    assert!(message.contains("guards.get(\"sber\")"), "{message}");
+    // The design card's form, built from a struct literal: nothing checks it where it is
+    // built, so each call is refused, naming both systems, before any request is sent.
+    let sber = SberAdapter::new(guards.get("customer").unwrap(), &server.url());
+    for id in 0..3 {
+        let err = sber
+            .register(id)
+            .await
+            .expect_err("a sber call through the customer guard");
+        assert_eq!(err.cause(), Some(&Cause::WrongGuard { wanted: "sber" }));
+        let message = err.to_string();
+        assert!(message.contains("guards.get(\"sber\")"), "{message}");
+    }
     assert_eq!(server.hits(), 0);
     assert_eq!(recorder.counts().total(), 0);
-    assert_eq!(guards.get("customer").unwrap().in_flight(), 0);
+    let customer = guards.get("customer").unwrap();
+    assert_eq!(customer.in_flight(), 0);
+    assert_eq!(customer.breaker().snapshot().calls, 0);
+    // A type that declares its system is refused where it is built.
+    let err = CustomerAdapter::new(guards.get("sber").unwrap(), &server.url())
+        .wired()
+        .expect_err("a customer adapter holding the sber guard");
+    assert!(
+        err.to_string().contains("guards.get(\"customer\")"),
+        "{err}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cards_form_against_a_forced_open_breaker_answers_the_ports_error_without_calling() {
+    let (guards, recorder) = guards(&[]);
+    let server = FakeUpstream::start().await;
+    let sber = SberAdapter::new(guards.get("sber").unwrap(), &server.url());
+    assert_eq!(sber.register(1).await.unwrap(), "ok");
+    assert_eq!(server.hits(), 1);
+    guards
+        .manual("sber", outbound_guard::ManualAction::ForceOpen)
+        .unwrap();
+    for id in 2..5 {
+        let err = sber.register(id).await.expect_err("forced open");
+        // The port's own error, holding the guard's refusal: no raw breaker error.
+        assert!(matches!(err, PortError::Unavailable(_)), "{err:?}");
+        assert_eq!(err.cause(), Some(&Cause::ForcedOpen));
+    }
+    assert_eq!(
+        server.hits(),
+        1,
+        "no request reached the upstream while forced open"
+    );
+    assert_eq!(recorder.counts().rejected(), 3);
+    guards
+        .manual("sber", outbound_guard::ManualAction::Reset)
+        .unwrap();
+    assert_eq!(sber.register(5).await.unwrap(), "ok");
+    assert_eq!(server.hits(), 2);
 }

@@ -1,18 +1,51 @@
-//! A `sber` method must never count against another system's breaker. Every adapter
-//! knows its system (`#[guarded(system = …)]` on its derive, which its `#[adapter]`
-//! blocks and `#[circuit_breaker]` methods call), and is refused where it is built with
-//! the wrong guard, whichever way its methods are guarded, before any call is made.
+//! A `sber` method must never count against another system's breaker, however its
+//! adapter was built. An adapter whose type declares its system (`#[guarded(system = …)]`
+//! on its derive) is refused where it is built with the wrong guard (`Guards::adapter`,
+//! `wired`); and every guarded call, also of an adapter built from a struct literal, is
+//! refused with `Cause::WrongGuard` naming both systems when its adapter holds another
+//! system's guard, before it reaches that guard's bulkhead or breaker.
 
 use outbound_guard::{
-    CircuitBreakerError, Guarded, Guards, Settings, State, SystemAdapter, WiringError,
+    Cause, CircuitBreakerError, Guarded, Guards, Settings, State, SystemAdapter, WiringError,
 };
 
 #[derive(Debug)]
-struct PortError;
+struct PortError(Option<CircuitBreakerError>);
 
 impl PortError {
-    fn unavailable(_: CircuitBreakerError) -> Self {
-        PortError
+    fn unavailable(error: CircuitBreakerError) -> Self {
+        PortError(Some(error))
+    }
+}
+
+/// The design card's form: the type names no system, the method does.
+#[derive(Guarded)]
+struct CardAdapter {
+    guard: outbound_guard::Guard,
+}
+
+impl CardAdapter {
+    #[outbound_guard::circuit_breaker(system = "sber", error_map = PortError::unavailable)]
+    async fn register(&self) -> Result<(), PortError> {
+        Err(PortError(None))
+    }
+
+    #[outbound_guard::circuit_breaker(system = "sber", error_map = PortError::unavailable)]
+    async fn refund(&mut self) -> Result<(), PortError> {
+        Ok(())
+    }
+}
+
+/// A block that names its system, on a type that names none.
+#[derive(Guarded)]
+struct BlockAdapter {
+    guard: outbound_guard::Guard,
+}
+
+#[outbound_guard::adapter(system = "sber", error_map = PortError::unavailable)]
+impl BlockAdapter {
+    async fn register(&self) -> Result<(), PortError> {
+        Ok(())
     }
 }
 
@@ -25,7 +58,7 @@ struct SberAdapter {
 impl SberAdapter {
     #[outbound_guard::circuit_breaker(error_map = PortError::unavailable)]
     async fn register(&self) -> Result<(), PortError> {
-        Err(PortError)
+        Err(PortError(None))
     }
 }
 
@@ -149,4 +182,66 @@ fn a_system_the_settings_lack_is_an_error_too() {
         .err()
         .expect("no customer system");
     assert!(matches!(err, WiringError::UnknownSystem(_)), "{err}");
+}
+
+/// `port`'s refusal: `WrongGuard` of `wanted`, through the `held` guard.
+fn refused_as_wrong_guard(port: PortError, wanted: &str, held: &str) {
+    let refused = port.0.expect("the guard's refusal, through error_map");
+    assert_eq!(refused.system(), held);
+    assert!(
+        matches!(refused.cause(), Cause::WrongGuard { wanted: w } if *w == wanted),
+        "{refused}"
+    );
+    assert_eq!(refused.http_status(), 500);
+    let message = refused.to_string();
+    assert!(
+        message.starts_with(&format!(
+            "{held}: a `{wanted}` call reached this system's guard"
+        )) && message.contains(&format!("guards.get(\"{wanted}\")")),
+        "{message}"
+    );
+}
+
+#[tokio::test]
+async fn every_call_of_an_adapter_built_from_a_literal_with_the_wrong_guard_is_refused() {
+    let guards = guards();
+    let customer = || guards.get("customer").unwrap();
+    // The card's form, `&self` and `&mut self`; a block naming its system; a type that
+    // declares it: built from struct literals, nothing checks them where they are built.
+    let card = CardAdapter { guard: customer() };
+    let mut card_mut = CardAdapter { guard: customer() };
+    let block = BlockAdapter { guard: customer() };
+    let declared = SberAdapter { guard: customer() };
+    for _ in 0..3 {
+        refused_as_wrong_guard(card.register().await.unwrap_err(), "sber", "customer");
+        refused_as_wrong_guard(card_mut.refund().await.unwrap_err(), "sber", "customer");
+        refused_as_wrong_guard(block.register().await.unwrap_err(), "sber", "customer");
+        refused_as_wrong_guard(declared.register().await.unwrap_err(), "sber", "customer");
+    }
+    // Nothing reached either breaker or bulkhead.
+    for system in ["sber", "customer"] {
+        let guard = guards.get(system).unwrap();
+        assert_eq!(guard.breaker().snapshot().calls, 0, "{system}");
+        assert_eq!(guard.breaker().state(), State::Closed, "{system}");
+        assert_eq!(guard.in_flight(), 0, "{system}");
+    }
+}
+
+#[tokio::test]
+async fn the_cards_form_with_its_own_guard_counts_against_its_system_only() {
+    let guards = guards();
+    let card = CardAdapter {
+        guard: guards.get("sber").unwrap(),
+    };
+    let block = BlockAdapter {
+        guard: guards.get("sber").unwrap(),
+    };
+    assert!(card.register().await.unwrap_err().0.is_none());
+    assert!(block.register().await.is_ok());
+    assert_eq!(guards.get("sber").unwrap().breaker().snapshot().calls, 2);
+    assert_eq!(guards.get("sber").unwrap().breaker().snapshot().failures, 1);
+    assert_eq!(
+        guards.get("customer").unwrap().breaker().snapshot().calls,
+        0
+    );
 }

@@ -6,8 +6,17 @@ use expect_test::{expect_file, ExpectFile};
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::circuit_breaker;
-use crate::lookup::inline::At;
+use crate::lookup::inline::{At, Inline};
+
+const SETTINGS: Inline = Inline("[systems.sber]\ncb_failure_rate = 0.3\n[systems.customer]\n");
+
+fn circuit_breaker(args: TokenStream, item: TokenStream) -> TokenStream {
+    super::circuit_breaker(args, item, &SETTINGS)
+}
+
+fn adapter(args: TokenStream, block: TokenStream) -> TokenStream {
+    crate::adapter::adapter(args, block, &SETTINGS)
+}
 
 fn pretty(tokens: TokenStream) -> String {
     let file: syn::File = syn::parse2(tokens).expect("the expansion parses as items");
@@ -21,11 +30,15 @@ fn snapshot(expected: &ExpectFile, args: TokenStream, method: TokenStream) {
     expected.assert_eq(&pretty(quote!(impl SberAdapter { #expanded })));
 }
 
+/// The design card's sentence, as written.
 #[test]
 fn shared_receiver() {
     snapshot(
         &expect_file!["../../tests/snapshots/shared_receiver.rs"],
-        quote!(error_map = PaymentPortError::system_unavailable),
+        quote!(
+            system = "sber",
+            error_map = PaymentPortError::system_unavailable
+        ),
         quote! {
             pub async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> {
                 let resp = self.http.post(self.url("/register")).send().await?;
@@ -58,7 +71,10 @@ fn every_option() {
 fn async_trait_rewritten() {
     snapshot(
         &expect_file!["../../tests/snapshots/async_trait_rewritten.rs"],
-        quote!(error_map = CustomerPortError::system_unavailable),
+        quote!(
+            system = "customer",
+            error_map = CustomerPortError::system_unavailable
+        ),
         quote! {
             fn get<'life0, 'async_trait>(&'life0 self, id: u64)
                 -> ::core::pin::Pin<Box<dyn ::core::future::Future<Output = Result<Customer, CustomerPortError>> + ::core::marker::Send + 'async_trait>>
@@ -109,14 +125,14 @@ fn errors_keep_the_method() {
 #[test]
 fn every_argument_error_at_once() {
     let expanded = circuit_breaker(
-        quote!(system = "sber", bogus = 1, slow_as_error = true),
+        quote!(system = SBER, bogus = 1, slow_as_error = true),
         quote!(
             fn f() {}
         ),
     )
     .to_string();
     for expected in [
-        "declared once, on its type's derive",
+        "`system` takes a string literal",
         "unknown argument `bogus`",
         "`slow_as_error` is a flag",
         "missing `error_map",
@@ -132,39 +148,73 @@ fn every_argument_error_at_once() {
 }
 
 #[test]
-fn a_system_on_the_attribute_says_to_declare_it_on_the_derive() {
+fn a_system_on_the_method_is_checked_against_the_settings_on_its_literal() {
     let method = quote!(
-        async fn f(&self) -> Result<(), E> {
+        async fn register(&self) -> Result<(), E> {
             Ok(())
         }
     );
-    for (system, line) in [
-        (
-            quote!(system = "sber"),
-            "`#[guarded(system = \\\"sber\\\")]`",
-        ),
-        (quote!(system = SBER), "`#[guarded(system = \\\"…\\\")]`"),
-        (quote!(system), "`#[guarded(system = \\\"…\\\")]`"),
+    let out = circuit_breaker(quote!(system = "sbr", error_map = E::map), method.clone());
+    let out = out.to_string();
+    assert_eq!(out.matches("compile_error").count(), 1, "{out}");
+    assert!(out.contains("did you mean `sber`?"), "{out}");
+    // The method is emitted unchanged beside the one error.
+    assert!(out.contains("async fn register"), "{out}");
+    assert!(!out.contains("__cb_guard"), "{out}");
+    for wrong in [
+        quote!(system = "default"),
+        quote!(system = SBER),
+        quote!(system),
     ] {
-        let out = circuit_breaker(quote!(#system, error_map = E::map), method.clone());
-        let out = out.to_string();
-        assert_eq!(out.matches("compile_error").count(), 1, "{out}");
-        assert!(
-            out.contains("an adapter's system is declared once"),
-            "{out}"
-        );
-        assert!(out.contains(line), "{line}: {out}");
-        assert!(out.contains("remove `system` here"), "{out}");
+        let out = circuit_breaker(quote!(#wrong, error_map = E::map), method.clone());
+        assert_eq!(out.to_string().matches("compile_error").count(), 1, "{out}");
     }
-    let out = crate::adapter::adapter(
+}
+
+#[test]
+fn a_system_on_the_method_is_called_tracked_recorded_and_tied_to_the_type() {
+    let out = circuit_breaker(
         quote!(system = "sber", error_map = E::map),
-        quote!(impl A { pub async fn f(&self) -> Result<(), E> { Ok(()) } }),
+        quote!(
+            async fn register(&self) -> Result<(), E> {
+                Ok(())
+            }
+        ),
+    )
+    .to_string();
+    for expected in [
+        quote!(::core::include_bytes!("/service/resilience.toml")).to_string(),
+        quote!(system: "sber", by: "`#[circuit_breaker(system = \"sber\")]` on `register`")
+            .to_string(),
+        ":: outbound_guard :: __private :: guard :: < Self , :: outbound_guard :: __private :: Name < 's' , 'b' , 'e' , 'r' > > (self)".to_owned(),
+        ":: outbound_guard :: __private :: call (__cb_guard , \"sber\" ,".to_owned(),
+    ] {
+        assert!(out.contains(&expected), "missing {expected}:\n{out}");
+    }
+    assert!(!out.contains("SystemAdapter"), "{out}");
+}
+
+#[test]
+fn a_method_without_a_system_calls_its_types() {
+    let out = circuit_breaker(
+        quote!(error_map = E::map),
+        quote!(
+            async fn register(&self) -> Result<(), E> {
+                Ok(())
+            }
+        ),
     )
     .to_string();
     assert!(
-        out.contains("an adapter's system is declared once"),
+        out.contains(&quote!(::outbound_guard::__private::declared(self)).to_string()),
         "{out}"
     );
+    assert!(
+        out.contains(&quote!(<Self as ::outbound_guard::SystemAdapter>::SYSTEM).to_string()),
+        "{out}"
+    );
+    assert!(!out.contains("include_bytes"), "{out}");
+    assert!(!out.contains("Name <"), "{out}");
 }
 
 #[test]
@@ -187,7 +237,7 @@ fn an_argument_without_its_value_says_it_takes_one() {
 
 /// Expands `#[adapter(args)]` on `block` and compares with the snapshot `name`.
 fn adapter_snapshot(expected: &ExpectFile, args: TokenStream, block: TokenStream) {
-    let expanded = crate::adapter::adapter(args, block);
+    let expanded = adapter(args, block);
     expected.assert_eq(&pretty(expanded));
 }
 
@@ -239,7 +289,7 @@ fn adapter_inherent_generic() {
 }
 
 fn adapter_errors(block: TokenStream) -> String {
-    crate::adapter::adapter(quote!(error_map = E::map), block).to_string()
+    adapter(quote!(error_map = E::map), block).to_string()
 }
 
 #[test]
@@ -288,22 +338,76 @@ fn unguarded_needs_a_reason() {
 }
 
 #[test]
-fn a_refinement_cannot_name_a_system() {
-    let out = adapter_errors(quote! {
-        impl Port for A {
-            #[circuit_breaker(system = "customer")]
-            async fn call(&self) -> Result<(), E> { Ok(()) }
-        }
-    });
+fn a_method_of_a_block_may_repeat_its_system_but_not_name_another() {
+    let block = |system: TokenStream| {
+        adapter(
+            quote!(system = "sber", error_map = E::map),
+            quote! {
+                impl Port for A {
+                    #[circuit_breaker(#system)]
+                    async fn call(&self) -> Result<(), E> { Ok(()) }
+                }
+            },
+        )
+        .to_string()
+    };
+    let same = block(quote!(system = "sber"));
+    assert!(!same.contains("compile_error"), "{same}");
+    // The block records and tracks the system once, before the impl; the method does not.
+    assert_eq!(same.matches("include_bytes").count(), 2, "{same}");
+    assert_eq!(same.matches("__CB_CALLS").count(), 1, "{same}");
+    let other = block(quote!(system = "customer"));
+    assert_eq!(other.matches("compile_error").count(), 1, "{other}");
     assert!(
-        out.contains("an adapter's system is declared once"),
-        "{out}"
+        other.contains("this method calls `customer`, but its block, `#[adapter(system = \\\"sber\\\")]`, calls `sber`"),
+        "{other}"
     );
 }
 
 #[test]
+fn a_method_of_a_block_without_a_system_may_name_its_own() {
+    let out = adapter(
+        quote!(error_map = E::map),
+        quote! {
+            impl Port for A {
+                #[circuit_breaker(system = "customer")]
+                async fn call(&self) -> Result<(), E> { Ok(()) }
+                async fn other(&self) -> Result<(), E> { Ok(()) }
+            }
+        },
+    )
+    .to_string();
+    assert!(!out.contains("compile_error"), "{out}");
+    assert!(
+        out.contains("`#[circuit_breaker(system = \\\"customer\\\")]` on `call`"),
+        "{out}"
+    );
+    // The other method calls the type's system.
+    assert!(out.contains("SystemAdapter"), "{out}");
+}
+
+#[test]
+fn a_block_whose_system_is_unknown_is_one_error_and_guards_nothing() {
+    let out = adapter(
+        quote!(system = "sbr", error_map = E::map),
+        quote! {
+            impl Port for A {
+                async fn call(&self) -> Result<(), E> { Ok(()) }
+                #[unguarded(reason = "cache")]
+                fn cached(&self) -> u32 { 1 }
+            }
+        },
+    )
+    .to_string();
+    assert_eq!(out.matches("compile_error").count(), 1, "{out}");
+    assert!(out.contains("did you mean `sber`?"), "{out}");
+    assert!(!out.contains("__cb_guard"), "{out}");
+    assert!(!out.contains("unguarded"), "{out}");
+}
+
+#[test]
 fn a_wrong_block_argument_keeps_the_block_without_markers() {
-    let out = crate::adapter::adapter(
+    let out = adapter(
         quote!(error_map = E::map, bogus = 1),
         quote! {
             impl Port for A {
@@ -340,82 +444,102 @@ fn expanding_twice_gives_the_same_output() {
         ("bad-key", "[systems.sber]\ncb_failure_rat = 0.5\n", 1),
     ] {
         let lookup = At(crate_dir(name, settings));
-        // The attributes read no file (the derive checks the system): pure by their
-        // tokens alone.
-        let expansions: [&dyn Fn() -> TokenStream; 4] = [
-            &|| {
-                circuit_breaker(
-                    quote!(error_map = E::map),
-                    quote!(
-                        async fn f(&self) -> Result<(), E> {
-                            Ok(())
-                        }
-                    ),
-                )
-            },
-            &|| {
-                crate::adapter::adapter(
-                    quote!(error_map = E::map),
-                    quote!(impl A { pub async fn f(&self) -> Result<(), E> { Ok(()) } }),
-                )
-            },
-            &|| {
-                crate::adapter::adapter(
-                    quote!(error_map = E::map),
-                    quote!(impl Port for A { async fn f(&self) -> Result<(), E> { Ok(()) } }),
-                )
-            },
-            &|| {
-                crate::derive::guarded(
-                    quote!(
-                        #[guarded(system = "sber")]
-                        struct A {
-                            guard: Guard,
-                        }
-                    ),
-                    &lookup,
-                )
-            },
+        let card = quote!(system = "sber", error_map = E::map);
+        // (expansion, whether it reads the settings file)
+        let expansions: [(&dyn Fn() -> TokenStream, bool); 4] = [
+            (
+                &|| {
+                    super::circuit_breaker(
+                        card.clone(),
+                        quote!(
+                            async fn f(&self) -> Result<(), E> {
+                                Ok(())
+                            }
+                        ),
+                        &lookup,
+                    )
+                },
+                true,
+            ),
+            (
+                &|| {
+                    crate::adapter::adapter(
+                        card.clone(),
+                        quote!(impl A { pub async fn f(&self) -> Result<(), E> { Ok(()) } }),
+                        &lookup,
+                    )
+                },
+                true,
+            ),
+            (
+                &|| {
+                    crate::adapter::adapter(
+                        quote!(error_map = E::map),
+                        quote!(impl Port for A { async fn f(&self) -> Result<(), E> { Ok(()) } }),
+                        &lookup,
+                    )
+                },
+                false,
+            ),
+            (
+                &|| {
+                    crate::derive::guarded(
+                        quote!(
+                            #[guarded(system = "sber")]
+                            struct A {
+                                guard: Guard,
+                            }
+                        ),
+                        &lookup,
+                    )
+                },
+                true,
+            ),
         ];
-        for (i, expand) in expansions.into_iter().enumerate() {
+        for (expand, reads) in expansions {
             let first = expand().to_string();
             let second = expand().to_string();
             assert_eq!(first, second, "{name}: a second expansion differs");
-            // Only the derive (3) reads the file: its errors and its tracking.
-            let derive = i == 3;
             assert_eq!(
                 first.matches("compile_error").count(),
-                if derive { errors } else { 0 },
+                if reads { errors } else { 0 },
                 "{name}: {first}"
             );
-            if derive && errors > 0 {
+            if reads && errors > 0 {
                 assert!(first.contains("cb_failure_rate"), "{name}: {first}");
             } else {
-                assert_eq!(first.contains("include_bytes"), derive, "{name}: {first}");
+                assert_eq!(first.contains("include_bytes"), reads, "{name}: {first}");
             }
         }
     }
 }
 
 /// However many `#[adapter]` blocks a type has and in whatever order they are expanded,
-/// none implements `SystemAdapter` (its derive does) nor names a system: each method
-/// takes its type's.
+/// none implements `SystemAdapter` or `Declares` (its derive does): each checks the
+/// system it names against the type's, or takes the type's.
 #[test]
-fn blocks_never_declare_nor_name_the_system() {
+fn blocks_never_declare_the_system_for_their_type() {
     let blocks = [
-        quote!(impl A { pub async fn f(&self) -> Result<(), E> { Ok(()) } }),
-        quote!(impl A { pub async fn g(&self) -> Result<(), E> { Ok(()) } }),
-        quote!(impl Port for A { async fn h(&self) -> Result<(), E> { Ok(()) } }),
+        (
+            quote!(system = "sber", error_map = E::map),
+            quote!(impl A { pub async fn f(&self) -> Result<(), E> { Ok(()) } }),
+        ),
+        (
+            quote!(error_map = E::map),
+            quote!(impl A { pub async fn g(&self) -> Result<(), E> { Ok(()) } }),
+        ),
+        (
+            quote!(system = "sber", error_map = E::map),
+            quote!(impl Port for A { async fn h(&self) -> Result<(), E> { Ok(()) } }),
+        ),
     ];
     for order in [[0, 1, 2], [2, 0, 1], [0, 2, 1]] {
         for i in order {
-            let out = adapter_errors(blocks[i].clone());
+            let (args, block) = &blocks[i];
+            let out = adapter(args.clone(), block.clone()).to_string();
+            assert!(!out.contains("compile_error"), "{out}");
             assert!(!out.contains("SystemAdapter for"), "{out}");
-            assert!(!out.contains("sber"), "{out}");
-            assert!(
-                out.contains(&quote!(::outbound_guard::__private::guard(self)).to_string()),
-                "{out}"
-            );
+            assert!(!out.contains("Declares <"), "{out}");
         }
     }
 }

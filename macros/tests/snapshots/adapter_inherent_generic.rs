@@ -4,11 +4,12 @@ where
 {
     pub async fn get(&mut self, id: u64) -> Result<Customer, CustomerPortError> {
         let __cb_guard = ::core::clone::Clone::clone(
-            ::outbound_guard::__private::guard(&*self),
+            ::outbound_guard::__private::declared(&*self),
         );
         #[allow(unknown_lints, unused_braces)]
-        let __cb_judged = __cb_guard
-            .call_with(
+        let __cb_judged = ::outbound_guard::__private::call(
+                &__cb_guard,
+                <Self as ::outbound_guard::SystemAdapter>::SYSTEM,
                 ::outbound_guard::__private::options::<
                     Result<Customer, CustomerPortError>,
                 >(),

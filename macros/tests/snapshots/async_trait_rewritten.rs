@@ -13,16 +13,35 @@ impl SberAdapter {
         'life0: 'async_trait,
         Self: 'async_trait,
     {
+        const _: (&[u8], &[u8]) = (
+            ::core::include_bytes!("/service/resilience.toml"),
+            ::core::include_bytes!("/service/Cargo.toml"),
+        );
+        const _: () = {
+            /// This binary calls `customer`: a settings file mounted at run time must hold it. linkme's `#[distributed_slice]` puts this entry in a link section of its own (`#[used]` keeps it), which the runtime reads as one slice, `CALLED_SYSTEMS`. The `unsafe` is linkme's and sound: `__typecheck` takes an uninhabited argument, so it never runs; it only proves that this static has the slice's element type, so every entry of the section is a `Called`.
+            #[::outbound_guard::__private::linkme::distributed_slice(
+                ::outbound_guard::__private::CALLED_SYSTEMS
+            )]
+            #[linkme(crate = ::outbound_guard::__private::linkme)]
+            static __CB_CALLS: ::outbound_guard::__private::Called = ::outbound_guard::__private::Called {
+                system: "customer",
+                by: "`#[circuit_breaker(system = \"customer\")]` on `get`",
+            };
+        };
         ::std::boxed::Box::pin(async move {
             if let ::core::option::Option::Some(__cb_ret) = ::core::option::Option::None::<
                 Result<Customer, CustomerPortError>,
             > {
                 return __cb_ret;
             }
-            let __cb_guard = ::outbound_guard::__private::guard(self);
+            let __cb_guard = ::outbound_guard::__private::guard::<
+                Self,
+                ::outbound_guard::__private::Name<'c', 'u', 's', 't', 'o', 'm', 'e', 'r'>,
+            >(self);
             #[allow(unknown_lints, unused_braces)]
-            let __cb_judged = __cb_guard
-                .call_with(
+            let __cb_judged = ::outbound_guard::__private::call(
+                    __cb_guard,
+                    "customer",
                     ::outbound_guard::__private::options::<
                         Result<Customer, CustomerPortError>,
                     >(),

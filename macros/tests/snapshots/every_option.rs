@@ -1,11 +1,12 @@
 impl SberAdapter {
     async fn refund(&mut self, id: u64) -> Result<(), PaymentPortError> {
         let __cb_guard = ::core::clone::Clone::clone(
-            ::my_resilience::__private::guard(&*self),
+            ::my_resilience::__private::declared(&*self),
         );
         #[allow(unknown_lints, unused_braces)]
-        let __cb_judged = __cb_guard
-            .call_with(
+        let __cb_judged = ::my_resilience::__private::call(
+                &__cb_guard,
+                <Self as ::my_resilience::SystemAdapter>::SYSTEM,
                 ::my_resilience::__private::options::<Result<(), PaymentPortError>>()
                     .failure_if(PaymentPortError::is_outage)
                     .slow_as_error(),

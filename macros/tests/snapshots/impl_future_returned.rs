@@ -11,10 +11,11 @@ impl SberAdapter {
             > {
                 return __cb_ret;
             }
-            let __cb_guard = ::outbound_guard::__private::guard(self);
+            let __cb_guard = ::outbound_guard::__private::declared(self);
             #[allow(unknown_lints, unused_braces)]
-            let __cb_judged = __cb_guard
-                .call_with(
+            let __cb_judged = ::outbound_guard::__private::call(
+                    __cb_guard,
+                    <Self as ::outbound_guard::SystemAdapter>::SYSTEM,
                     ::outbound_guard::__private::options::<
                         Result<PaymentRef, PaymentPortError>,
                     >(),

@@ -80,6 +80,9 @@ enum Stage {
     /// Timed out, counted: the permits are held until the future is dropped, after
     /// the call's (held for its `Drop` alone).
     Ended(#[allow(dead_code)] RunningCall),
+    /// Refused before it reached its guard (the call is another system's): the
+    /// refusal, returned on the first poll without touching the guard.
+    Refused(CircuitBreakerError),
     /// Refused, or judged.
     Done,
 }
@@ -91,6 +94,7 @@ impl fmt::Debug for Stage {
             Stage::Waiting(_) => f.write_str("WaitingForBulkhead"),
             Stage::Running(running) => f.debug_tuple("Running").field(running).finish(),
             Stage::Ended(running) => f.debug_tuple("Ended").field(running).finish(),
+            Stage::Refused(refused) => f.debug_tuple("Refused").field(refused).finish(),
             Stage::Done => f.write_str("Done"),
         }
     }
@@ -172,6 +176,7 @@ fn poll_admitted<'s>(
             }
         }
         Stage::Waiting(_) => ready!(poll_wait(stage, cx)),
+        Stage::Refused(_) => return Poll::Ready(Err(take_refusal(stage))),
         _ => panic!("`GuardedCall` polled after it completed"),
     };
     match slot.and_then(RunningCall::start) {
@@ -214,6 +219,15 @@ fn poll_wait(stage: &mut Stage, cx: &mut Context<'_>) -> Poll<Result<Slot, Circu
     let slot = ready!(wait.as_mut().poll(cx));
     *stage = Stage::Done;
     Poll::Ready(slot)
+}
+
+/// The refusal a call brought with it (see [`Stage::Refused`]); `stage` is `Done`.
+#[cold]
+fn take_refusal(stage: &mut Stage) -> CircuitBreakerError {
+    let Stage::Refused(refused) = std::mem::replace(stage, Stage::Done) else {
+        unreachable!("called when refused")
+    };
+    refused
 }
 
 /// The running call timed out: it stays in place, counted, to give its permits back
@@ -272,6 +286,21 @@ impl Guard {
         F: Future<Output = Result<T, E>>,
     {
         judged(self, options, future)
+    }
+}
+
+/// `future` refused with `refused` on its first poll, without reaching any guard.
+#[cold]
+pub(crate) fn refused<F: Future, J: Judge<F::Output>>(
+    refused: CircuitBreakerError,
+    judge: J,
+    future: F,
+) -> GuardedCall<F, J> {
+    GuardedCall {
+        call: future,
+        timer: None,
+        stage: Stage::Refused(refused),
+        judge,
     }
 }
 

@@ -44,7 +44,7 @@ fn rejection_index(cause: &Cause) -> Option<usize> {
         Cause::HalfOpenFull { .. } => Some(1),
         Cause::ForcedOpen => Some(2),
         Cause::BulkheadFull { .. } => Some(3),
-        Cause::Timeout { .. } | Cause::Slow { .. } => None,
+        Cause::Timeout { .. } | Cause::Slow { .. } | Cause::WrongGuard { .. } => None,
     }
 }
 

@@ -38,8 +38,9 @@ fn cause(cause: &Cause) -> Option<LineCause> {
         Cause::HalfOpenFull { .. } => LineCause::HalfOpenFull,
         Cause::ForcedOpen => LineCause::ForcedOpen,
         Cause::BulkheadFull { .. } => LineCause::BulkheadFull,
-        // Not refusals: never the cause of a `rejected` call.
-        Cause::Timeout { .. } | Cause::Slow { .. } => return None,
+        // Not the breaker's or the bulkhead's refusals: never the cause of a `rejected`
+        // call (a call through another system's guard is not that system's call).
+        Cause::Timeout { .. } | Cause::Slow { .. } | Cause::WrongGuard { .. } => return None,
     })
 }
 

@@ -1,5 +1,5 @@
-// A method of a block names another system: one error on it (every method of an
-// adapter calls the system its derive declares).
+// A method of a block that names no system names another system than its type's
+// derive declares: one error, on the method's literal.
 use outbound_guard::{CircuitBreakerError, Guarded};
 
 pub struct PortError;

@@ -1,5 +1,5 @@
-// The block names `sber`, the derive declares `customer`: the system is declared once,
-// on the derive, so naming it on the block is one error there, saying so.
+// The block names `sber`, the derive declares `customer`: one error, on the block's
+// literal.
 use outbound_guard::CircuitBreakerError;
 
 pub struct PortError;

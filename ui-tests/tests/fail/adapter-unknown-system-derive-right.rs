@@ -1,5 +1,5 @@
-// The derive declares `sber`, the block names (and misspells) it again: one error on
-// the block's `system`, saying it is declared once, on the derive.
+// The derive declares `sber`, the block names (and misspells) it: one error on the
+// block's literal, with a "did you mean".
 use outbound_guard::CircuitBreakerError;
 
 pub struct PortError;

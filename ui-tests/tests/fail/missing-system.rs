@@ -1,3 +1,5 @@
+// No system on the method, its block or its type's derive: one error, saying where
+// it may be named.
 use outbound_guard::{CircuitBreakerError, Guarded};
 
 pub struct PortError;

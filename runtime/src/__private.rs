@@ -4,20 +4,101 @@
 pub use crate::wiring::Guarded;
 pub use outbound_guard_macros::__settings_file as settings_file;
 
-use crate::call::CallOptions;
-use crate::error::CircuitBreakerError;
+use std::future::Future;
+use std::marker::PhantomData;
+
+use crate::call::{CallOptions, GuardedCall};
+use crate::error::{Cause, CircuitBreakerError};
 use crate::guard::Guard;
 use crate::wiring::SystemAdapter;
 
-/// The adapter's guard, of the system its type declares (`#[guarded(system = "…")]`).
-///
-/// That the guard is the system's is checked where the adapter is built
-/// ([`Guards::adapter`](crate::Guards::adapter), [`SystemAdapter::wired`]), not on every
-/// call; the bound makes a type that declares no system a compile error here.
+/// The adapter's guard, for a method that names its system `N` (on itself or its
+/// block): an adapter whose derive declares another system, or that derives no
+/// `Guarded`, is one error here, on the literal (see [`Name`]).
 #[inline]
-pub fn guard<A: SystemAdapter + ?Sized>(adapter: &A) -> &Guard {
+pub fn guard<A: Declares<N> + ?Sized, N: ?Sized>(adapter: &A) -> &Guard {
     adapter.guard()
 }
+
+/// The adapter's guard, for a method that names no system and calls its type's
+/// (`<A as SystemAdapter>::SYSTEM`): a type that declares none is one error here.
+#[inline]
+pub fn declared<A: SystemAdapter + ?Sized>(adapter: &A) -> &Guard {
+    adapter.guard()
+}
+
+/// One guarded call of a method of `system`, through its adapter's `guard`: the guard's
+/// [`GuardedCall`], or, when the guard is another system's (an adapter built from a
+/// struct literal with the wrong guard), a call refused on its first poll with
+/// [`Cause::WrongGuard`] naming both systems, which never reaches that guard's bulkhead
+/// or breaker.
+#[inline]
+pub fn call<T, E, F>(
+    guard: &Guard,
+    system: &'static str,
+    options: CallOptions<E>,
+    future: F,
+) -> GuardedCall<F, CallOptions<E>>
+where
+    F: Future<Output = Result<T, E>>,
+{
+    if guard.system() == system {
+        guard.call_with(options, future)
+    } else {
+        wrong_guard(guard, system, options, future)
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn wrong_guard<T, E, F>(
+    guard: &Guard,
+    wanted: &'static str,
+    options: CallOptions<E>,
+    future: F,
+) -> GuardedCall<F, CallOptions<E>>
+where
+    F: Future<Output = Result<T, E>>,
+{
+    let refused = CircuitBreakerError::from_cause(guard.system(), Cause::WrongGuard { wanted });
+    crate::call::refused(refused, options, future)
+}
+
+/// A system's name as a type, `Name<'s', 'b', 'e', 'r'>` for `sber`: sixteen characters
+/// a level, a longer name going on in `Rest`. The derive writes
+/// `impl Declares<Name<…>> for Adapter` for the system it declares, and a method or
+/// block naming one reaches the guard through [`guard`]`::<Self, Name<…>>`, so that one
+/// naming another system is a type error on its literal, found by `cargo check` too, in
+/// generic impls as well. Never built: a type only.
+pub struct Name<
+    const C0: char = '\0',
+    const C1: char = '\0',
+    const C2: char = '\0',
+    const C3: char = '\0',
+    const C4: char = '\0',
+    const C5: char = '\0',
+    const C6: char = '\0',
+    const C7: char = '\0',
+    const C8: char = '\0',
+    const C9: char = '\0',
+    const C10: char = '\0',
+    const C11: char = '\0',
+    const C12: char = '\0',
+    const C13: char = '\0',
+    const C14: char = '\0',
+    const C15: char = '\0',
+    Rest: ?Sized = (),
+>(PhantomData<Rest>);
+
+/// An adapter that may call the system named `N`: its derive declares `N`, or declares
+/// no system (then it is implemented for every name, and the guard's system is checked
+/// on each call).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an adapter of this system",
+    label = "`{Self}`'s derive declares another system, or `{Self}` does not derive `Guarded`",
+    note = "an adapter holds its system's guard (`#[derive(outbound_guard::Guarded)]` on `{Self}`) and calls one system (R-RES-ISO-1): make this `system` and the one beside the derive agree, or name the system in one place"
+)]
+pub trait Declares<N: ?Sized>: Guarded {}
 
 /// The error type of a method's declared `Result` (also through an alias such as
 /// `io::Result<T>`).
@@ -72,8 +153,9 @@ pub struct Called {
 }
 
 /// The systems named by a guard in any crate linked into the binary: one entry per
-/// `#[derive(Guarded)] #[guarded(system = …)]` and [`calls!`](crate::calls) system (a
-/// guarded method's system is its type's derive's).
+/// system literal of a `#[derive(Guarded)] #[guarded(system = …)]`, an
+/// `#[adapter(system = …)]` block, a `#[circuit_breaker(system = …)]` method outside a
+/// block, and a [`calls!`](crate::calls) system.
 #[linkme::distributed_slice]
 pub static CALLED_SYSTEMS: [Called];
 
