@@ -5,7 +5,8 @@
 # not change another:
 #   guard         Guard::call
 #   breaker       the breaker alone: Breaker::try_acquire, the call, the outcome recorded
-#   attribute     a method of an #[outbound_guard::adapter] block
+#   attribute     a method of an #[outbound_guard::adapter] block, the system its type's
+#   card          a method as the design card writes it: #[circuit_breaker(system = …)]
 #   hand_written  a fair tokio Semaphore + tokio::time::timeout + an elapsed check
 # Each binary also runs its empty loop (the same loop, the call alone). Every loop runs
 # with N1 and N2 calls; (Ir(N2) - Ir(N1)) / (N2 - N1) is one iteration, start-up
@@ -17,11 +18,11 @@
 set -eu
 N1=${N1:-2000}
 N2=${N2:-22000}
-subjects="guard:guard breaker:breaker attribute:attribute hand_written:hand_written"
+subjects="guard:guard breaker:breaker attribute:attribute card:card hand_written:hand_written"
 if [ $# -eq 0 ]; then
     cargo build --release --quiet -p outbound-guard-benches \
         --example budget_guard --example budget_breaker \
-        --example budget_attribute --example budget_hand_written
+        --example budget_attribute --example budget_card --example budget_hand_written
     set -- "${CARGO_TARGET_DIR:-target}/release/examples"
 fi
 total() { # binary subject calls

@@ -81,6 +81,7 @@ impl SberAdapter {
 }
 
 #[outbound_guard::adapter(
+    system = "sber",
     error_map = PaymentPortError::system_unavailable,
     failure_if = PaymentPortError::is_outage,
 )]
@@ -106,7 +107,7 @@ mod card {
     use outbound_guard::circuit_breaker;
 
     impl SberAdapter {
-        #[circuit_breaker(error_map = PaymentPortError::system_unavailable)]
+        #[circuit_breaker(system = "sber", error_map = PaymentPortError::system_unavailable)]
         pub async fn refund(&self, payment: &PaymentRef) -> Result<(), PaymentPortError> {
             self.post_refund(payment).await
         }
@@ -151,7 +152,6 @@ mod runtime_readme {
     }
 
     #[derive(Guarded)]
-    #[guarded(system = "sber")]
     pub struct SberAdapter {
         pub guard: Guard,
         pub cache: Cache,
@@ -163,8 +163,8 @@ mod runtime_readme {
         }
     }
 
-    #[outbound_guard::adapter(error_map = PaymentPortError::system_unavailable)]
     impl PaymentPort for SberAdapter {
+        #[outbound_guard::circuit_breaker(system = "sber", error_map = PaymentPortError::system_unavailable)]
         async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> {
             self.post_payment(order).await // the HTTP call, with `?` and `return` as usual
         }
@@ -176,12 +176,10 @@ async fn the_runtime_readmes_adapter_is_guarded() {
     use runtime_readme::PaymentPort as _;
     let settings = Settings::parse("[systems.sber]\n", "inline").unwrap();
     let guards = Guards::new(&settings);
-    let sber = guards
-        .adapter(|guard| runtime_readme::SberAdapter {
-            guard,
-            cache: Cache::default(),
-        })
-        .unwrap();
+    let sber = runtime_readme::SberAdapter {
+        guard: guards.get("sber").unwrap(),
+        cache: Cache::default(),
+    };
     assert_eq!(sber.register(&Order(3)).await, Ok(PaymentRef(3)));
     guards
         .get("sber")

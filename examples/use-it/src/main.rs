@@ -1,23 +1,9 @@
 use std::error::Error;
 
-use outbound_guard::{CircuitBreakerError, Guard, Guards};
-
-/// The payment port's error: the adapter's own, never a raw breaker error (R-RES-CB-6).
-#[derive(Debug)]
-pub enum PaymentError {
-    Unavailable(CircuitBreakerError),
-    Http(reqwest::Error),
-}
-
-impl PaymentError {
-    fn unavailable(error: CircuitBreakerError) -> Self {
-        PaymentError::Unavailable(error)
-    }
-}
+use outbound_guard::{circuit_breaker, CircuitBreakerError, Guard, Guards};
 
 /// One adapter per external system, holding that system's guard and HTTP client.
 #[derive(outbound_guard::Guarded)]
-#[guarded(system = "sber")]
 pub struct SberAdapter {
     guard: Guard,
     http: reqwest::Client,
@@ -25,6 +11,21 @@ pub struct SberAdapter {
 }
 
 impl SberAdapter {
+    #[circuit_breaker(system = "sber", error_map = PaymentPortError::system_unavailable)]
+    pub async fn register(&self, order_id: u64) -> Result<String, PaymentPortError> {
+        let url = format!("{}/payments/{order_id}", self.base_url);
+        let response = self
+            .http
+            .post(url)
+            .send()
+            .await
+            .map_err(PaymentPortError::Http)?;
+        let response = response
+            .error_for_status()
+            .map_err(PaymentPortError::Http)?;
+        response.text().await.map_err(PaymentPortError::Http)
+    }
+
     pub fn new(guard: Guard) -> Result<Self, Box<dyn Error>> {
         let settings = guard.settings();
         // connect_timeout, read_timeout and the keep-alive pool from the settings.
@@ -41,18 +42,16 @@ impl SberAdapter {
     }
 }
 
-#[outbound_guard::adapter(error_map = PaymentError::unavailable)]
-impl SberAdapter {
-    pub async fn register(&self, order_id: u64) -> Result<String, PaymentError> {
-        let url = format!("{}/payments/{order_id}", self.base_url);
-        let response = self
-            .http
-            .post(url)
-            .send()
-            .await
-            .map_err(PaymentError::Http)?;
-        let response = response.error_for_status().map_err(PaymentError::Http)?;
-        response.text().await.map_err(PaymentError::Http)
+/// The payment port's error: the adapter's own, never a raw breaker error (R-RES-CB-6).
+#[derive(Debug)]
+pub enum PaymentPortError {
+    SystemUnavailable(CircuitBreakerError),
+    Http(reqwest::Error),
+}
+
+impl PaymentPortError {
+    fn system_unavailable(error: CircuitBreakerError) -> Self {
+        PaymentPortError::SystemUnavailable(error)
     }
 }
 
@@ -61,12 +60,14 @@ async fn main() -> Result<(), Box<dyn Error>> {
     // resilience.toml (compiled in, the file the attribute checked) + CLIENT_… overrides.
     let settings = outbound_guard::settings!()?;
     let guards = Guards::new(&settings);
-    // `new` gets the `sber` guard; an adapter holding another system's is refused.
-    let sber = guards.try_adapter(SberAdapter::new)?;
+    // A call through another system's guard would be refused, never counted there.
+    let sber = SberAdapter::new(guards.get("sber")?)?;
     match sber.register(42).await {
         Ok(payment) => println!("paid: {payment}"),
-        Err(PaymentError::Unavailable(e)) => println!("sber is unavailable, try later: {e}"),
-        Err(PaymentError::Http(e)) => println!("sber answered with an error: {e}"),
+        Err(PaymentPortError::SystemUnavailable(e)) => {
+            println!("sber is unavailable, try later: {e}")
+        }
+        Err(PaymentPortError::Http(e)) => println!("sber answered with an error: {e}"),
     }
     Ok(())
 }
