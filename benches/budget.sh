@@ -5,7 +5,7 @@
 # not change another:
 #   guard         Guard::call
 #   breaker       the breaker alone: Breaker::try_acquire, the call, the outcome recorded
-#   attribute     a method of an #[outbound_guard::adapter] block, the system its type's
+#   attribute     a method of an #[outbound_guard::adapter] block naming no system (its type's derive names it)
 #   card          a method as the design card writes it: #[circuit_breaker(system = …)]
 #   hand_written  a fair tokio Semaphore + tokio::time::timeout + an elapsed check
 # Each binary also runs its empty loop (the same loop, the call alone). Every loop runs

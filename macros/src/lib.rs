@@ -146,7 +146,7 @@ pub fn circuit_breaker(args: TokenStream, item: TokenStream) -> TokenStream {
 ///   `outbound_guard::SystemAdapter`, so an adapter built with another system's guard is
 ///   refused where it is built (`Guards::adapter`, `SystemAdapter::wired`). A method or
 ///   block of the type that names another system is a type error on its literal
-///   (`` `SberAdapter` declares another system on its derive ``): a macro sees only its
+///   (`` `SberAdapter` is not an adapter of this system ``): a macro sees only its
 ///   own input, so the derive and the methods meet through a trait the derive
 ///   implements, which the compiler checks.
 ///
