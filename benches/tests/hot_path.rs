@@ -132,7 +132,64 @@ fn guard_call_counts(mix: Mix) -> Counts {
     })
 }
 
-/// The same through `Guard::call_with` with a `failure_if`, as the attribute expands to.
+/// The port's error of [`Card`]: the guard's refusal, or the call's own.
+#[derive(Debug)]
+enum PortError {
+    Unavailable,
+    Call,
+}
+
+impl PortError {
+    fn unavailable(_: outbound_guard::CircuitBreakerError) -> Self {
+        PortError::Unavailable
+    }
+
+    fn is_outage(&self) -> bool {
+        matches!(self, PortError::Call)
+    }
+}
+
+impl From<Boom> for PortError {
+    fn from(_: Boom) -> Self {
+        PortError::Call
+    }
+}
+
+/// An adapter written as the guide's design card writes it: the system named on the
+/// method, its derive naming none, so each call also checks the guard's system.
+#[derive(outbound_guard::Guarded)]
+struct Card {
+    guard: Guard,
+}
+
+impl Card {
+    #[outbound_guard::circuit_breaker(
+        system = "bench",
+        error_map = PortError::unavailable,
+        failure_if = PortError::is_outage
+    )]
+    async fn call(&self, mix: Mix, i: u64) -> Result<u64, PortError> {
+        Ok(op_async(mix, i).await?)
+    }
+}
+
+/// `CALLS` calls of a [`Card`] method after `WARM_UP`.
+fn card_counts(mix: Mix) -> Counts {
+    let card = Card { guard: guard() };
+    runtime().block_on(async {
+        for i in 0..WARM_UP {
+            let answer = card.call(mix, i).await;
+            assert!(!matches!(answer, Err(PortError::Unavailable)), "admitted");
+        }
+        arm();
+        for i in WARM_UP..WARM_UP + CALLS {
+            black_box(card.call(mix, black_box(i)).await.is_ok());
+        }
+        disarm()
+    })
+}
+
+/// The same through `Guard::call_with` with a `failure_if`.
 fn guard_call_with_counts(mix: Mix) -> Counts {
     let guard = guard();
     let options = CallOptions::new().failure_if(|_: &Boom| true);
@@ -184,6 +241,12 @@ fn the_full_guard_allocates_nothing_per_call() {
             "Guard::call_with, {mix:?}: {} allocations in {CALLS} calls",
             counts.allocations
         );
+        let counts = card_counts(mix);
+        assert_eq!(
+            counts.allocations, 0,
+            "#[circuit_breaker(system = …)], {mix:?}: {} allocations in {CALLS} calls",
+            counts.allocations
+        );
     }
 }
 
@@ -227,6 +290,7 @@ mod clock_reads {
             for (api, counts) in [
                 ("Guard::call", guard_call_counts(mix)),
                 ("Guard::call_with", guard_call_with_counts(mix)),
+                ("#[circuit_breaker(system = …)]", card_counts(mix)),
             ] {
                 assert!(
                     counts.clock_reads <= 2 * CALLS,

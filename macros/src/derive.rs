@@ -144,10 +144,10 @@ fn impls(
     let Container { krate, system, .. } = container;
     let ident = &input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
-    let guard = match member {
-        Some(member) => quote!(&self.#member),
-        None => quote!(::core::unreachable!()),
-    };
+    let guard = member.map_or_else(
+        || quote!(::core::unreachable!()),
+        |member| quote!(&self.#member),
+    );
     let adapter = system.as_ref().map(|system| {
         quote! {
             #[automatically_derived]

@@ -8,7 +8,7 @@ use std::future::Future;
 use std::marker::PhantomData;
 
 use crate::call::{CallOptions, GuardedCall};
-use crate::error::{Cause, CircuitBreakerError};
+use crate::error::CircuitBreakerError;
 use crate::guard::Guard;
 use crate::wiring::SystemAdapter;
 
@@ -30,7 +30,7 @@ pub fn declared<A: SystemAdapter + ?Sized>(adapter: &A) -> &Guard {
 /// One guarded call of a method of `system`, through its adapter's `guard`: the guard's
 /// [`GuardedCall`], or, when the guard is another system's (an adapter built from a
 /// struct literal with the wrong guard), a call refused on its first poll with
-/// [`Cause::WrongGuard`] naming both systems, which never reaches that guard's bulkhead
+/// [`Cause::WrongGuard`](crate::Cause::WrongGuard) naming both systems, which never reaches that guard's bulkhead
 /// or breaker.
 #[inline]
 pub fn call<T, E, F>(
@@ -42,26 +42,7 @@ pub fn call<T, E, F>(
 where
     F: Future<Output = Result<T, E>>,
 {
-    if guard.system() == system {
-        guard.call_with(options, future)
-    } else {
-        wrong_guard(guard, system, options, future)
-    }
-}
-
-#[cold]
-#[inline(never)]
-fn wrong_guard<T, E, F>(
-    guard: &Guard,
-    wanted: &'static str,
-    options: CallOptions<E>,
-    future: F,
-) -> GuardedCall<F, CallOptions<E>>
-where
-    F: Future<Output = Result<T, E>>,
-{
-    let refused = CircuitBreakerError::from_cause(guard.system(), Cause::WrongGuard { wanted });
-    crate::call::refused(refused, options, future)
+    crate::call::judged_for(guard, system, options, future)
 }
 
 /// A system's name as a type, `Name<'s', 'b', 'e', 'r'>` for `sber`: sixteen characters

@@ -224,15 +224,19 @@ impl Guards {
     }
 
     /// An operator's action on `system`'s breaker: force it open (every call rejected),
-    /// disable it (forced closed: every call admitted, nothing counted) or reset it
-    /// (closed, empty window). Both stay until the next action. Reported to the observers
-    /// as a transition with reason `manual` — logged and counted — unless the breaker is
-    /// already in the state asked for: then it is a no-op that changes, logs and counts
-    /// nothing ([`Breaker::act`](crate::Breaker::act) says which). Returns the system's
-    /// health after it.
+    /// disable it (forced closed: every call admitted, nothing counted), reset it
+    /// (closed, empty window), or turn observe mode on or off (`observe`: it keeps
+    /// judging and moving through its states but refuses no call, except while forced
+    /// open; `enforce`: it refuses by the state it is in). Each stays until the next
+    /// action, or a reload that changes `cb_mode`. A change of state is reported to the
+    /// observers as a transition with reason `manual` — logged and counted — unless the
+    /// breaker is already in the state asked for: then it is a no-op that changes, logs
+    /// and counts nothing ([`Breaker::act`](crate::Breaker::act) says which). Returns the
+    /// system's health after it.
     ///
-    /// `ManualAction` parses from `force_open`, `disable` and `reset`, for an admin
-    /// endpoint such as `POST /admin/breakers/{system}/{action}`.
+    /// `ManualAction` parses from `force_open`, `disable`, `reset`, `observe` and
+    /// `enforce` (and `cb_mode`'s own words), for an admin endpoint such as
+    /// `POST /admin/breakers/{system}/{action}`.
     ///
     /// # Errors
     ///
@@ -244,21 +248,6 @@ impl Guards {
     ) -> Result<SystemHealth, UnknownSystem> {
         let guard = self.find(system)?;
         guard.breaker().act(action);
-        Ok(guard.health())
-    }
-
-    /// An operator turns `system`'s observe mode on or off, as `cb_mode = "observe"`
-    /// does from the file ([`Breaker::set_observing`](crate::Breaker::set_observing)):
-    /// the breaker keeps judging and moving through its states, but refuses no call
-    /// (except while forced open). Turned off, it enforces the state it is in. A later
-    /// reload that changes `cb_mode` sets it again. Returns the system's health after it.
-    ///
-    /// # Errors
-    ///
-    /// [`UnknownSystem`] when the settings have no table for `system`.
-    pub fn observe(&self, system: &str, on: bool) -> Result<SystemHealth, UnknownSystem> {
-        let guard = self.find(system)?;
-        guard.breaker().set_observing(on);
         Ok(guard.health())
     }
 }

@@ -975,6 +975,6 @@ fn a_breakers_debug_names_its_system_state_and_mode() {
         format!("{breaker:?}"),
         r#"Breaker { name: "sber", state: Closed, observing: false, .. }"#
     );
-    breaker.set_observing(true);
+    breaker.act(outbound_guard::ManualAction::Observe);
     assert!(format!("{breaker:?}").contains("observing: true"));
 }

@@ -7,7 +7,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use outbound_guard::{Breaker, Guard, Guards, HealthStatus, Observer, Settings, State, Transition};
+use outbound_guard::{
+    Breaker, Guard, Guards, HealthStatus, ManualAction, Observer, Settings, State, Transition,
+};
 use tokio::time::advance;
 
 mod common;
@@ -218,9 +220,9 @@ async fn a_reload_and_an_operator_turn_observe_mode_on_and_off() {
     guards
         .manual("sber", outbound_guard::ManualAction::Reset)
         .unwrap();
-    let health = guards.observe("sber", false).unwrap();
+    let health = guards.manual("sber", ManualAction::Enforce).unwrap();
     assert!(!health.snapshot.observing);
-    assert!(guards.observe("nobody", true).is_err());
+    assert!(guards.manual("nobody", ManualAction::Observe).is_err());
 
     // From the file's forced open to observe: the file's own state is undone.
     guards.reload(&settings("forced_open")).unwrap();
@@ -236,8 +238,8 @@ async fn a_reload_and_an_operator_turn_observe_mode_on_and_off() {
 #[tokio::test(start_paused = true)]
 async fn an_observing_breakers_uncounted_permits_move_nothing() {
     let breaker = Breaker::new(&system(SMALL));
-    assert!(breaker.set_observing(true));
-    assert!(!breaker.set_observing(true), "already observing");
+    assert!(breaker.act(ManualAction::Observe));
+    assert!(!breaker.act(ManualAction::Observe), "already observing");
     breaker.try_acquire().unwrap().finish(Verdict::FAILURE);
     breaker.try_acquire().unwrap().finish(Verdict::FAILURE);
     let until = breaker.snapshot().retry_after.unwrap();
@@ -252,6 +254,6 @@ async fn an_observing_breakers_uncounted_permits_move_nothing() {
     );
     breaker.try_acquire().unwrap().finish(Verdict::SUCCESS);
     assert_eq!(breaker.state(), State::Open);
-    assert!(breaker.set_observing(false));
+    assert!(breaker.act(ManualAction::Enforce));
     assert!(breaker.try_acquire().is_err(), "enforced: refused");
 }

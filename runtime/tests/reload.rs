@@ -364,6 +364,7 @@ async fn a_reload_racing_manual_actions_never_undoes_one() {
             ManualAction::ForceOpen => State::ForcedOpen,
             ManualAction::Disable => State::Disabled,
             ManualAction::Reset => State::Closed,
+            other => unreachable!("not among the actions done here: {other}"),
         };
         assert_eq!(guards.get("sber").unwrap().breaker().state(), expected);
     }

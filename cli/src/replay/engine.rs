@@ -399,7 +399,7 @@ async fn drive(
     let guard = Guard::with_observers(settings, vec![transitions.clone()]);
     let client = Client::new(settings.read_timeout(), read_limit);
     // Observe mode is replayed as `auto`: what the breaker would have refused.
-    guard.breaker().set_observing(false);
+    guard.breaker().act(ManualAction::Enforce);
     // A breaker draws its jitter from a generator seeded at random; the recording does
     // not say what the live one drew. Every replay draws the same, so that it repeats
     // itself and the ways it walks differ only in their answers.

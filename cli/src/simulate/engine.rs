@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use clap::ValueEnum;
-use outbound_guard::{CallOptions, Cause, Guard, Observer, State, Transition};
+use outbound_guard::{CallOptions, Cause, Guard, ManualAction, Observer, State, Transition};
 use outbound_guard_settings::SystemSettings;
 use tokio::time::{sleep, Instant};
 
@@ -222,7 +222,7 @@ async fn drive(settings: &SystemSettings, script: Script) -> Run {
     let transitions = Arc::new(Transitions::default());
     let guard = Guard::with_observers(settings, vec![transitions.clone()]);
     // `cb_mode = "observe"` is simulated as `auto`: what the breaker would refuse.
-    guard.breaker().set_observing(false);
+    guard.breaker().act(ManualAction::Enforce);
     let t0 = Instant::now();
     let fault_at = t0 + script.every * script.warm;
     let fault_end = (script.kind == ScenarioKind::Recovery).then(|| fault_at + script.fault_for);

@@ -241,8 +241,8 @@ impl Breaker {
     }
 
     /// Whether the breaker is in observe mode (`cb_mode = "observe"`, or
-    /// [`set_observing`](Self::set_observing)): it judges and moves through its states as
-    /// usual but refuses no call, except while forced open.
+    /// [`ManualAction::Observe`]): it judges and moves through its states as usual but
+    /// refuses no call, except while forced open.
     pub(crate) fn observing(&self) -> bool {
         self.observing.load(std::sync::atomic::Ordering::Acquire)
     }
@@ -251,8 +251,8 @@ impl Breaker {
     /// and trials are kept: turned off while it would be open, the breaker refuses
     /// calls from the next one on. The observers hear of it
     /// ([`Observer::on_observing`]). The settings file's `cb_mode = "observe"` calls
-    /// this at startup and on a reload; an operator may call it too.
-    pub fn set_observing(&self, on: bool) -> bool {
+    /// this at startup and on a reload; an operator through [`act`](Self::act).
+    pub(crate) fn set_observing(&self, on: bool) -> bool {
         let before = self.observing.swap(on, std::sync::atomic::Ordering::AcqRel);
         if before == on {
             return false;
@@ -417,8 +417,17 @@ impl Breaker {
     /// same: their outcomes never land. Any other action that finds the breaker in its
     /// target state (force open of a forced-open breaker, disable of a disabled one) is
     /// a no-op: nothing changes, and nothing is logged, counted or reported.
+    ///
+    /// [`Observe`](ManualAction::Observe) and [`Enforce`](ManualAction::Enforce) turn
+    /// observe mode on and off beside the state, which they keep: the observers hear of
+    /// it ([`Observer::on_observing`]) when it changes. The file's `cb_mode` sets the
+    /// mode again on a reload that changes it.
     pub fn act(&self, action: ManualAction) -> bool {
-        self.manual_by(action, SetBy::Operator)
+        match action {
+            ManualAction::Observe => self.set_observing(true),
+            ManualAction::Enforce => self.set_observing(false),
+            _ => self.manual_by(action, SetBy::Operator),
+        }
     }
 
     /// The action itself: whether it did anything.

@@ -120,7 +120,8 @@ pub enum Reason {
         /// The number of trials.
         trials: u32,
     },
-    /// An operator acted (through the API).
+    /// An operator acted (through the API): forced a state or reset (observe mode's
+    /// switch is no transition).
     Manual(ManualAction),
     /// The settings file's `cb_mode` acted: at startup, or when a reload changed it.
     Settings(ManualAction),
@@ -708,6 +709,8 @@ impl Core {
             ManualAction::ForceOpen => State::ForcedOpen,
             ManualAction::Disable => State::Disabled,
             ManualAction::Reset => State::Closed,
+            // Observe mode is the breaker's flag beside the state, never the core's.
+            ManualAction::Observe | ManualAction::Enforce => return Acted::Nothing,
         };
         if current != target {
             return Acted::Moved(self.transition(&mut inner, target, reason, now));

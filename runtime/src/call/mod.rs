@@ -289,19 +289,35 @@ impl Guard {
     }
 }
 
-/// `future` refused with `refused` on its first poll, without reaching any guard.
-#[cold]
-pub(crate) fn refused<F: Future, J: Judge<F::Output>>(
-    refused: CircuitBreakerError,
+/// `future` guarded by `guard` and judged by `judge`, a call of the system `wanted`:
+/// when `guard` is another system's, refused on its first poll with
+/// [`Cause::WrongGuard`](crate::Cause::WrongGuard), without touching that guard. Built
+/// in its caller's place, as [`judged`]: the future is never moved here.
+#[inline]
+pub(crate) fn judged_for<F: Future, J: Judge<F::Output>>(
+    guard: &Guard,
+    wanted: &'static str,
     judge: J,
     future: F,
 ) -> GuardedCall<F, J> {
+    let stage = if guard.system() == wanted {
+        Stage::Arrived(guard.clone())
+    } else {
+        Stage::Refused(wrong_guard(guard, wanted))
+    };
     GuardedCall {
         call: future,
         timer: None,
-        stage: Stage::Refused(refused),
+        stage,
         judge,
     }
+}
+
+/// The refusal of a `wanted` call that reached `guard`, another system's.
+#[cold]
+#[inline(never)]
+fn wrong_guard(guard: &Guard, wanted: &'static str) -> CircuitBreakerError {
+    CircuitBreakerError::from_cause(guard.system(), crate::error::Cause::WrongGuard { wanted })
 }
 
 /// `future` guarded by `guard` and judged by `judge`: [`Guard::call_with`] for the

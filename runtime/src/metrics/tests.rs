@@ -945,7 +945,7 @@ async fn observe_mode_is_shown_and_its_calls_are_counted_as_they_ran() {
     assert_eq!(would_reject("open"), Some(before + 2));
     assert_eq!(would_reject("half_open_full"), Some(0));
     assert_eq!(calls(r, "customer", "rejected"), Some(0));
-    guards.observe("customer", false).unwrap();
+    guards.manual("customer", ManualAction::Enforce).unwrap();
     assert_eq!(gauge(r, "resilience_observing", "customer"), Some(0.0));
     assert!(customer.call(async { Ok::<_, ()>(()) }).await.is_err());
     assert_eq!(calls(r, "customer", "rejected"), Some(1));

@@ -84,7 +84,8 @@ pub trait Observer: Send + Sync + 'static {
     }
 
     /// A breaker's observe mode was turned on or off (`cb_mode = "observe"` at startup
-    /// or by a reload, or [`Breaker::set_observing`](crate::Breaker::set_observing)).
+    /// or by a reload, or an operator's [`ManualAction::Observe`](crate::ManualAction::Observe)
+    /// and [`Enforce`](crate::ManualAction::Enforce)).
     fn on_observing(&self, system: &str, observing: bool) {
         let _ = (system, observing);
     }

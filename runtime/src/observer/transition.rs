@@ -136,6 +136,11 @@ impl fmt::Display for Transition<'_> {
                     "{system} back to closed: the settings file's cb_mode is \"{mode}\""
                 )
             }
+            // Observe mode's switch moves no state, so no transition carries it.
+            Reason::Manual(action @ (ManualAction::Observe | ManualAction::Enforce))
+            | Reason::Settings(action @ (ManualAction::Observe | ManualAction::Enforce)) => {
+                write!(f, "{system}: {action}")
+            }
         }
     }
 }
