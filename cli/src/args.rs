@@ -3,9 +3,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::{Args, Parser, Subcommand};
-
-use crate::simulate::engine::ScenarioKind;
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// Check, explain and simulate an outbound-guard settings file (`resilience.toml`).
 #[derive(Debug, Parser)]
@@ -185,5 +183,35 @@ mod tests {
     fn the_command_line_is_well_formed() {
         use clap::CommandFactory;
         Cli::command().debug_assert();
+    }
+}
+
+/// The scenarios `simulate` runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ScenarioKind {
+    /// The upstream never answers.
+    Hang,
+    /// A share (`--rate`) of the upstream's answers are errors.
+    Errors,
+    /// The upstream answers, after `--slow`.
+    Slow,
+    /// The upstream hangs for `--fault-for`, then is healthy again.
+    Recovery,
+    /// The upstream answers every call with 429 and `Retry-After: --retry-after`: the
+    /// breaker stays open as long as it asked (capped by `cb_open_max`).
+    #[value(name = "429")]
+    RateLimited,
+}
+
+impl ScenarioKind {
+    /// The name used in tables, JSON and file names.
+    pub fn name(self) -> &'static str {
+        match self {
+            ScenarioKind::Hang => "hang",
+            ScenarioKind::Errors => "errors",
+            ScenarioKind::Slow => "slow",
+            ScenarioKind::Recovery => "recovery",
+            ScenarioKind::RateLimited => "429",
+        }
     }
 }

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use outbound_guard_settings::{Settings, SystemSettings};
 
-use crate::args::SimulateArgs;
+use crate::args::{ScenarioKind, SimulateArgs};
 use crate::compare;
 use crate::failure::Failure;
 use crate::load::{load, vars};
@@ -23,7 +23,7 @@ pub(crate) mod engine;
 mod plot;
 mod render;
 
-use engine::{run, ScenarioKind, Script};
+use engine::{run, Script};
 use render::{seconds, to_json, to_tables, Outcome};
 
 /// The most callers one run may have.

@@ -10,8 +10,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use tokio::time::Instant;
 
-use crate::breaker::{Snapshot, State};
+use crate::breaker::Snapshot;
 use crate::guard::Guard;
+use crate::state::State;
 
 /// How an open breaker counts towards the service's readiness. Serialized as
 /// `degrade_on_open` or `fail_on_open`.
@@ -234,7 +235,8 @@ mod json {
     use serde::{Serialize, Serializer};
 
     use super::{HealthStatus, SystemHealth};
-    use crate::breaker::{Reason, SetBy, State};
+    use crate::breaker::SetBy;
+    use crate::state::{Reason, State};
 
     /// A system's JSON: flat, in the order [`Health`](super::Health) documents; the
     /// snapshot's `system` (the key in `systems`) and `since` (tokio's clock) are left

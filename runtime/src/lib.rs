@@ -47,6 +47,7 @@
 #![forbid(unsafe_code)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+mod action;
 mod breaker;
 mod bulkhead;
 mod call;
@@ -71,6 +72,7 @@ pub mod record;
 mod registry;
 mod reload;
 mod saturation;
+mod state;
 mod sync;
 #[cfg(feature = "test-support")]
 #[cfg_attr(docsrs, doc(cfg(feature = "test-support")))]
@@ -94,9 +96,8 @@ pub mod integration {
     pub use crate::call::{judged, Judge, RunningCall};
 }
 
-pub use breaker::{
-    Breaker, BreakerPermit, ManualAction, Reason, SetBy, Snapshot, State, Trials, UnknownAction,
-};
+pub use action::{ManualAction, UnknownAction};
+pub use breaker::{Breaker, BreakerPermit, SetBy, Snapshot, Trials};
 pub use call::{CallOptions, GuardedCall};
 pub use error::{Cause, CircuitBreakerError, UnknownSystem};
 pub use guard::Guard;
@@ -107,6 +108,7 @@ pub use outbound_guard_macros::{adapter, circuit_breaker, unguarded, Guarded};
 pub use outbound_guard_settings::{Settings, SettingsError, SystemSettings};
 pub use registry::{Guards, GuardsBuilder};
 pub use reload::{ReloadError, Reloaded};
+pub use state::{Reason, State};
 #[cfg(feature = "tracing")]
 #[cfg_attr(docsrs, doc(cfg(feature = "tracing")))]
 pub use tracing_observer::TracingObserver;

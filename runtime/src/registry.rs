@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use outbound_guard_settings::Settings;
 
-use crate::breaker::ManualAction;
+use crate::action::ManualAction;
 use crate::error::UnknownSystem;
 use crate::guard::Guard;
 use crate::health::{Health, ReadinessPolicy, SystemHealth};

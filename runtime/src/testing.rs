@@ -23,8 +23,8 @@
 //! These helpers go through the breaker's public steps, so observers and metrics see
 //! the calls and transitions they make.
 
-use crate::breaker::State;
 use crate::guard::Guard;
+use crate::state::State;
 use crate::verdict::Verdict;
 
 /// Opens `guard`'s breaker as failures would (it rejects with

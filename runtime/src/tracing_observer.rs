@@ -2,8 +2,8 @@
 //! observer like any other: the core does not call it, it hears of transitions through
 //! [`Observer`](crate::Observer).
 
-use crate::breaker::{Reason, State};
 use crate::observer::{Observer, Transition};
+use crate::state::{Reason, State};
 
 /// Logs every transition as a `tracing` event, target `outbound_guard`, with the fields
 /// `system`, `from`, `to`, `reason` (`failure_rate`, `open_elapsed`,

@@ -765,6 +765,28 @@ fn circles(edges: &BTreeMap<(String, String), Vec<Site>>) -> Vec<BTreeSet<String
     out
 }
 
+/// The imports between sibling modules, each module standing for everything under it:
+/// an import from `a::x` of `b::y` is an edge `a` → `b`. A parent's imports of its own
+/// descendants, and the ones the tests make, are not among them. A circle here is two
+/// parts of the crate leaning on each other, even when no two single modules do.
+fn sibling_edges(graph: &Graph) -> BTreeMap<(String, String), Vec<Site>> {
+    let mut out: BTreeMap<(String, String), Vec<Site>> = BTreeMap::new();
+    for ((from, to), sites) in &graph.edges {
+        if graph.tests.contains(from) {
+            continue;
+        }
+        let (f, t) = (segments(from), segments(to));
+        let common = f.iter().zip(&t).take_while(|(a, b)| a == b).count();
+        // One inside the other: a parent and its part, or the ancestor rule's concern.
+        if common == f.len() || common == t.len() {
+            continue;
+        }
+        let key = (module_name(&f[..=common]), module_name(&t[..=common]));
+        out.entry(key).or_default().extend(sites.iter().cloned());
+    }
+    out
+}
+
 /// What breaks the rules in one crate, one line each.
 fn violations(graph: &Graph) -> Vec<String> {
     let mut out = Vec::new();
@@ -794,6 +816,26 @@ fn violations(graph: &Graph) -> Vec<String> {
             circle.iter().cloned().collect::<Vec<_>>().join(", ")
         );
         for ((from, to), sites) in &graph.edges {
+            if circle.contains(from) && circle.contains(to) {
+                let _ = write!(text, "\n      `{from}` → `{to}`:");
+                for site in sites {
+                    let _ = write!(text, " {site};");
+                }
+            }
+        }
+        out.push(text);
+    }
+    let siblings = sibling_edges(graph);
+    for circle in circles(&siblings) {
+        // A circle of single modules is reported above, whole.
+        if circles(&graph.edges).iter().any(|c| c.is_superset(&circle)) {
+            continue;
+        }
+        let mut text = format!(
+            "a circle of sibling modules {{{}}}, counting what is under each; the imports between them:",
+            circle.iter().cloned().collect::<Vec<_>>().join(", ")
+        );
+        for ((from, to), sites) in &siblings {
             if circle.contains(from) && circle.contains(to) {
                 let _ = write!(text, "\n      `{from}` → `{to}`:");
                 for site in sites {

@@ -7,40 +7,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use clap::ValueEnum;
+use crate::args::ScenarioKind;
 use outbound_guard::{CallOptions, Cause, Guard, ManualAction, Observer, State, Transition};
 use outbound_guard_settings::SystemSettings;
 use tokio::time::{sleep, Instant};
-
-/// The scenarios `simulate` runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ScenarioKind {
-    /// The upstream never answers.
-    Hang,
-    /// A share (`--rate`) of the upstream's answers are errors.
-    Errors,
-    /// The upstream answers, after `--slow`.
-    Slow,
-    /// The upstream hangs for `--fault-for`, then is healthy again.
-    Recovery,
-    /// The upstream answers every call with 429 and `Retry-After: --retry-after`: the
-    /// breaker stays open as long as it asked (capped by `cb_open_max`).
-    #[value(name = "429")]
-    RateLimited,
-}
-
-impl ScenarioKind {
-    /// The name used in tables, JSON and file names.
-    pub fn name(self) -> &'static str {
-        match self {
-            ScenarioKind::Hang => "hang",
-            ScenarioKind::Errors => "errors",
-            ScenarioKind::Slow => "slow",
-            ScenarioKind::Recovery => "recovery",
-            ScenarioKind::RateLimited => "429",
-        }
-    }
-}
 
 /// How the upstream behaves, and for how long the callers come.
 #[derive(Debug, Clone, Copy)]

@@ -7,7 +7,8 @@ use std::time::Duration;
 use outbound_guard_settings::SystemSettings;
 use serde_json::json;
 
-use super::engine::{Figures, Run, ScenarioKind, Script};
+use super::engine::{Figures, Run, Script};
+use crate::args::ScenarioKind;
 use crate::args::SimulateArgs;
 
 /// One scenario's figures for one system, with the settings as written and, when

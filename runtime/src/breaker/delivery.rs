@@ -18,7 +18,7 @@
 
 use std::sync::TryLockError;
 
-use super::state::{Change, Core};
+use super::machine::{Change, Machine};
 use crate::sync::Mutex;
 
 /// The delivery lock of one breaker.
@@ -39,7 +39,7 @@ impl Delivery {
     /// (the breaker contains its observers' panics): a panic would leave the rest of
     /// the queue for the next transition to deliver.
     #[cold]
-    pub(crate) fn run(&self, core: &Core, mut deliver: impl FnMut(&Change)) {
+    pub(crate) fn run(&self, core: &Machine, mut deliver: impl FnMut(&Change)) {
         let mut held = Some(match self.lock.try_lock() {
             Ok(held) => held,
             Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),

@@ -10,9 +10,10 @@
 use loom::sync::Arc;
 use loom::thread;
 
+use crate::action::ManualAction;
 use crate::breaker::delivery::Delivery;
-use crate::breaker::state::{Change, Config, Core, Denied, State, Ticket};
-use crate::breaker::ManualAction;
+use crate::breaker::machine::{Change, Config, Denied, Machine, Ticket};
+use crate::state::State;
 use crate::verdict::Verdict;
 
 /// Open duration, in the core's nanoseconds.
@@ -24,8 +25,8 @@ fn check(model: impl Fn() + Sync + Send + 'static) {
     builder.check(model);
 }
 
-fn core(window: u32, min_calls: u32, failure_rate: f64, trials: u32) -> Arc<Core> {
-    Arc::new(Core::new(Config {
+fn core(window: u32, min_calls: u32, failure_rate: f64, trials: u32) -> Arc<Machine> {
+    Arc::new(Machine::new(Config {
         window,
         min_calls,
         failure_rate,
@@ -38,7 +39,7 @@ fn core(window: u32, min_calls: u32, failure_rate: f64, trials: u32) -> Arc<Core
 }
 
 /// A core opened at t = 0 (one failure opens it), so half-open from t = OPEN.
-fn opened(trials: u32) -> Arc<Core> {
+fn opened(trials: u32) -> Arc<Machine> {
     let core = core(1, 1, 1.0, trials);
     let ticket = admit(&core, 0).unwrap();
     let change = core.count(ticket, Verdict::FAILURE, || 0).unwrap();
@@ -46,12 +47,12 @@ fn opened(trials: u32) -> Arc<Core> {
     core
 }
 
-fn admit(core: &Core, now: u64) -> Result<Ticket, Denied> {
+fn admit(core: &Machine, now: u64) -> Result<Ticket, Denied> {
     core.admit(|| now).0
 }
 
 /// Half-open at t = OPEN with `held` trials admitted.
-fn half_open(trials: u32, held: usize) -> (Arc<Core>, Vec<Ticket>) {
+fn half_open(trials: u32, held: usize) -> (Arc<Machine>, Vec<Ticket>) {
     let core = opened(trials);
     let tickets: Vec<_> = (0..held).map(|_| admit(&core, OPEN).unwrap()).collect();
     assert_eq!(core.state(), State::HalfOpen);
@@ -62,7 +63,7 @@ fn half_open(trials: u32, held: usize) -> (Arc<Core>, Vec<Ticket>) {
 fn concurrent_admissions_never_exceed_the_trials() {
     check(|| {
         let core = opened(2);
-        let spawn = |core: &Arc<Core>| {
+        let spawn = |core: &Arc<Machine>| {
             let core = core.clone();
             thread::spawn(move || core.admit(|| OPEN))
         };
@@ -149,7 +150,7 @@ fn concurrent_failures_open_it_exactly_once_with(window: u32) {
     check(move || {
         // Three outcomes needed; two failures of three is 67% ≥ 60%.
         let core = core(window, 3, 0.6, 1);
-        let call = |core: &Arc<Core>, failed: bool| {
+        let call = |core: &Arc<Machine>, failed: bool| {
             let core = core.clone();
             thread::spawn(move || {
                 let ticket = admit(&core, 0).expect("closed admits every call");
@@ -468,7 +469,7 @@ fn an_observer_acting_on_the_breaker_gets_its_own_transition_next() {
         let delivery = Arc::new(Delivery::new());
         let delivered: Delivered = Arc::default();
         // Delivering: an observer resets whatever was forced open.
-        let deliver = |core: &Core, delivery: &Delivery, delivered: &Delivered| {
+        let deliver = |core: &Machine, delivery: &Delivery, delivered: &Delivered| {
             delivery.run(core, |c| {
                 delivered.lock().unwrap().push(*c);
                 if c.to == State::ForcedOpen {
@@ -520,7 +521,7 @@ fn a_success_skipped_without_the_lock_hides_no_failure() {
                 assert_eq!(change.to, State::Open);
                 assert_eq!(
                     change.reason,
-                    crate::breaker::state::Reason::FailureRate {
+                    crate::state::Reason::FailureRate {
                         failures: 1,
                         calls: 2,
                         threshold: 0.5
@@ -595,14 +596,14 @@ fn a_reset_of_a_closed_window_and_an_outcome_in_flight_agree() {
         };
         let acted = core.act(
             ManualAction::Reset,
-            crate::breaker::Reason::Manual(ManualAction::Reset),
+            crate::state::Reason::Manual(ManualAction::Reset),
             0,
         );
         assert_eq!(recorder.join().unwrap(), None);
         assert!(
             matches!(
                 acted,
-                crate::breaker::state::Acted::Cleared { calls: 1 | 2, .. }
+                crate::breaker::machine::Acted::Cleared { calls: 1 | 2, .. }
             ),
             "{acted:?}"
         );
@@ -618,7 +619,7 @@ fn a_hinted_failure_and_a_plain_one_open_once_for_the_hint() {
     // lands second opens the breaker, for the hint either way: kept from the closed
     // window, or carried by the opening failure itself.
     check(|| {
-        let core = Arc::new(Core::new(Config {
+        let core = Arc::new(Machine::new(Config {
             window: 2,
             min_calls: 2,
             failure_rate: 1.0,
@@ -658,19 +659,19 @@ fn a_reset_of_an_empty_closed_window_and_an_outcome_in_flight_agree() {
         };
         let acted = core.act(
             ManualAction::Reset,
-            crate::breaker::Reason::Manual(ManualAction::Reset),
+            crate::state::Reason::Manual(ManualAction::Reset),
             0,
         );
         let opened = recorder.join().unwrap();
         // Landing first, the failure opens the one-call window: then the reset is a
         // transition back to closed. Else it is stale and lands nowhere.
         match acted {
-            crate::breaker::state::Acted::Moved(change) => {
+            crate::breaker::machine::Acted::Moved(change) => {
                 assert_eq!((change.from, change.to), (State::Open, State::Closed));
                 assert_eq!(opened.map(|c| c.to), Some(State::Open));
             }
-            crate::breaker::state::Acted::Nothing => assert_eq!(opened, None),
-            other @ crate::breaker::state::Acted::Cleared { .. } => panic!("{other:?}"),
+            crate::breaker::machine::Acted::Nothing => assert_eq!(opened, None),
+            other @ crate::breaker::machine::Acted::Cleared { .. } => panic!("{other:?}"),
         }
         assert_eq!(core.window_counts(), (0, 0));
         assert_eq!(core.state(), State::Closed);

@@ -1,13 +1,12 @@
 //! The circuit breaker: an exact count-based window, a fixed number of half-open
 //! trials, and generations that keep late outcomes out of later states.
 
-pub(crate) mod action;
 mod delivery;
 #[cfg(all(test, outbound_guard_loom))]
 mod loom_tests;
+mod machine;
 mod open_period;
 mod set_by;
-pub(crate) mod state;
 #[cfg(test)]
 mod tests;
 mod window;
@@ -18,15 +17,15 @@ use std::time::Duration;
 use outbound_guard_settings::{CbMode, SystemSettings};
 use tokio::time::Instant;
 
-pub use action::{ManualAction, UnknownAction};
 use delivery::Delivery;
+pub(crate) use machine::Ticket;
+use machine::{Acted, Change, Config, Denied, Machine};
 pub use set_by::SetBy;
-pub(crate) use state::Ticket;
-use state::{Acted, Change, Config, Core, Denied};
-pub use state::{Reason, State};
 
+use crate::action::ManualAction;
 use crate::error::{Cause, CircuitBreakerError};
 use crate::observer::{self, Observer, OpenPeriod, Transition};
+use crate::state::{Reason, State};
 use crate::verdict::Verdict;
 
 /// A breaker for one system. Usually reached through its [`Guard`](crate::Guard), whose
@@ -46,8 +45,8 @@ use crate::verdict::Verdict;
 /// ```
 pub struct Breaker {
     name: Arc<str>,
-    core: Core,
-    /// Hands the core's transitions to the observers in order.
+    machine: Machine,
+    /// Hands the machine's transitions to the observers in order.
     delivery: Delivery,
     epoch: Instant,
     observers: Vec<Arc<dyn Observer>>,
@@ -67,7 +66,7 @@ impl std::fmt::Debug for Breaker {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Breaker")
             .field("name", &self.name)
-            .field("state", &self.core.state())
+            .field("state", &self.machine.state())
             .field("observing", &self.observing())
             .finish_non_exhaustive()
     }
@@ -137,11 +136,11 @@ impl Breaker {
             .filter(|o| o.wants_calls())
             .cloned()
             .collect();
-        let core = Core::new(config);
-        core.seed(seed_of(settings.name()));
+        let machine = Machine::new(config);
+        machine.seed(seed_of(settings.name()));
         Breaker {
             name: Arc::from(settings.name()),
-            core,
+            machine,
             delivery: Delivery::new(),
             epoch: Instant::now(),
             observers,
@@ -183,7 +182,7 @@ impl Breaker {
     /// taken, [`Cause::ForcedOpen`](crate::Cause::ForcedOpen) while forced open.
     #[inline]
     pub fn try_acquire(&self) -> Result<BreakerPermit<'_>, CircuitBreakerError> {
-        match self.core.admit_flowing() {
+        match self.machine.admit_flowing() {
             Some(ticket) => Ok(BreakerPermit {
                 breaker: self,
                 ticket: Some(ticket),
@@ -196,7 +195,7 @@ impl Breaker {
     /// for a holder that counts or [cancels](Self::cancel) it itself.
     #[inline]
     pub(crate) fn acquire_ticket(&self) -> Result<Ticket, CircuitBreakerError> {
-        match self.core.admit_flowing() {
+        match self.machine.admit_flowing() {
             Some(ticket) => Ok(ticket),
             None => self.try_acquire_stopped().map(BreakerPermit::into_ticket),
         }
@@ -206,7 +205,7 @@ impl Breaker {
     /// for trials, half-open or forced open (or just moved on from one of them).
     #[inline(never)]
     fn try_acquire_stopped(&self) -> Result<BreakerPermit<'_>, CircuitBreakerError> {
-        let (admission, change) = self.core.admit(|| self.nanos(Instant::now()));
+        let (admission, change) = self.machine.admit(|| self.nanos(Instant::now()));
         // The permit exists before any observer hears of the transition (open →
         // half-open): whatever an observer does, the trial's slot is owned and goes
         // back if it is dropped.
@@ -267,7 +266,7 @@ impl Breaker {
     /// `verdict` judged it.
     #[inline]
     pub(crate) fn count_at(&self, ticket: Ticket, verdict: Verdict, now: Instant) {
-        let change = self.core.count(ticket, verdict, || self.nanos(now));
+        let change = self.machine.count(ticket, verdict, || self.nanos(now));
         self.report(change);
     }
 
@@ -275,14 +274,14 @@ impl Breaker {
     /// gives the same open periods, so a test under tokio's paused clock can assert
     /// them exactly. Each breaker is otherwise seeded at random when built.
     pub fn seed_jitter(&self, seed: u64) {
-        self.core.seed(seed);
+        self.machine.seed(seed);
     }
 
     /// Gives back the place of a call admitted with `ticket` (a trial slot) without
     /// counting anything: the call was abandoned.
     #[inline]
     pub(crate) fn cancel(&self, ticket: Ticket) {
-        self.core.cancel(ticket);
+        self.machine.cancel(ticket);
     }
 
     fn cause(denied: Denied) -> Cause {
@@ -305,7 +304,7 @@ impl Breaker {
     /// reading that changes nothing, see [`peek`](Self::peek).
     pub fn state(&self) -> State {
         self.settle();
-        self.core.state()
+        self.machine.state()
     }
 
     /// State, counts and timing, read together. As with [`state`](Self::state), a due
@@ -329,7 +328,7 @@ impl Breaker {
     /// must not look stuck open; this one is as cheap, and offered because a plain read
     /// costs nothing to keep (the transition was always a separate step before it).
     pub fn peek(&self) -> Snapshot {
-        let reading = self.core.reading();
+        let reading = self.machine.reading();
         let now = self.nanos(Instant::now());
         Snapshot {
             system: Arc::clone(&self.name),
@@ -365,7 +364,7 @@ impl Breaker {
     /// the readings (health, metrics, [`state`](Self::state)) of an idle breaker to
     /// move on when `cb_open_duration` has passed.
     fn settle(&self) {
-        let change = self.core.settle(|| self.nanos(Instant::now()));
+        let change = self.machine.settle(|| self.nanos(Instant::now()));
         self.report(change);
     }
 
@@ -374,7 +373,7 @@ impl Breaker {
     /// no lock: for turning callers away before they wait for a bulkhead permit.
     #[inline]
     pub(crate) fn refusal(&self) -> Option<CircuitBreakerError> {
-        let denied = self.core.refusal(|| self.nanos(Instant::now()))?;
+        let denied = self.machine.refusal(|| self.nanos(Instant::now()))?;
         if self.observes(denied) {
             return None;
         }
@@ -384,14 +383,14 @@ impl Breaker {
     /// The generation of the current state, if closed.
     #[inline]
     pub(crate) fn closed_generation(&self) -> Option<u64> {
-        self.core.closed_generation()
+        self.machine.closed_generation()
     }
 
     /// Counts a failure that no admitted call carries, only while the breaker is still
     /// closed in `generation`.
     pub(crate) fn count_closed_failure(&self, generation: u64) {
         let change = self
-            .core
+            .machine
             .count_closed_failure(generation, || self.nanos(Instant::now()));
         self.report(change);
     }
@@ -400,12 +399,12 @@ impl Breaker {
     /// rate that tripped it. Takes no lock unless open.
     #[cfg(any(feature = "metrics", test))]
     pub(crate) fn failure_rate(&self) -> f64 {
-        self.core.failure_rate()
+        self.machine.failure_rate()
     }
 
     /// The failure-rate threshold in effect.
     pub(crate) fn failure_rate_threshold(&self) -> f64 {
-        self.core.config().failure_rate
+        self.machine.config().failure_rate
     }
 
     /// An operator's action: whether it did anything. One rule: only a change of state
@@ -432,7 +431,7 @@ impl Breaker {
 
     /// The action itself: whether it did anything.
     fn manual_action(&self, action: ManualAction, reason: Reason) -> bool {
-        match self.core.act(action, reason, self.nanos(Instant::now())) {
+        match self.machine.act(action, reason, self.nanos(Instant::now())) {
             Acted::Moved(change) => {
                 self.report(Some(change));
                 true
@@ -454,12 +453,13 @@ impl Breaker {
         duration_nanos(at.saturating_duration_since(self.epoch))
     }
 
-    /// After a call into the core: if it made a transition, hands the queued
+    /// After a call into the machine: if it made a transition, hands the queued
     /// transitions to the observers (see [`Delivery`]).
     #[inline]
     fn report(&self, change: Option<Change>) {
         if change.is_some() {
-            self.delivery.run(&self.core, |change| self.notify(change));
+            self.delivery
+                .run(&self.machine, |change| self.notify(change));
         }
     }
 
@@ -580,7 +580,7 @@ impl Breaker {
     /// trials in progress and the window's newest outcomes; they apply from the next
     /// outcome (an open period already running keeps its end).
     pub(crate) fn reconfigure(&self, settings: &SystemSettings) {
-        self.core.reconfigure(config_of(settings));
+        self.machine.reconfigure(config_of(settings));
     }
 }
 
@@ -606,7 +606,7 @@ impl BreakerPermit<'_> {
         if let Some(ticket) = self.ticket.take() {
             let breaker = self.breaker;
             let change = breaker
-                .core
+                .machine
                 .count(ticket, verdict, || breaker.nanos(Instant::now()));
             breaker.report(change);
         }
@@ -625,7 +625,7 @@ impl Drop for BreakerPermit<'_> {
     #[inline]
     fn drop(&mut self) {
         if let Some(ticket) = self.ticket.take() {
-            self.breaker.core.cancel(ticket);
+            self.breaker.machine.cancel(ticket);
         }
     }
 }

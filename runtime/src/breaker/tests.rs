@@ -1,7 +1,8 @@
 //! The core on its own, sequentially: what no interleaving is needed to show.
 
-use super::state::{Config, Core, State};
+use super::machine::{Config, Machine};
 use super::ManualAction;
+use crate::state::State;
 use crate::verdict::Verdict;
 
 fn config(window: u32, min_calls: u32) -> Config {
@@ -27,9 +28,9 @@ fn a_ticket_never_lands_in_a_window_256_generations_later() {
             if jump > 256 && start != 0 {
                 continue;
             }
-            let core = Core::at_generation(config(window, 2), start);
+            let core = Machine::at_generation(config(window, 2), start);
             let stale = core.admit(|| 0).0.unwrap();
-            let jumped = Core::at_generation(config(window, 2), start + jump);
+            let jumped = Machine::at_generation(config(window, 2), start + jump);
             // The same ticket, taken to a core that has gone through `jump` transitions.
             assert_eq!(jumped.count(stale, Verdict::FAILURE, || 0), None);
             assert_eq!(jumped.reading().calls, 0, "start {start}, window {window}");
@@ -49,7 +50,7 @@ fn a_ticket_never_lands_in_a_window_256_generations_later() {
 
 #[test]
 fn a_success_into_a_full_window_of_successes_is_skipped_and_changes_nothing() {
-    let core = Core::new(config(3, 2));
+    let core = Machine::new(config(3, 2));
     for _ in 0..3 {
         let ticket = core.admit(|| 0).0.unwrap();
         assert_eq!(core.count(ticket, Verdict::SUCCESS, || 0), None);
@@ -92,7 +93,7 @@ fn periods(open_nanos: u64, open_max_nanos: u64, backoff: f64) -> Config {
 }
 
 /// Fails one call admitted at `at`: the opening it makes, if any.
-fn fail_at(core: &Core, at: u64) -> Option<super::state::Opening> {
+fn fail_at(core: &Machine, at: u64) -> Option<super::machine::Opening> {
     let ticket = core.admit(|| at).0.unwrap();
     core.count(ticket, Verdict::FAILURE, || at)
         .and_then(|change| change.opening)
@@ -100,7 +101,7 @@ fn fail_at(core: &Core, at: u64) -> Option<super::state::Opening> {
 
 #[test]
 fn a_hint_lengthening_a_running_open_period_records_its_length_from_the_opening() {
-    let core = Core::new(periods(10, 1_000, 1.0));
+    let core = Machine::new(periods(10, 1_000, 1.0));
     let late = core.admit(|| 0).0.unwrap(); // admitted before the opening
     assert_eq!(fail_at(&core, 100).unwrap().nanos, 10);
     // Its outcome lands 5 after the opening, asking for 50 more.
@@ -113,7 +114,7 @@ fn a_hint_lengthening_a_running_open_period_records_its_length_from_the_opening(
 
 #[test]
 fn a_hint_no_longer_than_the_breakers_own_period_is_not_what_decided_it() {
-    let core = Core::new(periods(10, 1_000, 1.0));
+    let core = Machine::new(periods(10, 1_000, 1.0));
     let ticket = core.admit(|| 0).0.unwrap();
     let opening = core
         .count(ticket, failure_hinted(10), || 0)
@@ -125,13 +126,13 @@ fn a_hint_no_longer_than_the_breakers_own_period_is_not_what_decided_it() {
 #[test]
 fn a_reopening_held_at_the_cap_is_not_called_backed_off() {
     // Backoff 2, but the cap is the period itself: every reopening lasts 10.
-    let core = Core::new(periods(10, 10, 2.0));
+    let core = Machine::new(periods(10, 10, 2.0));
     assert!(!fail_at(&core, 0).unwrap().backed_off);
     let reopening = fail_at(&core, 10).unwrap(); // the trial, due at 10, fails
     assert_eq!(reopening.nanos, 10);
     assert!(!reopening.backed_off, "held at the cap: not lengthened");
     // With room under the cap it is lengthened, and says so.
-    let core = Core::new(periods(10, 100, 2.0));
+    let core = Machine::new(periods(10, 100, 2.0));
     fail_at(&core, 0).unwrap();
     let reopening = fail_at(&core, 10).unwrap();
     assert_eq!(reopening.nanos, 20);
@@ -140,7 +141,7 @@ fn a_reopening_held_at_the_cap_is_not_called_backed_off() {
 
 #[test]
 fn without_backoff_a_reopening_lasts_the_open_period_a_reload_set() {
-    let core = Core::new(periods(10, 100, 1.0));
+    let core = Machine::new(periods(10, 100, 1.0));
     assert_eq!(fail_at(&core, 0).unwrap().nanos, 10);
     core.reconfigure(periods(20, 100, 1.0));
     let reopening = fail_at(&core, 10).unwrap();
@@ -153,7 +154,7 @@ fn without_backoff_a_reopening_lasts_the_open_period_a_reload_set() {
 
 #[test]
 fn a_late_hint_ending_where_the_period_already_ends_changes_nothing() {
-    let core = Core::new(periods(10, 1_000, 1.0));
+    let core = Machine::new(periods(10, 1_000, 1.0));
     let late = core.admit(|| 0).0.unwrap();
     fail_at(&core, 100).unwrap(); // open until 110
                                   // Lands at 105 asking for 5 more: until 110, where it ends anyway.
@@ -173,12 +174,12 @@ fn no_jitter_draws_nothing_so_a_seed_gives_the_same_periods_once_jitter_is_on() 
         config
     };
     // A fresh breaker with jitter from the start.
-    let fresh = Core::new(jittered(periods(1_000, 10_000, 1.0)));
+    let fresh = Machine::new(jittered(periods(1_000, 10_000, 1.0)));
     fresh.seed(7);
     let expected = fail_at(&fresh, 0).unwrap().nanos;
     assert!((1_000..1_500).contains(&expected));
     // One that opened and closed without jitter first, then reloaded with it.
-    let reloaded = Core::new(periods(1_000, 10_000, 1.0));
+    let reloaded = Machine::new(periods(1_000, 10_000, 1.0));
     reloaded.seed(7);
     assert_eq!(fail_at(&reloaded, 0).unwrap().nanos, 1_000);
     reloaded.manual(ManualAction::Reset, 10).unwrap();

@@ -12,9 +12,9 @@ use super::names::{
     OPEN_PERIOD_SECONDS, REJECTIONS_TOTAL, RETRY_HINTS_TOTAL, STATE, TRANSITIONS_TOTAL,
     WOULD_REJECT_TOTAL,
 };
-use crate::breaker::State;
 use crate::error::Cause;
 use crate::observer::{CallEvent, Observer, Outcome, Transition};
+use crate::state::State;
 
 /// Every `outcome` label value, in [`outcome_index`] order.
 const OUTCOMES: [&str; 6] = [

@@ -15,11 +15,12 @@ use metrics::Unit;
 use outbound_guard_settings::Settings;
 use tokio::sync::oneshot::error::RecvError;
 
-use crate::breaker::{ManualAction, State};
+use crate::action::ManualAction;
 use crate::call::CallOptions;
 use crate::guard::Guard;
 use crate::observer::{Observer, Transition};
 use crate::registry::Guards;
+use crate::state::State;
 use crate::verdict::Verdict;
 use outbound_guard_test_recorder::TestRecorder;
 
@@ -526,7 +527,7 @@ mod invariant {
         Counter, Gauge, GaugeFn, Histogram, Key, KeyName, Metadata, Recorder, SharedString, Unit,
     };
 
-    use crate::breaker::State;
+    use crate::state::State;
 
     #[derive(Default)]
     pub(super) struct StateBoard {

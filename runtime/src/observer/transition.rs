@@ -29,8 +29,8 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use crate::breaker::action::ManualAction;
-use crate::breaker::state::{Reason, State};
+use crate::action::ManualAction;
+use crate::state::{Reason, State};
 
 /// A breaker's change of state.
 #[derive(Debug, Clone, Copy, PartialEq)]

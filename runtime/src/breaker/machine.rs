@@ -14,146 +14,23 @@
 //! - admission: a single `Acquire` load of `state` that, while closed, admits the call;
 //! - a success landing in a full window without failures changes nothing, so it is
 //!   skipped after one load of the window's `(failures, calls)` summary (written under
-//!   the lock; it is also what [`Core::failure_rate`] reads without the lock).
+//!   the lock; it is also what [`Machine::failure_rate`] reads without the lock).
 //!
 //! Every transition is queued, under the lock, in the order it happened; the breaker
-//! hands the queue to its observers in that order ([`Core::next_change`]).
+//! hands the queue to its observers in that order ([`Machine::next_change`]).
 
 use std::collections::VecDeque;
-use std::fmt;
 use std::time::Duration;
 
 use crossbeam_utils::CachePadded;
 
-use super::action::ManualAction;
 pub(crate) use super::open_period::Opening;
 use super::open_period::{lengthened, OpenPeriods, Periods};
 use super::window::Window;
+use crate::action::ManualAction;
+use crate::state::{Reason, State};
 use crate::sync::{AtomicU32, AtomicU64, Mutex, MutexGuard, Ordering};
 use crate::verdict::Verdict;
-
-/// The state of a breaker. Serialized (feature `serde`) as its [`as_str`](State::as_str).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
-pub enum State {
-    /// Calls flow; outcomes are counted in the window.
-    Closed,
-    /// Calls are rejected at once until the open duration has passed.
-    Open,
-    /// A fixed number of trial calls decide between closed and open.
-    HalfOpen,
-    /// An operator forced it open: every call is rejected until reset.
-    ForcedOpen,
-    /// An operator disabled it: every call flows and nothing is counted until reset.
-    Disabled,
-}
-
-impl State {
-    /// Every state, in declaration order: `ALL[state.index()] == state`.
-    pub(crate) const ALL: [State; 5] = [
-        State::Closed,
-        State::Open,
-        State::HalfOpen,
-        State::ForcedOpen,
-        State::Disabled,
-    ];
-
-    /// The state's position in [`State::ALL`].
-    #[allow(dead_code)] // only the metrics read it: unused in a build without them
-    pub(crate) fn index(self) -> usize {
-        self as usize
-    }
-
-    fn code(self) -> u64 {
-        self as u64
-    }
-
-    fn from_code(code: u64) -> State {
-        State::ALL[(code & KIND_MASK) as usize]
-    }
-
-    /// The state's name in `snake_case`, as metrics and logs print it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            State::Closed => "closed",
-            State::Open => "open",
-            State::HalfOpen => "half_open",
-            State::ForcedOpen => "forced_open",
-            State::Disabled => "disabled",
-        }
-    }
-}
-
-impl fmt::Display for State {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// Why a breaker changed state.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Reason {
-    /// Closed → open: the window's failure rate reached the threshold.
-    FailureRate {
-        /// Failures in the window.
-        failures: u32,
-        /// Outcomes in the window.
-        calls: u32,
-        /// The configured `cb_failure_rate`.
-        threshold: f64,
-    },
-    /// Open → half-open: the open duration has passed.
-    OpenElapsed {
-        /// How long it was open.
-        after: Duration,
-    },
-    /// Half-open → closed: every trial call succeeded.
-    TrialsSucceeded {
-        /// The number of trials.
-        trials: u32,
-    },
-    /// Half-open → open: a trial call failed.
-    TrialFailed {
-        /// Trials that had succeeded before this one failed.
-        succeeded: u32,
-        /// The number of trials.
-        trials: u32,
-    },
-    /// An operator acted (through the API): forced a state or reset (observe mode's
-    /// switch is no transition).
-    Manual(ManualAction),
-    /// The settings file's `cb_mode` acted: at startup, or when a reload changed it.
-    Settings(ManualAction),
-}
-
-impl Reason {
-    /// The reason's short name, for logs, metric labels and health: `failure_rate`,
-    /// `open_elapsed`, `trials_succeeded`, `trial_failed`, `manual` or `settings`.
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Reason::FailureRate { .. } => "failure_rate",
-            Reason::OpenElapsed { .. } => "open_elapsed",
-            Reason::TrialsSucceeded { .. } => "trials_succeeded",
-            Reason::TrialFailed { .. } => "trial_failed",
-            Reason::Manual(_) => "manual",
-            Reason::Settings(_) => "settings",
-        }
-    }
-
-    /// The figures behind an opening: `(failures, outcomes)` of the window that reached
-    /// the threshold, or of the trials when one failed (`1` of those counted). `None`
-    /// for the other reasons.
-    pub fn figures(&self) -> Option<(u32, u32)> {
-        match *self {
-            Reason::FailureRate {
-                failures, calls, ..
-            } => Some((failures, calls)),
-            Reason::TrialFailed { succeeded, .. } => Some((1, succeeded.saturating_add(1))),
-            _ => None,
-        }
-    }
-}
 
 /// A transition as the core reports it; the breaker adds its name and a clock reading.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -194,6 +71,39 @@ impl Config {
     }
 }
 
+/// What a state answers a call before the lock is needed ([`Machine::answer`]).
+enum Answer {
+    /// Admitted or refused from the state alone.
+    Now(Result<Ticket, Denied>),
+    /// Open, and its open period is over: half-open, with this call its first trial.
+    OpenElapsed,
+    /// Half-open: a trial, if one is left.
+    Trial,
+}
+
+/// The clock of one admission: read at most once, when first needed.
+struct Clock<F> {
+    read: Option<F>,
+    at: u64,
+}
+
+impl<F: FnOnce() -> u64> Clock<F> {
+    fn new(read: F) -> Self {
+        Clock {
+            read: Some(read),
+            at: 0,
+        }
+    }
+
+    /// The time, read now if it was not yet.
+    fn read(&mut self) -> u64 {
+        if let Some(read) = self.read.take() {
+            self.at = read();
+        }
+        self.at
+    }
+}
+
 /// What an admitted call carries until its outcome is counted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Ticket {
@@ -211,7 +121,7 @@ impl Ticket {
     };
 }
 
-/// What an operator's action did ([`Core::act`]).
+/// What an operator's action did ([`Machine::act`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum Acted {
     /// A transition.
@@ -251,7 +161,17 @@ const KIND_BITS: u32 = 3;
 const KIND_MASK: u64 = (1 << KIND_BITS) - 1;
 
 fn pack(generation: u64, state: State) -> u64 {
-    (generation << KIND_BITS) | state.code()
+    (generation << KIND_BITS) | code_of(state)
+}
+
+/// The state a packed word holds.
+fn kind_of(word: u64) -> State {
+    State::ALL[(word & KIND_MASK) as usize]
+}
+
+/// The state's code in a packed word's low bits.
+fn code_of(state: State) -> u64 {
+    state.index() as u64
 }
 
 fn generation_of(word: u64) -> u64 {
@@ -260,7 +180,7 @@ fn generation_of(word: u64) -> u64 {
 
 #[derive(Debug)]
 struct Inner {
-    /// The parameters, replaced whole by a reload ([`Core::reconfigure`]).
+    /// The parameters, replaced whole by a reload ([`Machine::reconfigure`]).
     config: Config,
     /// `need[n]`: the fewest failures among `n` outcomes that open the breaker
     /// (`u32::MAX` below `min_calls`), so deciding takes no division.
@@ -284,7 +204,7 @@ struct Inner {
 
 /// The state machine. `Sync`; every method takes `&self`.
 #[derive(Debug)]
-pub(crate) struct Core {
+pub(crate) struct Machine {
     /// The window's size, for the lock-free check of a full window of successes;
     /// written under the lock.
     window_size: AtomicU32,
@@ -299,7 +219,7 @@ pub(crate) struct Core {
     inner: Mutex<Inner>,
 }
 
-impl Core {
+impl Machine {
     pub(crate) fn new(config: Config) -> Self {
         Self::at_generation(config, 0)
     }
@@ -307,7 +227,7 @@ impl Core {
     /// A closed core whose generation starts at `generation`: for checks of what
     /// happens when the generation grows large.
     pub(crate) fn at_generation(config: Config, generation: u64) -> Self {
-        Core {
+        Machine {
             window_size: AtomicU32::new(config.window),
             state: AtomicU64::new(pack(generation, State::Closed)),
             open_until: AtomicU64::new(0),
@@ -341,7 +261,7 @@ impl Core {
 
     /// The current state, without locking.
     pub(crate) fn state(&self) -> State {
-        State::from_code(self.state.load(Ordering::Acquire))
+        kind_of(self.state.load(Ordering::Acquire))
     }
 
     /// Asks to make a call. `now` is read only when the answer depends on time (open).
@@ -362,7 +282,7 @@ impl Core {
     pub(crate) fn admit_flowing(&self) -> Option<Ticket> {
         let word = self.state.load(Ordering::Acquire);
         let kind = word & KIND_MASK;
-        (kind == State::Closed.code() || kind == State::Disabled.code()).then(|| Ticket {
+        (kind == code_of(State::Closed) || kind == code_of(State::Disabled)).then(|| Ticket {
             generation: generation_of(word),
             trial: false,
         })
@@ -375,61 +295,29 @@ impl Core {
         &self,
         now: impl FnOnce() -> u64,
     ) -> (Result<Ticket, Denied>, Option<Change>) {
+        let mut now = Clock::new(now);
         let word = self.state.load(Ordering::Acquire);
-        match State::from_code(word) {
-            State::Closed | State::Disabled => {
-                let ticket = Ticket {
-                    generation: generation_of(word),
-                    trial: false,
-                };
-                (Ok(ticket), None)
-            }
-            State::ForcedOpen => (Err(Denied::ForcedOpen), None),
-            State::Open => {
-                let now = now();
-                let until = self.open_until.load(Ordering::Acquire);
-                if now < until {
-                    return (
-                        Err(Denied::Open {
-                            remaining_nanos: until - now,
-                        }),
-                        None,
-                    );
-                }
-                self.admit_locked(|| now)
-            }
+        match self.answer(word, Ordering::Acquire, &mut now) {
+            Answer::Now(admitted) => (admitted, None),
             // Seen half-open, but a trial may fail before the lock is taken: then the
-            // state is open again and the clock is needed after all.
-            State::HalfOpen => self.admit_locked(now),
+            // state is open again and the clock is needed after all (read at most once).
+            Answer::OpenElapsed | Answer::Trial => self.admit_locked(now),
         }
     }
 
     /// Admission when the state may change: under the lock, from whatever the state is
-    /// now. `now` is only read if it is open.
-    fn admit_locked(&self, now: impl FnOnce() -> u64) -> (Result<Ticket, Denied>, Option<Change>) {
+    /// now. The clock is only read if it is open.
+    fn admit_locked(
+        &self,
+        mut now: Clock<impl FnOnce() -> u64>,
+    ) -> (Result<Ticket, Denied>, Option<Change>) {
         let mut inner = self.lock();
         let word = self.state.load(Ordering::Relaxed);
         let generation = generation_of(word);
-        match State::from_code(word) {
-            State::Closed | State::Disabled => (
-                Ok(Ticket {
-                    generation,
-                    trial: false,
-                }),
-                None,
-            ),
-            State::ForcedOpen => (Err(Denied::ForcedOpen), None),
-            State::Open => {
-                let now = now();
-                let until = self.open_until.load(Ordering::Relaxed);
-                if now < until {
-                    return (
-                        Err(Denied::Open {
-                            remaining_nanos: until - now,
-                        }),
-                        None,
-                    );
-                }
+        match self.answer(word, Ordering::Relaxed, &mut now) {
+            Answer::Now(admitted) => (admitted, None),
+            Answer::OpenElapsed => {
+                let now = now.read();
                 let opened_at = inner.since_nanos;
                 let change = self.transition(
                     &mut inner,
@@ -446,25 +334,45 @@ impl Core {
                 };
                 (Ok(ticket), Some(change))
             }
-            State::HalfOpen => {
-                if inner.trials_admitted < inner.config.trials {
-                    inner.trials_admitted += 1;
-                    (
-                        Ok(Ticket {
-                            generation,
-                            trial: true,
-                        }),
-                        None,
-                    )
+            Answer::Trial if inner.trials_admitted < inner.config.trials => {
+                inner.trials_admitted += 1;
+                let ticket = Ticket {
+                    generation,
+                    trial: true,
+                };
+                (Ok(ticket), None)
+            }
+            Answer::Trial => {
+                let trials = inner.config.trials;
+                (Err(Denied::TrialsTaken { trials }), None)
+            }
+        }
+    }
+
+    /// What the state in `word` answers a call, with or without the lock (`order` is the
+    /// load's of `open_until`: `Acquire` without it, `Relaxed` under it): closed and
+    /// disabled admit, forced open refuses, and open refuses until its end; past its
+    /// end, and while half-open, the lock decides. Reads the clock only while open.
+    #[inline]
+    fn answer(&self, word: u64, order: Ordering, now: &mut Clock<impl FnOnce() -> u64>) -> Answer {
+        match kind_of(word) {
+            State::Closed | State::Disabled => Answer::Now(Ok(Ticket {
+                generation: generation_of(word),
+                trial: false,
+            })),
+            State::ForcedOpen => Answer::Now(Err(Denied::ForcedOpen)),
+            State::Open => {
+                let now = now.read();
+                let until = self.open_until.load(order);
+                if now < until {
+                    Answer::Now(Err(Denied::Open {
+                        remaining_nanos: until - now,
+                    }))
                 } else {
-                    (
-                        Err(Denied::TrialsTaken {
-                            trials: inner.config.trials,
-                        }),
-                        None,
-                    )
+                    Answer::OpenElapsed
                 }
             }
+            State::HalfOpen => Answer::Trial,
         }
     }
 
@@ -487,10 +395,10 @@ impl Core {
         let failed = verdict.is_failure();
         let word = self.state.load(Ordering::Acquire);
         let kind = word & KIND_MASK;
-        if generation_of(word) != ticket.generation || kind == State::Disabled.code() {
+        if generation_of(word) != ticket.generation || kind == code_of(State::Disabled) {
             return None; // stale, or an operator disabled counting
         }
-        if !failed && kind == State::Closed.code() {
+        if !failed && kind == code_of(State::Closed) {
             // The state's `Acquire` above saw this generation begin, so the summary
             // read is this generation's window or a later one's (then the ticket is
             // stale anyway). Full of successes: one more success changes nothing.
@@ -532,7 +440,7 @@ impl Core {
         }
         let mut inner = self.lock();
         let word = self.state.load(Ordering::Relaxed);
-        let state = State::from_code(word);
+        let state = kind_of(word);
         if state == State::Disabled {
             return None;
         }
@@ -577,7 +485,7 @@ impl Core {
         if generation_of(word) != ticket.generation {
             return None;
         }
-        match State::from_code(word) {
+        match kind_of(word) {
             State::Closed => {
                 inner.window.push(failed);
                 let (failures, calls) = (inner.window.failures() as u32, inner.window.len() as u32);
@@ -677,7 +585,7 @@ impl Core {
         }
         let mut inner = self.lock();
         let word = self.state.load(Ordering::Relaxed);
-        if generation_of(word) == ticket.generation && State::from_code(word) == State::HalfOpen {
+        if generation_of(word) == ticket.generation && kind_of(word) == State::HalfOpen {
             inner.trials_admitted -= 1;
         }
     }
@@ -704,7 +612,7 @@ impl Core {
     pub(crate) fn act(&self, action: ManualAction, reason: Reason, now: u64) -> Acted {
         let mut inner = self.lock();
         let word = self.state.load(Ordering::Relaxed);
-        let current = State::from_code(word);
+        let current = kind_of(word);
         let target = match action {
             ManualAction::ForceOpen => State::ForcedOpen,
             ManualAction::Disable => State::Disabled,
@@ -736,7 +644,7 @@ impl Core {
     /// A consistent reading of state and counts.
     pub(crate) fn reading(&self) -> Reading {
         let inner = self.lock();
-        let state = State::from_code(self.state.load(Ordering::Relaxed));
+        let state = kind_of(self.state.load(Ordering::Relaxed));
         let opened_by = inner.opened_by.filter(|_| state == State::Open);
         // While open the window is empty (it restarts with every state): show the
         // figures that tripped it instead.
@@ -772,7 +680,7 @@ impl Core {
             return None;
         }
         let mut inner = self.lock();
-        if State::from_code(self.state.load(Ordering::Relaxed)) != State::Open {
+        if kind_of(self.state.load(Ordering::Relaxed)) != State::Open {
             return None; // a caller or an operator moved it first
         }
         let due = self.open_until.load(Ordering::Relaxed);
@@ -809,7 +717,7 @@ impl Core {
     #[inline]
     pub(crate) fn closed_generation(&self) -> Option<u64> {
         let word = self.state.load(Ordering::Acquire);
-        (State::from_code(word) == State::Closed).then(|| generation_of(word))
+        (kind_of(word) == State::Closed).then(|| generation_of(word))
     }
 
     /// Counts a failure that no admitted call carries (a caller turned away by a
@@ -857,7 +765,7 @@ impl Core {
     /// Moves to `to` with a new generation; every state starts with fresh counts.
     fn transition(&self, inner: &mut Inner, to: State, reason: Reason, now: u64) -> Change {
         let word = self.state.load(Ordering::Relaxed);
-        let from = State::from_code(word);
+        let from = kind_of(word);
         let generation = generation_of(word) + 1;
         // The window is emptied for the new generation before the state says it began.
         inner.window.clear();
@@ -923,7 +831,7 @@ fn need_table(config: &Config) -> Box<[u32]> {
         .collect()
 }
 
-impl Core {
+impl Machine {
     /// New parameters from a reload, keeping what the breaker knows: the state, its
     /// generation and open period, trials in progress, and the window's newest outcomes
     /// (as many as the new size holds). The new thresholds apply from the next outcome.
