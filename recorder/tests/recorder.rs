@@ -204,3 +204,69 @@ async fn a_call_cut_by_the_read_timeout_is_recorded_as_cut() {
         .collect();
     assert_eq!(limits, [300.0, 500.0]);
 }
+
+/// Every line the recorder writes, of every kind (calls of each ending, a cut one, the
+/// limits, observe mode, transitions enforced and observed), is a line of the format:
+/// it reads as one, and is written again as the very same text.
+#[tokio::test(start_paused = true)]
+async fn every_line_it_writes_reads_as_the_format_and_is_written_again_as_itself() {
+    use outbound_guard_recording::Line;
+
+    let path = dir("format").join("calls.jsonl");
+    let table = |name: &str, mode: &str| {
+        format!(
+            "[systems.{name}]\ncb_mode = \"{mode}\"\ncb_min_calls = 2\ncb_window_size = 2\ncb_failure_rate = 0.5\nread_timeout = \"300ms\"\ntotal_timeout = \"2s\"\ncb_slow_threshold = \"1s\"\nconnect_timeout = \"50ms\"\n"
+        )
+    };
+    let text = table("sber", "auto") + &table("customer", "observe");
+    let settings = Settings::parse(&text, "inline").unwrap();
+    let recorder = Arc::new(Recorder::to_file(&path, RecorderOptions::default()).unwrap());
+    let guards = Guards::builder(&settings)
+        .observer(recorder.clone())
+        .build();
+    for system in ["sber", "customer"] {
+        let guard = guards.get(system).unwrap();
+        let _ = guard
+            .call(async {
+                tokio::time::sleep(Duration::from_micros(12_345)).await;
+                Ok::<_, ()>(())
+            })
+            .await;
+        let _ = guard
+            .call(async {
+                tokio::time::sleep(Duration::from_millis(300)).await;
+                Err::<(), ()>(())
+            })
+            .await;
+        let _ = guard.call(async { Err::<(), ()>(()) }).await;
+        let _ = guard.call(async { Ok::<_, ()>(()) }).await;
+    }
+    recorder.flush();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut kinds = std::collections::BTreeSet::new();
+    for written in text.lines() {
+        let line = Line::parse(written).unwrap_or_else(|e| panic!("{e}: {written}"));
+        assert_eq!(line.to_json(), written);
+        kinds.insert(match line {
+            Line::Call(call) => format!("{:?} {:?} {:?}", call.outcome, call.cut, call.cause),
+            Line::Transition(t) => format!("transition observing {}", t.observing),
+            Line::Limits(_) => "limits".to_owned(),
+            Line::Observing(o) => format!("observing {}", o.observing),
+        });
+    }
+    let kinds: Vec<&str> = kinds.iter().map(String::as_str).collect();
+    assert_eq!(
+        kinds,
+        [
+            "Failure None None",
+            "Rejected None Some(Open)",
+            "Success None None",
+            "Timeout Some(ReadTimeout) None",
+            "limits",
+            "observing true",
+            "transition observing false",
+            "transition observing true",
+        ],
+        "{text}"
+    );
+}
