@@ -1,8 +1,9 @@
-//! The recorder of [`outbound-guard`](outbound_guard): an [`Observer`](outbound_guard::Observer) that writes every
-//! guarded call, and every breaker transition, as one JSON line, for `outbound-guard
-//! replay` to play back through other settings. A crate beside the core, as
-//! `console-subscriber` is beside tokio: a service that records adds this crate and one
-//! observer to its guards; one that does not compiles none of it.
+//! The recorder of [`outbound-guard`](outbound_guard): an
+//! [`Observer`](outbound_guard::Observer) that writes every guarded call, and every
+//! breaker transition, as one JSON line, for `outbound-guard replay` to play back
+//! through other settings. A crate beside the core, as `console-subscriber` is beside
+//! tokio: a service that records adds this crate and one observer to its guards; one
+//! that does not compiles none of it.
 //!
 //! In `Cargo.toml`, beside `outbound-guard`: `outbound-guard-recorder = "0.1"`. Then one
 //! [`Recorder`], given to the guards as an observer:
@@ -57,11 +58,12 @@
 //! `start` is the call's start in milliseconds since the Unix epoch (UTC), with
 //! microseconds; it follows tokio's clock from the wall-clock time the recorder was
 //! built, so starts never go backwards within one recording (and a test's paused clock
-//! records consistent times). `outcome` is the guard's verdict ([`Outcome`](outbound_guard::Outcome)):
-//! `success`, `failure`, `slow`, `timeout`, `cancelled`, or `rejected` with a `cause`
-//! (`open`, `half_open_full`, `forced_open`, `bulkhead_full`). An error that the
-//! adapter's `failure_if` does not count is recorded as `success`: the guard's verdict
-//! does not tell it from an `Ok`.
+//! records consistent times). `outcome` is the guard's verdict
+//! ([`Outcome`](outbound_guard::Outcome)): `success`, `failure`, `slow`, `timeout`,
+//! `cancelled`, or `rejected` with a `cause` (`open`, `half_open_full`, `forced_open`,
+//! `bulkhead_full`). An error that the adapter's `failure_if` does not count is recorded
+//! as `success`: the guard's verdict does not tell it from an `Ok`.
+
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
