@@ -1,5 +1,5 @@
 //! The recorder's per-call cost: `Guard::call` with no observer, and with a
-//! `record::Recorder` writing to a file, side by side.
+//! `Recorder` (`outbound-guard-recorder`) writing to a file, side by side.
 //!
 //! ```sh
 //! cargo run --release -p outbound-guard-benches --example record_cost            # timing, alternating
@@ -16,9 +16,9 @@ use std::hint::black_box;
 use std::sync::Arc;
 use std::time::Instant;
 
-use outbound_guard::record::{Recorder, RecorderOptions};
 use outbound_guard::{Guard, Observer};
 use outbound_guard_benches::{quiet_subscriber, runtime, settings};
+use outbound_guard_recorder::{Recorder, RecorderOptions};
 
 async fn calls(guard: &Guard, n: u64) -> u64 {
     let mut sum = 0;

@@ -13,8 +13,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::bin;
-use outbound_guard::record::{Recorder, RecorderOptions};
 use outbound_guard::{Guard, Settings};
+use outbound_guard_recorder::{Recorder, RecorderOptions};
 use outbound_guard_tests::upstream::{FakeUpstream, Fault};
 
 /// How far a replayed opening may be from the live one.

@@ -29,8 +29,9 @@
 //! Features: `tracing` (default) logs and spans through `tracing`; `metrics` records
 //! through the `metrics` facade; `test-support` puts a guard into a given state in users'
 //! tests (the `testing` module); `watch` reloads the mounted settings file when it
-//! changes (`Guards::watch`); `serde` serialises the readiness snapshot; `record` writes
-//! every guarded call as a JSON line for `outbound-guard replay` (the `record` module).
+//! changes (`Guards::watch`); `serde` serialises the readiness snapshot. A recording of
+//! every guarded call for `outbound-guard replay` is an observer in a crate of its own,
+//! `outbound-guard-recorder`.
 //!
 //! Clients, each in a crate of its own beside this one: `outbound-guard-reqwest` builds
 //! each system's reqwest client from its settings and classifies reqwest's errors;
@@ -66,9 +67,6 @@ pub mod metrics;
 #[path = "metrics/off.rs"]
 mod metrics;
 mod observer;
-#[cfg(feature = "record")]
-#[cfg_attr(docsrs, doc(cfg(feature = "record")))]
-pub mod record;
 mod registry;
 mod reload;
 mod saturation;

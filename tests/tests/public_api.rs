@@ -31,9 +31,10 @@ use std::process::Command;
 use serde_json::Value;
 
 /// The published library crates.
-const CRATES: [&str; 7] = [
+const CRATES: [&str; 8] = [
     "outbound-guard",
     "outbound-guard-recording",
+    "outbound-guard-recorder",
     "outbound-guard-macros",
     "outbound-guard-settings",
     "outbound-guard-reqwest",

@@ -3,6 +3,7 @@
 //! calls grouped by system and put in start order, transitions kept aside, and every
 //! line that cannot be read reported with its number.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io::BufRead;
 use std::time::SystemTime;
@@ -27,7 +28,7 @@ pub(crate) enum Recorded {
 
 impl Recorded {
     /// A call's outcome as the format gives it: a `timeout` the client cut is [`Recorded::Cut`].
-    fn of(call: &format::Call) -> Recorded {
+    fn of(call: &format::Call<'_>) -> Recorded {
         match (call.outcome, call.cut) {
             (Outcome::Timeout, Some(Cut::ReadTimeout)) => Recorded::Cut,
             (Outcome::Success, _) => Recorded::Success,
@@ -211,25 +212,29 @@ pub(crate) fn read(mut input: impl BufRead, strict: bool) -> Result<Recording, S
 fn parse_line(line: &str) -> Result<(String, i64, Entry), String> {
     let parsed = Line::parse(line)?;
     let at = parsed.start_micros()?;
-    let entry = match parsed.entry()? {
-        format::Entry::Call(call) => Entry::Call(call.duration_micros, Recorded::of(&call)),
-        format::Entry::Transition(t) => Entry::Transition(
-            RecordedTransition {
+    let owned = |text: Option<Cow<'_, str>>| text.map(Cow::into_owned).unwrap_or_default();
+    Ok(match parsed {
+        Line::Call(call) => {
+            let entry = Entry::Call(call.duration_micros(), Recorded::of(&call));
+            (call.system.into_owned(), at, entry)
+        }
+        Line::Transition(t) => {
+            let transition = RecordedTransition {
                 at: 0,
-                from: t.from.into_owned(),
+                from: owned(t.from),
                 to: t.to.into_owned(),
-                reason: t.reason.into_owned(),
-                why: t.why.into_owned(),
-            },
-            t.observing,
-        ),
-        format::Entry::Observing(observing) => Entry::Observing(observing),
-        format::Entry::Limits {
-            read_micros,
-            total_micros,
-        } => Entry::Limits(read_micros, total_micros),
-    };
-    Ok((parsed.system.into_owned(), at, entry))
+                reason: owned(t.reason),
+                why: owned(t.why),
+            };
+            let entry = Entry::Transition(transition, t.observing);
+            (t.system.into_owned(), at, entry)
+        }
+        Line::Observing(o) => (o.system.into_owned(), at, Entry::Observing(o.observing)),
+        Line::Limits(limits) => {
+            let entry = Entry::Limits(limits.read_micros(), limits.total_micros());
+            (limits.system.into_owned(), at, entry)
+        }
+    })
 }
 
 enum Entry {

@@ -415,7 +415,7 @@ fn the_operations_page_answers_readiness_and_forces_open() {
 // its crate.)
 
 /// Each page, and the files (from the workspace root) whose lines show its Rust blocks.
-const COMPILED: [(&str, &[&str]); 9] = [
+const COMPILED: [(&str, &[&str]); 10] = [
     (
         "docs/adapters.md",
         &["examples/payments-demo/tests/docs.rs"],
@@ -425,8 +425,9 @@ const COMPILED: [(&str, &[&str]); 9] = [
         &["examples/payments-demo/tests/docs.rs"],
     ),
     ("docs/settings.md", &["examples/payments-demo/build.rs"]),
-    // The module's doctest (feature `record`), lines after `//! `.
-    ("docs/recording.md", &["runtime/src/record/mod.rs"]),
+    // The recorder crate's doctest, lines after `//! `.
+    ("docs/recording.md", &["recorder/src/lib.rs"]),
+    ("recorder/README.md", &["recorder/src/lib.rs"]),
     (
         "runtime/README.md",
         &["examples/payments-demo/tests/docs.rs"],

@@ -253,19 +253,19 @@ pub fn slow_latency(settings: &SystemSettings) -> Duration {
 }
 
 /// The environment variable naming the file the demo records its guarded calls to
-/// (`outbound_guard::record`), for `outbound-guard replay`.
+/// (`outbound_guard_recorder`), for `outbound-guard replay`.
 pub const RECORD_VARIABLE: &str = "DEMO_RECORD";
 
 /// The call recorder `DEMO_RECORD` asks for (the file is started afresh), if it does.
-fn record_calls() -> std::io::Result<Option<Arc<outbound_guard::record::Recorder>>> {
+fn record_calls() -> std::io::Result<Option<Arc<outbound_guard_recorder::Recorder>>> {
     let Some(path) = std::env::var_os(RECORD_VARIABLE) else {
         return Ok(None);
     };
     // A fresh recording: a second run does not append to the first.
     let _ = std::fs::remove_file(&path);
-    let recorder = outbound_guard::record::Recorder::to_file(
+    let recorder = outbound_guard_recorder::Recorder::to_file(
         std::path::PathBuf::from(path),
-        outbound_guard::record::RecorderOptions::default(),
+        outbound_guard_recorder::RecorderOptions::default(),
     )?;
     Ok(Some(Arc::new(recorder)))
 }

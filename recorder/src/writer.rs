@@ -8,22 +8,21 @@ use std::sync::atomic::Ordering;
 use std::sync::mpsc::{Receiver, TryRecvError};
 use std::time::{Duration, SystemTime};
 
+use outbound_guard::Outcome;
+use outbound_guard_recording::Line;
 use tokio::time::Instant;
 
-use outbound_guard_recording::Line;
-
-use super::line;
-use super::queue::{Counters, Record};
-use crate::observer::Outcome;
+use crate::line;
+use crate::queue::{Counters, Record};
 
 /// How long the writer sleeps when the queue is empty.
 const POLL: Duration = Duration::from_millis(5);
 
 /// tokio's clock anchored at the wall clock: a record's `Instant` becomes a time of day.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Clock {
-    pub(super) wall: SystemTime,
-    pub(super) instant: Instant,
+pub(crate) struct Clock {
+    pub(crate) wall: SystemTime,
+    pub(crate) instant: Instant,
 }
 
 impl Clock {
@@ -40,7 +39,7 @@ impl Clock {
 
 /// The file being written, and how it rotates. Lines gather in a buffer of our own,
 /// written in one piece, so that a failed write knows how many records it lost.
-pub(super) struct File {
+pub(crate) struct File {
     path: PathBuf,
     out: fs::File,
     /// Lines not yet written, and how many records they hold.
@@ -56,7 +55,7 @@ pub(super) struct File {
 const BUFFER: usize = 64 * 1024;
 
 impl File {
-    pub(super) fn open(path: PathBuf, max_bytes: u64, keep: u32) -> io::Result<File> {
+    pub(crate) fn open(path: PathBuf, max_bytes: u64, keep: u32) -> io::Result<File> {
         let out = OpenOptions::new().create(true).append(true).open(&path)?;
         let size = out.metadata().map_or(0, |m| m.len());
         Ok(File {
@@ -137,7 +136,7 @@ impl File {
 /// It polls the queue rather than blocking on it: a caller pushing a record then never
 /// has a sleeping writer to wake (a system call on the call path). When the queue is
 /// empty it writes out what it has gathered and sleeps for [`POLL`].
-pub(super) fn run(records: &Receiver<Record>, mut file: File, clock: Clock, counters: &Counters) {
+pub(crate) fn run(records: &Receiver<Record>, mut file: File, clock: Clock, counters: &Counters) {
     let mut text = Vec::with_capacity(256);
     // Each system's `read_timeout` in effect, from its latest limits' record.
     let mut read_timeouts: std::collections::HashMap<Box<str>, Duration> =
@@ -166,7 +165,7 @@ pub(super) fn run(records: &Receiver<Record>, mut file: File, clock: Clock, coun
                     && read_timeouts
                         .get(system.as_str())
                         .is_some_and(|limit| duration >= *limit);
-                line::call(
+                let written = line::call(
                     &mut text,
                     system.as_str(),
                     clock.wall(start),
@@ -174,6 +173,10 @@ pub(super) fn run(records: &Receiver<Record>, mut file: File, clock: Clock, coun
                     outcome,
                     cut,
                 );
+                if !written {
+                    counters.dropped_write_error.fetch_add(1, Ordering::Relaxed);
+                    continue;
+                }
             }
             Record::Transition {
                 system,

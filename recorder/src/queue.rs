@@ -7,28 +7,28 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use crate::observer::Outcome;
+use outbound_guard::Outcome;
 
 /// Counters shared by the observer and its writer.
 #[derive(Debug, Default)]
-pub(super) struct Counters {
-    pub(super) written: AtomicU64,
-    pub(super) dropped_queue_full: AtomicU64,
-    pub(super) dropped_write_error: AtomicU64,
-    pub(super) rotations: AtomicU64,
+pub(crate) struct Counters {
+    pub(crate) written: AtomicU64,
+    pub(crate) dropped_queue_full: AtomicU64,
+    pub(crate) dropped_write_error: AtomicU64,
+    pub(crate) rotations: AtomicU64,
 }
 
 /// A system's name held inline, so that a call's record allocates nothing: names are
 /// at most 64 characters (the settings' rule); a longer one is cut at a character
 /// boundary.
 #[derive(Clone, Copy)]
-pub(super) struct SystemName {
+pub(crate) struct SystemName {
     bytes: [u8; 64],
     len: u8,
 }
 
 impl SystemName {
-    pub(super) fn new(name: &str) -> SystemName {
+    pub(crate) fn new(name: &str) -> SystemName {
         let mut len = name.len().min(64);
         while !name.is_char_boundary(len) {
             len -= 1;
@@ -41,7 +41,7 @@ impl SystemName {
         }
     }
 
-    pub(super) fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         std::str::from_utf8(&self.bytes[..usize::from(self.len)]).unwrap_or_default()
     }
 }
@@ -55,7 +55,7 @@ impl std::fmt::Debug for SystemName {
 /// One record, as the caller's thread hands it over: no formatting, no allocation for a
 /// call, no clock other than tokio's.
 #[derive(Debug)]
-pub(super) enum Record {
+pub(crate) enum Record {
     Call {
         system: SystemName,
         start: Instant,

@@ -1,10 +1,12 @@
+//! The recorder through its public API, as a service uses it: given to real guards as
+//! an observer, and its file read back.
+
 use std::sync::Arc;
 use std::time::Duration;
 
+use outbound_guard::{CallEvent, Guard, Guards, Observer, Outcome, Settings};
+use outbound_guard_recorder::{Recorder, RecorderOptions};
 use serde_json::Value;
-
-use super::{Recorder, RecorderOptions};
-use crate::{Guard, Outcome, Settings};
 
 fn lines(path: &std::path::Path) -> Vec<Value> {
     std::fs::read_to_string(path)
@@ -131,13 +133,10 @@ async fn a_full_disk_drops_records_never_calls() {
 fn a_full_queue_drops_and_counts() {
     let path = dir("queue").join("calls.jsonl");
     let recorder = Recorder::to_file(&path, RecorderOptions::default().queue(1)).unwrap();
-    let settings = Settings::parse("[systems.sber]", "inline").unwrap();
-    let guard = Guard::with_observers(settings.system("sber").unwrap(), vec![]);
-    let _ = guard;
     // Far more records than a queue of one holds while the writer takes them.
-    let event = crate::CallEvent {
+    let event = CallEvent {
         system: "sber",
-        outcome: crate::Outcome::Success,
+        outcome: Outcome::Success,
         elapsed: Some(Duration::from_millis(1)),
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -146,62 +145,13 @@ fn a_full_queue_drops_and_counts() {
         .unwrap();
     runtime.block_on(async {
         for _ in 0..100_000 {
-            crate::Observer::on_call(&recorder, &event);
+            recorder.on_call(&event);
         }
     });
     recorder.flush();
     let stats = recorder.stats();
     assert!(stats.dropped_queue_full > 0, "{stats:?}");
     assert_eq!(stats.written + stats.dropped_queue_full, 100_000);
-}
-
-/// The format's names (`outbound-guard-recording`, derived by serde) are the guard's own
-/// (`Outcome::as_str`, `Cause::as_str`, the metrics' labels): every verdict and cause
-/// written reads as its label, so the two cannot drift apart.
-#[test]
-fn the_format_names_every_verdict_and_cause_as_the_guard_does() {
-    use std::time::SystemTime;
-    let causes = [
-        crate::Cause::Open {
-            retry_after: Duration::ZERO,
-        },
-        crate::Cause::HalfOpenFull { trials: 1 },
-        crate::Cause::ForcedOpen,
-        crate::Cause::BulkheadFull {
-            permits: 1,
-            waited: Duration::ZERO,
-        },
-    ];
-    let mut outcomes = vec![
-        Outcome::Success,
-        Outcome::Failure,
-        Outcome::Slow,
-        Outcome::Timeout,
-        Outcome::Cancelled,
-    ];
-    outcomes.extend(causes.iter().copied().map(Outcome::Rejected));
-    for outcome in outcomes {
-        let mut out = Vec::new();
-        let at = SystemTime::UNIX_EPOCH + Duration::from_micros(1_764_858_808_123_456);
-        super::line::call(
-            &mut out,
-            "s\"q\n",
-            at,
-            Duration::from_micros(12_345),
-            outcome,
-            false,
-        );
-        let line: serde_json::Value = serde_json::from_slice(&out).unwrap();
-        assert_eq!(line["outcome"], outcome.as_str(), "{line}");
-        assert_eq!(line["system"], "s\"q\n");
-        assert_eq!(line["start"].as_f64(), Some(1_764_858_808_123.456));
-        assert_eq!(line["duration_ms"].as_f64(), Some(12.345));
-        if let Outcome::Rejected(cause) = outcome {
-            assert_eq!(line["cause"], cause.as_str(), "{line}");
-        } else {
-            assert!(line.get("cause").is_none(), "{line}");
-        }
-    }
 }
 
 /// A failure that lasted the client's whole `read_timeout` was cut by it: recorded as a
@@ -217,7 +167,7 @@ async fn a_call_cut_by_the_read_timeout_is_recorded_as_cut() {
     };
     let settings = Settings::parse(&text(300), "inline").unwrap();
     let recorder = Arc::new(Recorder::to_file(&path, RecorderOptions::default()).unwrap());
-    let guards = crate::Guards::builder(&settings)
+    let guards = Guards::builder(&settings)
         .observer(recorder.clone())
         .build();
     let guard = guards.get("sber").unwrap();
@@ -253,4 +203,70 @@ async fn a_call_cut_by_the_read_timeout_is_recorded_as_cut() {
         .filter_map(|l| l["read_timeout_ms"].as_f64())
         .collect();
     assert_eq!(limits, [300.0, 500.0]);
+}
+
+/// Every line the recorder writes, of every kind (calls of each ending, a cut one, the
+/// limits, observe mode, transitions enforced and observed), is a line of the format:
+/// it reads as one, and is written again as the very same text.
+#[tokio::test(start_paused = true)]
+async fn every_line_it_writes_reads_as_the_format_and_is_written_again_as_itself() {
+    use outbound_guard_recording::Line;
+
+    let path = dir("format").join("calls.jsonl");
+    let table = |name: &str, mode: &str| {
+        format!(
+            "[systems.{name}]\ncb_mode = \"{mode}\"\ncb_min_calls = 2\ncb_window_size = 2\ncb_failure_rate = 0.5\nread_timeout = \"300ms\"\ntotal_timeout = \"2s\"\ncb_slow_threshold = \"1s\"\nconnect_timeout = \"50ms\"\n"
+        )
+    };
+    let text = table("sber", "auto") + &table("customer", "observe");
+    let settings = Settings::parse(&text, "inline").unwrap();
+    let recorder = Arc::new(Recorder::to_file(&path, RecorderOptions::default()).unwrap());
+    let guards = Guards::builder(&settings)
+        .observer(recorder.clone())
+        .build();
+    for system in ["sber", "customer"] {
+        let guard = guards.get(system).unwrap();
+        let _ = guard
+            .call(async {
+                tokio::time::sleep(Duration::from_micros(12_345)).await;
+                Ok::<_, ()>(())
+            })
+            .await;
+        let _ = guard
+            .call(async {
+                tokio::time::sleep(Duration::from_millis(300)).await;
+                Err::<(), ()>(())
+            })
+            .await;
+        let _ = guard.call(async { Err::<(), ()>(()) }).await;
+        let _ = guard.call(async { Ok::<_, ()>(()) }).await;
+    }
+    recorder.flush();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut kinds = std::collections::BTreeSet::new();
+    for written in text.lines() {
+        let line = Line::parse(written).unwrap_or_else(|e| panic!("{e}: {written}"));
+        assert_eq!(line.to_json(), written);
+        kinds.insert(match line {
+            Line::Call(call) => format!("{:?} {:?} {:?}", call.outcome, call.cut, call.cause),
+            Line::Transition(t) => format!("transition observing {}", t.observing),
+            Line::Limits(_) => "limits".to_owned(),
+            Line::Observing(o) => format!("observing {}", o.observing),
+        });
+    }
+    let kinds: Vec<&str> = kinds.iter().map(String::as_str).collect();
+    assert_eq!(
+        kinds,
+        [
+            "Failure None None",
+            "Rejected None Some(Open)",
+            "Success None None",
+            "Timeout Some(ReadTimeout) None",
+            "limits",
+            "observing true",
+            "transition observing false",
+            "transition observing true",
+        ],
+        "{text}"
+    );
 }
