@@ -20,7 +20,10 @@
 //! - *public items*: what is reachable from the crate root by public paths, each item once,
 //!   modules and impl blocks left out, `#[doc(hidden)]` left out (rustdoc leaves it out), plus
 //!   each item another crate defines that the root re-exports by name (`pub use
-//!   outbound_guard_macros::adapter`): a user meets it at this crate's path;
+//!   outbound_guard_macros::adapter`): a user meets it at this crate's path; a whole crate
+//!   re-exported (`pub mod settings { pub use outbound_guard_settings::*; }`) counts as every
+//!   item that crate exposes, each once (one it also re-exports by name is not counted
+//!   twice), not as one;
 //! - *public inherent methods*: the public functions of inherent impl blocks of those types
 //!   (trait impls, blanket and auto impls left out).
 
@@ -99,12 +102,17 @@ struct Surface {
     methods: usize,
 }
 
-fn surface(krate: &Value) -> Surface {
+/// `krate`'s surface; `docs` is the directory of every crate's JSON, where a crate
+/// re-exported whole is read.
+fn surface(krate: &Value, docs: &Path) -> Surface {
     let index = &krate["index"];
     let get = |id: &Value| index.get(id.to_string());
     let mut modules = BTreeSet::new();
     let mut items = BTreeSet::new();
     let mut foreign = BTreeSet::new();
+    // Crates re-exported whole: name → (items, the names at its root).
+    let mut whole: std::collections::BTreeMap<String, (usize, BTreeSet<String>)> =
+        std::collections::BTreeMap::new();
     let mut todo = vec![krate["root"].clone()];
     while let Some(id) = todo.pop() {
         let Some(item) = get(&id) else { continue };
@@ -121,8 +129,15 @@ fn surface(krate: &Value) -> Surface {
                     }
                 }
                 Some(_) => todo.push(reexport["id"].clone()),
+                None if reexport["is_glob"] == true => {
+                    let name = reexport["source"].as_str().unwrap_or_default().to_owned();
+                    let text = std::fs::read_to_string(docs.join(format!("{name}.json")))
+                        .unwrap_or_else(|e| panic!("{name} is re-exported whole, and its rustdoc JSON cannot be read: {e}"));
+                    let other: Value = serde_json::from_str(&text).unwrap();
+                    whole.insert(name, (surface(&other, docs).items, root_names(&other)));
+                }
                 None => {
-                    foreign.insert(reexport["source"].to_string());
+                    foreign.insert(reexport["source"].as_str().unwrap_or_default().to_owned());
                 }
             }
         } else if inner.get("impl").is_none() {
@@ -153,10 +168,42 @@ fn surface(krate: &Value) -> Surface {
             }
         }
     }
+    // A crate re-exported whole and by name: each of its items once.
+    let named = foreign
+        .iter()
+        .filter(|source| {
+            let (krate, name) = (
+                source.split("::").next().unwrap_or_default(),
+                source.rsplit("::").next().unwrap_or_default(),
+            );
+            !whole
+                .get(krate)
+                .is_some_and(|(_, names)| names.contains(name))
+        })
+        .count();
     Surface {
-        items: items.len() + foreign.len(),
+        items: items.len() + named + whole.values().map(|(n, _)| n).sum::<usize>(),
         methods: methods.len(),
     }
+}
+
+/// The names at a crate's root: its items' and its re-exports'.
+fn root_names(krate: &Value) -> BTreeSet<String> {
+    let index = &krate["index"];
+    let root = &index[krate["root"].to_string()];
+    root["inner"]["module"]["items"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|id| {
+            let item = index.get(id.to_string())?;
+            match item["inner"].get("use") {
+                Some(reexport) => reexport["name"].as_str(),
+                None => item["name"].as_str(),
+            }
+            .map(str::to_owned)
+        })
+        .collect()
 }
 
 /// The listing of one crate's JSON, headed by its figures; `None` for a format the pinned
@@ -176,14 +223,15 @@ fn listing(json: &Path) -> Option<String> {
         .omit_auto_trait_impls(true)
         .build()
         .unwrap_or_else(|error| panic!("{} cannot be read by public-api: {error}", json.display()));
-    let Surface { items, methods } = surface(&krate);
+    let Surface { items, methods } = surface(&krate, json.parent().unwrap());
     if json.ends_with("outbound_guard.json") {
         // The core's budget: a user meets it through one attribute, so what it offers
-        // beyond that grows only on purpose.
+        // beyond that grows only on purpose. Set at 70 items (the settings crate it
+        // re-exports whole counted by its own items) and 75 inherent methods.
         assert!(
-            items <= 65 && methods <= 75,
+            items <= 70 && methods <= 75,
             "the core has {items} public items and {methods} public inherent methods, over its \
-             budget of 65 and 75: make the new ones private, or raise the budget on purpose"
+             budget of 70 and 75: make the new ones private, or raise the budget on purpose"
         );
     }
     let mut text = format!(
