@@ -16,7 +16,7 @@ use std::hint::black_box;
 use std::sync::Arc;
 use std::time::Instant;
 
-use outbound_guard::{Guard, Observer};
+use outbound_guard::Guard;
 use outbound_guard_benches::{quiet_subscriber, runtime, settings};
 use outbound_guard_recorder::{Recorder, RecorderOptions};
 
@@ -31,10 +31,12 @@ async fn calls(guard: &Guard, n: u64) -> u64 {
 }
 
 fn guard(recorder: Option<&Arc<Recorder>>) -> Guard {
-    let observers: Vec<Arc<dyn Observer>> = recorder
-        .map(|r| vec![r.clone() as Arc<dyn Observer>])
-        .unwrap_or_default();
-    Guard::with_observers(&settings(), observers)
+    let settings = settings();
+    let builder = Guard::builder(&settings);
+    match recorder {
+        Some(recorder) => builder.observer(recorder.clone()).build(),
+        None => builder.build(),
+    }
 }
 
 fn main() {

@@ -35,7 +35,9 @@ connect_timeout = "0.5s"
 async fn record(path: &std::path::Path) {
     let settings = Settings::parse(SETTINGS, "resilience.toml").unwrap();
     let recorder = Arc::new(Recorder::to_file(path, RecorderOptions::default()).unwrap());
-    let guard = Guard::with_observers(settings.system("sber").unwrap(), vec![recorder.clone()]);
+    let guard = Guard::builder(settings.system("sber").unwrap())
+        .observer(recorder.clone())
+        .build();
     let answered = Arc::new(AtomicU64::new(0));
     let mut running = Vec::new();
     // 50 calls a second: 10 s healthy, 60 s failing 2 in 5, 20 s healthy.

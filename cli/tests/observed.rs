@@ -55,7 +55,9 @@ async fn an_observed_recording_has_every_real_outcome_and_replays_without_a_gues
     let upstream = FakeUpstream::start().await;
     let settings = Settings::parse(SETTINGS, "resilience.toml").unwrap();
     let recorder = Arc::new(Recorder::to_file(&recording, RecorderOptions::default()).unwrap());
-    let guard = Guard::with_observers(settings.system("s").unwrap(), vec![recorder.clone()]);
+    let guard = Guard::builder(settings.system("s").unwrap())
+        .observer(recorder.clone())
+        .build();
     assert!(guard.breaker().peek().observing);
     let client = reqwest::Client::builder()
         .connect_timeout(Duration::from_millis(50))

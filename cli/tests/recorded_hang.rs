@@ -44,7 +44,9 @@ async fn a_recorded_hang_replays_with_the_live_openings_and_close() {
     let upstream = FakeUpstream::start().await;
     let settings = Settings::parse(SETTINGS, "resilience.toml").unwrap();
     let recorder = Arc::new(Recorder::to_file(&recording, RecorderOptions::default()).unwrap());
-    let guard = Guard::with_observers(settings.system("s").unwrap(), vec![recorder.clone()]);
+    let guard = Guard::builder(settings.system("s").unwrap())
+        .observer(recorder.clone())
+        .build();
     let client = reqwest::Client::builder()
         .connect_timeout(Duration::from_millis(50))
         .timeout(Duration::from_millis(100))

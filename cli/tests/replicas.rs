@@ -69,7 +69,9 @@ async fn a_replica_that_ran_the_calls_answers_the_gap_of_one_that_refused_them()
     let replica = |text: &str, path: &std::path::Path| {
         let settings = Settings::parse(text, "resilience.toml").unwrap();
         let recorder = Arc::new(Recorder::to_file(path, RecorderOptions::default()).unwrap());
-        let guard = Guard::with_observers(settings.system("s").unwrap(), vec![recorder.clone()]);
+        let guard = Guard::builder(settings.system("s").unwrap())
+            .observer(recorder.clone())
+            .build();
         (guard, recorder)
     };
     let (a, a_recorder) = replica(A, &a_path);

@@ -105,7 +105,9 @@ async fn runtime_warm_hang(text: &str, warm: usize, every: Duration, run: Durati
     let settings = Settings::parse(text, "inline").unwrap();
     let settings = settings.system("sber").unwrap();
     let transitions = Arc::new(Transitions::default());
-    let guard = Guard::with_observers(settings, vec![transitions.clone()]);
+    let guard = Guard::builder(settings)
+        .observer(transitions.clone())
+        .build();
     for _ in 0..warm {
         assert_eq!(guard.call(async { Ok::<_, ()>(()) }).await, Ok(Ok(())));
         sleep(every).await;

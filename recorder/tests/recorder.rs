@@ -32,7 +32,9 @@ async fn every_call_and_transition_is_one_line_with_the_guards_verdict() {
     )
     .unwrap();
     let recorder = Arc::new(Recorder::to_file(&path, RecorderOptions::default()).unwrap());
-    let guard = Guard::with_observers(settings.system("sber").unwrap(), vec![recorder.clone()]);
+    let guard = Guard::builder(settings.system("sber").unwrap())
+        .observer(recorder.clone())
+        .build();
     let ok = guard
         .call(async {
             tokio::time::sleep(Duration::from_millis(250)).await;
@@ -90,7 +92,9 @@ async fn the_file_rotates_by_size_and_keeps_so_many() {
     let settings = Settings::parse("[systems.sber]", "inline").unwrap();
     let options = RecorderOptions::default().max_bytes(1000).keep(2);
     let recorder = Arc::new(Recorder::to_file(&path, options).unwrap());
-    let guard = Guard::with_observers(settings.system("sber").unwrap(), vec![recorder.clone()]);
+    let guard = Guard::builder(settings.system("sber").unwrap())
+        .observer(recorder.clone())
+        .build();
     for _ in 0..100 {
         let _ = guard.call(async { Ok::<_, ()>(()) }).await;
     }
@@ -116,7 +120,9 @@ async fn a_full_disk_drops_records_never_calls() {
     // /dev/full fails every write with ENOSPC.
     let recorder = Arc::new(Recorder::to_file("/dev/full", RecorderOptions::default()).unwrap());
     let settings = Settings::parse("[systems.sber]", "inline").unwrap();
-    let guard = Guard::with_observers(settings.system("sber").unwrap(), vec![recorder.clone()]);
+    let guard = Guard::builder(settings.system("sber").unwrap())
+        .observer(recorder.clone())
+        .build();
     for _ in 0..10 {
         assert!(guard.call(async { Ok::<_, ()>(1) }).await.is_ok());
     }

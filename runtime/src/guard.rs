@@ -61,14 +61,37 @@ impl std::fmt::Debug for Guard {
 }
 
 impl Guard {
-    /// A guard for one system, with no observers.
+    /// A guard for one system, with no observers: `Guard::builder(settings).build()`.
     pub fn new(settings: &SystemSettings) -> Self {
-        Self::with_observers(settings, Vec::new())
+        Self::builder(settings).build()
     }
 
-    /// A guard whose breaker and calls report to `observers`.
-    pub fn with_observers(settings: &SystemSettings, observers: Vec<Arc<dyn Observer>>) -> Self {
-        Self::build(settings, observers, GuardMetrics::none())
+    /// A guard for one system with its optional parts: the observers its breaker and
+    /// calls report to. A service's guards, one per system with the same observers (and
+    /// tracing, metrics), come from [`Guards::builder`](crate::Guards::builder) instead.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use outbound_guard::{Guard, Observer, Settings, Transition};
+    ///
+    /// struct Audit;
+    /// impl Observer for Audit {
+    ///     fn on_transition(&self, t: &Transition<'_>) {
+    ///         println!("{t}");
+    ///     }
+    /// }
+    ///
+    /// let settings = Settings::parse("[systems.sber]", "inline").unwrap();
+    /// let guard = Guard::builder(settings.system("sber").unwrap())
+    ///     .observer(Arc::new(Audit))
+    ///     .build();
+    /// assert_eq!(guard.system(), "sber");
+    /// ```
+    pub fn builder(settings: &SystemSettings) -> GuardBuilder<'_> {
+        GuardBuilder {
+            settings,
+            observers: Vec::new(),
+        }
     }
 
     /// A guard reporting to `observers` and, if given, recording `metrics` (which must
@@ -86,7 +109,7 @@ impl Guard {
                 total_timeout: AtomicU64::new(packed(settings.total_timeout())),
                 slow_threshold: AtomicU64::new(packed(settings.cb_slow_threshold())),
                 bulkhead_wait: AtomicU64::new(packed(settings.bulkhead_wait())),
-                breaker: Breaker::with_observers(settings, observers),
+                breaker: Breaker::observed(settings, observers),
                 bulkhead: Bulkhead::new(permits),
                 slow: SlowHolders::default(),
                 metrics,
@@ -222,6 +245,36 @@ fn packed(d: Duration) -> u64 {
 #[inline]
 fn unpacked(word: u64) -> Duration {
     Duration::new(word >> 32, (word & u64::from(u32::MAX)) as u32)
+}
+
+/// Builds a [`Guard`]; from [`Guard::builder`].
+#[must_use = "nothing is built until `build`"]
+pub struct GuardBuilder<'s> {
+    settings: &'s SystemSettings,
+    observers: Vec<Arc<dyn Observer>>,
+}
+
+impl std::fmt::Debug for GuardBuilder<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GuardBuilder")
+            .field("system", &self.settings.name())
+            .field("observers", &self.observers.len())
+            .finish()
+    }
+}
+
+impl GuardBuilder<'_> {
+    /// Reports the guard's transitions, and every call's outcome if the observer
+    /// [wants them](Observer::wants_calls), to `observer`, after the ones added before.
+    pub fn observer(mut self, observer: Arc<dyn Observer>) -> Self {
+        self.observers.push(observer);
+        self
+    }
+
+    /// The guard.
+    pub fn build(self) -> Guard {
+        Guard::build(self.settings, self.observers, GuardMetrics::none())
+    }
 }
 
 #[cfg(test)]

@@ -98,7 +98,7 @@ pub use action::{ManualAction, UnknownAction};
 pub use breaker::{Breaker, BreakerPermit, SetBy, Snapshot, Trials};
 pub use call::{CallOptions, GuardedCall};
 pub use error::{Cause, CircuitBreakerError, UnknownSystem};
-pub use guard::Guard;
+pub use guard::{Guard, GuardBuilder};
 pub use health::{Health, HealthStatus, ReadinessPolicy, SystemHealth};
 pub use observer::{CallEvent, Observer, OpenPeriod, Outcome, Transition};
 #[doc(inline)]

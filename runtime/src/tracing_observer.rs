@@ -15,7 +15,7 @@ use crate::state::{Reason, State};
 /// Entering open, forced open or disabled logs at WARN; half-open and closed at INFO.
 ///
 /// [`Guards::new`](crate::Guards::new) installs it for every system; for a lone guard,
-/// pass it in: `Guard::with_observers(settings, vec![Arc::new(TracingObserver)])`.
+/// pass it in: `Guard::builder(settings).observer(Arc::new(TracingObserver)).build()`.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct TracingObserver;
 

@@ -92,7 +92,8 @@ async fn critical_system_opens_on_3_failures_of_the_first_10() {
 #[tokio::test(start_paused = true)]
 async fn fifty_percent_opens_at_25_of_50_and_not_at_24_of_50() {
     let log = Arc::new(Log::default());
-    let breaker = Breaker::with_observers(&system(""), vec![log.clone()]);
+    let guard = Guard::builder(&system("")).observer(log.clone()).build();
+    let breaker = guard.breaker();
     feed(&breaker, &rep('S', 26));
     feed(&breaker, &rep('F', 24));
     assert_eq!(counts(&breaker), (State::Closed, 24, 50));
@@ -185,7 +186,8 @@ async fn min_calls_is_independent_of_the_window() {
 async fn open_for_30_s_then_half_open_when_due() {
     let log = Arc::new(Log::default());
     let s = system("");
-    let breaker = Breaker::with_observers(&s, vec![log.clone()]);
+    let guard = Guard::builder(&s).observer(log.clone()).build();
+    let breaker = guard.breaker();
     feed(&breaker, &rep('F', 10));
     let opened_at = Instant::now();
     assert_eq!(breaker.snapshot().since, opened_at);
@@ -344,7 +346,8 @@ async fn exactly_3_of_10_concurrent_callers_are_trials() {
 async fn all_trials_succeed_closed_with_an_empty_window() {
     let log = Arc::new(Log::default());
     let s = system("");
-    let breaker = Breaker::with_observers(&s, vec![log.clone()]);
+    let guard = Guard::builder(&s).observer(log.clone()).build();
+    let breaker = guard.breaker();
     // Some successes before opening, so that a window that is not cleared shows.
     feed(&breaker, &rep('S', 10));
     feed(&breaker, &rep('F', 10));
@@ -378,7 +381,8 @@ async fn all_trials_succeed_closed_with_an_empty_window() {
 async fn any_trial_fails_open_for_a_full_30_s_again() {
     let log = Arc::new(Log::default());
     let s = system("");
-    let breaker = Breaker::with_observers(&s, vec![log.clone()]);
+    let guard = Guard::builder(&s).observer(log.clone()).build();
+    let breaker = guard.breaker();
     feed(&breaker, &rep('F', 10));
     advance(30 * S).await;
     let a = breaker.try_acquire().unwrap();
@@ -740,7 +744,8 @@ async fn retry_after_shrinks_with_time() {
 #[tokio::test(start_paused = true)]
 async fn manual_actions() {
     let log = Arc::new(Log::default());
-    let breaker = Breaker::with_observers(&system(""), vec![log.clone()]);
+    let guard = Guard::builder(&system("")).observer(log.clone()).build();
+    let breaker = guard.breaker();
     feed(&breaker, "FFFFF");
     breaker.act(outbound_guard::ManualAction::ForceOpen);
     assert_eq!(cause(breaker.try_acquire()), Cause::ForcedOpen);
@@ -769,10 +774,12 @@ async fn manual_actions() {
 #[tokio::test(start_paused = true)]
 async fn peek_reads_without_the_due_transition_that_state_makes() {
     let log = Arc::new(Log::default());
-    let breaker = Breaker::with_observers(
-        &system("cb_window_size = 2\ncb_min_calls = 2\ncb_open_duration = 30"),
-        vec![log.clone()],
-    );
+    let guard = Guard::builder(&system(
+        "cb_window_size = 2\ncb_min_calls = 2\ncb_open_duration = 30",
+    ))
+    .observer(log.clone())
+    .build();
+    let breaker = guard.breaker();
     breaker.try_acquire().unwrap().finish(Verdict::FAILURE);
     breaker.try_acquire().unwrap().finish(Verdict::FAILURE);
     let heard = log.0.lock().unwrap().len();
@@ -817,7 +824,8 @@ async fn an_outcome_from_before_a_reset_or_while_disabled_is_not_counted() {
 #[tokio::test(start_paused = true)]
 async fn a_reset_of_a_closed_breaker_forgets_its_counted_outcomes() {
     let log = Arc::new(Log::default());
-    let breaker = Breaker::with_observers(&system(""), vec![log.clone()]);
+    let guard = Guard::builder(&system("")).observer(log.clone()).build();
+    let breaker = guard.breaker();
     feed(&breaker, "SS");
     assert_eq!(counts(&breaker), (State::Closed, 0, 2));
     assert!(breaker.act(outbound_guard::ManualAction::Reset));

@@ -223,7 +223,7 @@ impl outbound_guard::Observer for Outcomes {
 async fn a_running_call_finished_after_it_timed_out_is_not_reported_twice() {
     let outcomes = std::sync::Arc::new(Outcomes::default());
     let settings = common::system("read_timeout = 10\ntotal_timeout = 13");
-    let guard = Guard::with_observers(&settings, vec![outcomes.clone()]);
+    let guard = Guard::builder(&settings).observer(outcomes.clone()).build();
     let mut running = common::running_call(&guard).await.unwrap();
     let mut timer = std::pin::pin!(None);
     let timed_out = std::future::poll_fn(|cx| running.poll_expired(timer.as_mut(), cx)).await;
@@ -247,7 +247,7 @@ async fn a_running_call_finished_after_it_timed_out_is_not_reported_twice() {
 async fn a_call_slow_within_its_first_poll_is_counted_slow_at_its_end() {
     let outcomes = std::sync::Arc::new(Outcomes::default());
     let settings = common::system("cb_slow_threshold = 0.05");
-    let guard = Guard::with_observers(&settings, vec![outcomes.clone()]);
+    let guard = Guard::builder(&settings).observer(outcomes.clone()).build();
     let answer = guard
         .call(async {
             std::thread::sleep(Duration::from_millis(80));

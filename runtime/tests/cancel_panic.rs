@@ -39,7 +39,9 @@ impl Calls {
 
 fn guard_with(extra: &str) -> (Guard, Arc<Calls>) {
     let calls = Arc::new(Calls::default());
-    let guard = Guard::with_observers(&system(extra), vec![calls.clone()]);
+    let guard = Guard::builder(&system(extra))
+        .observer(calls.clone())
+        .build();
     (guard, calls)
 }
 
@@ -565,12 +567,12 @@ impl Observer for PanicsOnHalfOpen {
 #[tokio::test(start_paused = true)]
 async fn an_observer_panicking_on_half_open_does_not_wedge_the_breaker() {
     let (calls, panicky) = (Arc::new(Calls::default()), Arc::new(PanicsOnHalfOpen));
-    let guard = Guard::with_observers(
-        &system(
-            "cb_window_size = 1\ncb_min_calls = 1\ncb_open_duration = 2\ncb_half_open_calls = 2",
-        ),
-        vec![panicky, calls.clone()],
-    );
+    let guard = Guard::builder(&system(
+        "cb_window_size = 1\ncb_min_calls = 1\ncb_open_duration = 2\ncb_half_open_calls = 2",
+    ))
+    .observer(panicky)
+    .observer(calls.clone())
+    .build();
     fail_n(&guard, 1).await;
     assert_eq!(guard.breaker().state(), State::Open);
     advance(3 * S).await;

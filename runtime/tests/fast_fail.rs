@@ -35,7 +35,9 @@ impl Observer for Transitions {
 fn guide_guard(extra: &str) -> (Guard, Arc<Transitions>) {
     let settings = Settings::parse(&format!("[systems.sber]\n{extra}"), "inline").unwrap();
     let transitions = Arc::new(Transitions::default());
-    let guard = Guard::with_observers(settings.system("sber").unwrap(), vec![transitions.clone()]);
+    let guard = Guard::builder(settings.system("sber").unwrap())
+        .observer(transitions.clone())
+        .build();
     (guard, transitions)
 }
 

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use outbound_guard::{
-    Breaker, BreakerPermit, Cause, Observer, Settings, State, Transition, Trials,
+    Breaker, BreakerPermit, Cause, Guard, Observer, Settings, State, Transition, Trials,
 };
 use proptest::prelude::*;
 
@@ -400,7 +400,8 @@ fn run(cfg: Config, ops: Vec<Op>) {
         .unwrap();
     rt.block_on(async {
         let recorder = Arc::new(Recorder::default());
-        let breaker = Breaker::with_observers(system, vec![recorder.clone()]);
+        let guard = Guard::builder(system).observer(recorder.clone()).build();
+        let breaker = guard.breaker();
         let mut model = Model::new(cfg);
         let mut held: Vec<(BreakerPermit<'_>, MTicket)> = Vec::new();
         check(&breaker, &mut model, &recorder, 0, &Op::Reset);

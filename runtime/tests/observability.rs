@@ -546,10 +546,9 @@ mod logs {
         let capture = Capture::new();
         let _installed = capture.install();
         let settings = settings();
-        let guard = Guard::with_observers(
-            settings.system("sber").unwrap(),
-            vec![std::sync::Arc::new(outbound_guard::TracingObserver)],
-        );
+        let guard = Guard::builder(settings.system("sber").unwrap())
+            .observer(std::sync::Arc::new(outbound_guard::TracingObserver))
+            .build();
         guard.breaker().act(outbound_guard::ManualAction::ForceOpen);
         assert_eq!(capture.lines(), ["WARN sber forced open by an operator"]);
 

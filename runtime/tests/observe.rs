@@ -41,7 +41,7 @@ impl Lines {
 fn observed(mode: &str) -> (Guard, Arc<Lines>) {
     let lines = Arc::new(Lines::default());
     let settings = system(&format!("{SMALL}\ncb_mode = \"{mode}\""));
-    let guard = Guard::with_observers(&settings, vec![lines.clone()]);
+    let guard = Guard::builder(&settings).observer(lines.clone()).build();
     guard.breaker().seed_jitter(1);
     (guard, lines)
 }

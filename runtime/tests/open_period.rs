@@ -27,10 +27,13 @@ impl Observer for Lines {
     }
 }
 
-fn observed(extra: &str) -> (Breaker, Arc<Lines>) {
+/// A guard whose breaker is under test, reporting to the lines returned beside it.
+fn observed(extra: &str) -> (Guard, Arc<Lines>) {
     let lines = Arc::new(Lines::default());
-    let breaker = Breaker::with_observers(&system(extra), vec![lines.clone()]);
-    (breaker, lines)
+    let guard = Guard::builder(&system(extra))
+        .observer(lines.clone())
+        .build();
+    (guard, lines)
 }
 
 /// `n` failures, the last carrying `hint` if any.
@@ -72,7 +75,8 @@ async fn open_for(breaker: &Breaker, limit: Duration) -> Duration {
 
 #[tokio::test(start_paused = true)]
 async fn a_hint_shorter_than_cb_open_duration_changes_nothing() {
-    let (breaker, lines) = observed("");
+    let (guard, lines) = observed("");
+    let breaker = guard.breaker();
     fail(&breaker, 10, Some(5 * S));
     assert_eq!(breaker.snapshot().open_for, Some(30 * S));
     assert_eq!(breaker.snapshot().retry_hint, None);
@@ -85,7 +89,8 @@ async fn a_hint_shorter_than_cb_open_duration_changes_nothing() {
 
 #[tokio::test(start_paused = true)]
 async fn a_hint_longer_than_cb_open_duration_sets_the_open_period() {
-    let (breaker, lines) = observed("");
+    let (guard, lines) = observed("");
+    let breaker = guard.breaker();
     fail(&breaker, 10, Some(120 * S));
     let snapshot = breaker.snapshot();
     assert_eq!(
@@ -106,7 +111,8 @@ async fn a_hint_longer_than_cb_open_duration_sets_the_open_period() {
 
 #[tokio::test(start_paused = true)]
 async fn a_hint_over_cb_open_max_is_capped() {
-    let (breaker, _) = observed("cb_open_max = 300");
+    let (guard, _) = observed("cb_open_max = 300");
+    let breaker = guard.breaker();
     fail(&breaker, 10, Some(Duration::from_secs(u64::MAX)));
     assert_eq!(breaker.snapshot().retry_hint, Some(300 * S));
     assert_eq!(open_for(&breaker, 900 * S).await, 300 * S);
@@ -117,14 +123,16 @@ async fn an_http_date_hint_and_garbage() {
     let now = httpdate::parse_http_date("Fri, 04 Dec 2026 15:00:00 GMT").unwrap();
     let date = parse_retry_after(b"Fri, 04 Dec 2026 15:01:30 GMT", now);
     assert_eq!(date, Some(90 * S));
-    let (breaker, _) = observed("");
+    let (guard, _) = observed("");
+    let breaker = guard.breaker();
     fail(&breaker, 10, date);
     assert_eq!(open_for(&breaker, 600 * S).await, 90 * S);
 
     // Garbage gives no hint: a plain failure, the plain 30 s.
     let garbage = parse_retry_after(b"in a minute", SystemTime::now());
     assert_eq!(garbage, None);
-    let (breaker, _) = observed("");
+    let (guard, _) = observed("");
+    let breaker = guard.breaker();
     fail(&breaker, 10, garbage);
     assert_eq!(open_for(&breaker, 600 * S).await, 30 * S);
 }
@@ -137,7 +145,8 @@ async fn an_http_date_hint_and_garbage() {
 /// system said how much time.
 #[tokio::test(start_paused = true)]
 async fn a_hint_alone_does_not_open_a_closed_breaker_but_lengthens_the_opening_it_joins() {
-    let (breaker, lines) = observed("");
+    let (guard, lines) = observed("");
+    let breaker = guard.breaker();
     fail(&breaker, 1, Some(60 * S));
     assert_eq!(
         breaker.state(),
@@ -151,7 +160,8 @@ async fn a_hint_alone_does_not_open_a_closed_breaker_but_lengthens_the_opening_i
     // The other side: the window opens it 10 s later, and the hint kept from that first
     // failure (60 s from when it came) sets the opening's length.
     advance(10 * S).await;
-    let (breaker, _) = observed("");
+    let (guard, _) = observed("");
+    let breaker = guard.breaker();
     fail(&breaker, 1, Some(60 * S));
     advance(10 * S).await;
     fail(&breaker, 9, None);
@@ -163,7 +173,8 @@ async fn a_hint_alone_does_not_open_a_closed_breaker_but_lengthens_the_opening_i
 /// opened) still lengthens the running open period, capped from its start.
 #[tokio::test(start_paused = true)]
 async fn a_hint_landing_on_a_running_open_period_lengthens_it() {
-    let (breaker, _) = observed("cb_open_max = 100");
+    let (guard, _) = observed("cb_open_max = 100");
+    let breaker = guard.breaker();
     let late = breaker.try_acquire().unwrap();
     let later = breaker.try_acquire().unwrap();
     fail(&breaker, 10, None);
@@ -183,7 +194,8 @@ async fn a_hint_landing_on_a_running_open_period_lengthens_it() {
 /// A trial that fails with a hint re-opens for at least the hint.
 #[tokio::test(start_paused = true)]
 async fn a_trial_failing_with_a_hint_reopens_for_the_hint() {
-    let (breaker, lines) = observed("");
+    let (guard, lines) = observed("");
+    let breaker = guard.breaker();
     fail(&breaker, 10, None);
     advance(30 * S).await;
     breaker
@@ -200,7 +212,8 @@ async fn a_trial_failing_with_a_hint_reopens_for_the_hint() {
 /// `cb_open_backoff = 2`: 30, 60, 120, 240, then the 300 s cap; closing goes back to 30.
 #[tokio::test(start_paused = true)]
 async fn backoff_doubles_each_reopening_up_to_the_cap_and_ends_on_closing() {
-    let (breaker, lines) = observed("cb_open_backoff = 2.0\ncb_open_max = 300");
+    let (guard, lines) = observed("cb_open_backoff = 2.0\ncb_open_max = 300");
+    let breaker = guard.breaker();
     fail(&breaker, 10, None);
     let mut periods = Vec::new();
     for _ in 0..6 {
@@ -236,7 +249,8 @@ async fn backoff_doubles_each_reopening_up_to_the_cap_and_ends_on_closing() {
 /// The default 1.0 is the guide's fixed 30 s, every time.
 #[tokio::test(start_paused = true)]
 async fn without_backoff_every_reopening_is_30_s() {
-    let (breaker, _) = observed("");
+    let (guard, _) = observed("");
+    let breaker = guard.breaker();
     fail(&breaker, 10, None);
     for _ in 0..5 {
         assert_eq!(open_for(&breaker, 600 * S).await, 30 * S);
@@ -249,7 +263,8 @@ async fn without_backoff_every_reopening_is_30_s() {
 #[tokio::test(start_paused = true)]
 async fn jitter_stays_in_its_bounds_and_a_seed_repeats_it() {
     let periods = |seed: u64| {
-        let (breaker, _) = observed("cb_open_jitter = 0.1");
+        let (guard, _) = observed("cb_open_jitter = 0.1");
+        let breaker = guard.breaker();
         breaker.seed_jitter(seed);
         fail(&breaker, 10, None);
         let mut periods = Vec::new();
@@ -279,7 +294,8 @@ async fn jitter_stays_in_its_bounds_and_a_seed_repeats_it() {
         "spread over the 3 s the jitter allows: {spread:?}"
     );
     // Capped by cb_open_max even with jitter.
-    let (breaker, _) = observed("cb_open_jitter = 0.9\ncb_open_max = 31");
+    let (guard, _) = observed("cb_open_jitter = 0.9\ncb_open_max = 31");
+    let breaker = guard.breaker();
     for seed in 0..20 {
         breaker.seed_jitter(seed);
         fail(&breaker, 10, None);

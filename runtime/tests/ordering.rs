@@ -6,7 +6,7 @@ use outbound_guard::Verdict;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::thread;
 
-use outbound_guard::{Breaker, Observer, Settings, State, Transition};
+use outbound_guard::{Guard, Observer, Settings, State, Transition};
 
 /// Every transition an observer was told, in the order it was told.
 #[derive(Default)]
@@ -44,14 +44,18 @@ impl Chain {
     }
 }
 
-fn breaker(observers: Vec<Arc<dyn Observer>>) -> Breaker {
+fn guard(observers: Vec<Arc<dyn Observer>>) -> Guard {
     // Opens on one failure of two, open for 50 µs, one trial.
     let settings = Settings::parse(
         "[systems.sber]\ncb_window_size = 2\ncb_min_calls = 1\ncb_failure_rate = 0.5\ncb_open_duration = 0.00005\ncb_half_open_calls = 1",
         "inline",
     )
     .unwrap();
-    Breaker::with_observers(settings.system("sber").unwrap(), observers)
+    let builder = Guard::builder(settings.system("sber").unwrap());
+    observers
+        .into_iter()
+        .fold(builder, |builder, observer| builder.observer(observer))
+        .build()
 }
 
 /// A small deterministic generator, one per thread.
@@ -65,20 +69,22 @@ fn coin(seed: &mut u64) -> bool {
 #[test]
 fn observers_see_every_threads_transitions_in_order() {
     let (first, second) = (Arc::new(Chain::default()), Arc::new(Chain::default()));
-    let breaker = Arc::new(breaker(vec![first.clone(), second.clone()]));
+    let breaker = Arc::new(guard(vec![first.clone(), second.clone()]));
     let threads: Vec<_> = (0..4u64)
         .map(|t| {
             let breaker = breaker.clone();
             thread::spawn(move || {
                 let mut seed = 0x9e37_79b9_7f4a_7c15 ^ (t + 1);
                 for i in 0..20_000u32 {
-                    if let Ok(permit) = breaker.try_acquire() {
+                    if let Ok(permit) = breaker.breaker().try_acquire() {
                         permit.finish(Verdict::new(coin(&mut seed)));
                     }
                     // Now and then an operator's actions, from every thread.
                     if i % 1_000 == 999 {
-                        breaker.act(outbound_guard::ManualAction::ForceOpen);
-                        breaker.act(outbound_guard::ManualAction::Reset);
+                        breaker
+                            .breaker()
+                            .act(outbound_guard::ManualAction::ForceOpen);
+                        breaker.breaker().act(outbound_guard::ManualAction::Reset);
                     }
                 }
             })
@@ -90,21 +96,21 @@ fn observers_see_every_threads_transitions_in_order() {
     // Quiet now: the last transition each observer saw is the breaker's state.
     assert!(first.len() > 100, "only {} transitions", first.len());
     assert_eq!(first.len(), second.len());
-    assert_eq!(first.check(), breaker.state());
-    assert_eq!(second.check(), breaker.state());
+    assert_eq!(first.check(), breaker.breaker().state());
+    assert_eq!(second.check(), breaker.breaker().state());
 }
 
 /// Resets the breaker from inside `on_transition` whenever it is forced open.
 #[derive(Default)]
 struct ResetsForcedOpen {
-    breaker: OnceLock<Weak<Breaker>>,
+    breaker: OnceLock<Weak<Guard>>,
 }
 
 impl Observer for ResetsForcedOpen {
     fn on_transition(&self, t: &Transition<'_>) {
         if t.to == State::ForcedOpen {
             if let Some(breaker) = self.breaker.get().and_then(Weak::upgrade) {
-                breaker.act(outbound_guard::ManualAction::Reset);
+                breaker.breaker().act(outbound_guard::ManualAction::Reset);
             }
         }
     }
@@ -114,14 +120,16 @@ impl Observer for ResetsForcedOpen {
 fn an_observer_acting_on_its_breaker_is_told_of_that_too_in_order() {
     let chain = Arc::new(Chain::default());
     let resetter = Arc::new(ResetsForcedOpen::default());
-    let breaker = Arc::new(breaker(vec![resetter.clone(), chain.clone()]));
+    let breaker = Arc::new(guard(vec![resetter.clone(), chain.clone()]));
     resetter.breaker.set(Arc::downgrade(&breaker)).ok().unwrap();
     let threads: Vec<_> = (0..2)
         .map(|_| {
             let breaker = breaker.clone();
             thread::spawn(move || {
                 for _ in 0..500 {
-                    breaker.act(outbound_guard::ManualAction::ForceOpen);
+                    breaker
+                        .breaker()
+                        .act(outbound_guard::ManualAction::ForceOpen);
                 }
             })
         })
@@ -130,7 +138,7 @@ fn an_observer_acting_on_its_breaker_is_told_of_that_too_in_order() {
         t.join().unwrap();
     }
     assert_eq!(chain.check(), State::Closed);
-    assert_eq!(breaker.state(), State::Closed);
+    assert_eq!(breaker.breaker().state(), State::Closed);
     let told = chain.0.lock().unwrap().clone();
     assert!(told.chunks(2).all(|pair| pair
         == [

@@ -27,7 +27,7 @@ fn guard() -> (Guard, Arc<Outcomes>) {
         "cb_window_size = 1\ncb_min_calls = 1\nread_timeout = 10\ntotal_timeout = 20\ncb_slow_threshold = 5",
     );
     let outcomes = Arc::new(Outcomes::default());
-    let guard = Guard::with_observers(&settings, vec![outcomes.clone()]);
+    let guard = Guard::builder(&settings).observer(outcomes.clone()).build();
     (guard, outcomes)
 }
 

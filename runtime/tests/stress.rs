@@ -50,7 +50,11 @@ impl Observer for Slow {
 
 fn guard(toml: &str, observers: Vec<Arc<dyn Observer>>) -> Guard {
     let settings = Settings::parse(toml, "inline").unwrap();
-    Guard::with_observers(settings.system("sber").unwrap(), observers)
+    let builder = Guard::builder(settings.system("sber").unwrap());
+    observers
+        .into_iter()
+        .fold(builder, |builder, observer| builder.observer(observer))
+        .build()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

@@ -396,7 +396,9 @@ async fn drive(
     read_limit: Option<Duration>,
 ) -> Replay {
     let transitions = Arc::new(Transitions::default());
-    let guard = Guard::with_observers(settings, vec![transitions.clone()]);
+    let guard = Guard::builder(settings)
+        .observer(transitions.clone())
+        .build();
     let client = Client::new(settings.read_timeout(), read_limit);
     // Observe mode is replayed as `auto`: what the breaker would have refused.
     guard.breaker().act(ManualAction::Enforce);

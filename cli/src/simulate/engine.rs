@@ -190,7 +190,9 @@ type Upstream = Pin<Box<dyn Future<Output = Result<(), Option<Duration>>> + Send
 #[allow(clippy::too_many_lines)]
 async fn drive(settings: &SystemSettings, script: Script) -> Run {
     let transitions = Arc::new(Transitions::default());
-    let guard = Guard::with_observers(settings, vec![transitions.clone()]);
+    let guard = Guard::builder(settings)
+        .observer(transitions.clone())
+        .build();
     // `cb_mode = "observe"` is simulated as `auto`: what the breaker would refuse.
     guard.breaker().act(ManualAction::Enforce);
     let t0 = Instant::now();

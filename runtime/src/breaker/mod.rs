@@ -123,13 +123,15 @@ pub struct Trials {
 }
 
 impl Breaker {
-    /// A closed breaker with the system's `cb_…` settings and no observers.
+    /// A closed breaker with the system's `cb_…` settings and no observers (a breaker
+    /// that reports to observers is a guard's: [`Guard::builder`](crate::Guard::builder),
+    /// then [`Guard::breaker`](crate::Guard::breaker)).
     pub fn new(settings: &SystemSettings) -> Self {
-        Self::with_observers(settings, Vec::new())
+        Self::observed(settings, Vec::new())
     }
 
     /// A closed breaker that reports to `observers`.
-    pub fn with_observers(settings: &SystemSettings, observers: Vec<Arc<dyn Observer>>) -> Self {
+    pub(crate) fn observed(settings: &SystemSettings, observers: Vec<Arc<dyn Observer>>) -> Self {
         let config = config_of(settings);
         let call_observers = observers
             .iter()
