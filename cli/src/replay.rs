@@ -19,7 +19,7 @@ use crate::output::{counted, print, warn};
 mod engine;
 mod figures;
 mod guess;
-mod judge;
+mod knowable;
 mod plot;
 mod possible;
 pub(crate) mod recording;
@@ -166,7 +166,7 @@ pub(crate) fn run_command(args: &ReplayArgs) -> Result<(), Failure> {
         let system = &recording.systems[name.as_str()];
         let found = incidents(&system.calls);
         let actions = engine::actions(&system.transitions);
-        let read_limit = judge::read_limit(system);
+        let read_limit = knowable::read_limit(system);
         // The calls without a recorded outcome: the estimate answers them from the
         // evidence on both sides of their gap, and the ranges hold every way they could
         // have been answered (`ways`).
@@ -185,14 +185,14 @@ pub(crate) fn run_command(args: &ReplayArgs) -> Result<(), Failure> {
             let Some(s) = settings.system(name) else {
                 continue;
             };
-            let judged = replayable.judge(s, budget);
+            let assessed = replayable.assess(s, budget);
             runs.push(Variant {
-                not_judged: judge::not_judged(system, s),
+                cannot_tell: knowable::cannot_tell(system, s),
                 label: label.clone(),
-                figures: judged.figures,
-                bounds: judged.bounds,
-                replay: judged.replay,
-                replays: judged.replays,
+                figures: assessed.figures,
+                bounds: assessed.bounds,
+                replay: assessed.replay,
+                replays: assessed.replays,
             });
         }
         reports.push(SystemReport {

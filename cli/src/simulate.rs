@@ -24,7 +24,7 @@ mod plot;
 mod render;
 
 use engine::{run, Script};
-use render::{seconds, to_json, to_tables, Outcome};
+use render::{seconds, to_json, to_tables, Scenario};
 
 /// The most callers one run may have.
 const MAX_CALLERS: u128 = 200_000;
@@ -158,7 +158,7 @@ pub(crate) fn run_command(args: &SimulateArgs) -> Result<(), Failure> {
                         }
                     }
                 }
-                outcomes.push(Outcome {
+                outcomes.push(Scenario {
                     kind,
                     warm,
                     script: script(args, kind, warm, system),

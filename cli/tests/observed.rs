@@ -162,11 +162,11 @@ async fn an_observed_recording_has_every_real_outcome_and_replays_without_a_gues
     assert_eq!(s["unknown_calls"], 0, "nothing to guess");
     let replays = s["replays"].as_array().unwrap();
     assert_eq!(replays.len(), 5);
-    // A longer read_timeout than the recording's cannot be judged: its hung calls never
+    // A longer read_timeout than the recording's cannot be told: its hung calls never
     // answered within 100 ms, and nobody knows what they would have said at 150.
-    let judged = |i: usize| replays[i]["not_judged"].as_array().unwrap().is_empty();
-    assert!((0..4).all(judged), "{:?}", replays[3]["not_judged"]);
-    let why = replays[4]["not_judged"][0].as_str().unwrap();
+    let told = |i: usize| replays[i]["cannot_tell"].as_array().unwrap().is_empty();
+    assert!((0..4).all(told), "{:?}", replays[3]["cannot_tell"]);
+    let why = replays[4]["cannot_tell"][0].as_str().unwrap();
     assert!(
         why.starts_with("read_timeout = 150 ms is longer than the recording's 100 ms: "),
         "{why}"
@@ -227,11 +227,11 @@ async fn an_observed_recording_has_every_real_outcome_and_replays_without_a_gues
         .output()
         .unwrap();
     // The picture names the recording's breaker as what it would have been, and the
-    // setting it cannot judge as such.
+    // setting it cannot tell as such.
     let svg = std::fs::read_to_string(dir.join("timeline.svg")).unwrap();
     for words in [
         "recorded (would be)",
-        "replayed: read_timeout=0.15 (not judged)",
+        "replayed: read_timeout=0.15 (cannot tell)",
     ] {
         assert!(svg.contains(words), "{words}");
     }
@@ -242,7 +242,7 @@ async fn an_observed_recording_has_every_real_outcome_and_replays_without_a_gues
     );
     assert!(table.contains("would have opened"), "{table}");
     assert!(
-        table.contains("read_timeout=0.15 not judged: read_timeout = 150 ms is longer than the recording's 100 ms"),
+        table.contains("read_timeout=0.15 cannot tell: read_timeout = 150 ms is longer than the recording's 100 ms"),
         "{table}"
     );
     assert!(!table.contains("guessed calls"), "{table}");

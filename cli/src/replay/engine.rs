@@ -14,7 +14,7 @@
 //!   recording only knows it took at least its own);
 //! - `timeout` cut by the client's `read_timeout` (`"cut":"read_timeout"`): no answer
 //!   by then, so the replayed client cuts it at its own `read_timeout` (an error); a
-//!   longer `read_timeout` than the recording's cannot be judged (see `judge`);
+//!   longer `read_timeout` than the recording's cannot be told (see `knowable`);
 //! - any answer that came later than the replayed `read_timeout`: cut by it, an error;
 //! - `cancelled`: no answer, and the caller gives up after the recorded duration;
 //! - `rejected` (the recording's breaker or bulkhead refused it, so nobody knows how the
@@ -175,7 +175,7 @@ struct Client {
     cut_at: Option<Duration>,
     /// Longer than the recording's, by this: a call the recording's client cut waits
     /// this much longer before the replayed one cuts it (a setting the recording
-    /// cannot judge, flagged as such).
+    /// cannot tell, flagged as such).
     longer_by: Duration,
 }
 
@@ -236,7 +236,7 @@ pub(crate) fn actions(transitions: &[RecordedTransition]) -> Vec<(u64, ManualAct
 /// its own with a paused clock, doing `actions` to its breaker at their times.
 /// `options` are the answers the calls without a recorded outcome may be given, one
 /// each in order, and `choice` picks one when the replayed guard lets such a call run;
-/// `read_limit` is the recording's `read_timeout` ([`judge::read_limit`](super::judge::read_limit)).
+/// `read_limit` is the recording's `read_timeout` ([`knowable::read_limit`](super::knowable::read_limit)).
 pub(crate) fn replay(
     settings: &SystemSettings,
     calls: &[Call],

@@ -93,13 +93,13 @@ fn spans(transitions: impl Iterator<Item = (u64, State)>, end: f64) -> Vec<(f64,
     spans
 }
 
-/// A setting's name in the picture: its label, and whether the recording cannot judge
+/// A setting's name in the picture: its label, and whether the recording cannot tell
 /// it (its lines then rest on answers nobody saw).
 fn named(variant: &Variant) -> String {
-    if variant.not_judged.is_empty() {
+    if variant.cannot_tell.is_empty() {
         variant.label.clone()
     } else {
-        format!("{} (not judged)", variant.label)
+        format!("{} (cannot tell)", variant.label)
     }
 }
 

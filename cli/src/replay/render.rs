@@ -23,9 +23,9 @@ pub(crate) struct Variant {
     pub(crate) replay: Replay,
     /// Replays made of this setting (the estimate's, and each way of answering).
     pub(crate) replays: usize,
-    /// Why the recording cannot judge this setting (its figures are then not given);
+    /// Why the recording cannot tell this setting (its figures are then not given);
     /// empty when it can.
-    pub(crate) not_judged: Vec<String>,
+    pub(crate) cannot_tell: Vec<String>,
 }
 
 /// One system's replays.
@@ -350,14 +350,14 @@ pub(crate) fn to_tables(
                 )
             }));
         }
-        // A setting the recording cannot judge gets no figures, only why.
+        // A setting the recording cannot tell gets no figures, only why.
         for (c, variant) in report.variants.iter().enumerate() {
-            if variant.not_judged.is_empty() {
+            if variant.cannot_tell.is_empty() {
                 continue;
             }
             for (label, values) in rows.iter_mut().skip(1) {
                 if !values[c].is_empty() || !label.starts_with("incident") {
-                    values[c] = "not judged".into();
+                    values[c] = "cannot tell".into();
                 }
             }
         }
@@ -383,11 +383,11 @@ pub(crate) fn to_tables(
             out.push('\n');
         }
         for variant in &report.variants {
-            for why in &variant.not_judged {
-                let _ = writeln!(out, "  {} not judged: {why}", variant.label);
+            for why in &variant.cannot_tell {
+                let _ = writeln!(out, "  {} cannot tell: {why}", variant.label);
             }
         }
-        for variant in report.variants.iter().filter(|v| v.not_judged.is_empty()) {
+        for variant in report.variants.iter().filter(|v| v.cannot_tell.is_empty()) {
             if variant.figures.openings.is_empty() {
                 continue;
             }
@@ -442,7 +442,7 @@ pub(crate) fn to_json(
                     let range = |r: Range| json!([r.low, r.high]);
                     json!({
                         "settings": v.label,
-                        "not_judged": v.not_judged,
+                        "cannot_tell": v.cannot_tell,
                         "calls": f.calls,
                         "ran": f.ran,
                         "failing_let_through": f.failing_let_through,

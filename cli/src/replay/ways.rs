@@ -77,8 +77,8 @@ pub(crate) struct Replayable<'a> {
     pub(crate) read_limit: Option<Duration>,
 }
 
-/// A setting judged: its estimate, and its figures' ranges.
-pub(crate) struct Judged {
+/// A setting assessed: its estimate, and its figures' ranges.
+pub(crate) struct Assessed {
     /// The replay with the estimate's answers.
     pub(crate) replay: Replay,
     pub(crate) figures: Figures,
@@ -155,9 +155,9 @@ impl Replayable<'_> {
             .collect()
     }
 
-    /// `settings` judged: the estimate's replay, then every path within `budget`, or
+    /// `settings` assessed: the estimate's replay, then every path within `budget`, or
     /// past it, samples.
-    pub(crate) fn judge(&self, settings: &SystemSettings, budget: Budget) -> Judged {
+    pub(crate) fn assess(&self, settings: &SystemSettings, budget: Budget) -> Assessed {
         let estimate: Vec<bool> = self.options.iter().map(|o| o.estimate_fails).collect();
         let replay = self.run(settings, Choice::Each(estimate));
         let figures = self.figures(&replay, None);
@@ -168,7 +168,7 @@ impl Replayable<'_> {
                 paths: 1,
                 exhaustive: true,
             };
-            return Judged {
+            return Assessed {
                 replay,
                 figures,
                 bounds,
@@ -232,7 +232,7 @@ impl Replayable<'_> {
                 .bounds(settings, &replay, [&fills[0], &fills[1]]);
             bounds.possible = Some(Box::new(possible));
         }
-        Judged {
+        Assessed {
             replay,
             figures,
             bounds,
@@ -374,20 +374,20 @@ mod tests {
             };
             let input = Case::new(&calls, &actions);
             let replayable = input.replayable();
-            let judged = replayable.judge(system, Budget { replays: 1 << 12 });
-            assert!(judged.bounds.proof.exhaustive, "case {case}");
-            assert!(judged.bounds.contains(&judged.figures), "case {case}");
-            assert!(judged.bounds.possible.is_none());
-            if judged.bounds.proof.paths < 1 << k {
+            let assessed = replayable.assess(system, Budget { replays: 1 << 12 });
+            assert!(assessed.bounds.proof.exhaustive, "case {case}");
+            assert!(assessed.bounds.contains(&assessed.figures), "case {case}");
+            assert!(assessed.bounds.possible.is_none());
+            if assessed.bounds.proof.paths < 1 << k {
                 paths_fewer_than_answerings += 1;
             }
             // With a budget of one path, the ranges proven without replaying each way.
-            let short = replayable.judge(system, Budget { replays: 1 });
+            let short = replayable.assess(system, Budget { replays: 1 });
             let possible = short.bounds.possible.as_deref();
             assert_eq!(possible.is_some(), !short.bounds.proof.exhaustive);
             if let Some(possible) = possible {
                 cut_short += 1;
-                assert!(possible.contains_bounds(&judged.bounds), "case {case}");
+                assert!(possible.contains_bounds(&assessed.bounds), "case {case}");
                 if possible.failing_let_through.low + possible.healthy_refused.low > 0 {
                     settled_before += 1;
                 }
@@ -403,9 +403,9 @@ mod tests {
                     .collect();
                 let truth = figures(&calls, &replay, &input.incidents, &unknown);
                 assert!(
-                    judged.bounds.contains(&truth),
+                    assessed.bounds.contains(&truth),
                     "case {case}, answering {bits:b} of {k}: {truth:?} outside {:?}",
-                    judged.bounds
+                    assessed.bounds
                 );
                 if let Some(possible) = possible {
                     assert!(
@@ -527,8 +527,8 @@ mod tests {
             };
             let input = Case::new(&calls, &actions);
             let replayable = input.replayable();
-            let judged = replayable.judge(system, Budget { replays: 1 });
-            let Some(possible) = judged.bounds.possible.as_deref() else {
+            let assessed = replayable.assess(system, Budget { replays: 1 });
+            let Some(possible) = assessed.bounds.possible.as_deref() else {
                 continue;
             };
             // Each call refused in some answering is one the proof says may be.
@@ -636,10 +636,10 @@ mod tests {
         let input = Case::new(&calls, &[]);
         let replayable = input.replayable();
         let system = settings.system("s").unwrap();
-        let judged = replayable.judge(system, Budget { replays: 1 });
-        assert!(!judged.bounds.proof.exhaustive);
-        assert_eq!(judged.figures.openings.len(), 1);
-        let possible = judged.bounds.possible.expect("past the budget");
+        let assessed = replayable.assess(system, Budget { replays: 1 });
+        assert!(!assessed.bounds.proof.exhaustive);
+        assert_eq!(assessed.figures.openings.len(), 1);
+        let possible = assessed.bounds.possible.expect("past the budget");
         assert_eq!(possible.openings, Range { low: 0, high: 1 });
         // The call before the first answer ran in every way; the failures after it may
         // have been refused, and the last call, after them (the call asked first ran:
@@ -665,10 +665,10 @@ mod tests {
         let input = Case::new(&calls, &[]);
         let replayable = input.replayable();
         let system = settings.system("s").unwrap();
-        let all = replayable.judge(system, Budget { replays: 1 << 12 });
+        let all = replayable.assess(system, Budget { replays: 1 << 12 });
         assert_eq!(all.bounds.proof.paths, 64);
         assert!(all.bounds.proof.exhaustive);
-        let few = replayable.judge(system, Budget { replays: 3 });
+        let few = replayable.assess(system, Budget { replays: 3 });
         assert_eq!(few.bounds.proof.paths, 3);
         assert!(!few.bounds.proof.exhaustive);
         assert!(few.bounds.contains(&few.figures));
@@ -707,8 +707,8 @@ mod tests {
         let input = Case::new(&calls, &[]);
         let replayable = input.replayable();
         let system = settings.system("s").unwrap();
-        let judged = replayable.judge(system, Budget { replays: 2 });
-        let possible = judged.bounds.possible.expect("past the budget");
+        let assessed = replayable.assess(system, Budget { replays: 2 });
+        let possible = assessed.bounds.possible.expect("past the budget");
         let healthy = calls
             .iter()
             .filter(|c| c.outcome == Recorded::Success || guess::unknown(c))
@@ -718,7 +718,7 @@ mod tests {
         // calls); none of the healthy ones before it or a minute after it.
         let high = possible.healthy_refused.high;
         assert!(high < 1_000, "{high} of {healthy}");
-        assert!(high >= judged.bounds.healthy_refused.high);
+        assert!(high >= assessed.bounds.healthy_refused.high);
         assert_eq!(possible.bulkhead_refused.high, 0);
     }
 
@@ -769,8 +769,8 @@ mod tests {
         assert_eq!(breaker, [f, f, t, t, t, f, t, t, t, t, t, t, t, f, f]);
         assert_eq!(bulkhead, [f; 15]);
 
-        let judged = replayable.judge(system, Budget { replays: 1 });
-        let possible = judged.bounds.possible.expect("past the budget");
+        let assessed = replayable.assess(system, Budget { replays: 1 });
+        let possible = assessed.bounds.possible.expect("past the budget");
         // The healthy call before the first answer asked ran in every way.
         // The unknown call and the five failures may have run; the first failure
         // did in every way.
@@ -805,8 +805,8 @@ mod tests {
         calls.extend((1..30).map(|i| at(100 * i, 10, Recorded::Failure)));
         calls.push(at(2_995, 10, Recorded::Failure));
         let input = Case::new(&calls, &[]);
-        let judged = input.replayable().judge(system, Budget { replays: 1 });
-        let possible = judged.bounds.possible.expect("past the budget");
+        let assessed = input.replayable().assess(system, Budget { replays: 1 });
+        let possible = assessed.bounds.possible.expect("past the budget");
         // From 0 to 2.995 s + 2 s + 6 ms = 5.001 s: five whole periods, and one more.
         assert_eq!(possible.openings, Range { low: 0, high: 6 });
     }
@@ -897,8 +897,8 @@ mod tests {
         calls.push(at(10_000, 10, Recorded::Success));
         let input = Case::new(&calls, &[]);
         assert_eq!(input.incidents.len(), 2);
-        let judged = input.replayable().judge(system, Budget { replays: 1 });
-        let possible = judged.bounds.possible.expect("past the budget");
+        let assessed = input.replayable().assess(system, Budget { replays: 1 });
+        let possible = assessed.bounds.possible.expect("past the budget");
         assert_eq!(possible.incidents[0].0, FastFailRange::default());
         assert_eq!(possible.incidents[1].0.soonest, Some(0));
     }

@@ -13,7 +13,7 @@ use crate::args::SimulateArgs;
 
 /// One scenario's figures for one system, with the settings as written and, when
 /// comparing, with each alternative's changed key.
-pub(crate) struct Outcome {
+pub(crate) struct Scenario {
     pub(crate) kind: ScenarioKind,
     pub(crate) warm: u32,
     /// The script the settings as written ran with.
@@ -59,7 +59,7 @@ fn figures_json(f: &Figures) -> serde_json::Value {
 pub(crate) fn to_json(
     args: &SimulateArgs,
     systems: &[&SystemSettings],
-    report: &BTreeMap<String, Vec<Outcome>>,
+    report: &BTreeMap<String, Vec<Scenario>>,
     compared: &[&str],
 ) -> String {
     let systems: Vec<serde_json::Value> = systems
@@ -159,7 +159,7 @@ const HEADER: [&str; 8] = [
 pub(crate) fn to_tables(
     args: &SimulateArgs,
     systems: &[&SystemSettings],
-    report: &BTreeMap<String, Vec<Outcome>>,
+    report: &BTreeMap<String, Vec<Scenario>>,
     compared: &[&str],
 ) -> String {
     let mut out = String::new();
@@ -207,7 +207,7 @@ pub(crate) fn to_tables(
     out
 }
 
-fn scenario_name(o: &Outcome) -> String {
+fn scenario_name(o: &Scenario) -> String {
     let s = &o.script;
     let what = match o.kind {
         ScenarioKind::Hang => "hang".to_owned(),

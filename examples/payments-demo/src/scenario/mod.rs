@@ -65,14 +65,14 @@ pub struct Setup {
 
 /// How the scenario ended.
 #[derive(Debug)]
-pub struct Outcome {
+pub struct Ending {
     /// Every check, passed or not.
     pub checks: Vec<Check>,
     /// How long it ran.
     pub elapsed: Duration,
 }
 
-impl Outcome {
+impl Ending {
     /// Whether every check passed.
     pub fn passed(&self) -> bool {
         !self.checks.is_empty() && self.checks.iter().all(|c| c.passed)
@@ -287,7 +287,7 @@ async fn interrupted(mut signal: watch::Receiver<Option<&'static str>>) -> &'sta
 /// Plays the scenario; with `serve`, keeps everything running afterwards until SIGTERM
 /// or SIGINT. Either signal during the scenario ends it early (as failed). Every
 /// server then shuts down gracefully: the requests in flight are answered first.
-pub async fn run(setup: Setup, serve: bool) -> std::io::Result<Outcome> {
+pub async fn run(setup: Setup, serve: bool) -> std::io::Result<Ending> {
     let (signal_tx, signal_rx) = watch::channel(None);
     let signal = crate::bootstrap::shutdown_signal()?;
     let signal_task = tokio::spawn(async move {
@@ -408,7 +408,7 @@ pub async fn run(setup: Setup, serve: bool) -> std::io::Result<Outcome> {
             calls.path().display()
         );
     }
-    let outcome = Outcome { checks, elapsed };
+    let outcome = Ending { checks, elapsed };
 
     if serve && signal_rx.borrow().is_none() {
         world.sber.faults().heal();

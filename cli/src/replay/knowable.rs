@@ -1,4 +1,4 @@
-//! Which settings a recording can judge. A call the recording's client cut at its
+//! Which settings a recording can tell. A call the recording's client cut at its
 //! `read_timeout`, or the recording's guard at its `total_timeout`, had not answered by
 //! then: how it would have ended under a longer limit is not recorded. A setting whose
 //! `read_timeout` (or `total_timeout`) is longer than any call of the recording was
@@ -24,9 +24,9 @@ pub(crate) fn read_limit(recording: &SystemRecording) -> Option<std::time::Durat
     Some(std::time::Duration::from_micros(micros))
 }
 
-/// Why `settings` cannot be judged on `recording`: one sentence a reason, none when it
+/// Why `recording` cannot tell `settings`: one sentence a reason, none when it
 /// can be.
-pub(crate) fn not_judged(recording: &SystemRecording, settings: &SystemSettings) -> Vec<String> {
+pub(crate) fn cannot_tell(recording: &SystemRecording, settings: &SystemSettings) -> Vec<String> {
     let mut reasons = Vec::new();
     let longest = |outcome: Recorded| {
         recording
