@@ -5,7 +5,7 @@
 //! tokio: a service that records adds this crate and one observer to its guards; one
 //! that does not compiles none of it.
 //!
-//! In `Cargo.toml`, beside `outbound-guard`: `outbound-guard-recorder = "0.1"`. Then one
+//! In `Cargo.toml`, beside `outbound-guard`: `outbound-guard-recorder = "0.2"`. Then one
 //! [`Recorder`], given to the guards as an observer:
 //!
 //! ```no_run
