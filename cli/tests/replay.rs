@@ -293,6 +293,60 @@ fn the_timeline_is_written_for_each_system() {
     }
 }
 
+/// Past four settings the picture still gives each its own colour and its own legend
+/// lines (the picture grows to hold them), and a setting that lets run calls the
+/// recording's guard refused draws their guessed failures apart, and says in its name
+/// how many answers were guessed.
+#[test]
+fn every_setting_has_its_own_colour_and_legend_and_guesses_are_drawn_as_guessed() {
+    let dir = scratch("svg-many");
+    let out = dir.join("timeline.svg");
+    let rates = ["0.1", "0.2", "0.4", "0.5", "0.6", "0.7", "0.8"];
+    let mut command = demo_replay();
+    command.args(["--out", out.to_str().unwrap()]);
+    for rate in rates {
+        command.args(["--compare", &format!("cb_failure_rate={rate}")]);
+    }
+    let output = command.output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let svg = std::fs::read_to_string(dir.join("timeline-sber.svg")).unwrap();
+    let height: u32 = svg
+        .split("height=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .and_then(|h| h.parse().ok())
+        .expect("the picture's height");
+    // Eight settings, each at least two legend lines of 18 px, in a panel of its own.
+    assert!(height > 820, "the picture grows with its legend: {height}");
+    for rate in rates {
+        let label = format!("cb_failure_rate={rate}");
+        assert!(svg.contains(&format!("{label}: refused")), "{label}");
+        assert!(
+            svg.contains(&format!("{label}: failing let through")),
+            "{label}"
+        );
+    }
+    // Every setting's colour is its own: as many stroke colours among the replayed
+    // lines as settings (plus the recorded calls' and the strips').
+    let strokes: std::collections::BTreeSet<&str> = svg
+        .split("stroke=\"")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .collect();
+    assert!(
+        strokes.len() >= rates.len() + 1 + 3,
+        "{} colours: {strokes:?}",
+        strokes.len()
+    );
+    // The looser settings let run calls that sber's breaker refused live: their answers
+    // are guessed, and drawn as guessed.
+    assert!(
+        svg.contains("answers guessed)"),
+        "a name says how many were guessed"
+    );
+    assert!(svg.contains("failing let through, guessed"));
+}
+
 /// Runs `script` with `sh`, feeding it `input`; `None` if a tool it needs is missing.
 fn convert(script: &str, input: &str) -> Option<String> {
     let mut child = std::process::Command::new("sh")

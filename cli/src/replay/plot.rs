@@ -5,9 +5,11 @@
 //! - the recorded calls per time bin: succeeded, failed (slow, timed out, cut), and
 //!   refused by the recording's guard, so that the load does not seem to stop while
 //!   its breaker was open;
-//! - each setting's failing calls let through, and its calls refused (dashed).
+//! - each setting's failing calls let through, those whose answer the recording does
+//!   not have drawn apart as guessed (dotted), and its calls refused (dashed).
 //!
-//! Every legend is in a column beside the plots, never over them.
+//! Every legend is in a column beside the plots, never over them, and the picture grows
+//! to hold it: every setting has its own colour and its own legend lines at any count.
 
 use std::path::Path;
 
@@ -28,7 +30,8 @@ const OPEN: RGBColor = RGBColor(235, 120, 120);
 const HALF_OPEN: RGBColor = RGBColor(245, 200, 90);
 const FORCED_OPEN: RGBColor = RGBColor(150, 30, 30);
 const DISABLED: RGBColor = RGBColor(170, 170, 170);
-/// One colour per setting, in the order of the columns.
+/// The first settings' colours, in the order of the columns; past them, [`setting_color`]
+/// spreads the others around the colour wheel.
 const SETTINGS: [RGBColor; 4] = [
     RGBColor(30, 100, 200),
     RGBColor(120, 60, 170),
@@ -36,9 +39,24 @@ const SETTINGS: [RGBColor; 4] = [
     RGBColor(0, 150, 150),
 ];
 
-/// The picture's size, and the width of the legends' column on its right.
+/// The `i`-th setting's colour: each its own, however many there are (the hues of the
+/// ones past [`SETTINGS`] a golden angle apart, so that no two are alike).
+fn setting_color(i: usize) -> RGBColor {
+    if let Some(color) = SETTINGS.get(i) {
+        return *color;
+    }
+    let hue = ((i - SETTINGS.len()) as f64 * 0.618_033_988_75 + 0.05).fract();
+    let (r, g, b) = HSLColor(hue, 0.75, 0.4).rgb();
+    RGBColor(r, g, b)
+}
+
+/// The picture's width and least height, and the width of the legends' column on its
+/// right.
 const WIDTH: u32 = 1200;
 const HEIGHT: u32 = 820;
+/// A legend line's height, and the room above a legend's first line.
+const LEGEND_LINE: u32 = 18;
+const LEGEND_TOP: u32 = 30;
 const LEGEND: u32 = 300;
 /// The width of every panel's label area on the left, so that their time axes align.
 const LABELS: u32 = 200;
@@ -94,22 +112,74 @@ fn spans(transitions: impl Iterator<Item = (u64, State)>, end: f64) -> Vec<(f64,
 }
 
 /// A setting's name in the picture: its label, and whether the recording cannot tell
-/// it (its lines then rest on answers nobody saw).
+/// it, or its replay rests on guessed answers (of calls the recording's guard refused,
+/// which this setting let run).
 fn named(variant: &Variant) -> String {
-    if variant.cannot_tell.is_empty() {
-        variant.label.clone()
-    } else {
+    let guessed = variant.replay.asked.iter().filter(|a| a.is_some()).count();
+    if !variant.cannot_tell.is_empty() {
         format!("{} (cannot tell)", variant.label)
+    } else if guessed > 0 {
+        format!("{} ({guessed} answers guessed)", variant.label)
+    } else {
+        variant.label.clone()
     }
+}
+
+/// One setting's replayed calls per bin: failing let through on recorded answers, on
+/// guessed ones, and refused.
+struct Lines {
+    /// The setting's label (its strip's name says what rests on guesses).
+    name: String,
+    through: Vec<f64>,
+    guessed: Vec<f64>,
+    refused: Vec<f64>,
+}
+
+/// `variant`'s [`Lines`] over `bins` bins, `bin` placing a call's start.
+fn lines_of(
+    variant: &Variant,
+    calls: &[super::recording::Call],
+    bins: usize,
+    bin: impl Fn(u64) -> usize,
+) -> Lines {
+    let mut lines = Lines {
+        name: variant.label.clone(),
+        through: vec![0.0; bins],
+        guessed: vec![0.0; bins],
+        refused: vec![0.0; bins],
+    };
+    // The calls without a recorded outcome are asked their answers in order.
+    let mut unknown = 0;
+    for (call, fate) in calls.iter().zip(&variant.replay.fates) {
+        let asked = if call.outcome == Recorded::Rejected {
+            unknown += 1;
+            variant.replay.asked.get(unknown - 1).copied().flatten()
+        } else {
+            None
+        };
+        match fate {
+            Fate::Ran | Fate::Pending if call.outcome.failing() => {
+                lines.through[bin(call.start)] += 1.0;
+            }
+            Fate::Ran | Fate::Pending if asked == Some(true) => {
+                lines.guessed[bin(call.start)] += 1.0;
+            }
+            Fate::Refused => lines.refused[bin(call.start)] += 1.0,
+            _ => {}
+        }
+    }
+    lines
 }
 
 /// A breaker's strip: its name, and its states' spans `(from, to, state)` in seconds.
 type Strip = (String, Vec<(f64, f64, State)>);
 
-/// One line of a legend: a swatch (a line, a dashed line or a block) and its words.
+/// One line of a legend: a swatch (a line, a dashed or dotted line, or a block) and its
+/// words.
 enum Swatch {
     Line(RGBColor),
     Dashed(RGBColor),
+    Dotted(RGBColor),
     Block(RGBColor),
 }
 
@@ -136,23 +206,10 @@ pub(crate) fn timeline(
             refused_live[bin(call.start)] += 1.0;
         }
     }
-    let per_variant: Vec<(String, Vec<f64>, Vec<f64>)> = report
+    let per_variant: Vec<Lines> = report
         .variants
         .iter()
-        .map(|v| {
-            let mut through = vec![0.0; bins];
-            let mut refused = vec![0.0; bins];
-            for (call, fate) in calls.iter().zip(&v.replay.fates) {
-                match fate {
-                    Fate::Ran | Fate::Pending if call.outcome.failing() => {
-                        through[bin(call.start)] += 1.0;
-                    }
-                    Fate::Refused => refused[bin(call.start)] += 1.0,
-                    _ => {}
-                }
-            }
-            (named(v), through, refused)
-        })
+        .map(|v| lines_of(v, calls, bins, bin))
         .collect();
     let live_name = if report.recording.observed {
         "recorded (would be)"
@@ -183,7 +240,47 @@ pub(crate) fn timeline(
         format!("{width} s")
     };
 
-    let canvas = SVGBackend::new(path, (WIDTH, HEIGHT)).into_drawing_area();
+    let strip_height = 40 + 26 * strips.len() as u32;
+    let any_refused_live = refused_live.iter().any(|n| *n > 0.0);
+    // The legends, beside the plots, each level with its panel.
+    let state_legend = vec![
+        (Swatch::Block(OPEN), "open".to_owned()),
+        (Swatch::Block(HALF_OPEN), "half-open".to_owned()),
+        (Swatch::Block(FORCED_OPEN), "forced open".to_owned()),
+        (Swatch::Block(DISABLED), "disabled".to_owned()),
+        (Swatch::Block(WHITE), "closed".to_owned()),
+    ];
+    let mut recorded_legend = vec![
+        (Swatch::Line(HEALTHY), "succeeded".to_owned()),
+        (
+            Swatch::Line(FAILING),
+            "failed, slow, timed out or cut".to_owned(),
+        ),
+    ];
+    if any_refused_live {
+        recorded_legend.push((
+            Swatch::Dashed(REFUSED),
+            "refused by the recording's guard".to_owned(),
+        ));
+    }
+    let mut replayed_legend = Vec::new();
+    for (i, lines) in per_variant.iter().enumerate() {
+        let (color, label) = (setting_color(i), &lines.name);
+        replayed_legend.push((Swatch::Line(color), format!("{label}: failing let through")));
+        if lines.guessed.iter().any(|n| *n > 0.0) {
+            replayed_legend.push((
+                Swatch::Dotted(color),
+                format!("{label}: failing let through, guessed"),
+            ));
+        }
+        replayed_legend.push((Swatch::Dashed(color), format!("{label}: refused")));
+    }
+    // Each panel at least as tall as its legend, so that no legend line is cut off.
+    let tallest = recorded_legend.len().max(replayed_legend.len()) as u32;
+    let half = ((HEIGHT - strip_height.min(HEIGHT / 2) - 30) / 2)
+        .max(LEGEND_TOP + LEGEND_LINE * tallest + 10);
+    let height = strip_height + 30 + 2 * half;
+    let canvas = SVGBackend::new(path, (WIDTH, height)).into_drawing_area();
     canvas.fill(&WHITE)?;
     let title = format!(
         "{}: replay of {} calls from {}",
@@ -193,9 +290,8 @@ pub(crate) fn timeline(
     );
     let root = canvas.titled(&title, ("sans-serif", 18))?;
     let (plots, legends) = root.split_horizontally(WIDTH - LEGEND);
-    let strip_height = 40 + 26 * strips.len() as u32;
     let (states, rest) = plots.split_vertically(strip_height);
-    let (top, bottom) = rest.split_vertically((HEIGHT - strip_height - 30) / 2);
+    let (top, bottom) = rest.split_vertically(half);
 
     // The states, one strip per breaker, named in the label area on the left.
     let mut chart = ChartBuilder::on(&states)
@@ -246,7 +342,6 @@ pub(crate) fn timeline(
         failing.iter().enumerate().map(|(i, n)| (x(i), *n)),
         FAILING.stroke_width(2),
     ))?;
-    let any_refused_live = refused_live.iter().any(|n| *n > 0.0);
     if any_refused_live {
         chart.draw_series(DashedLineSeries::new(
             refused_live.iter().enumerate().map(|(i, n)| (x(i), *n)),
@@ -259,54 +354,35 @@ pub(crate) fn timeline(
     // Each setting's replay.
     let most = per_variant
         .iter()
-        .flat_map(|(_, a, b)| a.iter().chain(b))
+        .flat_map(|l| l.through.iter().chain(&l.guessed).chain(&l.refused))
         .copied()
         .fold(1.0, f64::max)
         * 1.1;
     let mut chart = panel(&bottom, end, most, &format!("replayed calls / {unit}"))?;
-    for (i, (_, through, refused)) in per_variant.iter().enumerate() {
-        let color = SETTINGS[i % SETTINGS.len()];
+    for (i, lines) in per_variant.iter().enumerate() {
+        let color = setting_color(i);
         chart.draw_series(LineSeries::new(
-            through.iter().enumerate().map(|(i, n)| (x(i), *n)),
+            lines.through.iter().enumerate().map(|(i, n)| (x(i), *n)),
             color.stroke_width(2),
         ))?;
+        if lines.guessed.iter().any(|n| *n > 0.0) {
+            chart.draw_series(DashedLineSeries::new(
+                lines.guessed.iter().enumerate().map(|(i, n)| (x(i), *n)),
+                2,
+                3,
+                color.stroke_width(2),
+            ))?;
+        }
         chart.draw_series(DashedLineSeries::new(
-            refused.iter().enumerate().map(|(i, n)| (x(i), *n)),
+            lines.refused.iter().enumerate().map(|(i, n)| (x(i), *n)),
             6,
             4,
             color.stroke_width(2),
         ))?;
     }
 
-    // The legends, beside the plots, each level with its panel.
-    let state_legend = vec![
-        (Swatch::Block(OPEN), "open".to_owned()),
-        (Swatch::Block(HALF_OPEN), "half-open".to_owned()),
-        (Swatch::Block(FORCED_OPEN), "forced open".to_owned()),
-        (Swatch::Block(DISABLED), "disabled".to_owned()),
-        (Swatch::Block(WHITE), "closed".to_owned()),
-    ];
-    let mut recorded_legend = vec![
-        (Swatch::Line(HEALTHY), "succeeded".to_owned()),
-        (
-            Swatch::Line(FAILING),
-            "failed, slow, timed out or cut".to_owned(),
-        ),
-    ];
-    if any_refused_live {
-        recorded_legend.push((
-            Swatch::Dashed(REFUSED),
-            "refused by the recording's guard".to_owned(),
-        ));
-    }
-    let mut replayed_legend = Vec::new();
-    for (i, (label, _, _)) in per_variant.iter().enumerate() {
-        let color = SETTINGS[i % SETTINGS.len()];
-        replayed_legend.push((Swatch::Line(color), format!("{label}: failing let through")));
-        replayed_legend.push((Swatch::Dashed(color), format!("{label}: refused")));
-    }
     let top_y = i32::try_from(strip_height).unwrap_or(0);
-    let half = i32::try_from((HEIGHT - strip_height - 30) / 2).unwrap_or(0);
+    let half = i32::try_from(half).unwrap_or(0);
     draw_legend(&legends, 10, "breaker states", &state_legend)?;
     draw_legend(&legends, top_y + 10, "recorded calls", &recorded_legend)?;
     draw_legend(
@@ -336,7 +412,7 @@ where
         font.clone().style(FontStyle::Bold).color(&BLACK),
     ))?;
     for (i, (swatch, words)) in lines.iter().enumerate() {
-        let line_y = y + 20 + 18 * i32::try_from(i).unwrap_or(0);
+        let line_y = y + 20 + i32::try_from(LEGEND_LINE as usize * i).unwrap_or(0);
         let mid = line_y + 6;
         match swatch {
             Swatch::Line(color) => {
@@ -349,6 +425,14 @@ where
                 for dash in [12, 22, 32] {
                     area.draw(&PathElement::new(
                         [(dash, mid), (dash + 6, mid)],
+                        color.stroke_width(2),
+                    ))?;
+                }
+            }
+            Swatch::Dotted(color) => {
+                for dot in (12..36).step_by(5) {
+                    area.draw(&PathElement::new(
+                        [(dot, mid), (dot + 2, mid)],
                         color.stroke_width(2),
                     ))?;
                 }
