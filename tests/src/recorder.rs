@@ -172,7 +172,9 @@ impl Recorder {
     }
 
     fn log(&self) -> MutexGuard<'_, Log> {
-        self.log.lock().unwrap_or_else(|p| p.into_inner())
+        self.log
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// When the recorder was built: time zero of a report.

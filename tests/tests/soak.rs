@@ -323,7 +323,9 @@ fn soak_guard(text: &str, counter: Arc<Counter>) -> Guard {
 
 #[test]
 fn soak_every_permit_back_every_call_accounted_for_state_consistent() {
-    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let _serial = SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     quiet_injected_panics();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -467,7 +469,9 @@ cb_half_open_calls = 1
 
 #[test]
 fn live_memory_does_not_grow_across_10k_open_half_open_cycles() {
-    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let _serial = SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -17,8 +17,7 @@ pub fn target_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("the test binary's path");
     exe.ancestors()
         .find(|dir| dir.join("CACHEDIR.TAG").is_file())
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| workspace().join("target"))
+        .map_or_else(|| workspace().join("target"), Path::to_path_buf)
 }
 
 /// The workspace's root directory.

@@ -77,7 +77,7 @@ async fn sber_register(State(state): State<Payments>, Json(body): Json<RegisterB
     state
         .known
         .lock()
-        .unwrap_or_else(|e| e.into_inner())
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
         .insert(id.clone());
     (StatusCode::CREATED, Json(json!({ "payment_id": id }))).into_response()
 }
@@ -86,7 +86,7 @@ async fn sber_confirm(State(state): State<Payments>, Path(id): Path<String>) -> 
     let known = state
         .known
         .lock()
-        .unwrap_or_else(|e| e.into_inner())
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
         .contains(&id);
     if known {
         Json(json!({ "payment_id": id, "status": "confirmed" })).into_response()

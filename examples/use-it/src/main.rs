@@ -65,7 +65,7 @@ async fn main() -> Result<(), Box<dyn Error>> {
     match sber.register(42).await {
         Ok(payment) => println!("paid: {payment}"),
         Err(PaymentPortError::SystemUnavailable(e)) => {
-            println!("sber is unavailable, try later: {e}")
+            println!("sber is unavailable, try later: {e}");
         }
         Err(PaymentPortError::Http(e)) => println!("sber answered with an error: {e}"),
     }

@@ -80,15 +80,14 @@ impl<P: PaymentPort> Orders<P> {
         if order.status == OrderStatus::Confirmed {
             return Ok(order);
         }
-        let payment = match order.payment.clone() {
-            Some(payment) => payment,
-            None => {
-                let payment = self.payments.register(&order).await?;
-                order.status = OrderStatus::Paid;
-                order.payment = Some(payment.clone());
-                self.repository.update(&order);
-                payment
-            }
+        let payment = if let Some(payment) = order.payment.clone() {
+            payment
+        } else {
+            let payment = self.payments.register(&order).await?;
+            order.status = OrderStatus::Paid;
+            order.payment = Some(payment.clone());
+            self.repository.update(&order);
+            payment
         };
         self.payments.confirm(&payment).await?;
         order.status = OrderStatus::Confirmed;

@@ -155,7 +155,10 @@ impl World {
     }
 
     fn enter(&self, name: &'static str, what: &str) {
-        let mut phase = self.phase.lock().unwrap_or_else(|e| e.into_inner());
+        let mut phase = self
+            .phase
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         phase.0 += 1;
         phase.1 = name;
         self.recorder.set_phase(phase.0);
@@ -164,7 +167,7 @@ impl World {
         let at = self.recorder.start().elapsed();
         self.phase_log
             .lock()
-            .unwrap_or_else(|e| e.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .push(PhaseEntry {
                 name,
                 at,
@@ -174,12 +177,18 @@ impl World {
     }
 
     fn phase(&self) -> (usize, &'static str) {
-        *self.phase.lock().unwrap_or_else(|e| e.into_inner())
+        *self
+            .phase
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// The name of phase `n` (1 for the first entered; 0 before any).
     fn phase_name(&self, n: usize) -> &'static str {
-        let log = self.phase_log.lock().unwrap_or_else(|e| e.into_inner());
+        let log = self
+            .phase_log
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         n.checked_sub(1)
             .and_then(|i| log.get(i))
             .map_or("starting", |entry| entry.name)
@@ -197,43 +206,44 @@ impl World {
     ) -> Result<Recorded, ()> {
         let left = self.deadline.saturating_duration_since(Instant::now());
         let timeout = timeout.min(left);
-        match self
+        if let Some((t, next)) = self
             .recorder
             .wait_for(system, from, to, *cursor, timeout)
             .await
         {
-            Some((t, next)) => {
-                *cursor = next;
-                let at = t.at.saturating_duration_since(self.recorder.start());
-                checks.push(Check::pass(
-                    format!("{system} {from} → {to}: {what}"),
-                    format!("at {:.2}s", at.as_secs_f64()),
+            *cursor = next;
+            let at = t.at.saturating_duration_since(self.recorder.start());
+            checks.push(Check::pass(
+                format!("{system} {from} → {to}: {what}"),
+                format!("at {:.2}s", at.as_secs_f64()),
+            ));
+            Ok(t)
+        } else {
+            let mut detail = format!(
+                "not seen within {:.1}s (phase `{}`)",
+                timeout.as_secs_f64(),
+                self.phase().1
+            );
+            let counts = self.recorder.counts_of(system);
+            if counts.total() == 0 {
+                detail.push_str(&format!(
+                    "; no guarded `{system}` call was observed at all: is `#[circuit_breaker]` expanding on the adapter's methods?"
                 ));
-                Ok(t)
-            }
-            None => {
-                let mut detail = format!(
-                    "not seen within {:.1}s (phase `{}`)",
-                    timeout.as_secs_f64(),
-                    self.phase().1
-                );
-                let counts = self.recorder.counts_of(system);
-                if counts.total() == 0 {
-                    detail.push_str(&format!(
-                        "; no guarded `{system}` call was observed at all: is `#[circuit_breaker]` expanding on the adapter's methods?"
-                    ));
-                } else {
-                    detail.push_str(&format!(
-                        "; {system} calls so far: ok {}, failed {}, slow {}, timed out {}, rejected {}",
-                        counts.success, counts.failure, counts.slow, counts.timeout, counts.rejected()
-                    ));
-                }
-                checks.push(Check::fail(
-                    format!("{system} {from} → {to}: {what}"),
-                    detail,
+            } else {
+                detail.push_str(&format!(
+                    "; {system} calls so far: ok {}, failed {}, slow {}, timed out {}, rejected {}",
+                    counts.success,
+                    counts.failure,
+                    counts.slow,
+                    counts.timeout,
+                    counts.rejected()
                 ));
-                Err(())
             }
+            checks.push(Check::fail(
+                format!("{system} {from} → {to}: {what}"),
+                detail,
+            ));
+            Err(())
         }
     }
 
@@ -643,7 +653,7 @@ async fn drive(world: &World, checks: &mut Vec<Check>) -> Result<(), ()> {
         "Sber fast again; the breaker lets trial calls through after cb_open_duration",
     );
     // A moment of fast rejections first, so they show in the per-second lines.
-    world.hold(Duration::from_millis(1000)).await;
+    world.hold(Duration::from_secs(1)).await;
     faults.heal();
     world
         .expect(
