@@ -58,11 +58,13 @@ impl Counts {
     }
 
     /// `self - earlier`, field by field.
+    #[must_use]
     pub fn since(&self, earlier: &Counts) -> Counts {
         self.zip(earlier, |a, b| a - b)
     }
 
     /// `self + other`, field by field.
+    #[must_use]
     pub fn plus(&self, other: &Counts) -> Counts {
         self.zip(other, |a, b| a + b)
     }

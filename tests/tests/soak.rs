@@ -481,7 +481,8 @@ fn live_memory_does_not_grow_across_10k_open_half_open_cycles() {
         guard: soak_guard(CYCLES, counter.clone()),
     };
     let half_opened = || Counter::get(&counter.entered[index(State::HalfOpen)]);
-    let (mut after_1k, mut after_5_5k, mut after_10k) = (0, 0, 0);
+    // Live bytes after 1k cycles (warmed up), 5.5k (halfway) and 10k (finished).
+    let (mut warmed_up, mut halfway, mut finished) = (0, 0, 0);
     runtime.block_on(async {
         // Trials that reached the call: counted so that the plan does not depend on how
         // many calls the still-open breaker (open for 1 µs) turns away on this machine.
@@ -501,28 +502,28 @@ fn live_memory_does_not_grow_across_10k_open_half_open_cycles() {
                 trials += 1;
             }
             let cycles = half_opened();
-            if cycles == 1_000 && after_1k == 0 {
-                after_1k = live_bytes();
+            if cycles == 1_000 && warmed_up == 0 {
+                warmed_up = live_bytes();
             }
-            if cycles == 5_500 && after_5_5k == 0 {
-                after_5_5k = live_bytes();
+            if cycles == 5_500 && halfway == 0 {
+                halfway = live_bytes();
             }
-            if cycles == 10_000 && after_10k == 0 {
-                after_10k = live_bytes();
+            if cycles == 10_000 && finished == 0 {
+                finished = live_bytes();
             }
         }
     });
     let closed = Counter::get(&counter.entered[index(State::Closed)]);
     eprintln!(
-        "cycles: live bytes {after_1k} after 1k, {after_5_5k} after 5.5k, {after_10k} after \
+        "cycles: live bytes {warmed_up} after 1k, {halfway} after 5.5k, {finished} after \
          10k; closed {closed} times"
     );
     assert!(closed > 100, "the cycles also went through closed");
     // A leak grows both halves; something of the process allocated once (another test's
     // runtime winding down in this binary: about 10 kB, seen under load) lands in one.
     let halves = (
-        after_5_5k.saturating_sub(after_1k),
-        after_10k.saturating_sub(after_5_5k),
+        halfway.saturating_sub(warmed_up),
+        finished.saturating_sub(halfway),
     );
     assert!(
         halves.0.min(halves.1) <= 2048,

@@ -109,6 +109,10 @@ pub enum BuildError {
 impl CustomerAdapter {
     /// The adapter for the `customer` guard: the generated client over the reqwest
     /// client built from the system's settings.
+    ///
+    /// # Errors
+    ///
+    /// If the system has no `base_url`, or reqwest refuses the client.
     pub fn new(guard: Guard) -> Result<Self, BuildError> {
         let settings = guard.settings();
         let base_url = settings.base_url().ok_or(BuildError::NoBaseUrl)?;

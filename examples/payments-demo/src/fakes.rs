@@ -27,6 +27,10 @@ struct Payments {
 }
 
 /// Binds an ephemeral port on 127.0.0.1.
+///
+/// # Errors
+///
+/// If no port can be bound.
 pub async fn bind() -> std::io::Result<TcpListener> {
     TcpListener::bind(("127.0.0.1", 0)).await
 }

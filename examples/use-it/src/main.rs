@@ -26,6 +26,11 @@ impl SberAdapter {
         response.text().await.map_err(PaymentPortError::Http)
     }
 
+    /// The adapter over `guard`, with an HTTP client built from its system's settings.
+    ///
+    /// # Errors
+    ///
+    /// If reqwest refuses the client, or the system has no `base_url`.
     pub fn new(guard: Guard) -> Result<Self, Box<dyn Error>> {
         let settings = guard.settings();
         // connect_timeout, read_timeout and the keep-alive pool from the settings.

@@ -75,6 +75,11 @@ impl<P: PaymentPort> Orders<P> {
 
     /// Confirms an order's payment, registering it first if creating the order could
     /// not. Confirming a confirmed order changes nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`ConfirmError::NotFound`] for an unknown order, [`ConfirmError::Payment`] if
+    /// registering or confirming the payment fails.
     pub async fn confirm(&self, id: OrderId) -> Result<Order, ConfirmError> {
         let mut order = self.repository.get(id).ok_or(ConfirmError::NotFound(id))?;
         if order.status == OrderStatus::Confirmed {

@@ -207,6 +207,10 @@ pub struct Load {
 
 impl Load {
     /// Starts the workers.
+    ///
+    /// # Panics
+    ///
+    /// If reqwest cannot build a plain HTTP client (its TLS backend fails to start).
     pub fn start(config: LoadConfig) -> Self {
         let client = reqwest::Client::builder()
             .no_proxy()

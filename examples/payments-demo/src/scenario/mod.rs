@@ -23,6 +23,7 @@ mod reload;
 mod report;
 pub mod unguarded;
 
+use std::fmt::Write as _;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -226,18 +227,20 @@ impl World {
             );
             let counts = self.recorder.counts_of(system);
             if counts.total() == 0 {
-                detail.push_str(&format!(
+                let _ = write!(
+                    detail,
                     "; no guarded `{system}` call was observed at all: is `#[circuit_breaker]` expanding on the adapter's methods?"
-                ));
+                );
             } else {
-                detail.push_str(&format!(
+                let _ = write!(
+                    detail,
                     "; {system} calls so far: ok {}, failed {}, slow {}, timed out {}, rejected {}",
                     counts.success,
                     counts.failure,
                     counts.slow,
                     counts.timeout,
                     counts.rejected()
-                ));
+                );
             }
             checks.push(Check::fail(
                 format!("{system} {from} → {to}: {what}"),
@@ -297,6 +300,11 @@ async fn interrupted(mut signal: watch::Receiver<Option<&'static str>>) -> &'sta
 /// Plays the scenario; with `serve`, keeps everything running afterwards until SIGTERM
 /// or SIGINT. Either signal during the scenario ends it early (as failed). Every
 /// server then shuts down gracefully: the requests in flight are answered first.
+///
+/// # Errors
+///
+/// If the signal handlers cannot be installed, the recording ([`RECORD_VARIABLE`])
+/// cannot be created, or a listener cannot be set up.
 pub async fn run(setup: Setup, serve: bool) -> std::io::Result<Outcome> {
     let (signal_tx, signal_rx) = watch::channel(None);
     let signal = crate::bootstrap::shutdown_signal()?;
@@ -509,9 +517,10 @@ async fn admin_checks(world: &World, checks: &mut Vec<Check>) {
                 .await,
         );
         passed &= forced == 200 && state == State::ForcedOpen && reset == 200;
-        detail.push_str(&format!(
+        let _ = write!(
+            detail,
             "; with the token force_open → {forced} ({state:?}), reset → {reset}"
-        ));
+        );
     }
     checks.push(Check::new(
         passed,
@@ -787,17 +796,17 @@ fn final_checks(world: &World, stats: &load::LoadStats, checks: &mut Vec<Check>)
         .filter(|t| t.system == "customer")
         .map(|t| format!("{} → {}", t.from, t.to))
         .collect();
-    let state = world.container.customers.system_guard().breaker().state();
+    let customer_state = world.container.customers.system_guard().breaker().state();
     checks.push(Check::new(
         moved.is_empty()
-            && state == State::Closed
+            && customer_state == State::Closed
             && customer.success > 0
             && customer.bad() == 0
             && customer.rejected() == 0,
         "customer untouched: closed throughout, every call succeeded",
         if moved.is_empty() {
             format!(
-                "state {state}, ok {}, failed {}, rejected {}",
+                "state {customer_state}, ok {}, failed {}, rejected {}",
                 customer.success,
                 customer.bad(),
                 customer.rejected()
