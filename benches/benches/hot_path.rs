@@ -33,7 +33,7 @@ where
     B: Fn(std::ops::Range<u64>, &Barrier) -> Duration + Sync,
 {
     group.bench_function(name, |b| {
-        b.iter_custom(|iters| run_on_threads(threads, iters, &body))
+        b.iter_custom(|iters| run_on_threads(threads, iters, &body));
     });
 }
 

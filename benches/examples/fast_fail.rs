@@ -104,7 +104,9 @@ fn scenarios() -> Vec<Scenario> {
         },
         Scenario {
             name: "(d) slow upstream: answers after 400 ms (20 s)",
-            mode: Mode::Always(Fault::Delay(Duration::from_millis(20_000 / SCALE as u64))),
+            mode: Mode::Always(Fault::Delay(Duration::from_millis(
+                20_000 / u64::from(SCALE),
+            ))),
             rate: 0.5,
             slow: true,
         },
@@ -141,7 +143,7 @@ fn client() -> reqwest::Client {
         .expect("a plain-HTTP client builds")
 }
 
-/// Our guard: bulkhead (8 permits for max_connections 10, or effectively none), breaker,
+/// Our guard: bulkhead (8 permits for `max_connections` 10, or effectively none), breaker,
 /// total timeout, slow check.
 fn ours(base: String, rate: f64, max_connections: u32) -> Subject {
     let text = format!(

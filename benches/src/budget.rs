@@ -85,6 +85,10 @@ pub fn empty_sync(n: u64) -> u64 {
 }
 
 /// The subject and the number of calls from the command line: `<subject> <calls>`.
+///
+/// # Panics
+///
+/// If `<calls>` is given and is not a number.
 pub fn args(default: &str) -> (String, u64) {
     let mut args = std::env::args().skip(1);
     let subject = args.next().unwrap_or_else(|| default.to_owned());

@@ -38,6 +38,10 @@ impl Mix {
 
 /// The wrapped call: returns at once, `Ok(i)` or (for [`Mix::TenPercentErr`], one call
 /// in ten) `Err(Boom)`. Not inlined, so every subject pays for the same real call.
+///
+/// # Errors
+///
+/// `Boom` for every tenth call (`i % 10 == 0`) under [`Mix::TenPercentErr`].
 #[inline(never)]
 pub fn op(mix: Mix, i: u64) -> Result<u64, Boom> {
     if mix == Mix::TenPercentErr && i % 10 == 0 {
@@ -48,6 +52,10 @@ pub fn op(mix: Mix, i: u64) -> Result<u64, Boom> {
 }
 
 /// The wrapped call as an `async fn`: ready on its first poll.
+///
+/// # Errors
+///
+/// As [`op`].
 pub async fn op_async(mix: Mix, i: u64) -> Result<u64, Boom> {
     op(mix, i)
 }

@@ -35,6 +35,10 @@ pub use call::{op, op_async, Boom, Mix};
 
 /// Our settings for the system `bench`: the guide's defaults, stated explicitly so they
 /// match the peers' configuration below.
+///
+/// # Panics
+///
+/// Never: the settings are this crate's constants, which parse.
 pub fn settings() -> SystemSettings {
     settings_file()
         .system("bench")
@@ -44,6 +48,10 @@ pub fn settings() -> SystemSettings {
 
 /// The whole settings file with the one system `bench` of [`settings`], for building
 /// the guard through `Guards`.
+///
+/// # Panics
+///
+/// Never: the settings are this crate's constants, which parse.
 pub fn settings_file() -> Settings {
     let text = format!(
         "[systems.bench]\ncb_window_size = {WINDOW}\ncb_min_calls = {MIN_CALLS}\n\
@@ -85,6 +93,10 @@ pub fn failsafe() -> failsafe::StateMachine<FailsafePolicy, ()> {
 /// count-based sliding window of 50, at least 10 calls, 50% failure rate, 30 s open,
 /// 3 half-open calls, no slow-call detection. Clones share one breaker, as tower
 /// services do, so each thread of a shared run takes a clone of the same instance.
+///
+/// # Panics
+///
+/// Never: its settings are this crate's constants, which tower-resilience accepts.
 pub fn tower_breaker(
     mix: Mix,
 ) -> impl Service<
@@ -115,6 +127,10 @@ pub fn tower_breaker(
 /// `tracing`'s `log` feature (which axum's default `tower-log` turns on in this package,
 /// as in most services) routes every disabled span through its `log` fallback, a cost
 /// of the missing subscriber rather than of the guard. Call once, first thing in `main`.
+///
+/// # Panics
+///
+/// If a global subscriber is already installed (a second call).
 pub fn quiet_subscriber() {
     tracing::subscriber::set_global_default(tracing::subscriber::NoSubscriber::default())
         .expect("no global subscriber is installed yet");
@@ -122,6 +138,10 @@ pub fn quiet_subscriber() {
 
 /// A current-thread tokio runtime with the timer on: what one thread of an async
 /// subject runs its loop on (the whole loop inside one `block_on`).
+///
+/// # Panics
+///
+/// If tokio cannot build the runtime (the OS refuses its resources).
 pub fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread()
         .enable_time()
@@ -156,6 +176,10 @@ pub fn timed_async(start: &Barrier, body: impl Future<Output = ()>) -> Duration 
 /// range of call indices and returns its own timing from [`timed`]; the run's time is
 /// the slowest thread's, so `time / iters` is the cost per call of the shared
 /// instance's throughput. With one thread `body` runs on the calling thread.
+///
+/// # Panics
+///
+/// If `body` panics on any thread.
 pub fn run_on_threads<B>(threads: usize, iters: u64, body: B) -> Duration
 where
     B: Fn(Range<u64>, &Barrier) -> Duration + Sync,

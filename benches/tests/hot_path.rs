@@ -191,12 +191,12 @@ fn card_counts(mix: Mix) -> Counts {
 
 /// The same through `Guard::call_with` with a `failure_if`.
 fn guard_call_with_counts(mix: Mix) -> Counts {
-    let guard = guard();
-    let options = CallOptions::new().failure_if(|_: &Boom| true);
     async fn one(guard: &Guard, options: CallOptions<Boom>, mix: Mix, i: u64) -> bool {
         let answer = guard.call_with(options, op_async(mix, i)).await;
         matches!(answer, Ok(Ok(_)))
     }
+    let guard = guard();
+    let options = CallOptions::new().failure_if(|_: &Boom| true);
     runtime().block_on(async {
         for i in 0..WARM_UP {
             one(&guard, options, mix, i).await;

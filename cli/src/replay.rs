@@ -6,6 +6,7 @@
 //! failing calls let through, healthy calls refused, time to fast fail per incident,
 //! bulkhead refusals); [`render`] prints it, [`plot`] draws it.
 
+use std::fmt::Write as _;
 use std::io::BufReader;
 use std::time::Instant as WallInstant;
 
@@ -275,10 +276,12 @@ fn settings_text(args: &ReplayArgs, recording: &Recording) -> Result<(String, St
             .map_err(|e| Failure::Io(format!("cannot read {}: {e}", file.display())))?;
         return Ok((text, file.display().to_string()));
     }
-    let text: String = recording
+    let text = recording
         .systems
         .keys()
-        .map(|name| format!("[systems.{name}]\n"))
-        .collect();
+        .fold(String::new(), |mut text, name| {
+            let _ = writeln!(text, "[systems.{name}]");
+            text
+        });
     Ok((text, "the guide's defaults".to_owned()))
 }

@@ -63,23 +63,9 @@ async fn a_recorded_hang_replays_with_the_live_openings_and_close() {
     )
     .await;
     upstream.always(Fault::Hang);
-    common::calls_for(
-        Duration::from_millis(2_000),
-        &guard,
-        &client,
-        &url,
-        &mut running,
-    )
-    .await;
+    common::calls_for(Duration::from_secs(2), &guard, &client, &url, &mut running).await;
     upstream.always(Fault::Ok);
-    common::calls_for(
-        Duration::from_millis(1_000),
-        &guard,
-        &client,
-        &url,
-        &mut running,
-    )
-    .await;
+    common::calls_for(Duration::from_secs(1), &guard, &client, &url, &mut running).await;
     for call in running {
         call.await.unwrap();
     }

@@ -94,13 +94,13 @@ async fn fifty_percent_opens_at_25_of_50_and_not_at_24_of_50() {
     let log = Arc::new(Log::default());
     let guard = Guard::builder(&system("")).observer(log.clone()).build();
     let breaker = guard.breaker();
-    feed(&breaker, &rep('S', 26));
-    feed(&breaker, &rep('F', 24));
-    assert_eq!(counts(&breaker), (State::Closed, 24, 50));
+    feed(breaker, &rep('S', 26));
+    feed(breaker, &rep('F', 24));
+    assert_eq!(counts(breaker), (State::Closed, 24, 50));
     assert_eq!(breaker.snapshot().failure_rate, 0.48);
     assert!(log.0.lock().unwrap().is_empty());
     // The 51st outcome pushes the oldest success out: 25 of 50.
-    feed(&breaker, "F");
+    feed(breaker, "F");
     assert_eq!(breaker.state(), State::Open);
     assert_eq!(
         log.0.lock().unwrap().as_slice(),
@@ -188,7 +188,7 @@ async fn open_for_30_s_then_half_open_when_due() {
     let s = system("");
     let guard = Guard::builder(&s).observer(log.clone()).build();
     let breaker = guard.breaker();
-    feed(&breaker, &rep('F', 10));
+    feed(breaker, &rep('F', 10));
     let opened_at = Instant::now();
     assert_eq!(breaker.snapshot().since, opened_at);
     assert_eq!(breaker.snapshot().retry_after, Some(30 * S));
@@ -349,8 +349,8 @@ async fn all_trials_succeed_closed_with_an_empty_window() {
     let guard = Guard::builder(&s).observer(log.clone()).build();
     let breaker = guard.breaker();
     // Some successes before opening, so that a window that is not cleared shows.
-    feed(&breaker, &rep('S', 10));
-    feed(&breaker, &rep('F', 10));
+    feed(breaker, &rep('S', 10));
+    feed(breaker, &rep('F', 10));
     assert_eq!(breaker.state(), State::Open);
     advance(30 * S).await;
     for _ in 0..3 {
@@ -371,9 +371,9 @@ async fn all_trials_succeed_closed_with_an_empty_window() {
         )
     );
     // A fresh window: min calls again before it may open.
-    feed(&breaker, &rep('F', 9));
-    assert_eq!(counts(&breaker), (State::Closed, 9, 9));
-    feed(&breaker, "F");
+    feed(breaker, &rep('F', 9));
+    assert_eq!(counts(breaker), (State::Closed, 9, 9));
+    feed(breaker, "F");
     assert_eq!(breaker.state(), State::Open);
 }
 
@@ -383,7 +383,7 @@ async fn any_trial_fails_open_for_a_full_30_s_again() {
     let s = system("");
     let guard = Guard::builder(&s).observer(log.clone()).build();
     let breaker = guard.breaker();
-    feed(&breaker, &rep('F', 10));
+    feed(breaker, &rep('F', 10));
     advance(30 * S).await;
     let a = breaker.try_acquire().unwrap();
     let b = breaker.try_acquire().unwrap();
@@ -746,18 +746,18 @@ async fn manual_actions() {
     let log = Arc::new(Log::default());
     let guard = Guard::builder(&system("")).observer(log.clone()).build();
     let breaker = guard.breaker();
-    feed(&breaker, "FFFFF");
+    feed(breaker, "FFFFF");
     breaker.act(outbound_guard::ManualAction::ForceOpen);
     assert_eq!(cause(breaker.try_acquire()), Cause::ForcedOpen);
     advance(3600 * S).await;
     assert_eq!(cause(breaker.try_acquire()), Cause::ForcedOpen);
     breaker.act(outbound_guard::ManualAction::Disable);
     // Disabled: everything flows, nothing counts.
-    feed(&breaker, &rep('F', 100));
-    assert_eq!(counts(&breaker), (State::Disabled, 0, 0));
+    feed(breaker, &rep('F', 100));
+    assert_eq!(counts(breaker), (State::Disabled, 0, 0));
     breaker.act(outbound_guard::ManualAction::Reset);
-    assert_eq!(counts(&breaker), (State::Closed, 0, 0));
-    feed(&breaker, &rep('F', 9));
+    assert_eq!(counts(breaker), (State::Closed, 0, 0));
+    feed(breaker, &rep('F', 9));
     assert_eq!(breaker.state(), State::Closed);
     let log = log.0.lock().unwrap();
     let reasons: Vec<_> = log.iter().map(|(f, t, _)| (*f, *t)).collect();
@@ -826,10 +826,10 @@ async fn a_reset_of_a_closed_breaker_forgets_its_counted_outcomes() {
     let log = Arc::new(Log::default());
     let guard = Guard::builder(&system("")).observer(log.clone()).build();
     let breaker = guard.breaker();
-    feed(&breaker, "SS");
-    assert_eq!(counts(&breaker), (State::Closed, 0, 2));
+    feed(breaker, "SS");
+    assert_eq!(counts(breaker), (State::Closed, 0, 2));
     assert!(breaker.act(outbound_guard::ManualAction::Reset));
-    assert_eq!(counts(&breaker), (State::Closed, 0, 0));
+    assert_eq!(counts(breaker), (State::Closed, 0, 0));
     assert!(
         log.0.lock().unwrap().is_empty(),
         "no closed → closed transition"

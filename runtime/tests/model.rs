@@ -404,14 +404,14 @@ fn run(cfg: Config, ops: Vec<Op>) {
         let breaker = guard.breaker();
         let mut model = Model::new(cfg);
         let mut held: Vec<(BreakerPermit<'_>, MTicket)> = Vec::new();
-        check(&breaker, &mut model, &recorder, 0, &Op::Reset);
+        check(breaker, &mut model, &recorder, 0, &Op::Reset);
 
         for (step, op) in ops.iter().enumerate() {
             match *op {
-                Op::Admit => held.extend(admit(&breaker, &mut model)),
+                Op::Admit => held.extend(admit(breaker, &mut model)),
                 Op::AdmitMany(n) => {
                     for _ in 0..n {
-                        held.extend(admit(&breaker, &mut model));
+                        held.extend(admit(breaker, &mut model));
                     }
                 }
                 Op::Record(i, failed) => {
@@ -470,22 +470,22 @@ fn run(cfg: Config, ops: Vec<Op>) {
                 Op::Burst(n, fail_every) => {
                     for i in 1..=n {
                         let failed = fail_every != 0 && i % fail_every == 0;
-                        if let Some((permit, ticket)) = admit(&breaker, &mut model) {
+                        if let Some((permit, ticket)) = admit(breaker, &mut model) {
                             permit.finish(Verdict::new(failed));
                             model.record(ticket, failed);
                         }
                     }
                 }
-                Op::Concurrent(n) => held.extend(admit_concurrently(&breaker, &mut model, n)),
+                Op::Concurrent(n) => held.extend(admit_concurrently(breaker, &mut model, n)),
             }
-            check(&breaker, &mut model, &recorder, step + 1, op);
+            check(breaker, &mut model, &recorder, step + 1, op);
         }
         // Whatever is still held is dropped unrecorded: no change but returned trial slots.
         for (permit, ticket) in held.drain(..) {
             drop(permit);
             model.cancel(ticket);
             check(
-                &breaker,
+                breaker,
                 &mut model,
                 &recorder,
                 ops.len() + 1,

@@ -77,10 +77,10 @@ async fn open_for(breaker: &Breaker, limit: Duration) -> Duration {
 async fn a_hint_shorter_than_cb_open_duration_changes_nothing() {
     let (guard, lines) = observed("");
     let breaker = guard.breaker();
-    fail(&breaker, 10, Some(5 * S));
+    fail(breaker, 10, Some(5 * S));
     assert_eq!(breaker.snapshot().open_for, Some(30 * S));
     assert_eq!(breaker.snapshot().retry_hint, None);
-    assert_eq!(open_for(&breaker, 200 * S).await, 30 * S);
+    assert_eq!(open_for(breaker, 200 * S).await, 30 * S);
     assert_eq!(
         lines.0.lock().unwrap()[0].0,
         "sber opened: 10 of 10 calls failed (100% ≥ 50%)"
@@ -91,13 +91,13 @@ async fn a_hint_shorter_than_cb_open_duration_changes_nothing() {
 async fn a_hint_longer_than_cb_open_duration_sets_the_open_period() {
     let (guard, lines) = observed("");
     let breaker = guard.breaker();
-    fail(&breaker, 10, Some(120 * S));
+    fail(breaker, 10, Some(120 * S));
     let snapshot = breaker.snapshot();
     assert_eq!(
         (snapshot.open_for, snapshot.retry_hint, snapshot.retry_after),
         (Some(120 * S), Some(120 * S), Some(120 * S))
     );
-    assert_eq!(refused_for(&breaker), 120 * S);
+    assert_eq!(refused_for(breaker), 120 * S);
     assert_eq!(
         lines.0.lock().unwrap()[0],
         (
@@ -106,16 +106,16 @@ async fn a_hint_longer_than_cb_open_duration_sets_the_open_period() {
             Some(120 * S)
         )
     );
-    assert_eq!(open_for(&breaker, 600 * S).await, 120 * S);
+    assert_eq!(open_for(breaker, 600 * S).await, 120 * S);
 }
 
 #[tokio::test(start_paused = true)]
 async fn a_hint_over_cb_open_max_is_capped() {
     let (guard, _) = observed("cb_open_max = 300");
     let breaker = guard.breaker();
-    fail(&breaker, 10, Some(Duration::from_secs(u64::MAX)));
+    fail(breaker, 10, Some(Duration::from_secs(u64::MAX)));
     assert_eq!(breaker.snapshot().retry_hint, Some(300 * S));
-    assert_eq!(open_for(&breaker, 900 * S).await, 300 * S);
+    assert_eq!(open_for(breaker, 900 * S).await, 300 * S);
 }
 
 #[tokio::test(start_paused = true)]
@@ -125,16 +125,16 @@ async fn an_http_date_hint_and_garbage() {
     assert_eq!(date, Some(90 * S));
     let (guard, _) = observed("");
     let breaker = guard.breaker();
-    fail(&breaker, 10, date);
-    assert_eq!(open_for(&breaker, 600 * S).await, 90 * S);
+    fail(breaker, 10, date);
+    assert_eq!(open_for(breaker, 600 * S).await, 90 * S);
 
     // Garbage gives no hint: a plain failure, the plain 30 s.
     let garbage = parse_retry_after(b"in a minute", SystemTime::now());
     assert_eq!(garbage, None);
     let (guard, _) = observed("");
     let breaker = guard.breaker();
-    fail(&breaker, 10, garbage);
-    assert_eq!(open_for(&breaker, 600 * S).await, 30 * S);
+    fail(breaker, 10, garbage);
+    assert_eq!(open_for(breaker, 600 * S).await, 30 * S);
 }
 
 /// The guide opens a breaker when the system "clearly does not work", judged on at least
@@ -147,7 +147,7 @@ async fn an_http_date_hint_and_garbage() {
 async fn a_hint_alone_does_not_open_a_closed_breaker_but_lengthens_the_opening_it_joins() {
     let (guard, lines) = observed("");
     let breaker = guard.breaker();
-    fail(&breaker, 1, Some(60 * S));
+    fail(breaker, 1, Some(60 * S));
     assert_eq!(
         breaker.state(),
         State::Closed,
@@ -162,11 +162,11 @@ async fn a_hint_alone_does_not_open_a_closed_breaker_but_lengthens_the_opening_i
     advance(10 * S).await;
     let (guard, _) = observed("");
     let breaker = guard.breaker();
-    fail(&breaker, 1, Some(60 * S));
+    fail(breaker, 1, Some(60 * S));
     advance(10 * S).await;
-    fail(&breaker, 9, None);
+    fail(breaker, 9, None);
     assert_eq!(breaker.snapshot().retry_hint, Some(50 * S));
-    assert_eq!(open_for(&breaker, 600 * S).await, 50 * S);
+    assert_eq!(open_for(breaker, 600 * S).await, 50 * S);
 }
 
 /// A hint that arrives while the breaker is already open (a call admitted before it
@@ -177,15 +177,15 @@ async fn a_hint_landing_on_a_running_open_period_lengthens_it() {
     let breaker = guard.breaker();
     let late = breaker.try_acquire().unwrap();
     let later = breaker.try_acquire().unwrap();
-    fail(&breaker, 10, None);
+    fail(breaker, 10, None);
     advance(5 * S).await;
     late.finish(Verdict::FAILURE.retry_after(Some(60 * S)));
-    assert_eq!(refused_for(&breaker), 60 * S);
+    assert_eq!(refused_for(breaker), 60 * S);
     assert_eq!(breaker.snapshot().open_for, Some(65 * S));
     assert_eq!(breaker.snapshot().calls, 10, "counted nothing");
     later.finish(Verdict::FAILURE.retry_after(Some(3600 * S)));
     assert_eq!(
-        refused_for(&breaker),
+        refused_for(breaker),
         95 * S,
         "at most cb_open_max from its start"
     );
@@ -196,7 +196,7 @@ async fn a_hint_landing_on_a_running_open_period_lengthens_it() {
 async fn a_trial_failing_with_a_hint_reopens_for_the_hint() {
     let (guard, lines) = observed("");
     let breaker = guard.breaker();
-    fail(&breaker, 10, None);
+    fail(breaker, 10, None);
     advance(30 * S).await;
     breaker
         .try_acquire()
@@ -206,7 +206,7 @@ async fn a_trial_failing_with_a_hint_reopens_for_the_hint() {
         lines.0.lock().unwrap().last().unwrap().0,
         "sber opened again for 120 s, as its Retry-After asked: trial 1 of 3 failed"
     );
-    assert_eq!(open_for(&breaker, 600 * S).await, 120 * S);
+    assert_eq!(open_for(breaker, 600 * S).await, 120 * S);
 }
 
 /// `cb_open_backoff = 2`: 30, 60, 120, 240, then the 300 s cap; closing goes back to 30.
@@ -214,10 +214,10 @@ async fn a_trial_failing_with_a_hint_reopens_for_the_hint() {
 async fn backoff_doubles_each_reopening_up_to_the_cap_and_ends_on_closing() {
     let (guard, lines) = observed("cb_open_backoff = 2.0\ncb_open_max = 300");
     let breaker = guard.breaker();
-    fail(&breaker, 10, None);
+    fail(breaker, 10, None);
     let mut periods = Vec::new();
     for _ in 0..6 {
-        periods.push(open_for(&breaker, 600 * S).await);
+        periods.push(open_for(breaker, 600 * S).await);
         breaker.try_acquire().unwrap().finish(Verdict::FAILURE);
     }
     assert_eq!(
@@ -231,18 +231,18 @@ async fn backoff_doubles_each_reopening_up_to_the_cap_and_ends_on_closing() {
         .iter()
         .any(|(line, _)| line == "sber opened again for 1m 0s (backed off): trial 1 of 3 failed"));
     // Three trials succeed: closed, and the next opening is 30 s again.
-    open_for(&breaker, 600 * S).await;
+    open_for(breaker, 600 * S).await;
     for _ in 0..3 {
         breaker.try_acquire().unwrap().finish(Verdict::SUCCESS);
     }
     assert_eq!(breaker.state(), State::Closed);
-    fail(&breaker, 10, None);
-    assert_eq!(open_for(&breaker, 600 * S).await, 30 * S);
+    fail(breaker, 10, None);
+    assert_eq!(open_for(breaker, 600 * S).await, 30 * S);
     // A reset ends the backoff too.
     breaker.try_acquire().unwrap().finish(Verdict::FAILURE);
     assert_eq!(breaker.snapshot().open_for, Some(60 * S));
     assert!(breaker.act(outbound_guard::ManualAction::Reset));
-    fail(&breaker, 10, None);
+    fail(breaker, 10, None);
     assert_eq!(breaker.snapshot().open_for, Some(30 * S));
 }
 
@@ -251,9 +251,9 @@ async fn backoff_doubles_each_reopening_up_to_the_cap_and_ends_on_closing() {
 async fn without_backoff_every_reopening_is_30_s() {
     let (guard, _) = observed("");
     let breaker = guard.breaker();
-    fail(&breaker, 10, None);
+    fail(breaker, 10, None);
     for _ in 0..5 {
-        assert_eq!(open_for(&breaker, 600 * S).await, 30 * S);
+        assert_eq!(open_for(breaker, 600 * S).await, 30 * S);
         breaker.try_acquire().unwrap().finish(Verdict::FAILURE);
     }
 }
@@ -266,14 +266,14 @@ async fn jitter_stays_in_its_bounds_and_a_seed_repeats_it() {
         let (guard, _) = observed("cb_open_jitter = 0.1");
         let breaker = guard.breaker();
         breaker.seed_jitter(seed);
-        fail(&breaker, 10, None);
+        fail(breaker, 10, None);
         let mut periods = Vec::new();
         for _ in 0..50 {
             let open = breaker.snapshot().open_for.unwrap();
             periods.push(open);
             // Re-open without waiting: force open and reset, then ten failures.
             breaker.act(outbound_guard::ManualAction::Reset);
-            fail(&breaker, 10, None);
+            fail(breaker, 10, None);
         }
         periods
     };
@@ -298,7 +298,7 @@ async fn jitter_stays_in_its_bounds_and_a_seed_repeats_it() {
     let breaker = guard.breaker();
     for seed in 0..20 {
         breaker.seed_jitter(seed);
-        fail(&breaker, 10, None);
+        fail(breaker, 10, None);
         assert!(breaker.snapshot().open_for.unwrap() <= 31 * S);
         breaker.act(outbound_guard::ManualAction::Reset);
     }

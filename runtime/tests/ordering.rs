@@ -54,7 +54,7 @@ fn guard(observers: Vec<Arc<dyn Observer>>) -> Guard {
     let builder = Guard::builder(settings.system("sber").unwrap());
     observers
         .into_iter()
-        .fold(builder, |builder, observer| builder.observer(observer))
+        .fold(builder, outbound_guard::GuardBuilder::observer)
         .build()
 }
 

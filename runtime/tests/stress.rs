@@ -53,7 +53,7 @@ fn guard(toml: &str, observers: Vec<Arc<dyn Observer>>) -> Guard {
     let builder = Guard::builder(settings.system("sber").unwrap());
     observers
         .into_iter()
-        .fold(builder, |builder, observer| builder.observer(observer))
+        .fold(builder, outbound_guard::GuardBuilder::observer)
         .build()
 }
 

@@ -39,6 +39,15 @@ fn grew(by: isize) {
     LIVE.fetch_add(by, Ordering::Relaxed);
 }
 
+/// An allocation's size as a change of [`LIVE`].
+// Never wraps: a `Layout`'s size never exceeds `isize::MAX` (an invariant of `Layout`),
+// nor does `realloc`'s `new_size` (its caller's contract). A checked conversion would
+// put a panic in the global allocator for a case that cannot happen.
+#[allow(clippy::cast_possible_wrap)]
+fn signed(size: usize) -> isize {
+    size as isize
+}
+
 // SAFETY: every method forwards to `System` with the caller's arguments unchanged; the
 // counters only observe sizes, through an atomic and const-initialised thread-local
 // `Cell`s, which neither allocate nor unwind.
@@ -47,7 +56,7 @@ unsafe impl GlobalAlloc for CountingAllocator {
         count_allocation();
         let p = unsafe { System.alloc(layout) };
         if !p.is_null() {
-            grew(layout.size() as isize);
+            grew(signed(layout.size()));
         }
         p
     }
@@ -56,21 +65,21 @@ unsafe impl GlobalAlloc for CountingAllocator {
         count_allocation();
         let p = unsafe { System.alloc_zeroed(layout) };
         if !p.is_null() {
-            grew(layout.size() as isize);
+            grew(signed(layout.size()));
         }
         p
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         unsafe { System.dealloc(ptr, layout) };
-        grew(-(layout.size() as isize));
+        grew(-signed(layout.size()));
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         count_allocation();
         let p = unsafe { System.realloc(ptr, layout, new_size) };
         if !p.is_null() {
-            grew(new_size as isize - layout.size() as isize);
+            grew(signed(new_size) - signed(layout.size()));
         }
         p
     }

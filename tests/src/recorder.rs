@@ -58,11 +58,13 @@ impl Counts {
     }
 
     /// `self - earlier`, field by field.
+    #[must_use]
     pub fn since(&self, earlier: &Counts) -> Counts {
         self.zip(earlier, |a, b| a - b)
     }
 
     /// `self + other`, field by field.
+    #[must_use]
     pub fn plus(&self, other: &Counts) -> Counts {
         self.zip(other, |a, b| a + b)
     }
@@ -172,7 +174,9 @@ impl Recorder {
     }
 
     fn log(&self) -> MutexGuard<'_, Log> {
-        self.log.lock().unwrap_or_else(|p| p.into_inner())
+        self.log
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// When the recorder was built: time zero of a report.

@@ -176,7 +176,9 @@ impl Default for Faults {
 
 impl Faults {
     fn plan(&self) -> MutexGuard<'_, Plan> {
-        self.plan.lock().unwrap_or_else(|p| p.into_inner())
+        self.plan
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Answers every request not scripted with `mode` from now on.
@@ -260,14 +262,17 @@ impl Faults {
     pub fn paths(&self) -> Vec<String> {
         self.paths
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .iter()
             .cloned()
             .collect()
     }
 
     fn record_path(&self, target: &str) {
-        let mut paths = self.paths.lock().unwrap_or_else(|p| p.into_inner());
+        let mut paths = self
+            .paths
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         if paths.len() == PATHS_KEPT {
             paths.pop_front();
         }

@@ -130,7 +130,7 @@ async fn slow_responses_trip_it_before_the_timeout() {
         .always(Fault::Delay(Duration::from_millis(100)));
     let results = futures_util::future::join_all((1..=10).map(|i| s.sber.register(i))).await;
     assert!(
-        results.iter().all(|r| r.is_ok()),
+        results.iter().all(std::result::Result::is_ok),
         "slow answers are returned: {results:?}"
     );
     assert_eq!(

@@ -323,7 +323,9 @@ fn soak_guard(text: &str, counter: Arc<Counter>) -> Guard {
 
 #[test]
 fn soak_every_permit_back_every_call_accounted_for_state_consistent() {
-    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let _serial = SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     quiet_injected_panics();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -467,7 +469,9 @@ cb_half_open_calls = 1
 
 #[test]
 fn live_memory_does_not_grow_across_10k_open_half_open_cycles() {
-    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let _serial = SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -477,7 +481,8 @@ fn live_memory_does_not_grow_across_10k_open_half_open_cycles() {
         guard: soak_guard(CYCLES, counter.clone()),
     };
     let half_opened = || Counter::get(&counter.entered[index(State::HalfOpen)]);
-    let (mut after_1k, mut after_5_5k, mut after_10k) = (0, 0, 0);
+    // Live bytes after 1k cycles (warmed up), 5.5k (halfway) and 10k (finished).
+    let (mut warmed_up, mut halfway, mut finished) = (0, 0, 0);
     runtime.block_on(async {
         // Trials that reached the call: counted so that the plan does not depend on how
         // many calls the still-open breaker (open for 1 µs) turns away on this machine.
@@ -497,28 +502,28 @@ fn live_memory_does_not_grow_across_10k_open_half_open_cycles() {
                 trials += 1;
             }
             let cycles = half_opened();
-            if cycles == 1_000 && after_1k == 0 {
-                after_1k = live_bytes();
+            if cycles == 1_000 && warmed_up == 0 {
+                warmed_up = live_bytes();
             }
-            if cycles == 5_500 && after_5_5k == 0 {
-                after_5_5k = live_bytes();
+            if cycles == 5_500 && halfway == 0 {
+                halfway = live_bytes();
             }
-            if cycles == 10_000 && after_10k == 0 {
-                after_10k = live_bytes();
+            if cycles == 10_000 && finished == 0 {
+                finished = live_bytes();
             }
         }
     });
     let closed = Counter::get(&counter.entered[index(State::Closed)]);
     eprintln!(
-        "cycles: live bytes {after_1k} after 1k, {after_5_5k} after 5.5k, {after_10k} after \
+        "cycles: live bytes {warmed_up} after 1k, {halfway} after 5.5k, {finished} after \
          10k; closed {closed} times"
     );
     assert!(closed > 100, "the cycles also went through closed");
     // A leak grows both halves; something of the process allocated once (another test's
     // runtime winding down in this binary: about 10 kB, seen under load) lands in one.
     let halves = (
-        after_5_5k.saturating_sub(after_1k),
-        after_10k.saturating_sub(after_5_5k),
+        halfway.saturating_sub(warmed_up),
+        finished.saturating_sub(halfway),
     );
     assert!(
         halves.0.min(halves.1) <= 2048,

@@ -4,12 +4,17 @@
 //! The library holds what the test binaries share: where cargo builds, and where the
 //! workspace is.
 
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 /// The cargo target directory the calling test binary was built in: `CARGO_TARGET_DIR`
 /// if set, otherwise the nearest ancestor of the binary that holds cargo's
 /// `CACHEDIR.TAG`.
+///
+/// # Panics
+///
+/// If the test binary's own path cannot be read.
 pub fn target_dir() -> PathBuf {
     if let Some(dir) = std::env::var_os("CARGO_TARGET_DIR") {
         return PathBuf::from(dir);
@@ -17,11 +22,14 @@ pub fn target_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("the test binary's path");
     exe.ancestors()
         .find(|dir| dir.join("CACHEDIR.TAG").is_file())
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| workspace().join("target"))
+        .map_or_else(|| workspace().join("target"), Path::to_path_buf)
 }
 
 /// The workspace's root directory.
+///
+/// # Panics
+///
+/// Never: this crate's directory has a parent, the workspace.
 pub fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
@@ -39,6 +47,10 @@ pub fn scratch_crate(name: &str, lib_rs: &str) -> (PathBuf, PathBuf) {
 
 /// [`scratch_crate`] with `build_rs` as its build script, which may use the workspace's
 /// settings crate (a build-dependency).
+///
+/// # Panics
+///
+/// If a file of the crate cannot be written (or `Cargo.lock` copied), which fails the test.
 pub fn scratch_crate_with_build(
     name: &str,
     lib_rs: &str,
@@ -56,10 +68,11 @@ pub fn scratch_crate_with_build(
     let build_file = project.join("build.rs");
     match build_rs {
         Some(build_rs) => {
-            manifest.push_str(&format!(
+            let _ = write!(
+                manifest,
                 "\n[build-dependencies]\noutbound-guard-settings = {{ path = {} }}\n",
                 crate_path("settings")
-            ));
+            );
             std::fs::write(&build_file, build_rs).expect("write build.rs");
         }
         None => {
@@ -77,6 +90,10 @@ pub fn scratch_crate_with_build(
 /// [`scratch_crate_with_build`] as the member `service` of a workspace of its own (the
 /// directory above it), with no settings file anywhere yet. Returns the member's
 /// directory and the target directory.
+///
+/// # Panics
+///
+/// If a file of the workspace cannot be read, written or moved, which fails the test.
 pub fn workspace_member(name: &str, lib_rs: &str, build_rs: Option<&str>) -> (PathBuf, PathBuf) {
     let (project, target) = scratch_crate_with_build(name, lib_rs, build_rs);
     let root = project
@@ -103,6 +120,10 @@ pub fn workspace_member(name: &str, lib_rs: &str, build_rs: Option<&str>) -> (Pa
 }
 
 /// `cargo build` of the crate at `project`, offline, in `target`.
+///
+/// # Panics
+///
+/// If cargo cannot be started.
 pub fn cargo_build(project: &Path, target: &Path) -> Output {
     Command::new(env!("CARGO"))
         .arg("build")

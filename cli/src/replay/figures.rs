@@ -58,21 +58,18 @@ pub(crate) fn incidents(calls: &[Call]) -> Vec<Incident> {
             unknown_seconds += 1;
         } else if failing > 0 && share >= FAILING_SHARE {
             let joined = last_failing_second.is_some_and(|s| second - s - unknown_seconds <= GAP);
-            match (&mut current, joined) {
-                (Some(incident), true) => {
-                    incident.end = last;
-                    incident.failing_calls += failing;
+            if let (Some(incident), true) = (&mut current, joined) {
+                incident.end = last;
+                incident.failing_calls += failing;
+            } else {
+                if let Some(done) = current.take() {
+                    incidents.push(done);
                 }
-                _ => {
-                    if let Some(done) = current.take() {
-                        incidents.push(done);
-                    }
-                    current = Some(Incident {
-                        start: first.unwrap_or(calls[i].start),
-                        end: last,
-                        failing_calls: failing,
-                    });
-                }
+                current = Some(Incident {
+                    start: first.unwrap_or(calls[i].start),
+                    end: last,
+                    failing_calls: failing,
+                });
             }
             last_failing_second = Some(second);
             unknown_seconds = 0;
@@ -346,10 +343,10 @@ mod tests {
         let mut two = calls[..300].to_vec();
         for tenth in 0..200_u32 {
             let s = 30.0 + f64::from(tenth) / 10.0;
-            let outcome = if !(32.0..40.0).contains(&s) {
-                Recorded::Failure
-            } else {
+            let outcome = if (32.0..40.0).contains(&s) {
                 Recorded::Success
+            } else {
+                Recorded::Failure
             };
             two.push(call(s, outcome));
         }

@@ -159,7 +159,7 @@ impl Proven<'_> {
         let failures_then = calls
             .iter()
             .filter(|c| {
-                c.start.saturating_add(holds) >= first_ask && self.may_count_failure(settings, c)
+                c.start.saturating_add(holds) >= first_ask && Self::may_count_failure(settings, c)
             })
             .count();
         possible.openings.high += periods
@@ -245,7 +245,7 @@ impl Proven<'_> {
     /// Whether a call may count a failure in the replayed breaker: any but a success or
     /// a call its caller gave up (which counts nothing), unless it ran as long as the
     /// replayed `cb_slow_threshold` or `read_timeout`.
-    fn may_count_failure(&self, settings: &SystemSettings, c: &Call) -> bool {
+    fn may_count_failure(settings: &SystemSettings, c: &Call) -> bool {
         let long = micros(settings.cb_slow_threshold().min(settings.read_timeout()));
         !matches!(c.outcome, Recorded::Success | Recorded::Cancelled)
             || u64::from(c.duration) >= long
@@ -305,7 +305,7 @@ impl Proven<'_> {
             .map(|(i, c)| {
                 let refusable =
                     reach.is_some_and(|r| c.start <= r) || self.forced_open_at(c.start, wait);
-                if self.may_count_failure(settings, c) {
+                if Self::may_count_failure(settings, c) {
                     // Its failure stays in the window until `cb_window_size` more calls
                     // are counted (or a transition empties it): the breaker may open on
                     // it until then. It is half-open an open period later at the

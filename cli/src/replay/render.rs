@@ -268,7 +268,7 @@ pub(crate) fn to_tables(
         }
         let mut rows: Vec<(String, Vec<String>)> = vec![
             (
-                "".into(),
+                String::new(),
                 report.variants.iter().map(|v| v.label.clone()).collect(),
             ),
             row(report, "openings", |f, b| {

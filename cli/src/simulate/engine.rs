@@ -223,9 +223,7 @@ async fn drive(settings: &SystemSettings, script: Script) -> Run {
                 }
                 let _held = in_flight.enter();
                 let faulty = now >= fault_at && fault_end.is_none_or(|end| now < end);
-                let answer = if !faulty {
-                    Answer::Healthy
-                } else {
+                let answer = if faulty {
                     match script.kind {
                         ScenarioKind::Hang | ScenarioKind::Recovery => Answer::Hang,
                         ScenarioKind::Slow => Answer::Slow,
@@ -243,6 +241,8 @@ async fn drive(settings: &SystemSettings, script: Script) -> Run {
                             }
                         }
                     }
+                } else {
+                    Answer::Healthy
                 };
                 match answer {
                     Answer::Healthy => {

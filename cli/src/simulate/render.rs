@@ -51,7 +51,7 @@ fn figures_json(f: &Figures) -> serde_json::Value {
         "recovered_after_ms": ms(f.recovered_after),
         "open_cycles": f.open_cycles,
         "trial_calls": f.trial_calls,
-        "open_periods_ms": f.open_periods.iter().map(|d| d.as_millis()).collect::<Vec<_>>(),
+        "open_periods_ms": f.open_periods.iter().map(std::time::Duration::as_millis).collect::<Vec<_>>(),
     })
 }
 

@@ -7,11 +7,19 @@
 use std::path::Path;
 
 /// A file's text; a test failure naming it if it cannot be read.
+///
+/// # Panics
+///
+/// If `path` cannot be read.
 pub fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 /// The section of `page` under `## {heading}`, up to the next `## `.
+///
+/// # Panics
+///
+/// If `page` has no such section.
 pub fn section(page: &str, heading: &str) -> String {
     let start = page
         .find(&format!("\n## {heading}\n"))
@@ -22,6 +30,10 @@ pub fn section(page: &str, heading: &str) -> String {
 }
 
 /// The fenced code blocks of `text` tagged `lang`.
+///
+/// # Panics
+///
+/// If one of them is not closed.
 pub fn blocks(text: &str, lang: &str) -> Vec<String> {
     let fence = format!("```{lang}\n");
     let mut found = Vec::new();
@@ -56,6 +68,10 @@ pub fn shown_in(block: &str, file: &str) -> bool {
 /// that has one, as shown to a reader, checked against the crate's manifest in `dir`: the
 /// same crates (but `unshown`, the check's own), features and `default-features`; a path
 /// dependency of this workspace shown with its published version.
+///
+/// # Panics
+///
+/// If the page and the manifest differ (the check failing), or either has no `[table]`.
 pub fn assert_shows_dependencies(text: &str, dir: &Path, table: &str, unshown: &[&str]) {
     let manifest: toml::Table = toml::from_str(&read(&dir.join("Cargo.toml"))).unwrap();
     let mut ours = manifest[table].as_table().unwrap().clone();
@@ -85,18 +101,17 @@ pub fn assert_shows_dependencies(text: &str, dir: &Path, table: &str, unshown: &
             field(spec, "default-features"),
             "{name}"
         );
-        match field(spec, "version") {
-            Some(version) => assert_eq!(field(shown_spec, "version"), Some(version), "{name}"),
+        if let Some(version) = field(spec, "version") {
+            assert_eq!(field(shown_spec, "version"), Some(version), "{name}");
+        } else {
             // A path dependency of this workspace: the page names its published version.
-            None => {
-                let version = field(shown_spec, "version").expect("a version");
-                let version = version.as_str().unwrap();
-                assert!(
-                    env!("CARGO_PKG_VERSION").starts_with(version),
-                    "{name} = {version:?}, but the workspace is {}",
-                    env!("CARGO_PKG_VERSION")
-                );
-            }
+            let version = field(shown_spec, "version").expect("a version");
+            let version = version.as_str().unwrap();
+            assert!(
+                env!("CARGO_PKG_VERSION").starts_with(version),
+                "{name} = {version:?}, but the workspace is {}",
+                env!("CARGO_PKG_VERSION")
+            );
         }
     }
 }

@@ -33,7 +33,12 @@ fn the_pages_rust_blocks_are_this_examples_code() {
         let block = trimmed(&body[..end]);
         let block: Vec<&str> = block
             .into_iter()
-            .skip_while(|line| line.starts_with("// ") && line.ends_with(".rs"))
+            .skip_while(|line| {
+                line.starts_with("// ")
+                    && Path::new(line)
+                        .extension()
+                        .is_some_and(|e| e.eq_ignore_ascii_case("rs"))
+            })
             .collect();
         // A block may hold several items, each a run of its own, blank lines apart.
         for item in block.split(|line| line.is_empty()) {

@@ -26,6 +26,7 @@
 //! costs itself.
 
 use std::error::Error;
+use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
 use grpc_echo_example::pb::echo_client::EchoClient;
@@ -81,7 +82,7 @@ async fn subjects(
 ) -> Result<[Client; 2], Box<dyn Error>> {
     let mut text = format!("[systems.echo]\nbase_url = \"{}\"\n", server.url());
     if let Some(max) = max_connections {
-        text += &format!("max_connections = {max}\n");
+        let _ = writeln!(text, "max_connections = {max}");
     }
     let settings = Settings::parse(&text, "throughput")?;
     let echo = settings.system("echo").ok_or("no [systems.echo]")?;
@@ -163,7 +164,7 @@ fn median(mut values: Vec<f64>) -> f64 {
     values.sort_by(f64::total_cmp);
     let mid = values.len() / 2;
     if values.len().is_multiple_of(2) {
-        (values[mid - 1] + values[mid]) / 2.0
+        f64::midpoint(values[mid - 1], values[mid])
     } else {
         values[mid]
     }

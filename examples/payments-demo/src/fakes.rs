@@ -27,6 +27,10 @@ struct Payments {
 }
 
 /// Binds an ephemeral port on 127.0.0.1.
+///
+/// # Errors
+///
+/// If no port can be bound.
 pub async fn bind() -> std::io::Result<TcpListener> {
     TcpListener::bind(("127.0.0.1", 0)).await
 }
@@ -77,7 +81,7 @@ async fn sber_register(State(state): State<Payments>, Json(body): Json<RegisterB
     state
         .known
         .lock()
-        .unwrap_or_else(|e| e.into_inner())
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
         .insert(id.clone());
     (StatusCode::CREATED, Json(json!({ "payment_id": id }))).into_response()
 }
@@ -86,7 +90,7 @@ async fn sber_confirm(State(state): State<Payments>, Path(id): Path<String>) -> 
     let known = state
         .known
         .lock()
-        .unwrap_or_else(|e| e.into_inner())
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
         .contains(&id);
     if known {
         Json(json!({ "payment_id": id, "status": "confirmed" })).into_response()

@@ -4,6 +4,8 @@
 
 mod common;
 
+use std::collections::BTreeMap;
+
 use outbound_guard::State;
 use outbound_guard_tests::upstream::Fault;
 use payments_demo::core::domain::CustomerId;
@@ -63,8 +65,8 @@ async fn hostile_ids_leave_every_breaker_closed_and_reach_no_other_upstream_path
             .map(|p| &p[..p.len().min(60)])
             .collect::<Vec<_>>()
     );
-    let statuses: std::collections::BTreeMap<u16, usize> =
-        answers.iter().fold(Default::default(), |mut m, (_, a)| {
+    let statuses: BTreeMap<u16, usize> =
+        answers.iter().fold(BTreeMap::default(), |mut m, (_, a)| {
             *m.entry(a.status).or_default() += 1;
             m
         });

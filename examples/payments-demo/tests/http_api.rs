@@ -356,7 +356,10 @@ async fn the_shipped_rules_and_dashboard_query_what_the_service_exports() {
     let ops = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ops");
     for file in ["prometheus/rules.yml", "grafana/outbound-guard.json"] {
         let mut text = std::fs::read_to_string(ops.join(file)).unwrap();
-        if file.ends_with(".json") {
+        if std::path::Path::new(file)
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+        {
             // The dashboard's queries, not its descriptions.
             let dashboard: Value = serde_json::from_str(&text).unwrap();
             text = dashboard["panels"]

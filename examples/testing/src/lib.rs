@@ -35,6 +35,11 @@ pub struct SberAdapter {
 }
 
 impl SberAdapter {
+    /// The adapter over `guard`, with an HTTP client built from its system's settings.
+    ///
+    /// # Errors
+    ///
+    /// If reqwest refuses the client, or the system has no `base_url`.
     pub fn new(guard: Guard) -> Result<Self, Box<dyn Error>> {
         let settings = guard.settings();
         let http = outbound_guard_reqwest::client_builder(&settings).build()?;

@@ -26,6 +26,11 @@ impl SberAdapter {
         response.text().await.map_err(PaymentPortError::Http)
     }
 
+    /// The adapter over `guard`, with an HTTP client built from its system's settings.
+    ///
+    /// # Errors
+    ///
+    /// If reqwest refuses the client, or the system has no `base_url`.
     pub fn new(guard: Guard) -> Result<Self, Box<dyn Error>> {
         let settings = guard.settings();
         // connect_timeout, read_timeout and the keep-alive pool from the settings.
@@ -65,7 +70,7 @@ async fn main() -> Result<(), Box<dyn Error>> {
     match sber.register(42).await {
         Ok(payment) => println!("paid: {payment}"),
         Err(PaymentPortError::SystemUnavailable(e)) => {
-            println!("sber is unavailable, try later: {e}")
+            println!("sber is unavailable, try later: {e}");
         }
         Err(PaymentPortError::Http(e)) => println!("sber answered with an error: {e}"),
     }

@@ -13,6 +13,7 @@ mod refusal;
 mod server;
 mod streaming;
 
+use std::fmt::Write as _;
 use std::time::Duration;
 
 use grpc_echo_example::pb::echo_client::EchoClient;
@@ -46,11 +47,13 @@ total_timeout = \"5s\"
 fn guard_at(url: &str, keys: &str) -> Guard {
     let key = |line: &str| line.split('=').next().unwrap_or_default().trim().to_owned();
     let given: Vec<String> = keys.lines().map(key).collect();
-    let breaker: String = BREAKER
+    let breaker = BREAKER
         .lines()
         .filter(|line| !given.contains(&key(line)))
-        .map(|line| format!("{line}\n"))
-        .collect();
+        .fold(String::new(), |mut breaker, line| {
+            let _ = writeln!(breaker, "{line}");
+            breaker
+        });
     let text = format!("[systems.echo]\nbase_url = \"{url}\"\n{breaker}{keys}");
     let settings = Settings::parse(&text, "the test's resilience.toml").unwrap();
     Guard::new(settings.system("echo").unwrap())

@@ -11,7 +11,7 @@ use tonic::{Code, Request};
 
 use super::{count, echo, slow_echo};
 
-async fn bare_client(server: &TestServer) -> EchoClient<tonic::transport::Channel> {
+fn bare_client(server: &TestServer) -> EchoClient<tonic::transport::Channel> {
     let channel = Endpoint::from_shared(server.url()).unwrap().connect_lazy();
     EchoClient::new(channel)
 }
@@ -19,7 +19,7 @@ async fn bare_client(server: &TestServer) -> EchoClient<tonic::transport::Channe
 #[tokio::test]
 async fn the_server_answers_as_asked() {
     let server = TestServer::start().await.unwrap();
-    let mut client = bare_client(&server).await;
+    let mut client = bare_client(&server);
 
     let reply = client.echo(echo(Code::Ok)).await.unwrap().into_inner();
     assert_eq!((reply.message.as_str(), reply.call), ("hello", 1));
@@ -39,7 +39,7 @@ async fn the_server_answers_as_asked() {
 #[tokio::test]
 async fn the_server_streams_as_asked() {
     let server = TestServer::start().await.unwrap();
-    let mut client = bare_client(&server).await;
+    let mut client = bare_client(&server);
 
     let mut stream = client
         .count(count(3, Duration::from_millis(5), Code::Unavailable))

@@ -17,11 +17,19 @@ use crate::core::orders::Orders;
 /// The service's settings: `examples/payments-demo/resilience.toml` (compiled in, the same file
 /// `#[circuit_breaker]` checks) with the process environment's `CLIENT_<SYSTEM>__<KEY>`
 /// overrides applied.
+///
+/// # Errors
+///
+/// If the file or an override is invalid.
 pub fn load_settings() -> Result<Settings, SettingsError> {
     outbound_guard::settings!()
 }
 
 /// Like [`load_settings`], with the environment given as name/value pairs (tests).
+///
+/// # Errors
+///
+/// If the file or one of `vars` is invalid.
 pub fn load_settings_with<I, K, V>(vars: I) -> Result<Settings, SettingsError>
 where
     I: IntoIterator<Item = (K, V)>,
@@ -84,6 +92,11 @@ pub fn admin_token_from_env() -> Option<String> {
 impl Container {
     /// Builds the guards (each reporting to `observers`, to `tracing` and to the
     /// Prometheus recorder) and the adapters over them.
+    ///
+    /// # Errors
+    ///
+    /// If `settings` lack `sber` or `customer`, an adapter cannot be built, or the
+    /// settings file named by the environment cannot be watched.
     pub fn build(
         settings: &Settings,
         observers: Vec<Arc<dyn Observer>>,

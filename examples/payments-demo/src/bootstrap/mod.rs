@@ -10,6 +10,10 @@ pub use container::{
 };
 
 /// Serves `router` on `listener` until the task is dropped or the process ends.
+///
+/// # Errors
+///
+/// As axum's `serve`.
 pub async fn serve(listener: tokio::net::TcpListener, router: axum::Router) -> std::io::Result<()> {
     axum::serve(listener, router).await
 }
@@ -18,6 +22,10 @@ pub async fn serve(listener: tokio::net::TcpListener, router: axum::Router) -> s
 /// gracefully: stops accepting, closes idle connections, and returns only once every
 /// request in flight has been answered (axum's `with_graceful_shutdown`). A process
 /// that exits when this returns resets no connection.
+///
+/// # Errors
+///
+/// As axum's `serve`.
 pub async fn serve_until<F>(
     listener: tokio::net::TcpListener,
     router: axum::Router,

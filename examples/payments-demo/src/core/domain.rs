@@ -36,6 +36,11 @@ impl CustomerId {
     /// assert!(CustomerId::parse("c-42").is_ok());
     /// assert!(CustomerId::parse("../_faults").is_err());
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`InvalidCustomerId`] if `id` is empty, longer than [`MAX_LEN`](Self::MAX_LEN), or
+    /// holds anything but ASCII letters, digits, `-` and `_`.
     pub fn parse(id: &str) -> Result<Self, InvalidCustomerId> {
         let plain = |b: u8| b.is_ascii_alphanumeric() || b == b'-' || b == b'_';
         if id.is_empty() || id.len() > Self::MAX_LEN || !id.bytes().all(plain) {

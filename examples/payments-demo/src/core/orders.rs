@@ -75,20 +75,24 @@ impl<P: PaymentPort> Orders<P> {
 
     /// Confirms an order's payment, registering it first if creating the order could
     /// not. Confirming a confirmed order changes nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`ConfirmError::NotFound`] for an unknown order, [`ConfirmError::Payment`] if
+    /// registering or confirming the payment fails.
     pub async fn confirm(&self, id: OrderId) -> Result<Order, ConfirmError> {
         let mut order = self.repository.get(id).ok_or(ConfirmError::NotFound(id))?;
         if order.status == OrderStatus::Confirmed {
             return Ok(order);
         }
-        let payment = match order.payment.clone() {
-            Some(payment) => payment,
-            None => {
-                let payment = self.payments.register(&order).await?;
-                order.status = OrderStatus::Paid;
-                order.payment = Some(payment.clone());
-                self.repository.update(&order);
-                payment
-            }
+        let payment = if let Some(payment) = order.payment.clone() {
+            payment
+        } else {
+            let payment = self.payments.register(&order).await?;
+            order.status = OrderStatus::Paid;
+            order.payment = Some(payment.clone());
+            self.repository.update(&order);
+            payment
         };
         self.payments.confirm(&payment).await?;
         order.status = OrderStatus::Confirmed;

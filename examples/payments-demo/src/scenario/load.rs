@@ -96,7 +96,12 @@ impl LoadStats {
     /// Takes the latencies recorded since the last call, by the phase their requests
     /// started in.
     pub fn tick(&self) -> BTreeMap<usize, Tick> {
-        let all = std::mem::take(&mut *self.latencies_us.lock().unwrap_or_else(|e| e.into_inner()));
+        let all = std::mem::take(
+            &mut *self
+                .latencies_us
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        );
         let mut by_phase: BTreeMap<usize, Vec<u64>> = BTreeMap::new();
         for (phase, us) in all {
             by_phase.entry(phase).or_default().push(us);
@@ -123,7 +128,7 @@ impl LoadStats {
     pub fn phases(&self) -> BTreeMap<usize, PhaseLoad> {
         self.phases
             .lock()
-            .unwrap_or_else(|e| e.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .clone()
     }
 
@@ -142,7 +147,10 @@ impl LoadStats {
     fn started(&self) -> usize {
         let now = self.in_flight.fetch_add(1, Ordering::Relaxed) + 1;
         let phase = self.phase.load(Ordering::Relaxed);
-        let mut phases = self.phases.lock().unwrap_or_else(|e| e.into_inner());
+        let mut phases = self
+            .phases
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let entry = phases.entry(phase).or_default();
         entry.max_in_flight = entry.max_in_flight.max(now);
         phase
@@ -162,7 +170,7 @@ impl LoadStats {
     pub fn statuses(&self) -> BTreeMap<String, u64> {
         self.statuses
             .lock()
-            .unwrap_or_else(|e| e.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .clone()
     }
 
@@ -170,11 +178,11 @@ impl LoadStats {
         let micros = u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX);
         self.latencies_us
             .lock()
-            .unwrap_or_else(|e| e.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .push((phase, micros));
         self.phases
             .lock()
-            .unwrap_or_else(|e| e.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .entry(phase)
             .or_default()
             .latencies_us
@@ -183,7 +191,7 @@ impl LoadStats {
         *self
             .statuses
             .lock()
-            .unwrap_or_else(|e| e.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .entry(format!("{route} {status}"))
             .or_default() += 1;
     }
@@ -199,6 +207,10 @@ pub struct Load {
 
 impl Load {
     /// Starts the workers.
+    ///
+    /// # Panics
+    ///
+    /// If reqwest cannot build a plain HTTP client (its TLS backend fails to start).
     pub fn start(config: LoadConfig) -> Self {
         let client = reqwest::Client::builder()
             .no_proxy()
@@ -306,7 +318,7 @@ impl Worker {
                 .stats
                 .unpaid
                 .lock()
-                .unwrap_or_else(|e| e.into_inner())
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .pop_front();
             if let Some(id) = unpaid {
                 let (status, _) = self
@@ -347,7 +359,11 @@ impl Worker {
     }
 
     fn remember_unpaid(&self, id: u64) {
-        let mut unpaid = self.stats.unpaid.lock().unwrap_or_else(|e| e.into_inner());
+        let mut unpaid = self
+            .stats
+            .unpaid
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         if unpaid.len() < 1000 {
             unpaid.push_back(id);
         }

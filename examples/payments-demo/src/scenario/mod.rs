@@ -23,6 +23,7 @@ mod reload;
 mod report;
 pub mod unguarded;
 
+use std::fmt::Write as _;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -155,7 +156,10 @@ impl World {
     }
 
     fn enter(&self, name: &'static str, what: &str) {
-        let mut phase = self.phase.lock().unwrap_or_else(|e| e.into_inner());
+        let mut phase = self
+            .phase
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         phase.0 += 1;
         phase.1 = name;
         self.recorder.set_phase(phase.0);
@@ -164,7 +168,7 @@ impl World {
         let at = self.recorder.start().elapsed();
         self.phase_log
             .lock()
-            .unwrap_or_else(|e| e.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .push(PhaseEntry {
                 name,
                 at,
@@ -174,12 +178,18 @@ impl World {
     }
 
     fn phase(&self) -> (usize, &'static str) {
-        *self.phase.lock().unwrap_or_else(|e| e.into_inner())
+        *self
+            .phase
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// The name of phase `n` (1 for the first entered; 0 before any).
     fn phase_name(&self, n: usize) -> &'static str {
-        let log = self.phase_log.lock().unwrap_or_else(|e| e.into_inner());
+        let log = self
+            .phase_log
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         n.checked_sub(1)
             .and_then(|i| log.get(i))
             .map_or("starting", |entry| entry.name)
@@ -197,43 +207,46 @@ impl World {
     ) -> Result<Recorded, ()> {
         let left = self.deadline.saturating_duration_since(Instant::now());
         let timeout = timeout.min(left);
-        match self
+        if let Some((t, next)) = self
             .recorder
             .wait_for(system, from, to, *cursor, timeout)
             .await
         {
-            Some((t, next)) => {
-                *cursor = next;
-                let at = t.at.saturating_duration_since(self.recorder.start());
-                checks.push(Check::pass(
-                    format!("{system} {from} → {to}: {what}"),
-                    format!("at {:.2}s", at.as_secs_f64()),
-                ));
-                Ok(t)
-            }
-            None => {
-                let mut detail = format!(
-                    "not seen within {:.1}s (phase `{}`)",
-                    timeout.as_secs_f64(),
-                    self.phase().1
-                );
-                let counts = self.recorder.counts_of(system);
-                if counts.total() == 0 {
-                    detail.push_str(&format!(
-                        "; no guarded `{system}` call was observed at all: is `#[circuit_breaker]` expanding on the adapter's methods?"
-                    ));
-                } else {
-                    detail.push_str(&format!(
-                        "; {system} calls so far: ok {}, failed {}, slow {}, timed out {}, rejected {}",
-                        counts.success, counts.failure, counts.slow, counts.timeout, counts.rejected()
-                    ));
-                }
-                checks.push(Check::fail(
-                    format!("{system} {from} → {to}: {what}"),
+            *cursor = next;
+            let at = t.at.saturating_duration_since(self.recorder.start());
+            checks.push(Check::pass(
+                format!("{system} {from} → {to}: {what}"),
+                format!("at {:.2}s", at.as_secs_f64()),
+            ));
+            Ok(t)
+        } else {
+            let mut detail = format!(
+                "not seen within {:.1}s (phase `{}`)",
+                timeout.as_secs_f64(),
+                self.phase().1
+            );
+            let counts = self.recorder.counts_of(system);
+            if counts.total() == 0 {
+                let _ = write!(
                     detail,
-                ));
-                Err(())
+                    "; no guarded `{system}` call was observed at all: is `#[circuit_breaker]` expanding on the adapter's methods?"
+                );
+            } else {
+                let _ = write!(
+                    detail,
+                    "; {system} calls so far: ok {}, failed {}, slow {}, timed out {}, rejected {}",
+                    counts.success,
+                    counts.failure,
+                    counts.slow,
+                    counts.timeout,
+                    counts.rejected()
+                );
             }
+            checks.push(Check::fail(
+                format!("{system} {from} → {to}: {what}"),
+                detail,
+            ));
+            Err(())
         }
     }
 
@@ -287,6 +300,11 @@ async fn interrupted(mut signal: watch::Receiver<Option<&'static str>>) -> &'sta
 /// Plays the scenario; with `serve`, keeps everything running afterwards until SIGTERM
 /// or SIGINT. Either signal during the scenario ends it early (as failed). Every
 /// server then shuts down gracefully: the requests in flight are answered first.
+///
+/// # Errors
+///
+/// If the signal handlers cannot be installed, the recording ([`RECORD_VARIABLE`])
+/// cannot be created, or a listener cannot be set up.
 pub async fn run(setup: Setup, serve: bool) -> std::io::Result<Ending> {
     let (signal_tx, signal_rx) = watch::channel(None);
     let signal = crate::bootstrap::shutdown_signal()?;
@@ -499,9 +517,10 @@ async fn admin_checks(world: &World, checks: &mut Vec<Check>) {
                 .await,
         );
         passed &= forced == 200 && state == State::ForcedOpen && reset == 200;
-        detail.push_str(&format!(
+        let _ = write!(
+            detail,
             "; with the token force_open → {forced} ({state:?}), reset → {reset}"
-        ));
+        );
     }
     checks.push(Check::new(
         passed,
@@ -643,7 +662,7 @@ async fn drive(world: &World, checks: &mut Vec<Check>) -> Result<(), ()> {
         "Sber fast again; the breaker lets trial calls through after cb_open_duration",
     );
     // A moment of fast rejections first, so they show in the per-second lines.
-    world.hold(Duration::from_millis(1000)).await;
+    world.hold(Duration::from_secs(1)).await;
     faults.heal();
     world
         .expect(
@@ -777,17 +796,17 @@ fn final_checks(world: &World, stats: &load::LoadStats, checks: &mut Vec<Check>)
         .filter(|t| t.system == "customer")
         .map(|t| format!("{} → {}", t.from, t.to))
         .collect();
-    let state = world.container.customers.system_guard().breaker().state();
+    let customer_state = world.container.customers.system_guard().breaker().state();
     checks.push(Check::new(
         moved.is_empty()
-            && state == State::Closed
+            && customer_state == State::Closed
             && customer.success > 0
             && customer.bad() == 0
             && customer.rejected() == 0,
         "customer untouched: closed throughout, every call succeeded",
         if moved.is_empty() {
             format!(
-                "state {state}, ok {}, failed {}, rejected {}",
+                "state {customer_state}, ok {}, failed {}, rejected {}",
                 customer.success,
                 customer.bad(),
                 customer.rejected()

@@ -1,5 +1,5 @@
 //! The operator's reload: Sber forced open through the settings file (`cb_mode`), then
-//! back, while the service serves; the file watched as a mounted ConfigMap is.
+//! back, while the service serves; the file watched as a mounted `ConfigMap` is.
 //!
 //! The scenario never edits the file the service was started from: it watches a copy
 //! of it in a scratch directory, with the same environment overrides, and edits that.

@@ -243,7 +243,7 @@ fn explain(route_status: &str) -> &'static str {
         ("POST /orders", "409") => {
             "created but not paid: Sber failed (500, or cut off by read_timeout) or its guard refused the call (breaker open, half-open trials taken, bulkhead full); confirming it later retries the payment"
         }
-        ("POST /orders", "402") | ("POST /orders/{id}/confirm", "402") => {
+        ("POST /orders" | "POST /orders/{id}/confirm", "402") => {
             "declined by Sber: a business answer, not an outage"
         }
         ("POST /orders/{id}/confirm", "200") => "paid: Sber confirmed (or first registered) the payment",
@@ -253,7 +253,7 @@ fn explain(route_status: &str) -> &'static str {
         ("POST /orders/{id}/confirm", "503") => {
             "refused by Sber's guard without reaching Sber: breaker open (with Retry-After), half-open trials taken, or bulkhead full"
         }
-        ("POST /orders/{id}/confirm", "404") | ("GET /customers/{id}", "404") => "no such order or customer",
+        ("POST /orders/{id}/confirm" | "GET /customers/{id}", "404") => "no such order or customer",
         ("GET /customers/{id}", "200") => "the customer system answered",
         ("GET /customers/{id}", "502") => "the customer system was called and failed",
         ("GET /customers/{id}", "503") => "refused by the customer system's guard",
@@ -290,7 +290,7 @@ fn side_by_side(world: &World) {
     let log = world
         .phase_log
         .lock()
-        .unwrap_or_else(|e| e.into_inner())
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
         .clone();
     let end_hits = (world.sber.faults().hits(), world.twin.sber.faults().hits());
     let guarded = world.loads.0.phases();
@@ -355,7 +355,7 @@ pub(super) fn summary(world: &World, stats: &LoadStats, checks: &[Check], elapse
     let log = world
         .phase_log
         .lock()
-        .unwrap_or_else(|e| e.into_inner())
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
         .clone();
     for (i, entry) in log.iter().enumerate() {
         let end = log.get(i + 1).map_or(elapsed, |next| next.at);

@@ -124,6 +124,10 @@ impl CustomerPort for UnguardedCustomers {
 /// `customer_url`, with the HTTP clients configured from `settings` as the guarded
 /// ones are. Its `/health/ready` and admin routes read a set of guards that no call
 /// goes through.
+///
+/// # Panics
+///
+/// If `settings` lack the `sber` or `customer` system.
 pub fn router(settings: &Settings, sber_url: String, customer_url: String) -> axum::Router {
     let system = |name: &str| {
         settings

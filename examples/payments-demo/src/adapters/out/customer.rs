@@ -20,6 +20,11 @@ pub struct CustomerAdapter {
 impl CustomerAdapter {
     /// The adapter for the `customer` guard, with an HTTP client built from its
     /// settings. Another system's guard is refused here, not on the first lookup.
+    ///
+    /// # Errors
+    ///
+    /// A [`BuildError`] if the system has no `base_url`, reqwest refuses its client, or
+    /// `guard` is another system's.
     pub fn new(guard: Guard) -> Result<Self, BuildError> {
         let (http, base_url) = http_client(&guard.settings())?;
         Ok(CustomerAdapter {

@@ -66,7 +66,9 @@ impl InMemoryOrders {
     }
 
     fn store(&self) -> MutexGuard<'_, Store> {
-        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+        self.inner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 

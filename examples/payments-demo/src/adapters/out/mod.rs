@@ -38,6 +38,10 @@ pub enum BuildError {
 /// no value can reach another path of the system. An empty, `.` or `..` segment is
 /// refused: `Url` would drop it (`/customers/..` becomes `/customers`). The error says
 /// why.
+///
+/// # Errors
+///
+/// If a segment is empty, `.` or `..`, or `base` is not a URL that can take a path.
 pub fn endpoint(base: &str, segments: &[&str]) -> Result<reqwest::Url, String> {
     if let Some(bad) = segments.iter().find(|s| matches!(**s, "" | "." | "..")) {
         return Err(format!("refused path segment {bad:?}"));
@@ -54,6 +58,10 @@ pub fn endpoint(base: &str, segments: &[&str]) -> Result<reqwest::Url, String> {
 /// its connect and read timeouts and an idle pool of `max_keepalive` connections
 /// (R-RES-ISO-2). The number of connections in use is bounded by the guard's bulkhead
 /// (`max_connections × 0.8`); the whole call by the guard's `total_timeout`.
+///
+/// # Errors
+///
+/// If the system has no `base_url`, or reqwest refuses its client.
 pub fn http_client(settings: &SystemSettings) -> Result<(reqwest::Client, String), BuildError> {
     let base_url = settings
         .base_url()
