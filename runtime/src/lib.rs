@@ -86,17 +86,9 @@ mod wiring;
 #[doc(hidden)]
 pub mod __private;
 
-/// What the client integrations (`outbound-guard-tower`, `outbound-guard-tonic`) build
-/// their layers on: a [`GuardedCall`] judged their own way, whose running call a gRPC
-/// body finishes at its trailers. Hidden: no promise to other code.
-#[doc(hidden)]
-pub mod integration {
-    pub use crate::call::{judged, Judge, RunningCall};
-}
-
 pub use action::{ManualAction, UnknownAction};
 pub use breaker::{Breaker, BreakerPermit, SetBy, Snapshot, Trials};
-pub use call::{CallOptions, GuardedCall};
+pub use call::{CallOptions, GuardedCall, Judge, RunningCall};
 pub use error::{Cause, CircuitBreakerError, UnknownSystem};
 pub use guard::{Guard, GuardBuilder};
 pub use health::{Health, HealthStatus, ReadinessPolicy, SystemHealth};

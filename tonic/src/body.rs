@@ -9,7 +9,10 @@ use tokio::time::{Instant, Sleep};
 use tonic::Status;
 use tower_http::classify::{ClassifyEos, GrpcEosErrorsAsFailures};
 
-use outbound_guard::integration::RunningCall;
+// The judge hands the running call to the body unfinished; the body keeps the total
+// timeout with `RunningCall::poll_expired`, hidden from the core's docs: the one use of
+// a running call past its judge, which no other client needs.
+use outbound_guard::RunningCall;
 use outbound_guard::Verdict;
 
 use crate::deadline::CallerDeadline;
@@ -155,8 +158,8 @@ mod tests {
     use bytes::Bytes;
     use http_body::Body;
     use http_body_util::{Empty, Full};
-    use outbound_guard::integration::{self, Judge, RunningCall};
     use outbound_guard::{CircuitBreakerError, Guard, Settings};
+    use outbound_guard::{Judge, RunningCall};
     use tower_http::classify::{ClassifiedResponse, ClassifyResponse};
 
     use super::GrpcBody;
@@ -174,7 +177,8 @@ mod tests {
     }
 
     async fn guarded<B: Body>(guard: &Guard, inner: B) -> GrpcBody<B> {
-        let running = integration::judged(guard, HandOver, async {})
+        let running = guard
+            .call_judged(HandOver, async {})
             .await
             .expect("a closed breaker admits");
         // A 200 without a status in its headers: judged at the end of its body.

@@ -12,8 +12,8 @@ use tower_http::classify::{ClassifiedResponse, ClassifyResponse};
 use tower_layer::Layer;
 use tower_service::Service;
 
-use outbound_guard::integration::{self, Judge, RunningCall};
 use outbound_guard::{CircuitBreakerError, Guard, GuardedCall, Verdict};
+use outbound_guard::{Judge, RunningCall};
 
 use crate::body::GrpcBody;
 use crate::classify::TransientGrpc;
@@ -146,7 +146,7 @@ where
         };
         GrpcResponseFuture {
             deadline: CallerDeadline::new(deadline),
-            call: Some(integration::judged(&self.guard, judge, send)),
+            call: Some(self.guard.call_judged(judge, send)),
         }
     }
 }

@@ -11,8 +11,8 @@ use std::time::Duration;
 use tower_layer::Layer;
 use tower_service::Service;
 
-use outbound_guard::integration::{self, Judge, RunningCall};
 use outbound_guard::{CircuitBreakerError, Guard, GuardedCall, Verdict};
+use outbound_guard::{Judge, RunningCall};
 
 use crate::grpc_notice::GrpcNotice;
 
@@ -147,6 +147,18 @@ impl<S, C: Clone> Layer<S> for GuardLayer<C> {
 }
 
 /// A service whose calls go through a guard; built by [`GuardLayer`].
+///
+/// # Readiness
+///
+/// `poll_ready` is the inner service's own: the guard decides inside the future `call`
+/// returns, where it waits at most `bulkhead_wait` for a bulkhead permit and then asks
+/// the breaker. So a refusal is an answer, [`GuardedError::Guard`] for that one call,
+/// and never backpressure. This differs from tower's `ConcurrencyLimit`, which waits for
+/// its permit in `poll_ready`, on purpose: an open breaker must answer at once (fail
+/// fast), which a `poll_ready` left pending cannot; a `poll_ready` that failed instead
+/// would make a `Buffer` in front of the service fail for good; and the guide's bulkhead
+/// waits a bounded time, then refuses. A stack that wants backpressure as well puts
+/// `ConcurrencyLimit` in front of this layer.
 #[derive(Debug, Clone)]
 pub struct GuardService<S, C = EveryError> {
     inner: S,
@@ -214,8 +226,8 @@ where
             grpc_notice: Arc::clone(&self.grpc_notice),
         };
         GuardFuture {
-            call: integration::judged(
-                &self.guard,
+            // The public extension point, as any client's layer would use it.
+            call: self.guard.call_judged(
                 judge,
                 CallOnAdmit {
                     future: None,

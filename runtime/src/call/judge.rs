@@ -9,20 +9,63 @@ use crate::error::CircuitBreakerError;
 use crate::verdict::Verdict;
 
 /// How a [`GuardedCall`](super::GuardedCall) judges its call's output `T`: the
-/// [`Verdict`] the breaker counts, and what the call returns. [`CallOptions`] is the
-/// attribute's and [`Guard::call`](crate::Guard::call)'s; the tower and tonic layers each
-/// have theirs.
+/// [`Verdict`] the breaker counts, and what the call returns. The extension point for a
+/// client of any kind: [`Guard::call_judged`](crate::Guard::call_judged) runs a call
+/// with your judge. [`CallOptions`] is the attribute's and
+/// [`Guard::call`](crate::Guard::call)'s judge; the tower and tonic layers each bring
+/// theirs through the same door.
 ///
-/// The judge receives the [`RunningCall`] with the output: it either
-/// [`finish`](RunningCall::finish)es it with its verdict now, or, when the verdict comes
-/// later (a gRPC call, judged by the trailers at the end of its body), hands it on with
-/// what it returns, to be finished there. Reading the answer inside
-/// [`RunningCall::poll_call`] counts a panic in it as a failure.
+/// The judge receives the [`RunningCall`] with the output and
+/// [`finish`](RunningCall::finish)es it with its verdict: the elapsed check runs, the
+/// outcome is counted and reported, and the permits go back. Read the answer inside
+/// [`RunningCall::poll_call`]: a judge that panics there counts the call as a failure
+/// and unwinds on, and the permits go back all the same. A judge that returns without
+/// finishing the call (dropping it) counts it as cancelled: nothing is counted.
+///
+/// A message producer whose "broker busy" counts against the system, while a message
+/// it refuses as too large is the caller's mistake and counts as a success:
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// use outbound_guard::{CircuitBreakerError, Guard, Judge, RunningCall, Settings, Verdict};
+///
+/// #[derive(Debug, PartialEq)]
+/// enum SendError {
+///     BrokerBusy,
+///     TooLarge,
+/// }
+///
+/// /// Counts what the broker's state causes, not what the message does.
+/// struct Producer;
+///
+/// impl Judge<Result<u64, SendError>> for Producer {
+///     type Output = Result<u64, SendError>;
+///
+///     fn judge(
+///         &mut self,
+///         sent: Result<u64, SendError>,
+///         mut call: RunningCall,
+///     ) -> Result<Self::Output, CircuitBreakerError> {
+///         let failed = call.poll_call(|| matches!(sent, Err(SendError::BrokerBusy)));
+///         // `Err(Cause::Slow)` here is for a judge that returns slow calls as errors;
+///         // this one returns the broker's answer either way.
+///         let _ = call.finish(Verdict::new(failed));
+///         Ok(sent)
+///     }
+/// }
+///
+/// let settings = Settings::parse("[systems.kafka]", "inline").unwrap();
+/// let guard = Guard::new(settings.system("kafka").unwrap());
+/// let sent = guard.call_judged(Producer, async { Err::<u64, _>(SendError::TooLarge) });
+/// assert_eq!(sent.await.unwrap(), Err(SendError::TooLarge));
+/// assert_eq!(guard.breaker().snapshot().failures, 0);
+/// # }
+/// ```
 pub trait Judge<T> {
     /// What the call returns once judged.
     type Output;
 
-    /// Judges `output`, the call's own, and finishes `call` (or hands it on).
+    /// Judges `output`, the call's own, and finishes `call` with the verdict.
     ///
     /// # Errors
     ///

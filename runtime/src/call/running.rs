@@ -135,16 +135,17 @@ fn report(guard: &Guard, outcome: Outcome, elapsed: impl FnOnce() -> Option<Dura
 /// A call its guard admitted, still running: the bulkhead slot, the breaker's ticket,
 /// the call's span and its clock (started when it was admitted). A
 /// [`GuardedCall`](super::GuardedCall) holds one while its call runs and hands it to its
-/// [`Judge`](super::Judge) when the call's future is ready; a judge whose verdict comes
-/// later (a gRPC call, judged by the trailers at the end of its response body) hands it
-/// on with the output, and whoever learns the verdict [`finish`](Self::finish)es it.
+/// [`Judge`](super::Judge) when the call's future is ready, which reads the answer inside
+/// [`poll_call`](Self::poll_call) (the span entered, a panic counted as a failure) and
+/// [`finish`](Self::finish)es it with its verdict.
 ///
-/// Its holder polls the call inside [`poll_call`](Self::poll_call) (the span entered, a
-/// panic counted as a failure) and keeps [`poll_expired`](Self::poll_expired) polled
-/// while the call runs. Dropped unfinished, the call counts as cancelled: nothing is
-/// counted unless it had already been counted slow, and the breaker's ticket (a trial
-/// slot) goes back before the bulkhead slot. Drop it only after the call's own future,
-/// so that the call's clean-up is over before the next caller gets in.
+/// Dropped unfinished, the call counts as cancelled: nothing is counted unless it had
+/// already been counted slow, and the breaker's ticket (a trial slot) goes back before
+/// the bulkhead slot.
+///
+/// The gRPC layer's judge hands it on, unfinished, to the response body, whose trailers
+/// give the verdict; the body keeps the total timeout running with a hidden method. That
+/// hand-over is no promise to other code (one user needs it).
 #[derive(Debug)]
 #[must_use = "a running call dropped unfinished counts as cancelled"]
 pub struct RunningCall {
@@ -228,7 +229,9 @@ impl RunningCall {
     /// is set up on the first poll (a call that ends on its first poll never arms it)
     /// and owned, pinned, by whoever polls the call, so the running call itself can
     /// move. Poll it whenever the call's own poll is pending; after it is ready, drop
-    /// the call's future, then this.
+    /// the call's future, then this. For [`GuardedCall`](super::GuardedCall) and the
+    /// gRPC body it hands the running call to; no promise to other code.
+    #[doc(hidden)]
     #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn poll_expired(
         &mut self,

@@ -95,13 +95,13 @@ pub async fn hold(guard: &Guard) -> Result<Held<'_>, outbound_guard::CircuitBrea
 /// A judge that hands the running call over, as a client whose verdict comes later does.
 struct HandOver;
 
-impl outbound_guard::integration::Judge<()> for HandOver {
-    type Output = outbound_guard::integration::RunningCall;
+impl outbound_guard::Judge<()> for HandOver {
+    type Output = outbound_guard::RunningCall;
 
     fn judge(
         &mut self,
         (): (),
-        call: outbound_guard::integration::RunningCall,
+        call: outbound_guard::RunningCall,
     ) -> Result<Self::Output, outbound_guard::CircuitBreakerError> {
         Ok(call)
     }
@@ -111,6 +111,6 @@ impl outbound_guard::integration::Judge<()> for HandOver {
 /// later (a gRPC body) holds.
 pub async fn running_call(
     guard: &Guard,
-) -> Result<outbound_guard::integration::RunningCall, outbound_guard::CircuitBreakerError> {
-    outbound_guard::integration::judged(guard, HandOver, async {}).await
+) -> Result<outbound_guard::RunningCall, outbound_guard::CircuitBreakerError> {
+    guard.call_judged(HandOver, async {}).await
 }

@@ -1,7 +1,7 @@
 //! One guarded call: [`GuardedCall`], the future of [`Guard::call`], [`Guard::call_with`],
 //! the attributes' expansion and the client layers, judged by a [`Judge`].
 //!
-//! - `mod.rs`: the future and its stages, a thin shell generic over the call;
+//! - `call.rs` (this file): the future and its stages, a thin shell generic over the call;
 //! - `running.rs`: what a call holds (the bulkhead [`Slot`](running::Slot), then the
 //!   [`RunningCall`] with the breaker's ticket, its span and clock), how a slot is
 //!   taken, and how a running call ends;
@@ -54,7 +54,7 @@ pin_project_lite::pin_project! {
     /// clean-up (closing its connection) is over before the next caller gets in. Dropped
     /// while waiting for a bulkhead permit, it leaves the line.
     ///
-    #[doc = include_str!("../../doc/guarded-call.md")]
+    #[doc = include_str!("../doc/guarded-call.md")]
     #[must_use = "futures do nothing unless awaited"]
     pub struct GuardedCall<F, J> {
         // Field order is drop order: the call, its timer, and only then its permits.
@@ -287,6 +287,25 @@ impl Guard {
     {
         judged(self, options, future)
     }
+
+    /// Runs `future` guarded and judged by `judge`: a client of any kind (a message
+    /// producer, a database driver, a hand-written hyper service) whose outcomes count
+    /// its own way. [`call_with`](Self::call_with) is this with [`CallOptions`]' judge;
+    /// the tower and tonic layers are this with theirs. [`Judge`] shows one.
+    ///
+    /// # Errors
+    ///
+    /// As [`call_with`](Self::call_with): the future's output is the guard's refusal
+    /// (or [`Cause::Slow`](crate::Cause::Slow) from a judge that returns slow calls as
+    /// errors); the judge's output is the `Ok`.
+    #[inline]
+    pub fn call_judged<F, J>(&self, judge: J, future: F) -> GuardedCall<F, J>
+    where
+        F: Future,
+        J: Judge<F::Output>,
+    {
+        judged(self, judge, future)
+    }
 }
 
 /// `future` guarded by `guard` and judged by `judge`, a call of the system `wanted`:
@@ -320,10 +339,9 @@ fn wrong_guard(guard: &Guard, wanted: &'static str) -> CircuitBreakerError {
     CircuitBreakerError::from_cause(guard.system(), crate::error::Cause::WrongGuard { wanted })
 }
 
-/// `future` guarded by `guard` and judged by `judge`: [`Guard::call_with`] for the
-/// client integrations' own judges.
+/// `future` guarded by `guard` and judged by `judge` ([`Guard::call_judged`]).
 #[inline]
-pub fn judged<F: Future, J: Judge<F::Output>>(
+pub(crate) fn judged<F: Future, J: Judge<F::Output>>(
     guard: &Guard,
     judge: J,
     future: F,
