@@ -25,7 +25,11 @@
 //!   compiled only for the tests (declared under `#[cfg(test)]` or `#[cfg(all(test, …))]`,
 //!   or inside one) exists to test its parent and may import it;
 //! - every `.rs` file under a crate's source directory is one of its modules (a file no
-//!   `mod` declares would go unchecked).
+//!   `mod` declares would go unchecked);
+//! - no two parts of a crate lean on each other: the imports between sibling modules,
+//!   each standing for everything under it, make no circle either;
+//! - one module-file style: a module with children is `name.rs` beside `name/`, never
+//!   `name/mod.rs`.
 //!
 //! `MODULE_GRAPH_ROOT=/path/to/workspace cargo test -p outbound-guard-tests --test
 //! module_graph` checks another checkout; `MODULE_GRAPH_SRC=/path/to/crate/src` checks
@@ -868,6 +872,15 @@ fn check_package(package: &Package, workspace: &Path, checked: &mut Vec<String>)
     let mut files = Vec::new();
     rust_files(&package.source_dir, &mut files);
     files.sort();
+    // One module-file style: a module with children is `name.rs` beside `name/`.
+    for file in files.iter().filter(|f| f.ends_with("mod.rs")) {
+        let shown = file.strip_prefix(workspace).unwrap_or(file);
+        failures.push(format!(
+            "{}: {} is a `mod.rs`: this workspace writes a module as `name.rs`, beside its folder `name/` when it has children",
+            package.crates[0].name,
+            shown.display()
+        ));
+    }
     for file in files {
         if !declared.contains(&file) {
             let shown = file.strip_prefix(workspace).unwrap_or(&file);
@@ -1004,6 +1017,42 @@ fn the_checker_reads_a_crate_from_its_declarations() {
             "fixture (lib): `shown` imports from the crate root (an item of lib.rs/main.rs: import it from the module that defines it): elsewhere/hidden.rs:1 `crate::Root`",
             "fixture (lib): a circle of modules {a, b}; the imports between them:\n      `a` → `b`: a.rs:4 `crate::b::h`;\n      `b` → `a`: b.rs:1 `super::a::A`;",
             "fixture (lib): orphan.rs is a module of none of its crates (no `mod` declares it)",
+        ],
+        "{found:#?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Two parts of a crate that lean on each other through their children, with no circle
+/// of single modules, are found as a circle of siblings; and a `mod.rs` is refused.
+#[test]
+fn the_checker_finds_siblings_leaning_on_each_other_and_a_mod_rs() {
+    let dir = std::env::temp_dir().join(format!("module-graph-siblings-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let files = [
+        ("lib.rs", "mod a;\nmod b;\n"),
+        ("a.rs", "mod inner;\npub struct A;\n"),
+        ("a/inner.rs", "fn f() { crate::b::g() }\n"),
+        ("b/mod.rs", "pub fn g() {}\nfn h(_: crate::a::A) {}\n"),
+    ];
+    for (name, text) in files {
+        let path = dir.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let package = Package {
+        crates: vec![Crate {
+            name: "fixture (lib)".into(),
+            root: dir.join("lib.rs"),
+        }],
+        source_dir: dir.clone(),
+    };
+    let found = check_package(&package, &dir, &mut Vec::new());
+    assert_eq!(
+        found,
+        [
+            "fixture (lib): a circle of sibling modules {a, b}, counting what is under each; the imports between them:\n      `a` → `b`: a/inner.rs:1 `crate::b::g`;\n      `b` → `a`: b/mod.rs:2 `crate::a::A`;",
+            "fixture (lib): b/mod.rs is a `mod.rs`: this workspace writes a module as `name.rs`, beside its folder `name/` when it has children",
         ],
         "{found:#?}"
     );
