@@ -139,7 +139,11 @@ pub(crate) struct ReplayArgs {
     /// several.
     #[arg(long, value_name = "FILE.svg")]
     pub(crate) out: Option<PathBuf>,
-    /// Print the figures as JSON instead of tables.
+    /// Print the numbers behind the verdicts: each figure of each setting, how many of
+    /// its calls were guessed, the ranges proven to hold every way, and the openings.
+    #[arg(long, conflicts_with = "json")]
+    pub(crate) detail: bool,
+    /// Print everything as JSON instead: figures, ranges, verdicts, openings.
     #[arg(long)]
     pub(crate) json: bool,
     #[command(flatten)]

@@ -26,6 +26,7 @@ mod possible;
 pub(crate) mod recording;
 mod render;
 mod replicas;
+mod verdict;
 mod ways;
 
 use std::sync::Arc;
@@ -194,6 +195,7 @@ pub(crate) fn run_command(args: &ReplayArgs) -> Result<(), Failure> {
                 bounds: assessed.bounds,
                 replay: assessed.replay,
                 replays: assessed.replays,
+                limit: figures::limit(s),
             });
         }
         reports.push(SystemReport {
@@ -241,13 +243,10 @@ pub(crate) fn run_command(args: &ReplayArgs) -> Result<(), Failure> {
     };
     if args.json {
         print(&(render::to_json(&args.recording, &recording, &reports, &missing, timing) + "\n"))
+    } else if args.detail {
+        print(&render::to_detail(&args.recording, &recording, &reports))
     } else {
-        print(&render::to_tables(
-            &args.recording,
-            &recording,
-            &reports,
-            timing,
-        ))
+        print(&render::to_screen(&args.recording, &recording, &reports))
     }
 }
 

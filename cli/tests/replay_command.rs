@@ -213,13 +213,13 @@ fn loosen(value: &mut Value) {
 }
 
 #[test]
-fn the_json_has_the_shape_the_readme_documents() {
+fn the_json_has_the_shape_the_reference_documents() {
     let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/replay.md")).unwrap();
     let marker = "<!-- replay --json -->";
     let from = readme
         .find(marker)
-        .expect("cli/README.md shows `replay --json`")
+        .expect("docs/replay.md shows `replay --json`")
         + marker.len();
     let block = &readme[from..];
     let block = &block[block.find("```json").unwrap() + 7..];

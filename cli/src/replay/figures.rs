@@ -97,16 +97,111 @@ pub(crate) struct Met {
     pub(crate) guessed_before_fast_fail: usize,
 }
 
-/// Of a setting's figures, the calls without a recorded outcome (the recording's guard
-/// refused them), answered by a guess.
+/// What a replay counts of a setting, each the lower the better: the words of a row,
+/// the key of its JSON, one variant each. A new figure is a new variant here and its
+/// count in [`figures_in`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Figure {
+    /// Times the breaker opened (or was forced open).
+    Openings,
+    /// Failing calls (failure, slow, timeout) that reached the upstream.
+    FailingLetThrough,
+    /// Healthy calls the breaker refused.
+    HealthyRefused,
+    /// Failing calls the breaker refused: spared the upstream.
+    FailingRefused,
+    /// Refused by the breaker, and cancelled by their caller in the recording.
+    CancelledRefused,
+    /// Refused by the bulkhead.
+    BulkheadRefused,
+    /// How long callers waited on the calls that ran, in all (µs): each call's
+    /// duration, cut at the setting's limit; a refused call answers at once.
+    Waited,
+}
+
+impl Figure {
+    /// Every figure, in the order shown.
+    pub(crate) const ALL: [Figure; 7] = [
+        Figure::Openings,
+        Figure::FailingLetThrough,
+        Figure::HealthyRefused,
+        Figure::FailingRefused,
+        Figure::CancelledRefused,
+        Figure::BulkheadRefused,
+        Figure::Waited,
+    ];
+
+    /// Its words: `failing calls let through`.
+    pub(crate) fn label(self) -> &'static str {
+        match self {
+            Figure::Openings => "openings",
+            Figure::FailingLetThrough => "failing calls let through",
+            Figure::HealthyRefused => "healthy calls refused",
+            Figure::FailingRefused => "failing calls refused",
+            Figure::CancelledRefused => "cancelled calls refused",
+            Figure::BulkheadRefused => "bulkhead refusals",
+            Figure::Waited => "time callers waited",
+        }
+    }
+
+    /// Its JSON key: `failing_let_through`.
+    pub(crate) fn key(self) -> &'static str {
+        match self {
+            Figure::Openings => "openings",
+            Figure::FailingLetThrough => "failing_let_through",
+            Figure::HealthyRefused => "healthy_refused",
+            Figure::FailingRefused => "failing_refused",
+            Figure::CancelledRefused => "other_refused",
+            Figure::BulkheadRefused => "bulkhead_refused",
+            Figure::Waited => "waited_ms",
+        }
+    }
+
+    /// Whether it is a time in microseconds (else a count).
+    pub(crate) fn is_time(self) -> bool {
+        self == Figure::Waited
+    }
+}
+
+/// One value per [`Figure`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct Guessed {
-    /// Such calls the replayed guard let run: their guessed answers fed its breaker.
-    pub(crate) ran: usize,
-    pub(crate) failing_let_through: usize,
-    pub(crate) healthy_refused: usize,
-    pub(crate) failing_refused: usize,
-    pub(crate) bulkhead_refused: usize,
+pub(crate) struct PerFigure<T>([T; Figure::ALL.len()]);
+
+impl<T> std::ops::Index<Figure> for PerFigure<T> {
+    type Output = T;
+    fn index(&self, figure: Figure) -> &T {
+        &self.0[figure as usize]
+    }
+}
+
+impl<T> std::ops::IndexMut<Figure> for PerFigure<T> {
+    fn index_mut(&mut self, figure: Figure) -> &mut T {
+        &mut self.0[figure as usize]
+    }
+}
+
+impl<T: Copy> PerFigure<T> {
+    /// Each value through `f`.
+    pub(crate) fn map<U>(self, mut f: impl FnMut(Figure, T) -> U) -> PerFigure<U> {
+        let mut i = 0;
+        PerFigure(self.0.map(|value| {
+            let figure = Figure::ALL[i];
+            i += 1;
+            f(figure, value)
+        }))
+    }
+}
+
+/// When and why a replayed breaker opened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Opening {
+    /// Microseconds since the recording's start.
+    pub(crate) at: u64,
+    /// The log line: `sber opened: 16 of 50 calls failed (32% ≥ 30%)`.
+    pub(crate) why: String,
+    /// Whether guessed answers fed the breaker before it: calls without a recorded
+    /// outcome it let run since it last closed.
+    pub(crate) guessed: bool,
 }
 
 /// One system's figures under one setting, each call judged by its recorded outcome or,
@@ -116,37 +211,38 @@ pub(crate) struct Figures {
     pub(crate) calls: usize,
     /// Calls that reached the upstream.
     pub(crate) ran: usize,
-    /// Failing calls (failure, slow, timeout) that reached the upstream.
-    pub(crate) failing_let_through: usize,
-    /// Healthy calls the breaker refused.
-    pub(crate) healthy_refused: usize,
-    /// Failing calls the breaker refused: spared the upstream.
-    pub(crate) failing_refused: usize,
-    /// Refused by the breaker, and cancelled by their caller in the recording.
-    pub(crate) other_refused: usize,
-    /// Refused by the bulkhead.
-    pub(crate) bulkhead_refused: usize,
-    /// How many of the calls behind each figure had no recorded outcome.
-    pub(crate) guessed: Guessed,
-    /// When (µs) and why the breaker opened.
-    pub(crate) openings: Vec<(u64, String)>,
+    /// Each figure.
+    pub(crate) counts: PerFigure<usize>,
+    /// Of the calls behind each figure, how many had no recorded outcome (for
+    /// [`Figure::Openings`]: such calls let run, whose guessed answers fed the breaker).
+    pub(crate) guessed: PerFigure<usize>,
+    pub(crate) openings: Vec<Opening>,
     pub(crate) incidents: Vec<Met>,
 }
 
 /// The figures of `replay` over `calls`, whose calls without a recorded outcome are
 /// judged by `unknown` (one each, in order): the answer each was given where the
-/// replayed guard let it run, and where it refused it, the one it is taken to have.
+/// replayed guard let it run, and where it refused it, the one it is taken to have;
+/// each call that ran waited its duration, cut at `limit` (µs).
 pub(crate) fn figures(
     calls: &[Call],
     replay: &Replay,
     incidents: &[Incident],
-    unknown: &[Recorded],
+    unknown: &[(Recorded, u32)],
+    limit: u64,
 ) -> Figures {
     let whole = Span {
         calls: 0..calls.len(),
         transitions: 0..replay.transitions.len(),
     };
-    figures_in(calls, replay, incidents, unknown, &whole)
+    figures_in(calls, replay, incidents, unknown, limit, &whole)
+}
+
+/// The longest a call that ran keeps its caller waiting under `settings` (µs): its
+/// `read_timeout` or its `total_timeout`, the shorter.
+pub(crate) fn limit(settings: &outbound_guard_settings::SystemSettings) -> u64 {
+    let d = settings.read_timeout().min(settings.total_timeout());
+    u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
 }
 
 /// A stretch of a replay: the calls that started in it, the transitions made in it.
@@ -156,6 +252,20 @@ pub(crate) struct Span {
     pub(crate) transitions: std::ops::Range<usize>,
 }
 
+/// The figure a call counts toward, by its fate and outcome: `None` for a call that ran
+/// healthy.
+fn counted_as(fate: Fate, outcome: Recorded) -> Option<Figure> {
+    match fate {
+        Fate::Ran | Fate::Pending => outcome.failing().then_some(Figure::FailingLetThrough),
+        Fate::Refused => Some(match outcome {
+            Recorded::Success | Recorded::Rejected => Figure::HealthyRefused,
+            o if o.failing() => Figure::FailingRefused,
+            _ => Figure::CancelledRefused,
+        }),
+        Fate::BulkheadFull => Some(Figure::BulkheadRefused),
+    }
+}
+
 /// [`figures`] of the calls and transitions of `span` alone: each count over its calls,
 /// and an incident's time to fast fail from the first call refused among them (`None`:
 /// none was).
@@ -163,7 +273,8 @@ pub(crate) fn figures_in(
     calls: &[Call],
     replay: &Replay,
     incidents: &[Incident],
-    unknown: &[Recorded],
+    unknown: &[(Recorded, u32)],
+    limit: u64,
     span: &Span,
 ) -> Figures {
     let mut f = Figures {
@@ -171,108 +282,120 @@ pub(crate) fn figures_in(
         ..Figures::default()
     };
     let mut answers = unknown.iter();
-    // Each call's outcome: recorded, or the answer it was given.
-    let outcomes: Vec<Recorded> = calls
+    // Each call's outcome and duration: recorded, or the answer it was given.
+    let answered: Vec<(Recorded, u32)> = calls
         .iter()
         .map(|c| {
             if c.outcome == Recorded::Rejected {
-                answers.next().copied().unwrap_or(Recorded::Success)
+                answers.next().copied().unwrap_or((Recorded::Success, 0))
             } else {
-                c.outcome
+                (c.outcome, c.duration)
             }
         })
         .collect();
+    let outcomes: Vec<Recorded> = answered.iter().map(|(o, _)| *o).collect();
     let (a, b) = (span.calls.start, span.calls.end);
-    for ((call, fate), outcome) in calls[a..b]
+    for ((call, fate), (outcome, duration)) in calls[a..b]
         .iter()
         .zip(&replay.fates[a..b])
-        .zip(&outcomes[a..b])
+        .zip(&answered[a..b])
     {
         let unknown = usize::from(call.outcome == Recorded::Rejected);
-        match fate {
-            Fate::Ran | Fate::Pending => {
-                f.ran += 1;
-                f.guessed.ran += unknown;
-                if outcome.failing() {
-                    f.failing_let_through += 1;
-                    f.guessed.failing_let_through += unknown;
-                }
-            }
-            Fate::Refused => match outcome {
-                Recorded::Success | Recorded::Rejected => {
-                    f.healthy_refused += 1;
-                    f.guessed.healthy_refused += unknown;
-                }
-                o if o.failing() => {
-                    f.failing_refused += 1;
-                    f.guessed.failing_refused += unknown;
-                }
-                _ => f.other_refused += 1,
-            },
-            Fate::BulkheadFull => {
-                f.bulkhead_refused += 1;
-                f.guessed.bulkhead_refused += unknown;
+        if matches!(fate, Fate::Ran | Fate::Pending) {
+            f.ran += 1;
+            f.guessed[Figure::Openings] += unknown;
+            f.counts[Figure::Waited] +=
+                usize::try_from(u64::from(*duration).min(limit)).unwrap_or(usize::MAX);
+            f.guessed[Figure::Waited] += unknown;
+        }
+        if let Some(figure) = counted_as(*fate, *outcome) {
+            f.counts[figure] += 1;
+            if figure != Figure::CancelledRefused {
+                f.guessed[figure] += unknown;
             }
         }
     }
-    f.openings = replay.transitions[span.transitions.clone()]
-        .iter()
-        .filter(|t| t.to == State::Open || t.to == State::ForcedOpen)
-        .map(|t| (t.at, t.why.clone()))
-        .collect();
-    f.incidents = incidents
-        .iter()
-        .enumerate()
-        .map(|(i, incident)| {
-            // Outcomes are judged when calls end: the breaker may act after the
-            // incident's last failing start, up to the next incident.
-            let until = incidents.get(i + 1).map_or(u64::MAX, |next| next.start);
-            let from = calls
-                .partition_point(|c| c.start < incident.start)
-                .clamp(a, b);
-            let to = calls
-                .partition_point(|c| c.start <= incident.end)
-                .clamp(a, b);
-            let let_through: Vec<&Call> = calls[from..to]
-                .iter()
-                .zip(&outcomes[from..to])
-                .zip(&replay.fates[from..to])
-                .filter(|((_, o), f)| o.failing() && matches!(f, Fate::Ran | Fate::Pending))
-                .map(|((c, _), _)| c)
-                .collect();
-            let failing_let_through = let_through.len();
-            let guessed = let_through
-                .iter()
-                .filter(|c| c.outcome == Recorded::Rejected)
-                .count();
-            let first_refused = calls[from..b]
-                .iter()
-                .zip(&replay.fates[from..b])
-                .position(|(_, f)| *f == Fate::Refused)
-                .map(|p| from + p)
-                .filter(|p| calls[*p].start < until);
-            let to_fast_fail = first_refused.map(|p| calls[p].start - incident.start);
-            // The guessed answers the breaker saw before it failed fast (or, if it never
-            // did, before the next incident).
-            let until_index = first_refused
-                .unwrap_or_else(|| calls.partition_point(|c| c.start < until).clamp(from, b));
-            let guessed_before_fast_fail = calls[from..until_index]
-                .iter()
-                .zip(&replay.fates[from..until_index])
-                .filter(|(c, f)| {
-                    c.outcome == Recorded::Rejected && matches!(f, Fate::Ran | Fate::Pending)
-                })
-                .count();
-            Met {
-                incident: *incident,
-                to_fast_fail,
-                failing_let_through,
-                guessed,
-                guessed_before_fast_fail,
-            }
-        })
+    f.openings = openings(calls, replay, span);
+    f.counts[Figure::Openings] = f.openings.len();
+    f.incidents = (0..incidents.len())
+        .map(|i| met(calls, replay, &outcomes, incidents, i, a..b))
         .collect();
     f
+}
+/// The openings among `span`'s transitions, each marked where guessed answers fed it.
+fn openings(calls: &[Call], replay: &Replay, span: &Span) -> Vec<Opening> {
+    let mut since = 0;
+    let mut out = Vec::new();
+    for t in &replay.transitions[span.transitions.clone()] {
+        if t.to == State::Closed {
+            since = t.at;
+        }
+        if t.to != State::Open && t.to != State::ForcedOpen {
+            continue;
+        }
+        let from = calls.partition_point(|c| c.start < since);
+        let to = calls.partition_point(|c| c.start < t.at);
+        // An operator's forced opening rests on no answer.
+        let guessed = t.to == State::Open
+            && calls[from..to]
+                .iter()
+                .zip(&replay.fates[from..to])
+                .any(|(c, f)| {
+                    c.outcome == Recorded::Rejected && matches!(f, Fate::Ran | Fate::Pending)
+                });
+        out.push(Opening {
+            at: t.at,
+            why: t.why.clone(),
+            guessed,
+        });
+    }
+    out
+}
+
+/// Incident `i` as the replay met it, over the calls `within`.
+fn met(
+    calls: &[Call],
+    replay: &Replay,
+    outcomes: &[Recorded],
+    incidents: &[Incident],
+    i: usize,
+    within: std::ops::Range<usize>,
+) -> Met {
+    let (a, b) = (within.start, within.end);
+    let incident = incidents[i];
+    let ran = |f: &Fate| matches!(f, Fate::Ran | Fate::Pending);
+    // Outcomes are judged when calls end: the breaker may act after the incident's last
+    // failing start, up to the next incident.
+    let until = incidents.get(i + 1).map_or(u64::MAX, |next| next.start);
+    let from = calls
+        .partition_point(|c| c.start < incident.start)
+        .clamp(a, b);
+    let to = calls
+        .partition_point(|c| c.start <= incident.end)
+        .clamp(a, b);
+    let let_through = || (from..to).filter(|&j| outcomes[j].failing() && ran(&replay.fates[j]));
+    let failing_let_through = let_through().count();
+    let guessed = let_through()
+        .filter(|&j| calls[j].outcome == Recorded::Rejected)
+        .count();
+    let first_refused = (from..b)
+        .find(|&j| replay.fates[j] == Fate::Refused)
+        .filter(|&j| calls[j].start < until);
+    let to_fast_fail = first_refused.map(|j| calls[j].start - incident.start);
+    // The guessed answers the breaker saw before it failed fast (or, if it never did,
+    // before the next incident).
+    let until_index =
+        first_refused.unwrap_or_else(|| calls.partition_point(|c| c.start < until).clamp(from, b));
+    let guessed_before_fast_fail = (from..until_index)
+        .filter(|&j| calls[j].outcome == Recorded::Rejected && ran(&replay.fates[j]))
+        .count();
+    Met {
+        incident,
+        to_fast_fail,
+        failing_let_through,
+        guessed,
+        guessed_before_fast_fail,
+    }
 }
 
 #[cfg(test)]
@@ -427,32 +550,19 @@ pub(crate) struct Proof {
     pub(crate) exhaustive: bool,
 }
 
-/// A setting's figures as ranges: each the lowest and highest over the replays of one
-/// setting with the calls without a recorded outcome answered each way.
+/// Each figure's range, and each incident's: its time to fast fail and its failing
+/// calls let through.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Bounds {
-    pub(crate) openings: Range,
-    pub(crate) failing_let_through: Range,
-    pub(crate) healthy_refused: Range,
-    pub(crate) failing_refused: Range,
-    pub(crate) bulkhead_refused: Range,
-    /// Per incident: its time to fast fail, and its failing calls let through.
+pub(crate) struct Ranges {
+    pub(crate) figures: PerFigure<Range>,
     pub(crate) incidents: Vec<(FastFailRange, Range)>,
-    pub(crate) proof: Proof,
-    /// Past the budget ([`Proof::exhaustive`] false): ranges that hold every way,
-    /// proven without replaying each ([`possible`](super::possible)), wider than these.
-    pub(crate) possible: Option<Box<Bounds>>,
 }
 
-impl Bounds {
+impl Ranges {
     /// One replay's figures, each a range of one value.
-    pub(crate) fn of(f: &Figures) -> Bounds {
-        Bounds {
-            openings: Range::of(f.openings.len()),
-            failing_let_through: Range::of(f.failing_let_through),
-            healthy_refused: Range::of(f.healthy_refused),
-            failing_refused: Range::of(f.failing_refused),
-            bulkhead_refused: Range::of(f.bulkhead_refused),
+    pub(crate) fn of(f: &Figures) -> Ranges {
+        Ranges {
+            figures: f.counts.map(|_, value| Range::of(value)),
             incidents: f
                 .incidents
                 .iter()
@@ -463,18 +573,14 @@ impl Bounds {
                     )
                 })
                 .collect(),
-            proof: Proof::default(),
-            possible: None,
         }
     }
 
     /// Each range widened to hold `f`'s figure.
     pub(crate) fn widen(&mut self, f: &Figures) {
-        self.openings.widen(f.openings.len());
-        self.failing_let_through.widen(f.failing_let_through);
-        self.healthy_refused.widen(f.healthy_refused);
-        self.failing_refused.widen(f.failing_refused);
-        self.bulkhead_refused.widen(f.bulkhead_refused);
+        for figure in Figure::ALL {
+            self.figures[figure].widen(f.counts[figure]);
+        }
         for ((fast, let_through), met) in self.incidents.iter_mut().zip(&f.incidents) {
             fast.widen(met.to_fast_fail);
             let_through.widen(met.failing_let_through);
@@ -483,14 +589,12 @@ impl Bounds {
 
     /// Whether every range holds the ranges of `other`.
     #[cfg(test)]
-    pub(crate) fn contains_bounds(&self, other: &Bounds) -> bool {
+    pub(crate) fn contains_ranges(&self, other: &Ranges) -> bool {
         let within =
             |outer: Range, inner: Range| outer.low <= inner.low && inner.high <= outer.high;
-        within(self.openings, other.openings)
-            && within(self.failing_let_through, other.failing_let_through)
-            && within(self.healthy_refused, other.healthy_refused)
-            && within(self.failing_refused, other.failing_refused)
-            && within(self.bulkhead_refused, other.bulkhead_refused)
+        Figure::ALL
+            .iter()
+            .all(|&f| within(self.figures[f], other.figures[f]))
             && self.incidents.iter().zip(&other.incidents).all(
                 |((fast, through), (inner_fast, inner_through))| {
                     within(*through, *inner_through)
@@ -503,11 +607,9 @@ impl Bounds {
     /// Whether every range holds `f`'s figure.
     #[cfg(test)]
     pub(crate) fn contains(&self, f: &Figures) -> bool {
-        self.openings.contains(f.openings.len())
-            && self.failing_let_through.contains(f.failing_let_through)
-            && self.healthy_refused.contains(f.healthy_refused)
-            && self.failing_refused.contains(f.failing_refused)
-            && self.bulkhead_refused.contains(f.bulkhead_refused)
+        Figure::ALL
+            .iter()
+            .all(|&figure| self.figures[figure].contains(f.counts[figure]))
             && self
                 .incidents
                 .iter()
@@ -515,5 +617,38 @@ impl Bounds {
                 .all(|((fast, let_through), met)| {
                     fast.contains(met.to_fast_fail) && let_through.contains(met.failing_let_through)
                 })
+    }
+}
+
+/// A setting's figures as ranges over the ways of answering the calls without a
+/// recorded outcome.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Bounds {
+    /// The lowest and highest over the replays made.
+    pub(crate) replayed: Ranges,
+    pub(crate) proof: Proof,
+    /// Past the budget ([`Proof::exhaustive`] false): ranges that hold every way,
+    /// proven without replaying each ([`possible`](super::possible)).
+    pub(crate) possible: Option<Ranges>,
+}
+
+impl Bounds {
+    /// One replay's figures, each a range of one value.
+    pub(crate) fn of(f: &Figures) -> Bounds {
+        Bounds {
+            replayed: Ranges::of(f),
+            proof: Proof::default(),
+            possible: None,
+        }
+    }
+
+    /// The ranges that hold every way of answering: the replayed ones where every way
+    /// was replayed, else the proven ones; `None` where neither is known.
+    pub(crate) fn proven(&self) -> Option<&Ranges> {
+        if self.proof.exhaustive {
+            Some(&self.replayed)
+        } else {
+            self.possible.as_ref()
+        }
     }
 }

@@ -27,6 +27,8 @@ const FAILING: RGBColor = RGBColor(210, 40, 40);
 const REFUSED: RGBColor = RGBColor(130, 130, 130);
 /// A state's colour in the strips; closed is left white.
 const OPEN: RGBColor = RGBColor(235, 120, 120);
+/// Open on guessed answers: an opening fed by answers the replay guessed.
+const GUESSED_OPEN: RGBColor = RGBColor(248, 205, 205);
 const HALF_OPEN: RGBColor = RGBColor(245, 200, 90);
 const FORCED_OPEN: RGBColor = RGBColor(150, 30, 30);
 const DISABLED: RGBColor = RGBColor(170, 170, 170);
@@ -172,7 +174,9 @@ fn lines_of(
 }
 
 /// A breaker's strip: its name, and its states' spans `(from, to, state)` in seconds.
-type Strip = (String, Vec<(f64, f64, State)>);
+/// A breaker's strip: its name, its states' spans, and when it opened on guessed
+/// answers (seconds).
+type Strip = (String, Vec<(f64, f64, State)>, Vec<f64>);
 
 /// One line of a legend: a swatch (a line, a dashed or dotted line, or a block) and its
 /// words.
@@ -226,11 +230,14 @@ pub(crate) fn timeline(
                 .map(|t| (t.at, state_named(&t.to))),
             end,
         ),
+        Vec::new(),
     )];
     for v in &report.variants {
+        let guessed = v.figures.openings.iter().filter(|o| o.guessed);
         strips.push((
             format!("replayed: {}", named(v)),
             spans(v.replay.transitions.iter().map(|t| (t.at, t.to)), end),
+            guessed.map(|o| o.at as f64 / 1e6).collect(),
         ));
     }
     let x = |i: usize| i as f64 * width;
@@ -243,13 +250,19 @@ pub(crate) fn timeline(
     let strip_height = 40 + 26 * strips.len() as u32;
     let any_refused_live = refused_live.iter().any(|n| *n > 0.0);
     // The legends, beside the plots, each level with its panel.
-    let state_legend = vec![
-        (Swatch::Block(OPEN), "open".to_owned()),
+    let mut state_legend = vec![(Swatch::Block(OPEN), "open".to_owned())];
+    if strips.iter().any(|(_, _, guessed)| !guessed.is_empty()) {
+        state_legend.push((
+            Swatch::Block(GUESSED_OPEN),
+            "open, on guessed answers".to_owned(),
+        ));
+    }
+    state_legend.extend([
         (Swatch::Block(HALF_OPEN), "half-open".to_owned()),
         (Swatch::Block(FORCED_OPEN), "forced open".to_owned()),
         (Swatch::Block(DISABLED), "disabled".to_owned()),
         (Swatch::Block(WHITE), "closed".to_owned()),
-    ];
+    ]);
     let mut recorded_legend = vec![
         (Swatch::Line(HEALTHY), "succeeded".to_owned()),
         (
@@ -306,7 +319,7 @@ pub(crate) fn timeline(
         .disable_y_axis()
         .light_line_style(WHITE.mix(0.0))
         .draw()?;
-    for (row, (name, spans)) in strips.iter().enumerate() {
+    for (row, (name, spans, guessed)) in strips.iter().enumerate() {
         // The first strip on top.
         let y = (strips.len() - 1 - row) as f64;
         chart.draw_series(std::iter::once(Rectangle::new(
@@ -314,8 +327,13 @@ pub(crate) fn timeline(
             BLACK.mix(0.25).stroke_width(1),
         )))?;
         chart.draw_series(spans.iter().filter_map(|(from, to, state)| {
-            shade(*state)
-                .map(|color| Rectangle::new([(*from, y + 0.12), (*to, y + 0.88)], color.filled()))
+            let on_guesses = *state == State::Open && guessed.contains(from);
+            let color = if on_guesses {
+                Some(GUESSED_OPEN)
+            } else {
+                shade(*state)
+            };
+            color.map(|c| Rectangle::new([(*from, y + 0.12), (*to, y + 0.88)], c.filled()))
         }))?;
         let (_, py) = chart.backend_coord(&(0.0, y + 0.5));
         canvas.draw(&Text::new(

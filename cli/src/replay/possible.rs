@@ -61,7 +61,7 @@ use outbound_guard::ManualAction;
 use outbound_guard_settings::SystemSettings;
 
 use super::engine::Replay;
-use super::figures::{figures_in, Bounds, FastFailRange, Incident, Span};
+use super::figures::{figures_in, limit, FastFailRange, Figure, Incident, Ranges, Span};
 use super::guess::{self, Options};
 use super::recording::{Call, Recorded};
 
@@ -110,8 +110,8 @@ impl Proven<'_> {
         &self,
         settings: &SystemSettings,
         replay: &Replay,
-        fills: [&[Recorded]; 2],
-    ) -> Bounds {
+        fills: [&[(Recorded, u32)]; 2],
+    ) -> Ranges {
         let calls = self.calls;
         let first_ask = calls
             .iter()
@@ -126,9 +126,9 @@ impl Proven<'_> {
             calls: 0..settled,
             transitions: 0..replay.transitions.partition_point(|t| t.at < first_ask),
         };
-        let [succeeding, failing] =
-            fills.map(|fill| figures_in(calls, replay, self.incidents, fill, &span));
-        let mut possible = Bounds::of(&succeeding);
+        let [succeeding, failing] = fills
+            .map(|fill| figures_in(calls, replay, self.incidents, fill, limit(settings), &span));
+        let mut possible = Ranges::of(&succeeding);
         possible.widen(&failing);
 
         let holds = holds(settings);
@@ -138,12 +138,18 @@ impl Proven<'_> {
         let certain = |i: usize| calls[i].outcome.failing() && !breaker[i] && !bulkhead[i];
         for i in settled..calls.len() {
             let c = &calls[i];
-            let through = &mut possible.failing_let_through;
+            let ranges = &mut possible.figures;
+            let through = &mut ranges[Figure::FailingLetThrough];
             through.high += usize::from(can_fail(c));
             through.low += usize::from(certain(i));
-            possible.failing_refused.high += usize::from(breaker[i] && can_fail(c));
-            possible.healthy_refused.high += usize::from(breaker[i] && can_succeed(c));
-            possible.bulkhead_refused.high += usize::from(bulkhead[i]);
+            ranges[Figure::FailingRefused].high += usize::from(breaker[i] && can_fail(c));
+            ranges[Figure::HealthyRefused].high += usize::from(breaker[i] && can_succeed(c));
+            ranges[Figure::BulkheadRefused].high += usize::from(bulkhead[i]);
+            let cancelled = !can_fail(c) && !can_succeed(c);
+            ranges[Figure::CancelledRefused].high += usize::from(breaker[i] && cancelled);
+            // A call may run, and wait up to the limit.
+            let waited = &mut ranges[Figure::Waited].high;
+            *waited = waited.saturating_add(usize::try_from(limit(settings)).unwrap_or(usize::MAX));
         }
 
         let last_end = calls.last().map_or(0, |c| c.start.saturating_add(holds));
@@ -162,7 +168,7 @@ impl Proven<'_> {
                 c.start.saturating_add(holds) >= first_ask && Self::may_count_failure(settings, c)
             })
             .count();
-        possible.openings.high += periods
+        possible.figures[Figure::Openings].high += periods
             .min(failures_then.saturating_add(1))
             .saturating_add(2 * actions);
 

@@ -39,7 +39,7 @@ use outbound_guard::ManualAction;
 use outbound_guard_settings::SystemSettings;
 
 use super::engine::{replay, Choice, Replay};
-use super::figures::{figures, Bounds, Figures, Incident, Proof};
+use super::figures::{figures, limit, Bounds, Figures, Incident, Proof};
 use super::guess::Options;
 use super::possible::Proven;
 use super::recording::{Call, Recorded};
@@ -111,32 +111,35 @@ impl Replayable<'_> {
     /// The answers of `replay`'s calls without a recorded outcome: the one asked, or,
     /// for a call it did not ask about, `fill` (failing or not), or without `fill`, the
     /// estimate's.
-    fn answers(&self, replay: &Replay, fill: Option<bool>) -> Vec<Recorded> {
+    fn answers(&self, replay: &Replay, fill: Option<bool>) -> Vec<(Recorded, u32)> {
         self.options
             .iter()
             .zip(&replay.asked)
             .map(|(o, asked)| {
                 let fails = asked.or(fill).unwrap_or(o.estimate_fails);
-                o.answer(fails).0
+                o.answer(fails)
             })
             .collect()
     }
 
     /// The figures of `replay` with its calls without a recorded outcome answered as
     /// [`answers`](Self::answers) says.
-    fn figures(&self, replay: &Replay, fill: Option<bool>) -> Figures {
+    fn figures(&self, replay: &Replay, fill: Option<bool>, limit: u64) -> Figures {
         figures(
             self.calls,
             replay,
             self.incidents,
             &self.answers(replay, fill),
+            limit,
         )
     }
 
     /// Both ends of `replay`'s figures over the answers of the calls it refused.
-    fn widen(&self, bounds: &mut Bounds, replay: &Replay) {
+    fn widen(&self, bounds: &mut Bounds, replay: &Replay, limit: u64) {
         for fill in [false, true] {
-            bounds.widen(&self.figures(replay, Some(fill)));
+            bounds
+                .replayed
+                .widen(&self.figures(replay, Some(fill), limit));
         }
     }
 
@@ -160,7 +163,8 @@ impl Replayable<'_> {
     pub(crate) fn assess(&self, settings: &SystemSettings, budget: Budget) -> Assessed {
         let estimate: Vec<bool> = self.options.iter().map(|o| o.estimate_fails).collect();
         let replay = self.run(settings, Choice::Each(estimate));
-        let figures = self.figures(&replay, None);
+        let limit = limit(settings);
+        let figures = self.figures(&replay, None, limit);
         let mut bounds = Bounds::of(&figures);
         let mut replays = 1;
         if self.options.is_empty() {
@@ -175,7 +179,7 @@ impl Replayable<'_> {
                 replays,
             };
         }
-        self.widen(&mut bounds, &replay);
+        self.widen(&mut bounds, &replay, limit);
         let mut paths = 0;
         let mut stack: Vec<Vec<bool>> = vec![Vec::new()];
         while let Some(path) = stack.pop() {
@@ -186,7 +190,7 @@ impl Replayable<'_> {
             let walked = self.run(settings, Choice::Path(path.clone()));
             paths += 1;
             replays += 1;
-            self.widen(&mut bounds, &walked);
+            self.widen(&mut bounds, &walked, limit);
             // Each decision past the path's end went the default way (succeeding): the
             // other way is a path of its own.
             for branch in path.len()..walked.decisions {
@@ -204,7 +208,7 @@ impl Replayable<'_> {
             // the estimate has its gap fail.
             let all_fail = self.run(settings, Choice::Each(vec![true; self.options.len()]));
             replays += 1;
-            self.widen(&mut bounds, &all_fail);
+            self.widen(&mut bounds, &all_fail, limit);
             let mut rng = fastrand::Rng::with_seed(0x0A33_5EED ^ self.options.len() as u64);
             for sample in 0..budget.replays {
                 let each = if sample % 2 == 0 {
@@ -221,7 +225,7 @@ impl Replayable<'_> {
                 };
                 let sampled = self.run(settings, Choice::Each(each));
                 replays += 1;
-                self.widen(&mut bounds, &sampled);
+                self.widen(&mut bounds, &sampled, limit);
             }
         }
         bounds.proof = Proof { paths, exhaustive };
@@ -230,7 +234,7 @@ impl Replayable<'_> {
             let possible = self
                 .proven()
                 .bounds(settings, &replay, [&fills[0], &fills[1]]);
-            bounds.possible = Some(Box::new(possible));
+            bounds.possible = Some(possible);
         }
         Assessed {
             replay,
@@ -245,7 +249,7 @@ impl Replayable<'_> {
 mod tests {
     use super::*;
     use crate::replay::engine::Fate;
-    use crate::replay::figures::{incidents, FastFailRange, Range};
+    use crate::replay::figures::{incidents, FastFailRange, Figure, Range};
     use crate::replay::guess;
     use crate::replay::possible::Refusable;
     use outbound_guard_settings::Settings;
@@ -382,34 +386,43 @@ mod tests {
             let replayable = input.replayable();
             let assessed = replayable.assess(system, Budget { replays: 1 << 12 });
             assert!(assessed.bounds.proof.exhaustive, "case {case}");
-            assert!(assessed.bounds.contains(&assessed.figures), "case {case}");
+            assert!(
+                assessed.bounds.replayed.contains(&assessed.figures),
+                "case {case}"
+            );
             assert!(assessed.bounds.possible.is_none());
             if assessed.bounds.proof.paths < 1 << k {
                 paths_fewer_than_answerings += 1;
             }
             // With a budget of one path, the ranges proven without replaying each way.
             let short = replayable.assess(system, Budget { replays: 1 });
-            let possible = short.bounds.possible.as_deref();
+            let possible = short.bounds.possible.as_ref();
             assert_eq!(possible.is_some(), !short.bounds.proof.exhaustive);
             if let Some(possible) = possible {
                 cut_short += 1;
-                assert!(possible.contains_bounds(&assessed.bounds), "case {case}");
-                if possible.failing_let_through.low + possible.healthy_refused.low > 0 {
+                assert!(
+                    possible.contains_ranges(&assessed.bounds.replayed),
+                    "case {case}"
+                );
+                if possible.figures[Figure::FailingLetThrough].low
+                    + possible.figures[Figure::HealthyRefused].low
+                    > 0
+                {
                     settled_before += 1;
                 }
             }
             for bits in 0..1_u32 << k {
                 let each: Vec<bool> = (0..k).map(|i| bits >> i & 1 == 1).collect();
                 let replay = replayable.run(system, Choice::Each(each.clone()));
-                let unknown: Vec<Recorded> = input
+                let unknown: Vec<(Recorded, u32)> = input
                     .options
                     .iter()
                     .zip(&each)
-                    .map(|(o, fails)| o.answer(*fails).0)
+                    .map(|(o, fails)| o.answer(*fails))
                     .collect();
-                let truth = figures(&calls, &replay, &input.incidents, &unknown);
+                let truth = figures(&calls, &replay, &input.incidents, &unknown, limit(system));
                 assert!(
-                    assessed.bounds.contains(&truth),
+                    assessed.bounds.replayed.contains(&truth),
                     "case {case}, answering {bits:b} of {k}: {truth:?} outside {:?}",
                     assessed.bounds
                 );
@@ -458,13 +471,19 @@ mod tests {
             .map(|bits| {
                 let each: Vec<bool> = (0..k).map(|i| bits >> i & 1 == 1).collect();
                 let replay = replayable.run(system, Choice::Each(each.clone()));
-                let unknown: Vec<Recorded> = replayable
+                let unknown: Vec<(Recorded, u32)> = replayable
                     .options
                     .iter()
                     .zip(&each)
-                    .map(|(o, fails)| o.answer(*fails).0)
+                    .map(|(o, fails)| o.answer(*fails))
                     .collect();
-                let figures = figures(replayable.calls, &replay, replayable.incidents, &unknown);
+                let figures = figures(
+                    replayable.calls,
+                    &replay,
+                    replayable.incidents,
+                    &unknown,
+                    limit(system),
+                );
                 (replay, figures)
             })
             .collect()
@@ -534,7 +553,7 @@ mod tests {
             let input = Case::new(&calls, &actions);
             let replayable = input.replayable();
             let assessed = replayable.assess(system, Budget { replays: 1 });
-            let Some(possible) = assessed.bounds.possible.as_deref() else {
+            let Some(possible) = assessed.bounds.possible.as_ref() else {
                 continue;
             };
             // Each call refused in some answering is one the proof says may be.
@@ -554,7 +573,7 @@ mod tests {
                 .filter(|c| c.outcome == Recorded::Success || guess::unknown(c))
                 .count();
             // At least ten calls that may succeed proven never refused.
-            if possible.healthy_refused.high + 10 <= could_be_healthy {
+            if possible.figures[Figure::HealthyRefused].high + 10 <= could_be_healthy {
                 narrower += 1;
             }
         }
@@ -646,12 +665,21 @@ mod tests {
         assert!(!assessed.bounds.proof.exhaustive);
         assert_eq!(assessed.figures.openings.len(), 1);
         let possible = assessed.bounds.possible.expect("past the budget");
-        assert_eq!(possible.openings, Range { low: 0, high: 1 });
+        assert_eq!(
+            possible.figures[Figure::Openings],
+            Range { low: 0, high: 1 }
+        );
         // The call before the first answer ran in every way; the failures after it may
         // have been refused, and the last call, after them (the call asked first ran:
         // nothing before it may count a failure).
-        assert_eq!(possible.failing_let_through, Range { low: 0, high: 3 });
-        assert_eq!(possible.healthy_refused, Range { low: 0, high: 1 });
+        assert_eq!(
+            possible.figures[Figure::FailingLetThrough],
+            Range { low: 0, high: 3 }
+        );
+        assert_eq!(
+            possible.figures[Figure::HealthyRefused],
+            Range { low: 0, high: 1 }
+        );
     }
 
     /// A budget smaller than the paths: the ranges say they are not exhaustive, and
@@ -677,11 +705,14 @@ mod tests {
         let few = replayable.assess(system, Budget { replays: 3 });
         assert_eq!(few.bounds.proof.paths, 3);
         assert!(!few.bounds.proof.exhaustive);
-        assert!(few.bounds.contains(&few.figures));
+        assert!(few.bounds.replayed.contains(&few.figures));
         // Every call let run: the failing ones let through range over all 6.
-        let through = all.bounds.failing_let_through;
+        let through = all.bounds.replayed.figures[Figure::FailingLetThrough];
         assert_eq!(through.high - through.low, 6);
-        assert_eq!(few.bounds.failing_let_through, through);
+        assert_eq!(
+            few.bounds.replayed.figures[Figure::FailingLetThrough],
+            through
+        );
     }
 
     /// Ten minutes at ten calls a second under the guide's defaults: healthy, then a
@@ -721,10 +752,10 @@ mod tests {
         // The calls from the incident's first failure, through its minute, an open
         // period (30 s) and its trials may have been refused (849, about 85 s of
         // calls); none of the healthy ones before it or a minute after it.
-        let high = possible.healthy_refused.high;
+        let high = possible.figures[Figure::HealthyRefused].high;
         assert!(high < 1_000, "{high} of {healthy}");
-        assert!(high >= assessed.bounds.healthy_refused.high);
-        assert_eq!(possible.bulkhead_refused.high, 0);
+        assert!(high >= assessed.bounds.replayed.figures[Figure::HealthyRefused].high);
+        assert_eq!(possible.figures[Figure::BulkheadRefused].high, 0);
     }
 
     /// The settings of the hand-worked cases below: an open period of 1 s and no
@@ -779,13 +810,28 @@ mod tests {
         // The healthy call before the first answer asked ran in every way.
         // The unknown call and the five failures may have run; the first failure
         // did in every way.
-        assert_eq!(possible.failing_let_through, Range { low: 1, high: 6 });
-        assert_eq!(possible.failing_refused, Range { low: 0, high: 4 });
-        assert_eq!(possible.healthy_refused, Range { low: 0, high: 6 });
-        assert_eq!(possible.bulkhead_refused, Range { low: 0, high: 0 });
+        assert_eq!(
+            possible.figures[Figure::FailingLetThrough],
+            Range { low: 1, high: 6 }
+        );
+        assert_eq!(
+            possible.figures[Figure::FailingRefused],
+            Range { low: 0, high: 4 }
+        );
+        assert_eq!(
+            possible.figures[Figure::HealthyRefused],
+            Range { low: 0, high: 6 }
+        );
+        assert_eq!(
+            possible.figures[Figure::BulkheadRefused],
+            Range { low: 0, high: 0 }
+        );
         // One opening per call that may count a failure, and one more: fewer than
         // the open periods from 1 s to 80 s and the longest a call runs.
-        assert_eq!(possible.openings, Range { low: 0, high: 7 });
+        assert_eq!(
+            possible.figures[Figure::Openings],
+            Range { low: 0, high: 7 }
+        );
         let (fast, through) = possible.incidents[0];
         assert_eq!(through, Range { low: 1, high: 5 });
         // The second failure may be refused, 100 ms into the incident; or none.
@@ -813,7 +859,10 @@ mod tests {
         let assessed = input.replayable().assess(system, Budget { replays: 1 });
         let possible = assessed.bounds.possible.expect("past the budget");
         // From 0 to 2.995 s + 2 s + 6 ms = 5.001 s: five whole periods, and one more.
-        assert_eq!(possible.openings, Range { low: 0, high: 6 });
+        assert_eq!(
+            possible.figures[Figure::Openings],
+            Range { low: 0, high: 6 }
+        );
     }
 
     /// The bulkhead's end bounds, by hand: one permit, a wait of 3 ms and a total

@@ -1,0 +1,189 @@
+//! `--detail`: the numbers behind the screen, a block per system and setting. Each
+//! figure is its value; one that rests on guessed answers says how many, and the range
+//! proven to hold every way of answering them where one is (never the few ways a replay
+//! happened to reach); one whose range spans nearly every call says "cannot tell".
+//! Openings fed by guessed answers are marked `(guessed)`.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use crate::output::{counted, thousands};
+
+use super::super::figures::{FastFailRange, Figure, Range};
+use super::super::recording::Recording;
+use super::super::verdict::{self, Known, Subject};
+use super::screen::{system_header, wrap, WIDTH};
+use super::{preamble, span, when, SystemReport, Variant};
+
+/// The label column.
+const LABEL: usize = 30;
+
+/// Openings listed per setting; past it, how many in all.
+const OPENINGS_SHOWN: usize = 10;
+
+/// A figure's value in its unit: a count, or a time.
+fn amount(figure: Figure, value: usize) -> String {
+    if figure.is_time() {
+        span(value as u64)
+    } else {
+        thousands(value)
+    }
+}
+
+/// A proven range, `54–1,511`, or `None` where it is one value.
+fn range(figure: Figure, r: Range) -> Option<String> {
+    (r.low != r.high).then(|| format!("{}–{}", amount(figure, r.low), amount(figure, r.high)))
+}
+
+/// A time to fast fail (`None`: never).
+fn fast(t: Option<u64>) -> String {
+    t.map_or_else(|| "never".into(), span)
+}
+
+/// One figure's cell: `33`, `33 (5 guessed)`, `33 (5 guessed; every way 30–40)`, or
+/// `cannot tell: …`.
+fn cell(variant: &Variant, figure: Figure, calls: usize) -> String {
+    let f = &variant.figures;
+    let value = amount(figure, f.counts[figure]);
+    match verdict::known(variant, Subject::Figure(figure), calls) {
+        Known::CannotTell(why) => format!("cannot tell: {why}"),
+        Known::Told(t) if t.exact() => amount(figure, usize::try_from(t.value).unwrap_or(0)),
+        Known::Told(t) => {
+            let proven = variant
+                .bounds
+                .proven()
+                .and_then(|p| range(figure, p.figures[figure]));
+            match proven {
+                Some(r) => format!("{value} ({} guessed; every way {r})", thousands(t.guessed)),
+                None => format!("{value} ({} guessed)", thousands(t.guessed)),
+            }
+        }
+    }
+}
+
+/// Incident `i`'s time to fast fail, as [`cell`] says a figure.
+fn fast_cell(variant: &Variant, i: usize, calls: usize) -> String {
+    let met = variant.figures.incidents[i];
+    match verdict::known(variant, Subject::FastFail(i), calls) {
+        Known::CannotTell(why) => format!("cannot tell: {why}"),
+        Known::Told(t) if t.exact() => fast((t.value != u64::MAX).then_some(t.value)),
+        Known::Told(t) => {
+            let proven = variant.bounds.proven().map(|p| p.incidents[i].0);
+            let value = fast(met.to_fast_fail);
+            match proven {
+                Some(FastFailRange { soonest, latest }) if soonest != latest => format!(
+                    "{value} ({} guessed; every way {}–{})",
+                    thousands(t.guessed),
+                    fast(soonest),
+                    fast(latest)
+                ),
+                _ => format!("{value} ({} guessed)", thousands(t.guessed)),
+            }
+        }
+    }
+}
+
+/// A row: its label, and its value folded under the value column.
+fn row(out: &mut String, label: &str, value: &str) {
+    let indent = 2 + LABEL;
+    let _ = writeln!(
+        out,
+        "  {label:<LABEL$}{}",
+        wrap(value, indent, indent, WIDTH)
+    );
+}
+
+/// How the ranges were found.
+fn ways(variant: &Variant) -> String {
+    let proof = variant.bounds.proof;
+    if proof.exhaustive {
+        format!(
+            "every way replayed ({})",
+            counted(proof.paths, "replay", "replays")
+        )
+    } else if variant.bounds.possible.is_some() {
+        format!(
+            "{} replayed, not every one; the ranges are proven to hold every way",
+            counted(proof.paths, "way", "ways")
+        )
+    } else {
+        format!(
+            "{} replayed, not every one; no range proven",
+            counted(proof.paths, "way", "ways")
+        )
+    }
+}
+
+/// One setting's block.
+fn setting(out: &mut String, recording: &Recording, report: &SystemReport<'_>, v: &Variant) {
+    let _ = writeln!(out, "\n{}, {}:", report.name, v.label);
+    if !v.cannot_tell.is_empty() {
+        for why in &v.cannot_tell {
+            row(out, "cannot tell", why);
+        }
+        return;
+    }
+    let calls = report.recording.calls.len();
+    for figure in Figure::ALL {
+        row(out, figure.label(), &cell(v, figure, calls));
+    }
+    if report.unknown > 0 {
+        row(
+            out,
+            "guessed calls let run",
+            &thousands(v.figures.guessed[Figure::Openings]),
+        );
+        row(out, "ranges", &ways(v));
+    }
+    for (i, met) in v.figures.incidents.iter().enumerate() {
+        let incident = met.incident;
+        let _ = writeln!(
+            out,
+            "  incident {} at {} ({}, {} failing):",
+            i + 1,
+            when(recording, incident.start),
+            span(incident.end - incident.start),
+            thousands(incident.failing_calls as usize)
+        );
+        row(out, "  to fast fail", &fast_cell(v, i, calls));
+        let through = match met.guessed {
+            0 => thousands(met.failing_let_through),
+            g => format!(
+                "{} ({} guessed)",
+                thousands(met.failing_let_through),
+                thousands(g)
+            ),
+        };
+        row(out, "  failing calls let through", &through);
+    }
+    let openings = &v.figures.openings;
+    for o in openings.iter().take(OPENINGS_SHOWN) {
+        let mark = if o.guessed { " (guessed)" } else { "" };
+        let text = format!("{}  {}{mark}", when(recording, o.at), o.why);
+        let _ = writeln!(out, "  opened {}", wrap(&text, 9, 11, WIDTH));
+    }
+    if openings.len() > OPENINGS_SHOWN {
+        let _ = writeln!(
+            out,
+            "  … {} in all",
+            counted(openings.len(), "opening", "openings")
+        );
+    }
+}
+
+/// The numbers: a block per system and setting.
+pub(crate) fn to_detail(
+    path: &Path,
+    recording: &Recording,
+    reports: &[SystemReport<'_>],
+) -> String {
+    let mut out = wrap(&preamble(path, recording, reports), 0, 2, WIDTH);
+    for report in reports {
+        out.push('\n');
+        system_header(&mut out, report);
+        for v in &report.variants {
+            setting(&mut out, recording, report, v);
+        }
+    }
+    out
+}

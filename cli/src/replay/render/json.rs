@@ -1,0 +1,195 @@
+//! The replay as JSON: per system, each setting's figures, how many of the calls behind
+//! each were guessed, the ranges proven to hold every way of answering them, and, for
+//! each alternative, its verdicts against the settings the service ran with.
+
+use std::path::Path;
+
+use serde_json::{json, Map, Value};
+
+use super::super::figures::{FastFailRange, Figure, Range, Ranges};
+use super::super::recording::Recording;
+use super::super::verdict::{self, Known, Subject};
+use super::{replayed, total_calls, when, SystemReport, Timing, Variant};
+
+/// Milliseconds, from microseconds.
+fn ms(micros: u64) -> Value {
+    json!(micros as f64 / 1000.0)
+}
+
+/// A figure's value in its JSON unit: a count, or milliseconds.
+fn value(figure: Figure, count: usize) -> Value {
+    if figure.is_time() {
+        ms(count as u64)
+    } else {
+        json!(count)
+    }
+}
+
+/// A proven range as `[low, high]` in the figure's unit.
+fn range(figure: Figure, r: Range) -> Value {
+    json!([value(figure, r.low), value(figure, r.high)])
+}
+
+/// A proven time to fast fail as `[soonest, latest]` (`null`: never).
+fn fast_range(r: FastFailRange) -> Value {
+    json!([r.soonest.map(ms), r.latest.map(ms)])
+}
+
+/// The ranges proven to hold every way of answering: every figure's, `null` each where
+/// none is proven.
+fn ranges(variant: &Variant) -> Value {
+    let proven: Option<&Ranges> = variant.bounds.proven();
+    let mut out = Map::new();
+    out.insert("every_way".into(), json!(variant.bounds.proof.exhaustive));
+    out.insert("ways_replayed".into(), json!(variant.bounds.proof.paths));
+    for figure in Figure::ALL {
+        let r = proven.map_or(Value::Null, |p| range(figure, p.figures[figure]));
+        out.insert(figure.key().into(), r);
+    }
+    Value::Object(out)
+}
+
+/// What the recording tells of one subject: `exact`, `estimated` with its interval, or
+/// `cannot tell` with the reason.
+fn known(figure: Option<Figure>, k: &Known) -> Value {
+    let unit = |v: u64| match figure {
+        Some(f) => value(f, usize::try_from(v).unwrap_or(usize::MAX)),
+        None if v == u64::MAX => Value::Null,
+        None => ms(v),
+    };
+    match k {
+        Known::Told(t) if t.exact() => json!({"certainty": "exact"}),
+        Known::Told(t) => json!({
+            "certainty": "estimated",
+            "low": unit(t.low),
+            "high": unit(t.high),
+            "guessed": t.guessed,
+        }),
+        Known::CannotTell(why) => json!({"certainty": "cannot tell", "why": why}),
+    }
+}
+
+/// An alternative's verdicts against `base` on every figure and incident.
+fn verdicts(base: &Variant, alternative: &Variant, calls: usize) -> Value {
+    let one = |subject: Subject, figure: Option<Figure>| {
+        let (b, a) = (
+            verdict::known(base, subject, calls),
+            verdict::known(alternative, subject, calls),
+        );
+        json!({
+            "verdict": verdict::compare(&b, &a).word(),
+            "base": known(figure, &b),
+            "this": known(figure, &a),
+        })
+    };
+    let mut out = Map::new();
+    for figure in Figure::ALL {
+        out.insert(
+            figure.key().into(),
+            one(Subject::Figure(figure), Some(figure)),
+        );
+    }
+    let incidents: Vec<Value> = (0..alternative.figures.incidents.len())
+        .map(|i| one(Subject::FastFail(i), None))
+        .collect();
+    out.insert("to_fast_fail".into(), json!(incidents));
+    Value::Object(out)
+}
+
+/// One setting's replay of a system.
+fn setting(recording: &Recording, report: &SystemReport<'_>, v: &Variant) -> Value {
+    let f = &v.figures;
+    let proven = v.bounds.proven();
+    let calls = report.recording.calls.len();
+    let mut out = Map::new();
+    out.insert("settings".into(), json!(v.label));
+    out.insert("cannot_tell".into(), json!(v.cannot_tell));
+    out.insert("calls".into(), json!(f.calls));
+    out.insert("ran".into(), json!(f.ran));
+    let mut guessed = Map::new();
+    guessed.insert("ran".into(), json!(f.guessed[Figure::Openings]));
+    for figure in Figure::ALL {
+        if figure != Figure::Openings {
+            out.insert(figure.key().into(), value(figure, f.counts[figure]));
+            guessed.insert(figure.key().into(), json!(f.guessed[figure]));
+        }
+    }
+    out.insert("guessed".into(), Value::Object(guessed));
+    out.insert("ranges".into(), ranges(v));
+    if let Some(base) = report.variants.first().filter(|b| !std::ptr::eq(*b, v)) {
+        out.insert("verdicts".into(), verdicts(base, v, calls));
+    }
+    let openings = f.openings.iter().map(|o| {
+        json!({"at_ms": ms(o.at), "time": when(recording, o.at), "why": o.why, "guessed": o.guessed})
+    });
+    out.insert("openings".into(), openings.collect());
+    let transitions = v.replay.transitions.iter().map(
+        |t| json!({"at_ms": ms(t.at), "from": t.from.as_str(), "to": t.to.as_str(), "why": t.why}),
+    );
+    out.insert("transitions".into(), transitions.collect());
+    let incidents = f.incidents.iter().enumerate().map(|(i, m)| {
+        let r = proven.map(|p| p.incidents[i]);
+        json!({
+            "start_ms": ms(m.incident.start),
+            "to_fast_fail_ms": m.to_fast_fail.map(ms),
+            "to_fast_fail_ms_range": r.map(|(fast, _)| fast_range(fast)),
+            "to_fast_fail_guessed": m.guessed_before_fast_fail,
+            "failing_let_through": m.failing_let_through,
+            "failing_let_through_guessed": m.guessed,
+            "failing_let_through_range": r.map(|(_, through)| range(Figure::FailingLetThrough, through)),
+        })
+    });
+    out.insert("incidents".into(), incidents.collect());
+    Value::Object(out)
+}
+
+/// One system's replays.
+fn system(recording: &Recording, report: &SystemReport<'_>) -> Value {
+    let settings: Vec<Value> = report
+        .variants
+        .iter()
+        .map(|v| setting(recording, report, v))
+        .collect();
+    json!({
+        "calls": report.recording.calls.len(),
+        "unknown_calls": report.unknown,
+        "filled_by_replicas": report.filled,
+        "observe_mode": report.recording.observed,
+        "incidents": report.incidents.iter().map(|i| json!({
+            "start_ms": ms(i.start), "end_ms": ms(i.end), "time": when(recording, i.start),
+            "failing_calls": i.failing_calls,
+        })).collect::<Vec<_>>(),
+        "recorded_transitions": report.recording.transitions.iter().map(|t| json!({
+            "at_ms": ms(t.at), "from": t.from, "to": t.to, "why": t.why,
+        })).collect::<Vec<_>>(),
+        "replays": settings,
+    })
+}
+
+/// The replay as JSON.
+pub(crate) fn to_json(
+    path: &Path,
+    recording: &Recording,
+    reports: &[SystemReport<'_>],
+    missing: &[String],
+    timing: Timing,
+) -> String {
+    let systems: Map<String, Value> = reports
+        .iter()
+        .map(|report| (report.name.clone(), system(recording, report)))
+        .collect();
+    let replayed = replayed(reports);
+    let value = json!({
+        "recording": path.display().to_string(),
+        "start": when(recording, 0),
+        "calls": total_calls(reports),
+        "bad_lines": recording.bad_lines.iter().map(|(n, why)| json!({"line": n, "why": why})).collect::<Vec<_>>(),
+        "out_of_order": recording.out_of_order,
+        "not_in_settings": missing,
+        "replay_seconds": timing.replay.as_secs_f64(),
+        "read_seconds": timing.read.as_secs_f64(),
+        "replay_ns_per_call": timing.replay.as_secs_f64() * 1e9 / replayed.max(1) as f64,
+        "systems": systems,
+    });
+    serde_json::to_string_pretty(&value).unwrap_or_default()
+}

@@ -1,0 +1,353 @@
+//! The default answer, one screen within [`WIDTH`] columns: per system, what the
+//! settings it ran with did, then for each alternative, in words, whether it is better,
+//! worse or the same on what an on-call engineer weighs (time to fail fast in each
+//! incident, failing calls let through, healthy calls refused, time callers waited),
+//! and how sure: exact, estimated with the estimate's error, or cannot tell with why,
+//! and which recording would tell.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use crate::output::{counted, thousands, times};
+
+use super::super::figures::Figure;
+use super::super::recording::Recording;
+use super::super::verdict::{self, Known, Subject, Verdict, ESTIMATE_ERROR};
+use super::{preamble, span, when, SystemReport, Variant};
+
+/// The screen's width, in columns.
+pub(crate) const WIDTH: usize = 100;
+
+/// The label column of a verdict line.
+const LABEL: usize = 28;
+
+/// The verdict column.
+const VERDICT: usize = 13;
+
+/// What a verdict line weighs, in the order shown.
+const WEIGHED: [Figure; 3] = [
+    Figure::FailingLetThrough,
+    Figure::HealthyRefused,
+    Figure::Waited,
+];
+
+/// The recordings that tell what guessed answers leave estimated.
+const TO_TELL: &str = "to tell what is estimated or cannot be told: record in observe mode \
+    (cb_mode = \"observe\"), log at a proxy in front of the guard, or add another replica's \
+    recording (--replica)";
+
+/// `text` folded at spaces to fit `width` columns, every line after the first indented
+/// by `indent` spaces (the first is the caller's to indent).
+pub(crate) fn wrap(text: &str, first: usize, indent: usize, width: usize) -> String {
+    let mut out = String::new();
+    let mut column = first;
+    for word in glued(text) {
+        let len = word.chars().count();
+        if column > indent && column + 1 + len > width && !out.is_empty() {
+            let _ = write!(out, "\n{:indent$}", "");
+            column = indent;
+        } else if !out.is_empty() {
+            out.push(' ');
+            column += 1;
+        }
+        out.push_str(&word);
+        column += len;
+    }
+    out
+}
+
+/// The words of `text`, a unit kept with its number (`29.2 s`, `14:47:36.878 UTC`).
+fn glued(text: &str) -> Vec<String> {
+    let mut words: Vec<String> = Vec::new();
+    for word in text.split(' ') {
+        let unit = [
+            "s", "s;", "s,", "ms", "ms;", "ms,", "UTC", "UTC;", "UTC,", "UTC):",
+        ];
+        match words.last_mut() {
+            Some(last) if unit.contains(&word) => {
+                last.push(' ');
+                last.push_str(word);
+            }
+            _ => words.push(word.to_owned()),
+        }
+    }
+    words
+}
+
+/// One line of the screen, `indent` spaces in, folded within [`WIDTH`].
+fn line(out: &mut String, indent: usize, text: &str) {
+    let _ = writeln!(
+        out,
+        "{:indent$}{}",
+        "",
+        wrap(text, indent, indent + 2, WIDTH)
+    );
+}
+
+/// How sure a comparison is, in words; `None` for an exact one.
+fn certainty(base: &Known, alternative: &Known) -> String {
+    match (base, alternative) {
+        (Known::CannotTell(why), _) | (_, Known::CannotTell(why)) => why.clone(),
+        (Known::Told(b), Known::Told(a)) if b.exact() && a.exact() => "exact".into(),
+        (Known::Told(b), Known::Told(a)) => format!(
+            "estimated, ±{:.0}% of the {} answers guessed",
+            ESTIMATE_ERROR * 100.0,
+            thousands(a.guessed.max(b.guessed))
+        ),
+    }
+}
+
+/// A verdict line: its label, its word, and how sure, folded under the third column.
+fn verdict_line(out: &mut String, label: &str, verdict: Verdict, sure: &str) {
+    let indent = 4 + LABEL + VERDICT;
+    let _ = writeln!(
+        out,
+        "    {label:<LABEL$}{:<VERDICT$}{}",
+        verdict.word(),
+        wrap(sure, indent, indent, WIDTH)
+    );
+}
+
+/// The incidents `numbers` (from 1) as a label: `fails fast in incident 2`,
+/// `… in incidents 1, 3`, `… in 7 of 12 incidents`.
+fn incidents_label(numbers: &[usize], of: usize) -> String {
+    match numbers {
+        [one] => format!("fails fast in incident {one}"),
+        _ if numbers.len() == of && of > 4 => format!("fails fast in all {of} incidents"),
+        _ if numbers.len() > 4 => format!("fails fast in {} of {of} incidents", numbers.len()),
+        _ => {
+            let list: Vec<String> = numbers.iter().map(ToString::to_string).collect();
+            format!("fails fast in incidents {}", list.join(", "))
+        }
+    }
+}
+
+/// An alternative's verdict lines against the settings it ran with: label, verdict,
+/// how sure.
+fn judged(report: &SystemReport<'_>, alt: &Variant) -> Vec<(String, Verdict, String)> {
+    let base = &report.variants[0];
+    let calls = report.recording.calls.len();
+    let judge = |subject: Subject| {
+        let (b, a) = (
+            verdict::known(base, subject, calls),
+            verdict::known(alt, subject, calls),
+        );
+        (verdict::compare(&b, &a), certainty(&b, &a))
+    };
+    // Incidents with the same verdict, equally sure, share a line.
+    let mut groups: Vec<(Verdict, String, Vec<usize>)> = Vec::new();
+    for i in 0..report.incidents.len() {
+        let (v, sure) = judge(Subject::FastFail(i));
+        match groups
+            .iter_mut()
+            .find(|(gv, gs, _)| *gv == v && *gs == sure)
+        {
+            Some(group) => group.2.push(i + 1),
+            None => groups.push((v, sure, vec![i + 1])),
+        }
+    }
+    let of = report.incidents.len();
+    let mut lines: Vec<(String, Verdict, String)> = groups
+        .into_iter()
+        .map(|(v, sure, numbers)| (incidents_label(&numbers, of), v, sure))
+        .collect();
+    for figure in WEIGHED {
+        let (v, sure) = judge(Subject::Figure(figure));
+        lines.push((figure.label().to_owned(), v, sure));
+    }
+    lines
+}
+
+/// An alternative against the settings it ran with; whether any of it rests on
+/// guessed answers.
+fn alternative(out: &mut String, report: &SystemReport<'_>, alt: &Variant) -> bool {
+    if let Some(why) = alt.cannot_tell.first() {
+        line(out, 2, &format!("{}: cannot tell: {why}", alt.label));
+        return false;
+    }
+    let lines = judged(report, alt);
+    if lines
+        .iter()
+        .all(|(_, v, sure)| *v == Verdict::Same && sure == "exact")
+    {
+        let _ = writeln!(out, "  {}: the same on each, exact", alt.label);
+        return false;
+    }
+    let _ = writeln!(out, "  {}, against the settings it ran with:", alt.label);
+    for (label, v, sure) in &lines {
+        verdict_line(out, label, *v, sure);
+    }
+    lines.iter().any(|(_, _, sure)| sure != "exact")
+}
+
+/// `opened 3 times`, `never opened`.
+fn opened(n: usize) -> String {
+    if n == 0 {
+        "never opened".into()
+    } else {
+        format!("opened {}", times(n))
+    }
+}
+
+/// `would have opened 3 times`, `would never have opened`.
+fn would_open(n: usize) -> String {
+    if n == 0 {
+        "would never have opened".into()
+    } else {
+        format!("would have opened {}", times(n))
+    }
+}
+
+/// What the settings it ran with did, in one sentence.
+fn as_set(recording: &Recording, report: &SystemReport<'_>) -> String {
+    let f = &report.variants[0].figures;
+    let mut text = format!(
+        "as set, replayed: {}; {} let through, {} healthy refused",
+        opened(f.openings.len()),
+        counted(
+            f.counts[Figure::FailingLetThrough],
+            "failing call",
+            "failing calls"
+        ),
+        thousands(f.counts[Figure::HealthyRefused]),
+    );
+    for (i, met) in f.incidents.iter().enumerate() {
+        let _ = write!(
+            text,
+            "; incident {} ({}): {}",
+            i + 1,
+            when(recording, met.incident.start),
+            met.to_fast_fail
+                .map_or("never failed fast".into(), |t| format!(
+                    "failed fast after {}",
+                    span(t)
+                ))
+        );
+    }
+    text
+}
+
+/// The system's first lines: its calls, incidents and breaker, and what is guessed.
+pub(super) fn system_header(out: &mut String, report: &SystemReport<'_>) {
+    let openings = report
+        .recording
+        .transitions
+        .iter()
+        .filter(|t| t.to == "open" || t.to == "forced_open")
+        .count();
+    let breaker = if report.recording.observed && report.unknown == 0 {
+        format!(
+            "its breaker observed ({}), refusing none",
+            would_open(openings)
+        )
+    } else {
+        format!("its breaker {}", opened(openings))
+    };
+    let mut text = format!(
+        "{}: {}, {}; {breaker}",
+        report.name,
+        counted(report.recording.calls.len(), "call", "calls"),
+        counted(report.incidents.len(), "incident", "incidents"),
+    );
+    if report.unknown > 0 {
+        let _ = write!(
+            text,
+            "; {} no recorded outcome (its guard refused {}): what {} change is estimated",
+            counted(report.unknown, "call has", "calls have"),
+            if report.unknown == 1 { "it" } else { "them" },
+            if report.unknown == 1 {
+                "it would"
+            } else {
+                "they would"
+            },
+        );
+    }
+    if report.filled > 0 {
+        let _ = write!(
+            text,
+            "; {} answered by another replica's calls (--replica)",
+            counted(report.filled, "call", "calls")
+        );
+    }
+    line(out, 0, &text);
+}
+
+/// The screen: per system, what its settings did and each alternative's verdicts.
+pub(crate) fn to_screen(
+    path: &Path,
+    recording: &Recording,
+    reports: &[SystemReport<'_>],
+) -> String {
+    let mut out = wrap(&preamble(path, recording, reports), 0, 2, WIDTH);
+    let mut guessed = false;
+    for report in reports {
+        out.push('\n');
+        system_header(&mut out, report);
+        if let Some(why) = report.variants[0].cannot_tell.first() {
+            line(&mut out, 2, &format!("as set: cannot tell: {why}"));
+        } else {
+            line(&mut out, 2, &as_set(recording, report));
+        }
+        for alt in &report.variants[1..] {
+            guessed |= alternative(&mut out, report, alt);
+        }
+        if report.variants.len() == 1 {
+            line(
+                &mut out,
+                2,
+                "other settings: --compare KEY=VALUE (cb_failure_rate=0.5)",
+            );
+        }
+    }
+    if guessed {
+        out.push('\n');
+        line(&mut out, 0, TO_TELL);
+    }
+    out.push('\n');
+    line(
+        &mut out,
+        0,
+        "the numbers, their ranges and the openings: --detail; all of it: --json",
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_folds_at_spaces_within_the_width_indenting_what_follows() {
+        let text = "one two three four five six seven";
+        assert_eq!(
+            wrap(text, 0, 2, 14),
+            "one two three\n  four five\n  six seven"
+        );
+        assert_eq!(wrap(text, 10, 10, 100), text);
+        assert_eq!(
+            wrap("over 29.2 s", 0, 2, 10),
+            "over\n  29.2 s",
+            "a unit stays with its number"
+        );
+        let long = "a".repeat(30);
+        assert_eq!(
+            wrap(&long, 0, 2, 10),
+            long,
+            "a word longer than the width stays whole"
+        );
+    }
+
+    #[test]
+    fn incidents_are_listed_while_few() {
+        assert_eq!(incidents_label(&[2], 3), "fails fast in incident 2");
+        assert_eq!(incidents_label(&[1, 3], 3), "fails fast in incidents 1, 3");
+        assert_eq!(
+            incidents_label(&[1, 2, 3, 4, 5], 5),
+            "fails fast in all 5 incidents"
+        );
+        assert_eq!(
+            incidents_label(&[1, 2, 3, 4, 6], 9),
+            "fails fast in 5 of 9 incidents"
+        );
+    }
+}

@@ -1,0 +1,276 @@
+//! What a replay says of a setting against the settings the service ran with, figure
+//! by figure: better, worse or the same, and how sure.
+//!
+//! A figure is **exact** where the ways of answering the calls without a recorded
+//! outcome all give it the same value (in particular where the replay let none of them
+//! run and none is behind it). Otherwise it is **estimated**: the estimate's value, and
+//! the interval its error allows, [`ESTIMATE_ERROR`] of the guessed answers behind it
+//! either way, within the range proven to hold every way where one is known. Where that
+//! interval spans nearly every call that could count toward it ([`SAYS_NOTHING`]), or a
+//! time to fast fail is known only to lie between a moment and never, the recording
+//! **cannot tell** it. A difference is called one only where the two intervals do not
+//! overlap.
+
+use super::figures::{FastFailRange, Figure, Range};
+use super::render::Variant;
+
+/// The estimate's error, as a share of the guessed answers behind a figure (those
+/// counted in it, and those the replayed breaker was fed): the truth tests
+/// (`cli/tests/estimate.rs`) hold the estimate within it of an observe-mode
+/// recording of the same traffic.
+pub(crate) const ESTIMATE_ERROR: f64 = 0.25;
+
+/// An interval spanning at least this share of the calls that could count toward a
+/// figure says nothing about it.
+pub(crate) const SAYS_NOTHING: f64 = 0.9;
+
+/// What a verdict is about: a figure of [`Figure`], or an incident's time to fast fail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Subject {
+    /// A figure over the whole recording.
+    Figure(Figure),
+    /// The time from incident `n`'s first failure to the first call refused.
+    FastFail(usize),
+}
+
+/// A value as far as the recording tells it: the estimate and the interval it lies in
+/// (equal for an exact one). A time to fast fail of `never` is `u64::MAX`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Told {
+    pub(crate) value: u64,
+    pub(crate) low: u64,
+    pub(crate) high: u64,
+    /// The guessed answers it rests on (0: exact).
+    pub(crate) guessed: usize,
+}
+
+impl Told {
+    /// Whether every way of answering gives it the same value.
+    pub(crate) fn exact(self) -> bool {
+        self.low == self.high
+    }
+}
+
+/// A value, or why it cannot be told.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Known {
+    Told(Told),
+    CannotTell(String),
+}
+
+/// One setting's value of `subject` (`calls`: the system's calls).
+pub(crate) fn known(variant: &Variant, subject: Subject, calls: usize) -> Known {
+    if let Some(why) = variant.cannot_tell.first() {
+        return Known::CannotTell(why.clone());
+    }
+    let f = &variant.figures;
+    let proven = variant.bounds.proven();
+    match subject {
+        Subject::Figure(figure) => {
+            // The guessed answers counted in it, and those that fed the breaker (for the
+            // openings and the time waited, the same calls).
+            let guessed = match figure {
+                Figure::Openings | Figure::Waited => f.guessed[figure],
+                _ => f.guessed[figure] + f.guessed[Figure::Openings],
+            };
+            let range = proven.map(|r| r.figures[figure]);
+            let value = f.counts[figure] as u64;
+            // A guessed answer counts one call, or one call's wait; of a time, all
+            // calls could count a whole limit each.
+            let (unit, scale) = if figure.is_time() {
+                (value / (f.ran as u64).max(1), variant.limit)
+            } else {
+                (1, 1)
+            };
+            counted(
+                value,
+                guessed,
+                unit,
+                range,
+                (calls as u64).saturating_mul(scale),
+            )
+        }
+        Subject::FastFail(i) => {
+            let met = f.incidents[i];
+            let range = proven.map(|r| r.incidents[i].0);
+            fast_fail(met.to_fast_fail, met.guessed_before_fast_fail, range)
+        }
+    }
+}
+
+/// A count (or a time: `unit` per call) resting on `guessed` answers, of at most
+/// `most`.
+fn counted(value: u64, guessed: usize, unit: u64, proven: Option<Range>, most: u64) -> Known {
+    if let Some(r) = proven.filter(|r| r.low == r.high) {
+        return exact(r.low as u64);
+    }
+    if guessed == 0 && proven.is_none() {
+        return exact(value);
+    }
+    let err = ((ESTIMATE_ERROR * guessed as f64).ceil() as u64).saturating_mul(unit);
+    let (mut low, mut high) = (value.saturating_sub(err), value.saturating_add(err));
+    if let Some(r) = proven {
+        low = low.max(r.low as u64).min(r.high as u64);
+        high = high.min(r.high as u64).max(low);
+    }
+    let told = Told {
+        value,
+        low,
+        high,
+        guessed,
+    };
+    if most > 0 && (high - low) as f64 >= SAYS_NOTHING * most as f64 {
+        return Known::CannotTell(format!(
+            "the {guessed} answers guessed could make it nearly anything"
+        ));
+    }
+    Known::Told(told)
+}
+
+fn exact(value: u64) -> Known {
+    Known::Told(Told {
+        value,
+        low: value,
+        high: value,
+        guessed: 0,
+    })
+}
+
+fn fast_fail(value: Option<u64>, guessed: usize, proven: Option<FastFailRange>) -> Known {
+    let never = |t: Option<u64>| t.unwrap_or(u64::MAX);
+    if guessed == 0 {
+        return exact(never(value));
+    }
+    match proven {
+        Some(r) if r.soonest == r.latest => exact(never(r.latest)),
+        Some(FastFailRange {
+            soonest,
+            latest: Some(latest),
+        }) => Known::Told(Told {
+            value: never(value),
+            low: never(soonest).min(never(value)),
+            high: latest.max(never(value)),
+            guessed,
+        }),
+        _ => Known::CannotTell(format!(
+            "{guessed} guessed answers fed the breaker first, and it may never have failed fast"
+        )),
+    }
+}
+
+/// How a setting compares with another on one subject, each the lower the better.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    Better,
+    Worse,
+    /// The same, or a difference within the error.
+    Same,
+    CannotTell,
+}
+
+impl Verdict {
+    /// Its word on the screen and in the JSON.
+    pub(crate) fn word(self) -> &'static str {
+        match self {
+            Verdict::Better => "better",
+            Verdict::Worse => "worse",
+            Verdict::Same => "same",
+            Verdict::CannotTell => "cannot tell",
+        }
+    }
+}
+
+/// `alternative` against `base`.
+pub(crate) fn compare(base: &Known, alternative: &Known) -> Verdict {
+    match (base, alternative) {
+        (Known::Told(b), Known::Told(a)) if a.high < b.low => Verdict::Better,
+        (Known::Told(b), Known::Told(a)) if a.low > b.high => Verdict::Worse,
+        (Known::Told(_), Known::Told(_)) => Verdict::Same,
+        _ => Verdict::CannotTell,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn told(value: u64, low: u64, high: u64) -> Known {
+        Known::Told(Told {
+            value,
+            low,
+            high,
+            guessed: usize::from(low != high),
+        })
+    }
+
+    #[test]
+    fn a_difference_within_the_error_is_no_difference() {
+        assert_eq!(compare(&told(10, 10, 10), &told(9, 9, 9)), Verdict::Better);
+        assert_eq!(
+            compare(&told(10, 10, 10), &told(11, 11, 11)),
+            Verdict::Worse
+        );
+        assert_eq!(compare(&told(10, 10, 10), &told(10, 10, 10)), Verdict::Same);
+        assert_eq!(
+            compare(&told(100, 80, 120), &told(90, 70, 110)),
+            Verdict::Same
+        );
+        assert_eq!(
+            compare(&told(100, 80, 120), &told(60, 50, 79)),
+            Verdict::Better
+        );
+        assert_eq!(
+            compare(&told(100, 80, 120), &Known::CannotTell(String::new())),
+            Verdict::CannotTell
+        );
+    }
+
+    #[test]
+    fn an_estimate_keeps_within_its_proven_range_and_one_spanning_all_says_nothing() {
+        let proven = Range { low: 95, high: 98 };
+        let Known::Told(t) = counted(96, 40, 1, Some(proven), 1000) else {
+            panic!("told")
+        };
+        assert_eq!((t.low, t.high), (95, 98));
+        let Known::Told(t) = counted(96, 40, 1, None, 1000) else {
+            panic!("told")
+        };
+        assert_eq!((t.low, t.high), (86, 106), "a quarter of 40 either way");
+        let wide = Range { low: 0, high: 950 };
+        assert!(matches!(
+            counted(500, 4000, 1, Some(wide), 1000),
+            Known::CannotTell(_)
+        ));
+        assert_eq!(
+            counted(7, 3, 1, Some(Range { low: 7, high: 7 }), 10),
+            exact(7)
+        );
+    }
+
+    #[test]
+    fn a_fast_fail_that_may_never_come_cannot_be_told() {
+        assert_eq!(fast_fail(Some(5), 0, None), exact(5));
+        assert_eq!(fast_fail(None, 0, None), exact(u64::MAX));
+        let open = FastFailRange {
+            soonest: Some(1),
+            latest: None,
+        };
+        assert!(matches!(
+            fast_fail(Some(5), 3, Some(open)),
+            Known::CannotTell(_)
+        ));
+        let closed = FastFailRange {
+            soonest: Some(2),
+            latest: Some(9),
+        };
+        assert_eq!(
+            fast_fail(Some(5), 3, Some(closed)),
+            Known::Told(Told {
+                value: 5,
+                low: 2,
+                high: 9,
+                guessed: 3
+            })
+        );
+    }
+}

@@ -1,0 +1,176 @@
+//! The replay's screens as a person reads them, held as golden texts: the demo's
+//! recording (`tests/data/demo-recording.jsonl`, 957 of its calls refused live, so
+//! without a recorded outcome) replayed with the settings it ran with and with a
+//! stricter and a looser `cb_failure_rate`. The default screen says, within 100
+//! columns, whether each alternative is better, worse or the same on what an on-call
+//! engineer weighs, and how sure; `--detail` gives the numbers, marking what rests on
+//! guessed answers. `UPDATE_EXPECT=1 cargo test -p outbound-guard-cli --test screen`
+//! rewrites the texts after a deliberate change.
+
+// expect-test writes every golden text as `r#"…"#`, quotes or not.
+#![allow(clippy::needless_raw_string_hashes)]
+
+mod common;
+
+use common::{bin, DEMO};
+use expect_test::{expect, Expect};
+
+/// The overrides the demo sets for `sber` where the user has not.
+const DEMO_DEFAULTS: [(&str, &str); 4] = [
+    ("CLIENT_SBER__CONNECT_TIMEOUT", "0.25"),
+    ("CLIENT_SBER__READ_TIMEOUT", "1.2"),
+    ("CLIENT_SBER__TOTAL_TIMEOUT", "2"),
+    ("CLIENT_SBER__CB_OPEN_DURATION", "3"),
+];
+
+/// `replay` of the demo's recording with `extra` arguments: its standard output.
+fn replay(extra: &[&str]) -> String {
+    let output = bin()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "replay",
+            "tests/data/demo-recording.jsonl",
+            "--settings",
+            DEMO,
+        ])
+        .args(["--env", "--system", "sber", "--max-replays", "2"])
+        .args([
+            "--compare",
+            "cb_failure_rate=0.1",
+            "--compare",
+            "cb_failure_rate=0.6",
+        ])
+        .args(extra)
+        .envs(DEMO_DEFAULTS)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// Every line within the screen's 100 columns.
+fn fits(text: &str) {
+    for line in text.lines() {
+        assert!(
+            line.chars().count() <= 100,
+            "{} columns: {line}",
+            line.chars().count()
+        );
+    }
+}
+
+fn golden(text: &str, expected: &Expect) {
+    fits(text);
+    // The settings file's path depends on where the workspace lies.
+    expected.assert_eq(&text.replace(DEMO, "resilience.toml"));
+}
+
+#[test]
+fn the_screen_says_in_words_which_setting_is_better_and_how_sure() {
+    golden(
+        &replay(&[]),
+        &expect![[r#"
+        tests/data/demo-recording.jsonl: 2,012 calls of 1 system from 2026-12-04 14:47:36.878 UTC over
+          29.2 s; 66 lines out of start order (sorted)
+
+        sber: 2,012 calls, 1 incident; its breaker opened 5 times; 957 calls have no recorded outcome (its
+          guard refused them): what they would change is estimated
+          as set, replayed: opened 5 times; 40 failing calls let through, 603 healthy refused; incident 1
+            (2026-12-04 14:47:40.893 UTC): failed fast after 413 ms
+          cb_failure_rate=0.1, against the settings it ran with:
+            fails fast in incident 1    better       exact
+            failing calls let through   same         estimated, ±25% of the 74 answers guessed
+            healthy calls refused       same         estimated, ±25% of the 619 answers guessed
+            time callers waited         better       estimated, ±25% of the 68 answers guessed
+          cb_failure_rate=0.6, against the settings it ran with:
+            fails fast in incident 1    cannot tell  389 guessed answers fed the breaker first, and it may
+                                                     never have failed fast
+            failing calls let through   same         estimated, ±25% of the 532 answers guessed
+            healthy calls refused       same         estimated, ±25% of the 690 answers guessed
+            time callers waited         worse        estimated, ±25% of the 402 answers guessed
+
+        to tell what is estimated or cannot be told: record in observe mode (cb_mode = "observe"), log at a
+          proxy in front of the guard, or add another replica's recording (--replica)
+
+        the numbers, their ranges and the openings: --detail; all of it: --json
+    "#]],
+    );
+}
+
+#[test]
+fn the_detail_gives_the_numbers_and_marks_what_is_guessed() {
+    golden(
+        &replay(&["--detail"]),
+        &expect![[r#"
+        tests/data/demo-recording.jsonl: 2,012 calls of 1 system from 2026-12-04 14:47:36.878 UTC over
+          29.2 s; 66 lines out of start order (sorted)
+
+        sber: 2,012 calls, 1 incident; its breaker opened 5 times; 957 calls have no recorded outcome (its
+          guard refused them): what they would change is estimated
+
+        sber, as set:
+          openings                      5 (8 guessed; every way 2–12)
+          failing calls let through     40 (15 guessed; every way 24–614)
+          healthy calls refused         603 (611 guessed; every way 0–1,371)
+          failing calls refused         245 (253 guessed; every way 0–950)
+          cancelled calls refused       0
+          bulkhead refusals             108 (109 guessed; every way 23–937)
+          time callers waited           27.0 s (8 guessed; every way 7.3 s–20m 39s)
+          guessed calls let run         8
+          ranges                        2 ways replayed, not every one; the ranges are proven to hold every
+                                        way
+          incident 1 at 2026-12-04 14:47:40.893 UTC (16.1 s, 30 failing):
+            to fast fail                413 ms
+            failing calls let through   40 (7 guessed)
+          opened 2026-12-04 14:47:41.294 UTC  sber opened: 15 of 50 calls failed (30% ≥ 30%)
+          opened 2026-12-04 14:47:44.307 UTC  sber opened again: trial 2 of 3 failed
+          opened 2026-12-04 14:47:51.795 UTC  sber opened: 15 of 50 calls failed (30% ≥ 30%) (guessed)
+          opened 2026-12-04 14:47:57.803 UTC  sber opened: 15 of 50 calls failed (30% ≥ 30%)
+          opened 2026-12-04 14:48:02.835 UTC  sber forced open by an operator
+
+        sber, cb_failure_rate=0.1:
+          openings                      6 (68 guessed; every way 1–14)
+          failing calls let through     27 (74 guessed; every way 5–825)
+          healthy calls refused         724 (619 guessed; every way 10–1,649)
+          failing calls refused         302 (351 guessed; every way 10–992)
+          cancelled calls refused       0
+          bulkhead refusals             55 (123 guessed; every way 0–937)
+          time callers waited           25.1 s (68 guessed; every way 664 ms–30m 3s)
+          guessed calls let run         68
+          ranges                        2 ways replayed, not every one; the ranges are proven to hold every
+                                        way
+          incident 1 at 2026-12-04 14:47:40.893 UTC (16.1 s, 30 failing):
+            to fast fail                112 ms
+            failing calls let through   26 (5 guessed)
+          opened 2026-12-04 14:47:40.994 UTC  sber opened: 5 of 50 calls failed (10% ≥ 10%)
+          opened 2026-12-04 14:47:44.209 UTC  sber opened: 1 of 10 calls failed (10% ≥ 10%) (guessed)
+          opened 2026-12-04 14:47:51.023 UTC  sber opened: 5 of 50 calls failed (10% ≥ 10%) (guessed)
+          opened 2026-12-04 14:47:57.506 UTC  sber opened: 5 of 50 calls failed (10% ≥ 10%) (guessed)
+          opened 2026-12-04 14:48:01.119 UTC  sber opened again: trial 3 of 3 failed (guessed)
+          opened 2026-12-04 14:48:02.835 UTC  sber forced open by an operator
+
+        sber, cb_failure_rate=0.6:
+          openings                      3 (402 guessed; every way 0–13)
+          failing calls let through     163 (532 guessed; every way 15–997)
+          healthy calls refused         473 (690 guessed; every way 0–1,639)
+          failing calls refused         51 (453 guessed; every way 0–982)
+          cancelled calls refused       0
+          bulkhead refusals             223 (618 guessed; every way 0–937)
+          time callers waited           49.1 s (402 guessed; every way 675 ms–33m 17s)
+          guessed calls let run         402
+          ranges                        2 ways replayed, not every one; the ranges are proven to hold every
+                                        way
+          incident 1 at 2026-12-04 14:47:40.893 UTC (16.1 s, 30 failing):
+            to fast fail                cannot tell: 389 guessed answers fed the breaker first, and it may
+                                        never have failed fast
+            failing calls let through   155 (122 guessed)
+          opened 2026-12-04 14:47:53.292 UTC  sber opened: 30 of 50 calls failed (60% ≥ 60%) (guessed)
+          opened 2026-12-04 14:47:58.651 UTC  sber opened: 30 of 50 calls failed (60% ≥ 60%) (guessed)
+          opened 2026-12-04 14:48:02.835 UTC  sber forced open by an operator
+    "#]],
+    );
+}
