@@ -17,6 +17,8 @@ use crate::failure::Failure;
 use crate::load::vars;
 use crate::output::{counted, print, warn};
 
+#[cfg(test)]
+mod drawn;
 mod engine;
 mod figures;
 mod guess;
@@ -26,6 +28,7 @@ mod possible;
 pub(crate) mod recording;
 mod render;
 mod replicas;
+mod report;
 mod verdict;
 mod ways;
 
@@ -34,7 +37,7 @@ use std::sync::Arc;
 use crate::args::ReplayArgs;
 use figures::incidents;
 use recording::Recording;
-use render::{SystemReport, Variant};
+use report::{SystemReport, Variant};
 use ways::{Budget, Replayable};
 
 /// The longest recording replayed: a year, in microseconds.
@@ -237,7 +240,7 @@ pub(crate) fn run_command(args: &ReplayArgs) -> Result<(), Failure> {
             }
         }
     }
-    let timing = render::Timing {
+    let timing = report::Timing {
         read: read_took,
         replay: replay_took,
     };

@@ -84,6 +84,8 @@ mod watch;
 mod wiring;
 
 #[doc(hidden)]
+pub mod __bounds;
+#[doc(hidden)]
 pub mod __private;
 
 pub use action::{ManualAction, UnknownAction};

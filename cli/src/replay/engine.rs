@@ -355,6 +355,13 @@ async fn settle() {
     }
 }
 
+/// How late one of a replayed guard's timers may fire (µs): tokio's clock moves in
+/// whole milliseconds to the next timer, so it lands up to 2 ms past a timer's instant
+/// (its deadline rounded up, plus the clock's fraction of a millisecond); with a
+/// margin. [`toward`] stops short of a step by the 2 ms, and the proof of the ranges
+/// ([`possible`](super::possible)) widens every bound that waits on a timer by this.
+pub(crate) const TIMER_SLACK: u64 = 3_000;
+
 /// Moves the paused clock forward to `at` exactly, firing on the way the guard's own
 /// timers (its timeouts and slow-call alarms, on whole milliseconds) in order; returns
 /// early when a call starts to wait for an end, which may come before `at`. `timer` is
@@ -364,10 +371,9 @@ async fn toward(ends: &Ends, mut timer: Pin<&mut Sleep>, at: Instant) {
     if at <= now {
         return;
     }
-    // tokio's clock moves by itself to the next timer (this one, or an earlier one
-    // of the guard's), in whole milliseconds from the current one, so it lands up to
-    // 2 ms past a timer's instant (its deadline rounded up, plus the clock's fraction
-    // of a millisecond): a timer 2 ms short of `at` never takes it past `at`.
+    // tokio's clock moves by itself to the next timer (this one, or an earlier one of
+    // the guard's) and lands up to 2 ms past it (`TIMER_SLACK`): a timer 2 ms short of
+    // `at` never takes it past `at`.
     if let Some(early) = at
         .checked_sub(Duration::from_millis(2))
         .filter(|e| *e > now)

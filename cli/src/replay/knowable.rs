@@ -8,7 +8,7 @@
 use outbound_guard_settings::SystemSettings;
 
 use super::recording::{Recorded, SystemRecording};
-use super::render::span;
+use super::report::span;
 
 /// The `read_timeout` the recording's calls were allowed: the recorder's limits lines
 /// (the longest), else the longest call its client cut; `None` if neither is known.

@@ -19,7 +19,7 @@ use plotters::prelude::*;
 
 use super::engine::Fate;
 use super::recording::{Recorded, Recording};
-use super::render::{when, SystemReport, Variant};
+use super::report::{when, SystemReport, Variant};
 use crate::bands::Chart;
 
 const HEALTHY: RGBColor = RGBColor(60, 160, 60);

@@ -11,6 +11,9 @@
 //! both ways.
 //!
 //! **After it, a call counts at its worst only where it may be refused.**
+//! The runtime states its own timing facts (`outbound_guard::__bounds`): the open
+//! periods and the longest a call holds a permit; the proof takes them from there.
+//!
 //! - *By the bulkhead*: a call runs until its answer (its recorded duration, or the
 //!   longer of the two a call without an outcome may be given), never past
 //!   `total_timeout` (a timeout runs until then). It gets a permit at once if fewer than
@@ -24,10 +27,12 @@
 //!   `read_timeout`. Its failure stays in the window until `cb_window_size` more calls
 //!   are counted (a call the bulkhead may refuse, or whose caller gives up, may count
 //!   nothing), so the breaker may open on it until the latest end bound among them. It
-//!   stays open at most `cb_open_duration` with its jitter, or with a backoff
-//!   `cb_open_max` (a replayed failure carries no retry hint), then goes half-open at
-//!   the next call; the first `cb_half_open_calls` calls it admits are its trials.
-//!   While they run it refuses the others; once all have succeeded it closes, and one
+//!   stays open at most its longest own open period (the runtime's
+//!   `__bounds::open_periods`: `cb_open_duration` with its jitter, or with a backoff
+//!   `cb_open_max`; a replayed failure carries no retry hint), then goes half-open at
+//!   the next call and admits `cb_half_open_calls` trials. A trial whose caller gives
+//!   up hands its slot back when it ends, and holds it until then, so while trials run
+//!   the others are refused; once that many trials have succeeded it closes, and one
 //!   that fails is itself a call that may count a failure. So the breaker refuses no
 //!   call that starts after the latest end bound among those trials and the calls
 //!   that may have been admitted before them since it could first be half-open (a call
@@ -60,7 +65,7 @@ use std::time::Duration;
 use outbound_guard::ManualAction;
 use outbound_guard_settings::SystemSettings;
 
-use super::engine::Replay;
+use super::engine::{Replay, TIMER_SLACK};
 use super::figures::{figures_in, limit, FastFailRange, Figure, Incident, Ranges, Span};
 use super::guess::{self, Options};
 use super::recording::{Call, Recorded};
@@ -82,10 +87,6 @@ pub(crate) struct Refusable {
     pub(crate) bulkhead: Vec<bool>,
 }
 
-/// How late a replayed guard's timer may fire (µs): tokio's whole milliseconds, with a
-/// margin.
-const TIMER_SLACK: u64 = 3_000;
-
 /// The most end bounds read for one half-open period's trials; past it, the last
 /// trial's start plus the longest a call can take stands for them (as sound, wider).
 const MOST_SCANNED: usize = 1024;
@@ -94,12 +95,10 @@ fn micros(d: Duration) -> u64 {
     u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
 }
 
-/// The longest a call may hold or wait for a permit (µs): `bulkhead_wait` and
-/// `total_timeout`, each timer up to [`TIMER_SLACK`] late.
+/// The longest a call may hold or wait for a permit (µs): the runtime's, each of its two
+/// timers up to [`TIMER_SLACK`] late.
 fn holds(settings: &SystemSettings) -> u64 {
-    micros(settings.bulkhead_wait())
-        .saturating_add(micros(settings.total_timeout()))
-        .saturating_add(2 * TIMER_SLACK)
+    micros(outbound_guard::__bounds::longest_hold(settings)).saturating_add(2 * TIMER_SLACK)
 }
 
 impl Proven<'_> {
@@ -267,16 +266,10 @@ impl Proven<'_> {
     ) -> Vec<bool> {
         let calls = self.calls;
         let holds = holds(settings);
-        // The longest open period: `cb_open_duration` with its jitter, or with a backoff,
-        // `cb_open_max` (a replayed failure carries no retry hint).
-        let open = settings.cb_open_duration();
-        let open_max = micros(if settings.cb_open_backoff() > 1.0 {
-            settings.cb_open_max().max(open)
-        } else {
-            open.mul_f64(1.0 + settings.cb_open_jitter())
-                .min(settings.cb_open_max().max(open))
-        });
-        let open_min = micros(open);
+        // The shortest and the longest open period, the runtime's own (a replayed
+        // failure carries no retry hint).
+        let (open_min, open_max) = outbound_guard::__bounds::open_periods(settings);
+        let (open_min, open_max) = (micros(open_min), micros(open_max));
         let wait = micros(settings.bulkhead_wait()) + TIMER_SLACK;
         let trials = settings.cb_half_open_calls() as usize;
         let window = settings.cb_window_size() as usize;
@@ -323,9 +316,9 @@ impl Proven<'_> {
                         let opened = latest_end(i, left);
                         let half_open = opened.saturating_add(open_max);
                         let from = calls.partition_point(|d| d.start < half_open);
-                        let last_trial = nth_counted(from, trials)?;
                         let earliest = c.start.saturating_add(open_min).saturating_sub(wait);
                         let first = calls.partition_point(|d| d.start < earliest);
+                        let last_trial = self.last_trial(first, from, trials, ends, bulkhead)?;
                         Some(latest_end(first, last_trial))
                     });
                     let until = until.unwrap_or(u64::MAX);
@@ -334,6 +327,46 @@ impl Proven<'_> {
                 refusable
             })
             .collect()
+    }
+
+    /// The latest a half-open breaker's last trial may be, the breaker half-open from
+    /// call `from` on at the latest (from `first` at the earliest), admitting `trials`
+    /// trials (`None`: the recording ends first, or the scan would be too long). A trial
+    /// whose caller gives up hands its slot back when it ends, and holds it until then:
+    /// each call that may be cancelled is taken to hold a slot until its end bound
+    /// (those from `first` on too, had the breaker gone half-open that early), and each
+    /// that may be refused by the bulkhead to take none.
+    fn last_trial(
+        &self,
+        first: usize,
+        from: usize,
+        trials: usize,
+        ends: &[u64],
+        bulkhead: &[bool],
+    ) -> Option<usize> {
+        let calls = self.calls;
+        let start = calls.get(from)?.start;
+        let mut holding: Vec<u64> = (first..from)
+            .filter(|&j| calls[j].outcome == Recorded::Cancelled && ends[j] > start)
+            .map(|j| ends[j])
+            .collect();
+        let mut taken = 0;
+        for j in from..calls.len().min(from.saturating_add(MOST_SCANNED)) {
+            let d = &calls[j];
+            holding.retain(|end| *end > d.start);
+            if taken + holding.len() >= trials {
+                continue;
+            }
+            if d.outcome == Recorded::Cancelled {
+                holding.push(ends[j]);
+            } else if !bulkhead[j] {
+                taken += 1;
+                if taken == trials {
+                    return Some(j);
+                }
+            }
+        }
+        None
     }
 
     /// Whether an operator's (or the settings file's) forced opening may be in force

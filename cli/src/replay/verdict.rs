@@ -12,7 +12,7 @@
 //! overlap.
 
 use super::figures::{FastFailRange, Figure, Range};
-use super::render::Variant;
+use super::report::Variant;
 
 /// The estimate's error, as a share of the guessed answers behind a figure (those
 /// counted in it, and those the replayed breaker was fed): the truth tests

@@ -248,51 +248,57 @@ impl Replayable<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::replay::drawn::{self, Regime};
     use crate::replay::engine::Fate;
     use crate::replay::figures::{incidents, FastFailRange, Figure, Range};
     use crate::replay::guess;
     use crate::replay::possible::Refusable;
     use outbound_guard_settings::Settings;
-    use std::fmt::Write as _;
 
-    fn settings(rng: &mut fastrand::Rng) -> Settings {
-        // Timeouts long against the recording, or short (the breaker's refusals then
-        // end within it, and the possible ranges say which calls it cannot refuse).
-        let (read, total, slow) = if rng.bool() {
-            ("1s", "2s", "0.5s")
-        } else {
-            ("45ms", "60ms", "45ms")
-        };
-        let mut text = format!(
-            "[systems.s]\ncb_window_size = {}\ncb_min_calls = 2\ncb_failure_rate = {}\ncb_open_duration = \"{}ms\"\ncb_half_open_calls = {}\nread_timeout = \"{read}\"\ntotal_timeout = \"{total}\"\nconnect_timeout = \"10ms\"\n",
-            2 + rng.u64(..3),
-            [0.3, 0.5, 0.7][rng.u64(..3) as usize],
-            100 + 100 * rng.u64(..3),
-            1 + rng.u64(..2),
-        );
-        // Now and then a bulkhead that fills (calls overlap), with or without a wait, a
-        // shorter slow-call threshold, a backoff and jitter.
-        if rng.bool() {
-            let _ = write!(
-                text,
-                "max_connections = {}\nbulkhead_wait = \"{}ms\"\n",
-                1 + rng.u64(..2),
-                [0, 5, 30][rng.u64(..3) as usize]
-            );
-        } else {
-            text += "bulkhead_wait = \"0s\"\n";
-        }
-        match rng.u64(..3) {
-            0 => text += "cb_slow_threshold = \"25ms\"\ncb_open_backoff = 2\ncb_open_jitter = 0.5\ncb_open_max = \"1s\"\n",
-            1 => {
-                let _ = writeln!(text, "cb_slow_threshold = \"{slow}\"\ncb_open_jitter = 0.3");
-            }
-            _ => {
-                let _ = writeln!(text, "cb_slow_threshold = \"{slow}\"");
-            }
-        }
-        Settings::parse(&text, "test.toml").unwrap()
-    }
+    /// Settings for the brute-force check: timeouts long against the recording, or
+    /// short (the breaker's refusals then end within it, and the possible ranges say
+    /// which calls it cannot refuse); now and then a bulkhead that fills.
+    const BRUTE: Regime = Regime {
+        window: (2, 4),
+        rates: &[0.3, 0.5, 0.7],
+        open_ms: (100, 300, 100),
+        open_max_times: &[1, 5],
+        backoffs: &[1.0, 2.0],
+        jitters: &[0.0, 0.3, 0.5],
+        trials: 2,
+        timeouts_ms: &[(1000, 2000, 500), (45, 60, 45), (1000, 2000, 25)],
+        connections: &[1, 2, 10],
+        waits_ms: &[0, 5, 30],
+    };
+
+    /// Timeouts and open periods short against the recording, so that refusals end.
+    const SHORT: Regime = Regime {
+        window: (2, 2),
+        rates: &[0.5],
+        open_ms: (40, 100, 30),
+        open_max_times: &[1, 3, 7],
+        backoffs: &[1.0, 2.0],
+        jitters: &[0.0, 0.5],
+        trials: 2,
+        timeouts_ms: &[(20, 25, 12)],
+        connections: &[1, 2, 10],
+        waits_ms: &[0, 15],
+    };
+
+    /// Short timeouts and open periods, trials that time out or whose callers give up,
+    /// waits for a permit, jitter and backoff.
+    const TIGHT: Regime = Regime {
+        window: (1, 4),
+        rates: &[0.3, 0.5, 1.0],
+        open_ms: (20, 80, 20),
+        open_max_times: &[1, 4],
+        backoffs: &[1.0, 3.0],
+        jitters: &[0.0, 0.9],
+        trials: 3,
+        timeouts_ms: &[(24, 25, 24)],
+        connections: &[1, 3, 10],
+        waits_ms: &[0, 3, 15],
+    };
 
     /// Calls 10–60 ms apart, each 1–40 ms long: successes, failures, now and then a
     /// timeout or a call its caller gave up, and `unknown` refused ones in one or two
@@ -370,7 +376,7 @@ mod tests {
         let mut paths_fewer_than_answerings = 0;
         let (mut cut_short, mut settled_before) = (0, 0);
         for case in 0..64 {
-            let settings = settings(&mut rng);
+            let (settings, _) = drawn::settings(&mut rng, &BRUTE);
             let system = settings.system("s").unwrap();
             let unknown = 2 + rng.u64(..5) as usize;
             let length = 14 + rng.u64(..8) as usize;
@@ -500,17 +506,7 @@ mod tests {
         let mut rng = fastrand::Rng::with_seed(0x0A33_0B0D);
         let mut narrower = 0;
         for case in 0..240 {
-            let text = format!(
-                "[systems.s]\ncb_window_size = 2\ncb_min_calls = {}\ncb_failure_rate = 0.5\ncb_open_duration = \"{}ms\"\ncb_half_open_calls = {}\ncb_open_jitter = {}\ncb_open_backoff = {}\ncb_open_max = \"300ms\"\nread_timeout = \"20ms\"\ntotal_timeout = \"25ms\"\ncb_slow_threshold = \"12ms\"\nconnect_timeout = \"5ms\"\nbulkhead_wait = \"{}ms\"\nmax_connections = {}\n",
-                1 + rng.u64(..2),
-                40 + 30 * rng.u64(..3),
-                1 + rng.u64(..2),
-                [0.0, 0.5][rng.usize(..2)],
-                [1, 2][rng.usize(..2)],
-                [0, 15][rng.usize(..2)],
-                [1, 2, 10][rng.usize(..3)],
-            );
-            let settings = Settings::parse(&text, "test.toml").unwrap();
+            let (settings, text) = drawn::settings(&mut rng, &SHORT);
             let system = settings.system("s").unwrap();
             let mut start = 0;
             let unknown_from = rng.usize(..4);
@@ -588,19 +584,7 @@ mod tests {
     fn refusals_come_only_where_the_proof_allows() {
         let mut rng = fastrand::Rng::with_seed(0x0A33_F1A6);
         for case in 0..4_000 {
-            let window = 1 + rng.u64(..4);
-            let text = format!(
-                "[systems.s]\ncb_window_size = {window}\ncb_min_calls = {}\ncb_failure_rate = {}\ncb_open_duration = \"{}ms\"\ncb_half_open_calls = {}\ncb_open_jitter = {}\ncb_open_backoff = {}\ncb_open_max = \"200ms\"\nread_timeout = \"24ms\"\ntotal_timeout = \"25ms\"\ncb_slow_threshold = \"24ms\"\nconnect_timeout = \"5ms\"\nbulkhead_wait = \"{}ms\"\nmax_connections = {}\n",
-                1 + rng.u64(..window),
-                [0.3, 0.5, 1.0][rng.usize(..3)],
-                20 + 20 * rng.u64(..4),
-                1 + rng.u64(..3),
-                [0.0, 0.9][rng.usize(..2)],
-                [1, 3][rng.usize(..2)],
-                [0, 3, 15][rng.usize(..3)],
-                [1, 3, 10][rng.usize(..3)],
-            );
-            let settings = Settings::parse(&text, "test.toml").unwrap();
+            let (settings, text) = drawn::settings(&mut rng, &TIGHT);
             let system = settings.system("s").unwrap();
             let mut start = 0;
             let calls: Vec<Call> = (0..30)

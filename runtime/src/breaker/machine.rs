@@ -61,7 +61,7 @@ pub(crate) struct Config {
 
 impl Config {
     /// The parameters of the open periods ([`OpenPeriods`]).
-    fn periods(&self) -> Periods {
+    pub(crate) fn periods(&self) -> Periods {
         Periods {
             open_nanos: self.open_nanos,
             open_max_nanos: self.open_max_nanos,

@@ -26,6 +26,24 @@ pub(crate) struct Periods {
     pub jitter: f64,
 }
 
+impl Periods {
+    /// The shortest and the longest of the breaker's own open periods, without a retry
+    /// hint (nanoseconds): at least `open_nanos` (backoff and jitter only lengthen it);
+    /// at most `open_max_nanos`, and without a backoff, at most `open_nanos` with its
+    /// whole jitter. [`OpenPeriods::open`] never leaves it.
+    pub(crate) fn own_range(&self) -> (u64, u64) {
+        let max = self.open_max_nanos.max(self.open_nanos);
+        let longest = if self.backoff > 1.0 {
+            max
+        } else {
+            self.open_nanos
+                .saturating_add(scale(self.open_nanos, self.jitter))
+                .min(max)
+        };
+        (self.open_nanos, longest)
+    }
+}
+
 /// An open period: its length and what decided it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Opening {
@@ -157,6 +175,33 @@ mod tests {
 
     const PLAIN: Periods = periods(100, 1_000, 1.0, 0.0);
     const BACKOFF: Periods = periods(100, 1_000, 2.0, 0.0);
+
+    #[test]
+    fn every_opening_without_a_hint_lies_in_the_own_range() {
+        let mut rng = fastrand::Rng::with_seed(11);
+        for _ in 0..500 {
+            let p = periods(
+                1 + rng.u64(..1_000),
+                rng.u64(..5_000),
+                [1.0, 1.5, 3.0][rng.usize(..3)],
+                [0.0, 0.3, 0.9][rng.usize(..3)],
+            );
+            let (shortest, longest) = p.own_range();
+            let mut open = OpenPeriods::new();
+            open.seed(rng.u64(..));
+            for i in 0..20 {
+                let nanos = open.open(&p, i % 4 != 0, 0).nanos;
+                assert!((shortest..=longest).contains(&nanos), "{p:?}: {nanos}");
+                if i % 7 == 6 {
+                    open.new_state(true);
+                }
+            }
+        }
+        // Without a backoff, the longest is the jitter's whole share, and it is reached.
+        assert_eq!(periods(100, 1_000, 1.0, 0.5).own_range(), (100, 150));
+        assert_eq!(periods(100, 120, 1.0, 0.5).own_range(), (100, 120));
+        assert_eq!(periods(100, 1_000, 2.0, 0.0).own_range(), (100, 1_000));
+    }
 
     #[test]
     fn a_first_opening_lasts_the_open_duration() {

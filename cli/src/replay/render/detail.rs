@@ -9,11 +9,11 @@ use std::path::Path;
 
 use crate::output::{counted, thousands};
 
-use super::super::figures::{FastFailRange, Figure, Range};
-use super::super::recording::Recording;
-use super::super::verdict::{self, Known, Subject};
 use super::screen::{system_header, wrap, WIDTH};
-use super::{preamble, span, when, SystemReport, Variant};
+use crate::replay::figures::{FastFailRange, Figure, Range};
+use crate::replay::recording::Recording;
+use crate::replay::report::{preamble, span, when, SystemReport, Variant};
+use crate::replay::verdict::{self, Known, Subject};
 
 /// The label column.
 const LABEL: usize = 30;

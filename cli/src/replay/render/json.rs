@@ -6,10 +6,10 @@ use std::path::Path;
 
 use serde_json::{json, Map, Value};
 
-use super::super::figures::{FastFailRange, Figure, Range, Ranges};
-use super::super::recording::Recording;
-use super::super::verdict::{self, Known, Subject};
-use super::{replayed, total_calls, when, SystemReport, Timing, Variant};
+use crate::replay::figures::{FastFailRange, Figure, Range, Ranges};
+use crate::replay::recording::Recording;
+use crate::replay::report::{replayed, total_calls, when, SystemReport, Timing, Variant};
+use crate::replay::verdict::{self, Known, Subject};
 
 /// Milliseconds, from microseconds.
 fn ms(micros: u64) -> Value {

@@ -10,10 +10,10 @@ use std::path::Path;
 
 use crate::output::{counted, thousands, times};
 
-use super::super::figures::Figure;
-use super::super::recording::Recording;
-use super::super::verdict::{self, Known, Subject, Verdict, ESTIMATE_ERROR};
-use super::{preamble, span, when, SystemReport, Variant};
+use crate::replay::figures::Figure;
+use crate::replay::recording::Recording;
+use crate::replay::report::{preamble, span, when, SystemReport, Variant};
+use crate::replay::verdict::{self, Known, Subject, Verdict, ESTIMATE_ERROR};
 
 /// The screen's width, in columns.
 pub(crate) const WIDTH: usize = 100;

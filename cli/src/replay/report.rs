@@ -1,0 +1,119 @@
+//! What a replay found, per system and setting, as the screens read it: the figures,
+//! their ranges and the replay of each setting; and the words of times and spans.
+
+use std::time::{Duration, SystemTime};
+
+use super::engine::Replay;
+use super::figures::{Bounds, Figures, Incident};
+use super::recording::{Recording, SystemRecording};
+
+/// One setting's replay of one system.
+pub(crate) struct Variant {
+    /// `as set`, or the changed key: `cb_failure_rate=0.2`.
+    pub(crate) label: String,
+    /// With the calls without a recorded outcome answered by the estimate.
+    pub(crate) figures: Figures,
+    /// Each figure over every way of answering them.
+    pub(crate) bounds: Bounds,
+    pub(crate) replay: Replay,
+    /// The longest a call that ran keeps its caller waiting (µs): the setting's
+    /// `read_timeout` or `total_timeout`, the shorter.
+    pub(crate) limit: u64,
+    /// Replays made of this setting (the estimate's, and each way of answering).
+    pub(crate) replays: usize,
+    /// Why the recording cannot tell this setting (its figures are then not given);
+    /// empty when it can.
+    pub(crate) cannot_tell: Vec<String>,
+}
+
+/// One system's replays.
+pub(crate) struct SystemReport<'a> {
+    pub(crate) name: String,
+    pub(crate) recording: &'a SystemRecording,
+    pub(crate) incidents: Vec<Incident>,
+    /// Its calls without a recorded outcome (refused by the recording's guard).
+    pub(crate) unknown: usize,
+    /// Its calls without a recorded outcome that another replica's calls answered
+    /// (`--replica`): no longer without one.
+    pub(crate) filled: usize,
+    pub(crate) variants: Vec<Variant>,
+}
+
+/// How long reading and replaying took, for the throughput line.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Timing {
+    pub(crate) read: Duration,
+    pub(crate) replay: Duration,
+}
+
+/// A time of the recording (µs since its start) as a time of day, to the millisecond.
+pub(crate) fn when(recording: &Recording, at: u64) -> String {
+    let origin = recording.origin.unwrap_or(SystemTime::UNIX_EPOCH);
+    let text = humantime::format_rfc3339_millis(origin + Duration::from_micros(at)).to_string();
+    text.replace('T', " ").trim_end_matches('Z').to_owned() + " UTC"
+}
+
+/// A span in words: `850 ms`, `12.3 s`, `4m 10s`.
+pub(crate) fn span(micros: u64) -> String {
+    let d = Duration::from_micros(micros);
+    if d < Duration::from_secs(1) {
+        format!("{} ms", d.as_millis())
+    } else if d < Duration::from_secs(120) {
+        format!("{:.1} s", d.as_secs_f64())
+    } else {
+        humantime::format_duration(Duration::from_secs(d.as_secs())).to_string()
+    }
+}
+
+/// The calls of every system's recording.
+pub(crate) fn total_calls(reports: &[SystemReport<'_>]) -> usize {
+    reports.iter().map(|r| r.recording.calls.len()).sum()
+}
+
+/// The calls replayed, over every setting and way of guessing.
+pub(crate) fn replayed(reports: &[SystemReport<'_>]) -> usize {
+    reports
+        .iter()
+        .map(|r| r.recording.calls.len() * r.variants.iter().map(|v| v.replays).sum::<usize>())
+        .sum()
+}
+
+/// The first line of a screen: the recording, its calls and systems, when and how long,
+/// and the lines skipped or sorted.
+pub(crate) fn preamble(
+    path: &std::path::Path,
+    recording: &Recording,
+    reports: &[SystemReport<'_>],
+) -> String {
+    use crate::output::counted;
+    use std::fmt::Write as _;
+    let last = reports
+        .iter()
+        .filter_map(|r| r.recording.calls.last().map(|c| c.start))
+        .max()
+        .unwrap_or(0);
+    let mut out = format!(
+        "{}: {} of {} from {} over {}",
+        path.display(),
+        counted(total_calls(reports), "call", "calls"),
+        counted(reports.len(), "system", "systems"),
+        when(recording, 0),
+        span(last),
+    );
+    if !recording.bad_lines.is_empty() {
+        let _ = write!(
+            out,
+            "; {} skipped",
+            counted(recording.bad_lines.len(), "line", "lines")
+        );
+    }
+    if recording.out_of_order > 0 {
+        let _ = write!(
+            out,
+            "; {} out of start order (sorted)",
+            counted(recording.out_of_order, "line", "lines")
+        );
+    }
+    out.push('\n');
+    out
+}
