@@ -30,9 +30,11 @@
 //! have refused.
 
 use std::collections::BinaryHeap;
+use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, AtomicU8, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
 
 use outbound_guard::{Cause, Guard, ManualAction, Observer, State, Transition};
@@ -347,11 +349,97 @@ impl Ends {
     }
 }
 
-/// Lets every task the last step woke run (they start, end and register their ends at
-/// the instant the clock shows) before the clock moves on.
-async fn settle() {
-    for _ in 0..2 {
+/// Lets every call task the last step woke run (they start, end and register their
+/// ends at the instant the clock shows) before the clock moves on: yields until none
+/// is woken and not yet run ([`Woken`]), however long the chain of wakes.
+async fn settle(woken: &Woken) {
+    while woken.0.load(Ordering::Acquire) > 0 {
         tokio::task::yield_now().await;
+    }
+}
+
+/// How many of the replay's call tasks are woken and not yet polled.
+#[derive(Default)]
+struct Woken(AtomicUsize);
+
+/// A call task's waker: counts the task in [`Woken`] when it is first woken, until
+/// its next poll, and wakes it.
+struct Tracker {
+    woken: Arc<Woken>,
+    /// Woken since its last poll.
+    pending: AtomicBool,
+    /// Done: a late wake counts nothing.
+    done: AtomicBool,
+    waker: Mutex<Option<Waker>>,
+}
+
+impl Wake for Tracker {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        if !self.done.load(Ordering::Acquire) && !self.pending.swap(true, Ordering::AcqRel) {
+            self.woken.0.fetch_add(1, Ordering::AcqRel);
+        }
+        if let Ok(waker) = self.waker.lock() {
+            if let Some(waker) = waker.as_ref() {
+                waker.wake_by_ref();
+            }
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// A call task whose wakes [`settle`] waits for. Spawned counted as woken: it has
+    /// not run yet.
+    struct Tracked<F> {
+        #[pin]
+        task: F,
+        tracker: Arc<Tracker>,
+        waker: Waker,
+    }
+}
+
+impl<F> Tracked<F> {
+    fn new(woken: &Arc<Woken>, task: F) -> Self {
+        woken.0.fetch_add(1, Ordering::AcqRel);
+        let tracker = Arc::new(Tracker {
+            woken: woken.clone(),
+            pending: AtomicBool::new(true),
+            done: AtomicBool::new(false),
+            waker: Mutex::new(None),
+        });
+        Tracked {
+            task,
+            waker: Waker::from(tracker.clone()),
+            tracker,
+        }
+    }
+}
+
+impl<F: Future> Future for Tracked<F> {
+    type Output = F::Output;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        let this = self.project();
+        if let Ok(mut waker) = this.tracker.waker.lock() {
+            if !waker.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
+                *waker = Some(cx.waker().clone());
+            }
+        }
+        if this.tracker.pending.swap(false, Ordering::AcqRel) {
+            this.tracker.woken.0.fetch_sub(1, Ordering::AcqRel);
+        }
+        let poll = this.task.poll(&mut Context::from_waker(this.waker));
+        if poll.is_ready() {
+            // Woken while it ran its last poll: it will not run again.
+            this.tracker.done.store(true, Ordering::Release);
+            if this.tracker.pending.swap(false, Ordering::AcqRel) {
+                this.tracker.woken.0.fetch_sub(1, Ordering::AcqRel);
+            }
+        }
+        poll
     }
 }
 
@@ -366,7 +454,7 @@ pub(crate) const TIMER_SLACK: u64 = 3_000;
 /// timers (its timeouts and slow-call alarms, on whole milliseconds) in order; returns
 /// early when a call starts to wait for an end, which may come before `at`. `timer` is
 /// the driver's one timer, reset for each step.
-async fn toward(ends: &Ends, mut timer: Pin<&mut Sleep>, at: Instant) {
+async fn toward(ends: &Ends, woken: &Woken, mut timer: Pin<&mut Sleep>, at: Instant) {
     let now = Instant::now();
     if at <= now {
         return;
@@ -384,7 +472,7 @@ async fn toward(ends: &Ends, mut timer: Pin<&mut Sleep>, at: Instant) {
             () = ends.changed.notified() => return,
         }
     }
-    settle().await;
+    settle(woken).await;
     if ends.next().is_some_and(|end| end < at) {
         return;
     }
@@ -417,6 +505,7 @@ async fn drive(
         *o = Some(origin);
     }
     let ends = Arc::new(Ends::default());
+    let woken = Arc::new(Woken::default());
     let fates: Arc<[AtomicU8]> = (0..calls.len()).map(|_| AtomicU8::new(0)).collect();
     let running = Arc::new(AtomicUsize::new(0));
     let mut unknown_index = 0;
@@ -443,14 +532,14 @@ async fn drive(
         };
         let now = Instant::now();
         if next > now {
-            toward(&ends, timer.as_mut(), next).await;
+            toward(&ends, &woken, timer.as_mut(), next).await;
             continue;
         }
         // Due now: the calls that end first, then the operator's actions, then the calls
         // that start.
         if end.is_some_and(|e| e <= now) {
             ends.wake_due(now);
-            settle().await;
+            settle(&woken).await;
         } else if action.is_some_and(|a| a <= now) {
             if let Some((_, act)) = actions.next() {
                 guard.breaker().act(*act);
@@ -468,12 +557,12 @@ async fn drive(
             let (guard, fates, running, ends) =
                 (guard.clone(), fates.clone(), running.clone(), ends.clone());
             running.fetch_add(1, Ordering::Relaxed);
-            tokio::spawn(async move {
+            tokio::spawn(Tracked::new(&woken, async move {
                 let fate = one(&guard, &ends, call_upstream).await;
                 fates[index].store(fate as u8, Ordering::Relaxed);
                 running.fetch_sub(1, Ordering::Relaxed);
                 ends.changed.notify_one();
-            });
+            }));
         }
     }
     let fates = fates
@@ -548,5 +637,49 @@ async fn one(guard: &Guard, ends: &Ends, call: Upstream) -> Fate {
             Cause::BulkheadFull { .. } => Fate::BulkheadFull,
             _ => Fate::Refused,
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A chain of tasks, each woken by the one before it, all at one instant: `settle`
+    /// returns only once the last has run, however long the chain (two `yield_now`
+    /// run a chain of about two, which tokio does not promise either).
+    #[test]
+    fn settle_waits_for_every_task_a_wake_leads_to() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .start_paused(true)
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            let woken = Arc::new(Woken::default());
+            let ran = Arc::new(AtomicUsize::new(0));
+            let (first, mut next) = oneshot::channel::<()>();
+            for _ in 0..20 {
+                let (tell, wait) = oneshot::channel::<()>();
+                let ran = ran.clone();
+                tokio::spawn(Tracked::new(&woken, async move {
+                    let _ = next.await;
+                    tokio::task::yield_now().await;
+                    ran.fetch_add(1, Ordering::SeqCst);
+                    let _ = tell.send(());
+                }));
+                next = wait;
+            }
+            settle(&woken).await;
+            assert_eq!(
+                ran.load(Ordering::SeqCst),
+                0,
+                "each waits for the one before"
+            );
+            let _ = first.send(());
+            settle(&woken).await;
+            assert_eq!(ran.load(Ordering::SeqCst), 20);
+            assert_eq!(woken.0.load(Ordering::SeqCst), 0);
+            drop(next);
+        });
     }
 }
