@@ -173,7 +173,6 @@ fn lines_of(
     lines
 }
 
-/// A breaker's strip: its name, and its states' spans `(from, to, state)` in seconds.
 /// A breaker's strip: its name, its states' spans, and when it opened on guessed
 /// answers (seconds).
 type Strip = (String, Vec<(f64, f64, State)>, Vec<f64>);
@@ -187,51 +186,84 @@ enum Swatch {
     Block(RGBColor),
 }
 
-/// Writes `report`'s timeline to `path`.
-pub(crate) fn timeline(
-    path: &Path,
-    recording: &Recording,
-    report: &SystemReport<'_>,
-) -> Result<(), Error> {
-    let calls = &report.recording.calls;
-    let end = calls.last().map_or(1.0, |c| c.start as f64 / 1e6).max(1.0);
-    let width = bin_width(end);
-    let bins = (end / width).floor() as usize + 1;
-    let bin = |start: u64| (((start as f64 / 1e6) / width) as usize).min(bins - 1);
-    let mut healthy = vec![0.0; bins];
-    let mut failing = vec![0.0; bins];
-    let mut refused_live = vec![0.0; bins];
-    for call in calls {
-        if call.outcome.failing() {
-            failing[bin(call.start)] += 1.0;
-        } else if call.outcome == Recorded::Success {
-            healthy[bin(call.start)] += 1.0;
-        } else if call.outcome == Recorded::Rejected {
-            refused_live[bin(call.start)] += 1.0;
+/// The recorded calls per time bin: succeeded, failing, refused by the recording's guard.
+struct Binned {
+    healthy: Vec<f64>,
+    failing: Vec<f64>,
+    refused: Vec<f64>,
+}
+
+/// The time bins of a picture over `end` seconds: their width and count.
+#[derive(Clone, Copy)]
+struct Bins {
+    width: f64,
+    count: usize,
+}
+
+impl Bins {
+    fn over(end: f64) -> Bins {
+        let width = bin_width(end);
+        Bins {
+            width,
+            count: (end / width).floor() as usize + 1,
         }
     }
-    let per_variant: Vec<Lines> = report
-        .variants
-        .iter()
-        .map(|v| lines_of(v, calls, bins, bin))
-        .collect();
+
+    /// The bin of a call started at `start` (µs).
+    fn of(self, start: u64) -> usize {
+        (((start as f64 / 1e6) / self.width) as usize).min(self.count - 1)
+    }
+
+    /// The seconds at bin `i`'s start.
+    fn x(self, i: usize) -> f64 {
+        i as f64 * self.width
+    }
+
+    /// The bins' width in words: `5 s`, `1 min`.
+    fn unit(self) -> String {
+        if self.width >= 60.0 {
+            format!("{} min", self.width / 60.0)
+        } else {
+            format!("{} s", self.width)
+        }
+    }
+}
+
+/// The recorded calls, binned.
+fn recorded(calls: &[super::recording::Call], bins: Bins) -> Binned {
+    let mut r = Binned {
+        healthy: vec![0.0; bins.count],
+        failing: vec![0.0; bins.count],
+        refused: vec![0.0; bins.count],
+    };
+    for call in calls {
+        let line = if call.outcome.failing() {
+            &mut r.failing
+        } else if call.outcome == Recorded::Success {
+            &mut r.healthy
+        } else if call.outcome == Recorded::Rejected {
+            &mut r.refused
+        } else {
+            continue;
+        };
+        line[bins.of(call.start)] += 1.0;
+    }
+    r
+}
+
+/// The strips: the recording's own breaker, then each setting's replayed one.
+fn strips(report: &SystemReport<'_>, end: f64) -> Vec<Strip> {
     let live_name = if report.recording.observed {
         "recorded (would be)"
     } else {
         "recorded (live)"
     };
-    let mut strips: Vec<Strip> = vec![(
-        live_name.to_owned(),
-        spans(
-            report
-                .recording
-                .transitions
-                .iter()
-                .map(|t| (t.at, state_named(&t.to))),
-            end,
-        ),
-        Vec::new(),
-    )];
+    let live = report
+        .recording
+        .transitions
+        .iter()
+        .map(|t| (t.at, state_named(&t.to)));
+    let mut strips: Vec<Strip> = vec![(live_name.to_owned(), spans(live, end), Vec::new())];
     for v in &report.variants {
         let guessed = v.figures.openings.iter().filter(|o| o.guessed);
         strips.push((
@@ -240,74 +272,58 @@ pub(crate) fn timeline(
             guessed.map(|o| o.at as f64 / 1e6).collect(),
         ));
     }
-    let x = |i: usize| i as f64 * width;
-    let unit = if width >= 60.0 {
-        format!("{} min", width / 60.0)
-    } else {
-        format!("{width} s")
-    };
+    strips
+}
 
-    let strip_height = 40 + 26 * strips.len() as u32;
-    let any_refused_live = refused_live.iter().any(|n| *n > 0.0);
-    // The legends, beside the plots, each level with its panel.
-    let mut state_legend = vec![(Swatch::Block(OPEN), "open".to_owned())];
+/// The three legends: the states, the recorded calls, the replayed calls.
+type Legends = [Vec<(Swatch, String)>; 3];
+
+fn legends(strips: &[Strip], recorded: &Binned, per_variant: &[Lines]) -> Legends {
+    let mut states = vec![(Swatch::Block(OPEN), "open".to_owned())];
     if strips.iter().any(|(_, _, guessed)| !guessed.is_empty()) {
-        state_legend.push((
-            Swatch::Block(GUESSED_OPEN),
-            "open, on guessed answers".to_owned(),
-        ));
+        let words = "open, on guessed answers".to_owned();
+        states.push((Swatch::Block(GUESSED_OPEN), words));
     }
-    state_legend.extend([
+    states.extend([
         (Swatch::Block(HALF_OPEN), "half-open".to_owned()),
         (Swatch::Block(FORCED_OPEN), "forced open".to_owned()),
         (Swatch::Block(DISABLED), "disabled".to_owned()),
         (Swatch::Block(WHITE), "closed".to_owned()),
     ]);
-    let mut recorded_legend = vec![
+    let mut calls = vec![
         (Swatch::Line(HEALTHY), "succeeded".to_owned()),
         (
             Swatch::Line(FAILING),
             "failed, slow, timed out or cut".to_owned(),
         ),
     ];
-    if any_refused_live {
-        recorded_legend.push((
-            Swatch::Dashed(REFUSED),
-            "refused by the recording's guard".to_owned(),
-        ));
+    if recorded.refused.iter().any(|n| *n > 0.0) {
+        let words = "refused by the recording's guard".to_owned();
+        calls.push((Swatch::Dashed(REFUSED), words));
     }
-    let mut replayed_legend = Vec::new();
+    let mut replayed = Vec::new();
     for (i, lines) in per_variant.iter().enumerate() {
         let (color, label) = (setting_color(i), &lines.name);
-        replayed_legend.push((Swatch::Line(color), format!("{label}: failing let through")));
+        replayed.push((Swatch::Line(color), format!("{label}: failing let through")));
         if lines.guessed.iter().any(|n| *n > 0.0) {
-            replayed_legend.push((
-                Swatch::Dotted(color),
-                format!("{label}: failing let through, guessed"),
-            ));
+            let words = format!("{label}: failing let through, guessed");
+            replayed.push((Swatch::Dotted(color), words));
         }
-        replayed_legend.push((Swatch::Dashed(color), format!("{label}: refused")));
+        replayed.push((Swatch::Dashed(color), format!("{label}: refused")));
     }
-    // Each panel at least as tall as its legend, so that no legend line is cut off.
-    let tallest = recorded_legend.len().max(replayed_legend.len()) as u32;
-    let half = ((HEIGHT - strip_height.min(HEIGHT / 2) - 30) / 2)
-        .max(LEGEND_TOP + LEGEND_LINE * tallest + 10);
-    let height = strip_height + 30 + 2 * half;
-    let canvas = SVGBackend::new(path, (WIDTH, height)).into_drawing_area();
-    canvas.fill(&WHITE)?;
-    let title = format!(
-        "{}: replay of {} calls from {}",
-        report.name,
-        calls.len(),
-        when(recording, 0)
-    );
-    let root = canvas.titled(&title, ("sans-serif", 18))?;
-    let (plots, legends) = root.split_horizontally(WIDTH - LEGEND);
-    let (states, rest) = plots.split_vertically(strip_height);
-    let (top, bottom) = rest.split_vertically(half);
+    [states, calls, replayed]
+}
 
-    // The states, one strip per breaker, named in the label area on the left.
-    let mut chart = ChartBuilder::on(&states)
+type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+
+/// The states, one strip per breaker, named in the label area on the left of `canvas`.
+fn draw_strips(
+    area: &Area<'_>,
+    canvas: &Area<'_>,
+    strips: &[Strip],
+    end: f64,
+) -> Result<(), Error> {
+    let mut chart = ChartBuilder::on(area)
         .margin(10)
         .margin_right(25)
         .x_label_area_size(20)
@@ -342,63 +358,119 @@ pub(crate) fn timeline(
             ("sans-serif", 12).into_font().color(&BLACK),
         ))?;
     }
+    Ok(())
+}
 
-    // The recorded calls.
-    let most = healthy
+/// The recorded calls' panel.
+fn draw_recorded(area: &Area<'_>, r: &Binned, bins: Bins, end: f64) -> Result<(), Error> {
+    let most = r
+        .healthy
         .iter()
-        .chain(&failing)
-        .chain(&refused_live)
+        .chain(&r.failing)
+        .chain(&r.refused)
         .copied()
         .fold(1.0, f64::max)
         * 1.1;
-    let mut chart = panel(&top, end, most, &format!("recorded calls / {unit}"))?;
-    chart.draw_series(LineSeries::new(
-        healthy.iter().enumerate().map(|(i, n)| (x(i), *n)),
-        HEALTHY.stroke_width(2),
-    ))?;
-    chart.draw_series(LineSeries::new(
-        failing.iter().enumerate().map(|(i, n)| (x(i), *n)),
-        FAILING.stroke_width(2),
-    ))?;
-    if any_refused_live {
+    let mut chart = panel(
+        area,
+        end,
+        most,
+        &format!("recorded calls / {}", bins.unit()),
+    )?;
+    let points = |line: &[f64]| -> Vec<(f64, f64)> {
+        line.iter()
+            .enumerate()
+            .map(|(i, n)| (bins.x(i), *n))
+            .collect()
+    };
+    chart.draw_series(LineSeries::new(points(&r.healthy), HEALTHY.stroke_width(2)))?;
+    chart.draw_series(LineSeries::new(points(&r.failing), FAILING.stroke_width(2)))?;
+    if r.refused.iter().any(|n| *n > 0.0) {
         chart.draw_series(DashedLineSeries::new(
-            refused_live.iter().enumerate().map(|(i, n)| (x(i), *n)),
+            points(&r.refused),
             6,
             4,
             REFUSED.stroke_width(2),
         ))?;
     }
+    Ok(())
+}
 
-    // Each setting's replay.
+/// Each setting's replay: failing let through (guessed ones dotted), refused (dashed).
+fn draw_replayed(
+    area: &Area<'_>,
+    per_variant: &[Lines],
+    bins: Bins,
+    end: f64,
+) -> Result<(), Error> {
     let most = per_variant
         .iter()
         .flat_map(|l| l.through.iter().chain(&l.guessed).chain(&l.refused))
         .copied()
         .fold(1.0, f64::max)
         * 1.1;
-    let mut chart = panel(&bottom, end, most, &format!("replayed calls / {unit}"))?;
+    let mut chart = panel(
+        area,
+        end,
+        most,
+        &format!("replayed calls / {}", bins.unit()),
+    )?;
+    let points = |line: &[f64]| -> Vec<(f64, f64)> {
+        line.iter()
+            .enumerate()
+            .map(|(i, n)| (bins.x(i), *n))
+            .collect()
+    };
     for (i, lines) in per_variant.iter().enumerate() {
-        let color = setting_color(i);
-        chart.draw_series(LineSeries::new(
-            lines.through.iter().enumerate().map(|(i, n)| (x(i), *n)),
-            color.stroke_width(2),
-        ))?;
+        let color = setting_color(i).stroke_width(2);
+        chart.draw_series(LineSeries::new(points(&lines.through), color))?;
         if lines.guessed.iter().any(|n| *n > 0.0) {
-            chart.draw_series(DashedLineSeries::new(
-                lines.guessed.iter().enumerate().map(|(i, n)| (x(i), *n)),
-                2,
-                3,
-                color.stroke_width(2),
-            ))?;
+            chart.draw_series(DashedLineSeries::new(points(&lines.guessed), 2, 3, color))?;
         }
-        chart.draw_series(DashedLineSeries::new(
-            lines.refused.iter().enumerate().map(|(i, n)| (x(i), *n)),
-            6,
-            4,
-            color.stroke_width(2),
-        ))?;
+        chart.draw_series(DashedLineSeries::new(points(&lines.refused), 6, 4, color))?;
     }
+    Ok(())
+}
 
+/// Writes `report`'s timeline to `path`.
+pub(crate) fn timeline(
+    path: &Path,
+    recording: &Recording,
+    report: &SystemReport<'_>,
+) -> Result<(), Error> {
+    let calls = &report.recording.calls;
+    let end = calls.last().map_or(1.0, |c| c.start as f64 / 1e6).max(1.0);
+    let bins = Bins::over(end);
+    let recorded = recorded(calls, bins);
+    let per_variant: Vec<Lines> = report
+        .variants
+        .iter()
+        .map(|v| lines_of(v, calls, bins.count, |start| bins.of(start)))
+        .collect();
+    let strips = strips(report, end);
+    let [state_legend, recorded_legend, replayed_legend] =
+        legends(&strips, &recorded, &per_variant);
+    let strip_height = 40 + 26 * strips.len() as u32;
+    // Each panel at least as tall as its legend, so that no legend line is cut off.
+    let tallest = recorded_legend.len().max(replayed_legend.len()) as u32;
+    let half = ((HEIGHT - strip_height.min(HEIGHT / 2) - 30) / 2)
+        .max(LEGEND_TOP + LEGEND_LINE * tallest + 10);
+    let height = strip_height + 30 + 2 * half;
+    let canvas = SVGBackend::new(path, (WIDTH, height)).into_drawing_area();
+    canvas.fill(&WHITE)?;
+    let title = format!(
+        "{}: replay of {} calls from {}",
+        report.name,
+        calls.len(),
+        when(recording, 0)
+    );
+    let root = canvas.titled(&title, ("sans-serif", 18))?;
+    let (plots, legends) = root.split_horizontally(WIDTH - LEGEND);
+    let (states, rest) = plots.split_vertically(strip_height);
+    let (top, bottom) = rest.split_vertically(half);
+    draw_strips(&states, &canvas, &strips, end)?;
+    draw_recorded(&top, &recorded, bins, end)?;
+    draw_replayed(&bottom, &per_variant, bins, end)?;
     let top_y = i32::try_from(strip_height).unwrap_or(0);
     let half = i32::try_from(half).unwrap_or(0);
     draw_legend(&legends, 10, "breaker states", &state_legend)?;
