@@ -482,6 +482,70 @@ async fn toward(ends: &Ends, woken: &Woken, mut timer: Pin<&mut Sleep>, at: Inst
 /// The seed of every replayed breaker's jitter (`cb_open_jitter`).
 const JITTER_SEED: u64 = 0x005E_ED0F_0A33;
 
+/// What every replayed call task shares: the guard, the ends to wait for, and where
+/// each call's fate goes.
+struct Calls {
+    guard: Guard,
+    client: Client,
+    unknowns: Arc<Mutex<Unknowns>>,
+    ends: Arc<Ends>,
+    woken: Arc<Woken>,
+    fates: Arc<[AtomicU8]>,
+    /// Call tasks not yet done.
+    running: Arc<AtomicUsize>,
+}
+
+impl Calls {
+    /// Starts call `index` as a task, now; `unknown` numbers the calls without a
+    /// recorded outcome so far (this one, if it is one, is the next).
+    fn start(&self, index: usize, call: &Call, unknown: &mut usize) {
+        let call_upstream = if call.outcome == Recorded::Rejected {
+            *unknown += 1;
+            Upstream::Unknown(self.unknowns.clone(), *unknown - 1, self.client)
+        } else {
+            Upstream::Known(answer(call.outcome, call.duration, self.client))
+        };
+        let (guard, fates, running, ends) = (
+            self.guard.clone(),
+            self.fates.clone(),
+            self.running.clone(),
+            self.ends.clone(),
+        );
+        running.fetch_add(1, Ordering::Relaxed);
+        tokio::spawn(Tracked::new(&self.woken, async move {
+            let fate = one(&guard, &ends, call_upstream).await;
+            fates[index].store(fate as u8, Ordering::Relaxed);
+            running.fetch_sub(1, Ordering::Relaxed);
+            ends.changed.notify_one();
+        }));
+    }
+
+    /// Each call's fate, once every task is done.
+    fn fates(&self) -> Vec<Fate> {
+        self.fates
+            .iter()
+            .map(|f| Fate::from_u8(f.load(Ordering::Relaxed)))
+            .collect()
+    }
+}
+
+/// A fresh guard of `settings` for a replay, reporting its transitions to `transitions`.
+fn replayed_guard(settings: &SystemSettings, transitions: &Arc<Transitions>) -> Guard {
+    let guard = Guard::builder(settings)
+        .observer(transitions.clone())
+        .build();
+    // Observe mode is replayed as `auto`: what the breaker would have refused.
+    guard.breaker().act(ManualAction::Enforce);
+    // A breaker draws its jitter from a generator seeded at random; the recording does
+    // not say what the live one drew. Every replay draws the same, so that it repeats
+    // itself and the ways it walks differ only in their answers.
+    guard.breaker().seed_jitter(JITTER_SEED);
+    guard
+}
+
+/// The one drive loop: the clock moved to each call's start, each operator's action and
+/// each end in turn (at one instant, the ends first, then the actions, then the
+/// starts), until every call is done.
 async fn drive(
     settings: &SystemSettings,
     calls: &[Call],
@@ -490,27 +554,22 @@ async fn drive(
     read_limit: Option<Duration>,
 ) -> Replay {
     let transitions = Arc::new(Transitions::default());
-    let guard = Guard::builder(settings)
-        .observer(transitions.clone())
-        .build();
-    let client = Client::new(settings.read_timeout(), read_limit);
-    // Observe mode is replayed as `auto`: what the breaker would have refused.
-    guard.breaker().act(ManualAction::Enforce);
-    // A breaker draws its jitter from a generator seeded at random; the recording does
-    // not say what the live one drew. Every replay draws the same, so that it repeats
-    // itself and the ways it walks differ only in their answers.
-    guard.breaker().seed_jitter(JITTER_SEED);
+    let tasks = Calls {
+        guard: replayed_guard(settings, &transitions),
+        client: Client::new(settings.read_timeout(), read_limit),
+        unknowns: unknowns.clone(),
+        ends: Arc::new(Ends::default()),
+        woken: Arc::new(Woken::default()),
+        fates: (0..calls.len()).map(|_| AtomicU8::new(0)).collect(),
+        running: Arc::new(AtomicUsize::new(0)),
+    };
     let origin = Instant::now();
     if let Ok(mut o) = transitions.origin.lock() {
         *o = Some(origin);
     }
-    let ends = Arc::new(Ends::default());
-    let woken = Arc::new(Woken::default());
-    let fates: Arc<[AtomicU8]> = (0..calls.len()).map(|_| AtomicU8::new(0)).collect();
-    let running = Arc::new(AtomicUsize::new(0));
-    let mut unknown_index = 0;
+    let ends = &tasks.ends;
+    let (mut unknown, mut next_call) = (0, 0);
     let mut actions = actions.iter().peekable();
-    let mut next_call = 0;
     let timer = sleep(Duration::ZERO);
     tokio::pin!(timer);
     let at = |micros: u64| origin + Duration::from_micros(micros);
@@ -519,7 +578,7 @@ async fn drive(
         let action = actions.peek().map(|(micros, _)| at(*micros));
         let end = ends.next();
         let Some(next) = [start, action, end].into_iter().flatten().min() else {
-            if running.load(Ordering::Relaxed) == 0 {
+            if tasks.running.load(Ordering::Relaxed) == 0 {
                 break;
             }
             // Only calls the guard's own timers end (a hang cut at `total_timeout`, a
@@ -532,51 +591,26 @@ async fn drive(
         };
         let now = Instant::now();
         if next > now {
-            toward(&ends, &woken, timer.as_mut(), next).await;
-            continue;
-        }
-        // Due now: the calls that end first, then the operator's actions, then the calls
-        // that start.
-        if end.is_some_and(|e| e <= now) {
+            toward(ends, &tasks.woken, timer.as_mut(), next).await;
+        } else if end.is_some_and(|e| e <= now) {
             ends.wake_due(now);
-            settle(&woken).await;
+            settle(&tasks.woken).await;
         } else if action.is_some_and(|a| a <= now) {
             if let Some((_, act)) = actions.next() {
-                guard.breaker().act(*act);
+                tasks.guard.breaker().act(*act);
             }
         } else {
-            let index = next_call;
-            let call = &calls[index];
+            tasks.start(next_call, &calls[next_call], &mut unknown);
             next_call += 1;
-            let call_upstream = if call.outcome == Recorded::Rejected {
-                unknown_index += 1;
-                Upstream::Unknown(unknowns.clone(), unknown_index - 1, client)
-            } else {
-                Upstream::Known(answer(call.outcome, call.duration, client))
-            };
-            let (guard, fates, running, ends) =
-                (guard.clone(), fates.clone(), running.clone(), ends.clone());
-            running.fetch_add(1, Ordering::Relaxed);
-            tokio::spawn(Tracked::new(&woken, async move {
-                let fate = one(&guard, &ends, call_upstream).await;
-                fates[index].store(fate as u8, Ordering::Relaxed);
-                running.fetch_sub(1, Ordering::Relaxed);
-                ends.changed.notify_one();
-            }));
         }
     }
-    let fates = fates
-        .iter()
-        .map(|f| Fate::from_u8(f.load(Ordering::Relaxed)))
-        .collect();
-    let transitions = transitions
-        .seen
-        .lock()
-        .map(|t| t.clone())
-        .unwrap_or_default();
     Replay {
-        fates,
-        transitions,
+        fates: tasks.fates(),
+        transitions: transitions
+            .seen
+            .lock()
+            .map(|t| t.clone())
+            .unwrap_or_default(),
         asked: Vec::new(),
         decisions: 0,
     }

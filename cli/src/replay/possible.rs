@@ -101,6 +101,22 @@ fn holds(settings: &SystemSettings) -> u64 {
     micros(outbound_guard::__bounds::longest_hold(settings)).saturating_add(2 * TIMER_SLACK)
 }
 
+/// Whether a call may fail: a recorded failure, or one without an outcome.
+fn can_fail(c: &Call) -> bool {
+    c.outcome.failing() || guess::unknown(c)
+}
+
+/// Whether a call may succeed: a recorded success, or one without an outcome.
+fn can_succeed(c: &Call) -> bool {
+    c.outcome == Recorded::Success || guess::unknown(c)
+}
+
+/// Whether a call fails reaching the upstream in every way: a recorded failure that
+/// neither the breaker nor the bulkhead may refuse.
+fn certain(c: &Call, breaker: bool, bulkhead: bool) -> bool {
+    c.outcome.failing() && !breaker && !bulkhead
+}
+
 impl Proven<'_> {
     /// The possible ranges of `settings`' figures (see the module's page), from the
     /// estimate's `replay` with its calls without a recorded outcome answered, where it
@@ -129,18 +145,29 @@ impl Proven<'_> {
             .map(|fill| figures_in(calls, replay, self.incidents, fill, limit(settings), &span));
         let mut possible = Ranges::of(&succeeding);
         possible.widen(&failing);
+        let refusable = self.refusable(settings);
+        self.widen_past(&mut possible, settings, &refusable, settled);
+        possible.figures[Figure::Openings].high += self.openings_past(settings, first_ask);
+        self.widen_incidents(&mut possible, &refusable, settled);
+        possible
+    }
 
-        let holds = holds(settings);
-        let Refusable { breaker, bulkhead } = self.refusable(settings);
-        let can_fail = |c: &Call| c.outcome.failing() || guess::unknown(c);
-        let can_succeed = |c: &Call| c.outcome == Recorded::Success || guess::unknown(c);
-        let certain = |i: usize| calls[i].outcome.failing() && !breaker[i] && !bulkhead[i];
-        for i in settled..calls.len() {
-            let c = &calls[i];
-            let ranges = &mut possible.figures;
+    /// Each figure widened by the calls from `settled` on, each at its worst where it
+    /// may be refused.
+    fn widen_past(
+        &self,
+        possible: &mut Ranges,
+        settings: &SystemSettings,
+        refusable: &Refusable,
+        settled: usize,
+    ) {
+        let Refusable { breaker, bulkhead } = refusable;
+        let limit = usize::try_from(limit(settings)).unwrap_or(usize::MAX);
+        let ranges = &mut possible.figures;
+        for (i, c) in self.calls.iter().enumerate().skip(settled) {
             let through = &mut ranges[Figure::FailingLetThrough];
             through.high += usize::from(can_fail(c));
-            through.low += usize::from(certain(i));
+            through.low += usize::from(certain(c, breaker[i], bulkhead[i]));
             ranges[Figure::FailingRefused].high += usize::from(breaker[i] && can_fail(c));
             ranges[Figure::HealthyRefused].high += usize::from(breaker[i] && can_succeed(c));
             ranges[Figure::BulkheadRefused].high += usize::from(bulkhead[i]);
@@ -148,10 +175,19 @@ impl Proven<'_> {
             ranges[Figure::CancelledRefused].high += usize::from(breaker[i] && cancelled);
             // A call may run, and wait up to the limit.
             let waited = &mut ranges[Figure::Waited].high;
-            *waited = waited.saturating_add(usize::try_from(limit(settings)).unwrap_or(usize::MAX));
+            *waited = waited.saturating_add(limit);
         }
+    }
 
-        let last_end = calls.last().map_or(0, |c| c.start.saturating_add(holds));
+    /// The most openings past `first_ask`: one per open period to the last end bound
+    /// and one more, no more than one per call that may count a failure then and one
+    /// more, and two per operator's action.
+    fn openings_past(&self, settings: &SystemSettings, first_ask: u64) -> usize {
+        let holds = holds(settings);
+        let last_end = self
+            .calls
+            .last()
+            .map_or(0, |c| c.start.saturating_add(holds));
         let period = micros(settings.cb_open_duration()).max(1);
         let periods = usize::try_from(last_end.saturating_sub(first_ask) / period)
             .unwrap_or(usize::MAX)
@@ -161,16 +197,23 @@ impl Proven<'_> {
             .iter()
             .filter(|(at, _)| *at >= first_ask)
             .count();
-        let failures_then = calls
+        let failures_then = self
+            .calls
             .iter()
             .filter(|c| {
                 c.start.saturating_add(holds) >= first_ask && Self::may_count_failure(settings, c)
             })
             .count();
-        possible.figures[Figure::Openings].high += periods
+        periods
             .min(failures_then.saturating_add(1))
-            .saturating_add(2 * actions);
+            .saturating_add(2 * actions)
+    }
 
+    /// Each incident's failing calls let through widened by its calls from `settled`
+    /// on, and its soonest fast fail the first call the breaker may refuse in it.
+    fn widen_incidents(&self, possible: &mut Ranges, refusable: &Refusable, settled: usize) {
+        let calls = self.calls;
+        let Refusable { breaker, bulkhead } = refusable;
         for (i, (fast, through)) in possible.incidents.iter_mut().enumerate() {
             let incident = self.incidents[i];
             let in_it = |c: &Call| (incident.start..=incident.end).contains(&c.start);
@@ -181,22 +224,22 @@ impl Proven<'_> {
                 .filter(|(_, c)| in_it(c))
             {
                 through.high += usize::from(can_fail(c));
-                through.low += usize::from(certain(j));
+                through.low += usize::from(certain(c, breaker[j], bulkhead[j]));
             }
             if fast.soonest.is_none() {
                 let until = self.incidents.get(i + 1).map_or(u64::MAX, |n| n.start);
+                let refusable = |j: &usize| {
+                    let start = calls[*j].start;
+                    breaker[*j] && start >= incident.start && start < until
+                };
                 *fast = FastFailRange {
                     soonest: (settled..calls.len())
-                        .find(|j| {
-                            let start = calls[*j].start;
-                            breaker[*j] && start >= incident.start && start < until
-                        })
+                        .find(refusable)
                         .map(|j| calls[j].start - incident.start),
                     latest: None,
                 };
             }
         }
-        possible
     }
 
     /// Which calls the breaker and the bulkhead may refuse, in some way of answering.
