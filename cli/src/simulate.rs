@@ -23,7 +23,7 @@ pub(crate) mod engine;
 mod plot;
 mod render;
 
-use engine::{run, Script};
+use engine::{run, Run, Script};
 use render::{seconds, to_json, to_tables, Scenario};
 
 /// The most callers one run may have.
@@ -31,8 +31,8 @@ const MAX_CALLERS: u128 = 200_000;
 
 /// Runs `simulate`: every scenario asked for, for every system asked for, printed as
 /// tables or JSON, with an SVG timeline per run when `--out` names a directory.
-pub(crate) fn run_command(args: &SimulateArgs) -> Result<(), Failure> {
-    let settings = load(&args.file, &args.env, &[])?;
+/// Refuses a rate, an interval or a run size a simulation cannot take.
+fn check_script(args: &SimulateArgs) -> Result<(), Failure> {
     if !(args.rate > 0.0 && args.rate <= 1.0) {
         return Err(Failure::Usage(format!(
             "--rate {}: expected a share greater than 0 and at most 1, such as 0.6",
@@ -59,6 +59,14 @@ pub(crate) fn run_command(args: &SimulateArgs) -> Result<(), Failure> {
             seconds(args.every)
         )));
     }
+    Ok(())
+}
+
+/// The systems to simulate: `--system`'s, or every one of the file.
+fn systems_of<'s>(
+    args: &SimulateArgs,
+    settings: &'s Settings,
+) -> Result<Vec<&'s SystemSettings>, Failure> {
     let systems: Vec<&SystemSettings> = match &args.system {
         Some(name) => vec![settings.system(name).ok_or_else(|| {
             Failure::Usage(format!(
@@ -75,6 +83,62 @@ pub(crate) fn run_command(args: &SimulateArgs) -> Result<(), Failure> {
             settings.origin()
         )));
     }
+    Ok(systems)
+}
+
+/// The pictures of one scenario: the settings as written, and each alternative beside
+/// it in a picture of its own.
+fn pictures(
+    args: &SimulateArgs,
+    dir: &std::path::Path,
+    system: &SystemSettings,
+    (kind, warm): (ScenarioKind, u32),
+    runs: &[Run],
+    labels: &[&str],
+) -> Result<(), Failure> {
+    let temperature = if warm == 0 { "cold" } else { "warm" };
+    let path = dir.join(format!(
+        "{}-{}-{temperature}.svg",
+        system.name(),
+        kind.name()
+    ));
+    let title = format!(
+        "{}: {} ({temperature}{}), one caller every {}",
+        system.name(),
+        kind.name(),
+        if warm == 0 {
+            String::new()
+        } else {
+            format!(", {warm} successes first")
+        },
+        seconds(args.every)
+    );
+    plot::timeline(&path, &title, &runs[0].timeline)
+        .map_err(|e| Failure::Io(format!("cannot write {}: {e}", path.display())))?;
+    if !args.json {
+        crate::output::warn(&format!("wrote {}", path.display()));
+    }
+    // Each alternative beside it, in a picture of its own.
+    for (label, run) in labels.iter().zip(&runs[1..]) {
+        let path = dir.join(format!(
+            "{}-{}-{temperature}-with-{}.svg",
+            system.name(),
+            kind.name(),
+            file_safe(label)
+        ));
+        plot::timeline(&path, &format!("{title}, with {label}"), &run.timeline)
+            .map_err(|e| Failure::Io(format!("cannot write {}: {e}", path.display())))?;
+        if !args.json {
+            crate::output::warn(&format!("wrote {}", path.display()));
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn run_command(args: &SimulateArgs) -> Result<(), Failure> {
+    let settings = load(&args.file, &args.env, &[])?;
+    check_script(args)?;
+    let systems = systems_of(args, &settings)?;
     let compared = args
         .compare
         .iter()
@@ -118,45 +182,8 @@ pub(crate) fn run_command(args: &SimulateArgs) -> Result<(), Failure> {
                     .map(|s| run(s, &script(args, kind, warm, s)))
                     .collect::<Vec<_>>();
                 if let Some(dir) = &args.out {
-                    let temperature = if warm == 0 { "cold" } else { "warm" };
-                    let path = dir.join(format!(
-                        "{}-{}-{temperature}.svg",
-                        system.name(),
-                        kind.name()
-                    ));
-                    let title = format!(
-                        "{}: {} ({temperature}{}), one caller every {}",
-                        system.name(),
-                        kind.name(),
-                        if warm == 0 {
-                            String::new()
-                        } else {
-                            format!(", {warm} successes first")
-                        },
-                        seconds(args.every)
-                    );
-                    plot::timeline(&path, &title, &runs[0].timeline).map_err(|e| {
-                        Failure::Io(format!("cannot write {}: {e}", path.display()))
-                    })?;
-                    if !args.json {
-                        crate::output::warn(&format!("wrote {}", path.display()));
-                    }
-                    // Each alternative beside it, in a picture of its own.
-                    for ((label, _), run) in compared.iter().zip(&runs[1..]) {
-                        let path = dir.join(format!(
-                            "{}-{}-{temperature}-with-{}.svg",
-                            system.name(),
-                            kind.name(),
-                            file_safe(label)
-                        ));
-                        plot::timeline(&path, &format!("{title}, with {label}"), &run.timeline)
-                            .map_err(|e| {
-                                Failure::Io(format!("cannot write {}: {e}", path.display()))
-                            })?;
-                        if !args.json {
-                            crate::output::warn(&format!("wrote {}", path.display()));
-                        }
-                    }
+                    let labels: Vec<&str> = compared.iter().map(|(l, _)| l.as_str()).collect();
+                    pictures(args, dir, system, (kind, warm), &runs, &labels)?;
                 }
                 outcomes.push(Scenario {
                     kind,

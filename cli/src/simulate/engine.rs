@@ -187,7 +187,99 @@ pub fn run(settings: &SystemSettings, script: &Script) -> Run {
 /// The upstream's answer: `Err` for an error, with the `Retry-After` it carried.
 type Upstream = Pin<Box<dyn Future<Output = Result<(), Option<Duration>>> + Send>>;
 
-#[allow(clippy::too_many_lines)]
+/// The scripted upstream's counters: calls in flight, when each started, and how many
+/// came during the fault.
+#[derive(Clone)]
+struct Upstreams {
+    in_flight: Arc<Gauge>,
+    starts: Arc<Mutex<Vec<Instant>>>,
+    faulty_calls: Arc<AtomicUsize>,
+}
+
+/// The fault's window: from its start to its end (`None`: it lasts to the run's end).
+#[derive(Clone, Copy)]
+struct Fault {
+    at: Instant,
+    end: Option<Instant>,
+}
+
+impl Upstreams {
+    /// How the scripted upstream answers a call started now.
+    fn answer(&self, script: &Script, fault: Fault) -> Answer {
+        let now = Instant::now();
+        let faulty = now >= fault.at && fault.end.is_none_or(|end| now < end);
+        if !faulty {
+            return Answer::Healthy;
+        }
+        match script.kind {
+            ScenarioKind::Hang | ScenarioKind::Recovery => Answer::Hang,
+            ScenarioKind::Slow => Answer::Slow,
+            ScenarioKind::RateLimited => Answer::Busy,
+            ScenarioKind::Errors => {
+                // Errors spread evenly: call i fails when the running share of failures
+                // crosses a whole number.
+                let i = self.faulty_calls.fetch_add(1, Ordering::SeqCst);
+                #[allow(clippy::cast_precision_loss)]
+                let (a, b) = (i as f64 * script.rate, (i + 1) as f64 * script.rate);
+                if b.floor() > a.floor() {
+                    Answer::Error
+                } else {
+                    Answer::Healthy
+                }
+            }
+        }
+    }
+
+    /// One upstream call: counted, then answered as the script says.
+    fn call(&self, script: Script, fault: Fault) -> Upstream {
+        let this = self.clone();
+        Box::pin(async move {
+            if let Ok(mut starts) = this.starts.lock() {
+                starts.push(Instant::now());
+            }
+            let _held = this.in_flight.enter();
+            match this.answer(&script, fault) {
+                Answer::Healthy => {
+                    sleep(script.latency).await;
+                    Ok(())
+                }
+                Answer::Error => {
+                    sleep(script.latency).await;
+                    Err(None)
+                }
+                Answer::Busy => {
+                    sleep(script.latency).await;
+                    Err(Some(script.retry_after))
+                }
+                Answer::Slow => {
+                    sleep(script.slow).await;
+                    Ok(())
+                }
+                Answer::Hang => std::future::pending().await,
+            }
+        })
+    }
+}
+
+/// One caller: a call through the guard, and what it saw.
+async fn caller(guard: Guard, upstream: Upstream, alive: Arc<Gauge>, fault_at: Instant) -> Seen {
+    let _alive = alive.enter();
+    let start = Instant::now();
+    let options = CallOptions::new().retry_after(|hint: &Option<Duration>| *hint);
+    let result = guard.call_with(options, upstream).await;
+    let took = start.elapsed();
+    Seen {
+        started: start.saturating_duration_since(fault_at),
+        told: secs_between(fault_at, start + took),
+        took,
+        warm: start < fault_at,
+        refused: result
+            .err()
+            .map(|e| *e.cause())
+            .filter(|c| !matches!(c, Cause::Timeout { .. } | Cause::Slow { .. })),
+    }
+}
+
 async fn drive(settings: &SystemSettings, script: Script) -> Run {
     let transitions = Arc::new(Transitions::default());
     let guard = Guard::builder(settings)
@@ -197,99 +289,33 @@ async fn drive(settings: &SystemSettings, script: Script) -> Run {
     guard.breaker().act(ManualAction::Enforce);
     let t0 = Instant::now();
     let fault_at = t0 + script.every * script.warm;
-    let fault_end = (script.kind == ScenarioKind::Recovery).then(|| fault_at + script.fault_for);
+    let fault = Fault {
+        at: fault_at,
+        end: (script.kind == ScenarioKind::Recovery).then(|| fault_at + script.fault_for),
+    };
     let end = fault_at + script.run_for();
     let alive = Gauge::new();
-    let in_flight = Gauge::new();
-    let upstream_starts = Arc::new(Mutex::new(Vec::<Instant>::new()));
-    let faulty_calls = Arc::new(AtomicUsize::new(0));
-
-    let upstream = {
-        let (in_flight, upstream_starts, faulty_calls) = (
-            in_flight.clone(),
-            upstream_starts.clone(),
-            faulty_calls.clone(),
-        );
-        move || -> Upstream {
-            let (in_flight, upstream_starts, faulty_calls) = (
-                in_flight.clone(),
-                upstream_starts.clone(),
-                faulty_calls.clone(),
-            );
-            Box::pin(async move {
-                let now = Instant::now();
-                if let Ok(mut starts) = upstream_starts.lock() {
-                    starts.push(now);
-                }
-                let _held = in_flight.enter();
-                let faulty = now >= fault_at && fault_end.is_none_or(|end| now < end);
-                let answer = if faulty {
-                    match script.kind {
-                        ScenarioKind::Hang | ScenarioKind::Recovery => Answer::Hang,
-                        ScenarioKind::Slow => Answer::Slow,
-                        ScenarioKind::RateLimited => Answer::Busy,
-                        ScenarioKind::Errors => {
-                            // Errors spread evenly: call i fails when the running share
-                            // of failures crosses a whole number.
-                            let i = faulty_calls.fetch_add(1, Ordering::SeqCst);
-                            #[allow(clippy::cast_precision_loss)]
-                            let (a, b) = (i as f64 * script.rate, (i + 1) as f64 * script.rate);
-                            if b.floor() > a.floor() {
-                                Answer::Error
-                            } else {
-                                Answer::Healthy
-                            }
-                        }
-                    }
-                } else {
-                    Answer::Healthy
-                };
-                match answer {
-                    Answer::Healthy => {
-                        sleep(script.latency).await;
-                        Ok(())
-                    }
-                    Answer::Error => {
-                        sleep(script.latency).await;
-                        Err(None)
-                    }
-                    Answer::Busy => {
-                        sleep(script.latency).await;
-                        Err(Some(script.retry_after))
-                    }
-                    Answer::Slow => {
-                        sleep(script.slow).await;
-                        Ok(())
-                    }
-                    Answer::Hang => std::future::pending().await,
-                }
-            })
-        }
+    let upstreams = Upstreams {
+        in_flight: Gauge::new(),
+        starts: Arc::new(Mutex::new(Vec::new())),
+        faulty_calls: Arc::new(AtomicUsize::new(0)),
     };
-
     let mut tasks = Vec::new();
     let mut samples = Vec::new();
     let since = |at: Instant| secs_between(fault_at, at);
     while Instant::now() < end {
-        samples.push((since(Instant::now()), alive.get(), in_flight.get()));
-        let (guard, upstream, alive) = (guard.clone(), upstream.clone(), alive.clone());
-        tasks.push(tokio::spawn(async move {
-            let _alive = alive.enter();
-            let start = Instant::now();
-            let options = CallOptions::new().retry_after(|hint: &Option<Duration>| *hint);
-            let result = guard.call_with(options, upstream()).await;
-            let took = start.elapsed();
-            Seen {
-                started: start.saturating_duration_since(fault_at),
-                told: secs_between(fault_at, start + took),
-                took,
-                warm: start < fault_at,
-                refused: result
-                    .err()
-                    .map(|e| *e.cause())
-                    .filter(|c| !matches!(c, Cause::Timeout { .. } | Cause::Slow { .. })),
-            }
-        }));
+        samples.push((
+            since(Instant::now()),
+            alive.get(),
+            upstreams.in_flight.get(),
+        ));
+        let call = upstreams.call(script, fault);
+        tasks.push(tokio::spawn(caller(
+            guard.clone(),
+            call,
+            alive.clone(),
+            fault_at,
+        )));
         sleep(script.every).await;
     }
     let mut seen = Vec::with_capacity(tasks.len());
@@ -300,62 +326,18 @@ async fn drive(settings: &SystemSettings, script: Script) -> Run {
     }
     // The last calls may end after the last arrival: sample the quiet end too.
     let last = Instant::now();
-    samples.push((since(last), alive.get(), in_flight.get()));
-
+    samples.push((since(last), alive.get(), upstreams.in_flight.get()));
     let transitions = transitions.0.lock().map(|t| t.clone()).unwrap_or_default();
-    let starts = upstream_starts
+    let starts = upstreams
+        .starts
         .lock()
         .map(|s| s.clone())
         .unwrap_or_default();
-    let faulty: Vec<&Seen> = seen.iter().filter(|s| !s.warm).collect();
-    let first_zero_wait = faulty
-        .iter()
-        .filter(|s| s.refused.is_some() && s.took.is_zero())
-        .map(|s| s.started)
-        .min();
-    let after = |at: Instant| at.checked_duration_since(fault_at);
-    let figures = Figures {
-        first_refusal: faulty
-            .iter()
-            .filter(|s| s.refused.is_some())
-            .map(|s| s.started + s.took)
-            .min(),
-        breaker_opened: transitions
-            .iter()
-            .filter(|(_, to, at, _)| *to == State::Open && *at >= fault_at)
-            .find_map(|(_, _, at, _)| after(*at)),
-        first_zero_wait_refusal: first_zero_wait,
-        upstream_calls_until_fast_fail: starts
-            .iter()
-            .filter_map(|at| after(*at))
-            .filter(|d| first_zero_wait.is_none_or(|first| *d <= first))
-            .count(),
-        upstream_calls: starts.iter().filter(|at| **at >= fault_at).count(),
-        most_callers_alive: alive.most.load(Ordering::SeqCst),
-        most_in_flight: in_flight.most.load(Ordering::SeqCst),
-        refused: faulty.iter().filter(|s| s.refused.is_some()).count(),
-        callers: faulty.len(),
-        recovered_after: fault_end.and_then(|fault_end| {
-            transitions
-                .iter()
-                .find(|(_, to, at, _)| *to == State::Closed && *at >= fault_end)
-                .map(|(_, _, at, _)| *at - fault_end)
-        }),
-        open_cycles: transitions
-            .iter()
-            .filter(|(_, to, _, _)| *to == State::Open)
-            .count(),
-        trial_calls: transitions
-            .iter()
-            .find(|(_, to, _, _)| *to == State::Open)
-            .map_or(0, |(_, _, opened, _)| {
-                starts.iter().filter(|at| *at > opened).count()
-            }),
-        open_periods: transitions
-            .iter()
-            .filter_map(|(_, to, _, length)| (*to == State::Open).then_some(*length).flatten())
-            .collect(),
-    };
+    let most = (
+        alive.most.load(Ordering::SeqCst),
+        upstreams.in_flight.most.load(Ordering::SeqCst),
+    );
+    let figures = measure(&seen, &transitions, &starts, fault, most);
     let timeline = Timeline {
         samples,
         transitions: transitions
@@ -370,9 +352,65 @@ async fn drive(settings: &SystemSettings, script: Script) -> Run {
         upstream: starts.iter().map(|at| since(*at)).collect(),
         start: since(t0),
         end: since(last),
-        fault_end: fault_end.map(since),
+        fault_end: fault.end.map(since),
     };
     Run { figures, timeline }
+}
+
+/// What a run measured, from what its callers saw, the breaker's transitions, the
+/// upstream calls' starts, and the most callers and upstream calls alive at once.
+fn measure(
+    seen: &[Seen],
+    transitions: &[Moved],
+    starts: &[Instant],
+    fault: Fault,
+    (most_callers_alive, most_in_flight): (usize, usize),
+) -> Figures {
+    let fault_at = fault.at;
+    let faulty: Vec<&Seen> = seen.iter().filter(|s| !s.warm).collect();
+    let first_zero_wait = faulty
+        .iter()
+        .filter(|s| s.refused.is_some() && s.took.is_zero())
+        .map(|s| s.started)
+        .min();
+    let after = |at: Instant| at.checked_duration_since(fault_at);
+    let opens = || {
+        transitions
+            .iter()
+            .filter(|(_, to, _, _)| *to == State::Open)
+    };
+    Figures {
+        first_refusal: faulty
+            .iter()
+            .filter(|s| s.refused.is_some())
+            .map(|s| s.started + s.took)
+            .min(),
+        breaker_opened: opens()
+            .filter(|(_, _, at, _)| *at >= fault_at)
+            .find_map(|(_, _, at, _)| after(*at)),
+        first_zero_wait_refusal: first_zero_wait,
+        upstream_calls_until_fast_fail: starts
+            .iter()
+            .filter_map(|at| after(*at))
+            .filter(|d| first_zero_wait.is_none_or(|first| *d <= first))
+            .count(),
+        upstream_calls: starts.iter().filter(|at| **at >= fault_at).count(),
+        most_callers_alive,
+        most_in_flight,
+        refused: faulty.iter().filter(|s| s.refused.is_some()).count(),
+        callers: faulty.len(),
+        recovered_after: fault.end.and_then(|fault_end| {
+            transitions
+                .iter()
+                .find(|(_, to, at, _)| *to == State::Closed && *at >= fault_end)
+                .map(|(_, _, at, _)| *at - fault_end)
+        }),
+        open_cycles: opens().count(),
+        trial_calls: opens().next().map_or(0, |(_, _, opened, _)| {
+            starts.iter().filter(|at| *at > opened).count()
+        }),
+        open_periods: opens().filter_map(|(_, _, _, length)| *length).collect(),
+    }
 }
 
 /// Seconds from `from` to `to`, negative when `to` is earlier.
