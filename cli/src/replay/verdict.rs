@@ -121,7 +121,8 @@ fn counted(value: u64, guessed: usize, unit: u64, proven: Option<Range>, most: u
     };
     if most > 0 && (high - low) as f64 >= SAYS_NOTHING * most as f64 {
         return Known::CannotTell(format!(
-            "the {guessed} answers guessed could make it nearly anything"
+            "the {} answers guessed could make it nearly anything",
+            crate::output::thousands(guessed)
         ));
     }
     Known::Told(told)
@@ -153,7 +154,8 @@ fn fast_fail(value: Option<u64>, guessed: usize, proven: Option<FastFailRange>) 
             guessed,
         }),
         _ => Known::CannotTell(format!(
-            "{guessed} guessed answers fed the breaker first, and it may never have failed fast"
+            "{} guessed answers fed the breaker first, and it may never have failed fast",
+            crate::output::thousands(guessed)
         )),
     }
 }
