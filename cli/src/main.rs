@@ -23,6 +23,7 @@ mod load;
 mod output;
 mod replay;
 mod simulate;
+mod transitions;
 
 use args::{Cli, Command, EnvFlag};
 use failure::Failure;

@@ -37,13 +37,14 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
 
-use outbound_guard::{Cause, Guard, ManualAction, Observer, State, Transition};
+use outbound_guard::{Cause, Guard, ManualAction, State};
 use outbound_guard_settings::SystemSettings;
 use tokio::sync::{oneshot, Notify};
 use tokio::time::{sleep, Instant, Sleep};
 
 use super::guess::Options;
 use super::recording::{Call, Recorded, RecordedTransition};
+use crate::transitions::Transitions;
 
 /// What the replayed guard did with one call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -130,33 +131,6 @@ impl Unknowns {
         self.options
             .get(index)
             .map_or((Recorded::Success, 0), |o| o.answer(fails))
-    }
-}
-
-#[derive(Default)]
-struct Transitions {
-    origin: Mutex<Option<Instant>>,
-    seen: Mutex<Vec<Replayed>>,
-}
-
-impl Observer for Transitions {
-    fn on_transition(&self, t: &Transition<'_>) {
-        let origin = self.origin.lock().ok().and_then(|o| *o);
-        let at = origin.map_or(0, |o| {
-            u64::try_from(t.at.saturating_duration_since(o).as_micros()).unwrap_or(u64::MAX)
-        });
-        if let Ok(mut seen) = self.seen.lock() {
-            seen.push(Replayed {
-                at,
-                from: t.from,
-                to: t.to,
-                why: t.to_string(),
-            });
-        }
-    }
-
-    fn wants_calls(&self) -> bool {
-        false
     }
 }
 
@@ -564,9 +538,6 @@ async fn drive(
         running: Arc::new(AtomicUsize::new(0)),
     };
     let origin = Instant::now();
-    if let Ok(mut o) = transitions.origin.lock() {
-        *o = Some(origin);
-    }
     let ends = &tasks.ends;
     let (mut unknown, mut next_call) = (0, 0);
     let mut actions = actions.iter().peekable();
@@ -607,10 +578,16 @@ async fn drive(
     Replay {
         fates: tasks.fates(),
         transitions: transitions
-            .seen
-            .lock()
-            .map(|t| t.clone())
-            .unwrap_or_default(),
+            .seen()
+            .into_iter()
+            .map(|m| Replayed {
+                at: u64::try_from(m.at.saturating_duration_since(origin).as_micros())
+                    .unwrap_or(u64::MAX),
+                from: m.from,
+                to: m.to,
+                why: m.why,
+            })
+            .collect(),
         asked: Vec::new(),
         decisions: 0,
     }

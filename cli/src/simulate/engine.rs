@@ -8,7 +8,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::args::ScenarioKind;
-use outbound_guard::{CallOptions, Cause, Guard, ManualAction, Observer, State, Transition};
+use crate::transitions::{Moved, Transitions};
+use outbound_guard::{CallOptions, Cause, Guard, ManualAction, State};
 use outbound_guard_settings::SystemSettings;
 use tokio::time::{sleep, Instant};
 
@@ -113,20 +114,6 @@ pub struct Timeline {
 pub struct Run {
     pub figures: Figures,
     pub timeline: Timeline,
-}
-
-/// One transition: from, to, when, and into open, for how long.
-type Moved = (State, State, Instant, Option<Duration>);
-
-#[derive(Default)]
-struct Transitions(Mutex<Vec<Moved>>);
-
-impl Observer for Transitions {
-    fn on_transition(&self, t: &Transition<'_>) {
-        if let Ok(mut all) = self.0.lock() {
-            all.push((t.from, t.to, t.at, t.open.map(|open| open.length)));
-        }
-    }
 }
 
 /// Counts up while alive, and records the most at once.
@@ -327,7 +314,7 @@ async fn drive(settings: &SystemSettings, script: Script) -> Run {
     // The last calls may end after the last arrival: sample the quiet end too.
     let last = Instant::now();
     samples.push((since(last), alive.get(), upstreams.in_flight.get()));
-    let transitions = transitions.0.lock().map(|t| t.clone()).unwrap_or_default();
+    let transitions = transitions.seen();
     let starts = upstreams
         .starts
         .lock()
@@ -340,10 +327,7 @@ async fn drive(settings: &SystemSettings, script: Script) -> Run {
     let figures = measure(&seen, &transitions, &starts, fault, most);
     let timeline = Timeline {
         samples,
-        transitions: transitions
-            .iter()
-            .map(|(_, to, at, _)| (since(*at), *to))
-            .collect(),
+        transitions: transitions.iter().map(|m| (since(m.at), m.to)).collect(),
         refusals: seen
             .iter()
             .filter(|s| s.refused.is_some())
@@ -374,11 +358,7 @@ fn measure(
         .map(|s| s.started)
         .min();
     let after = |at: Instant| at.checked_duration_since(fault_at);
-    let opens = || {
-        transitions
-            .iter()
-            .filter(|(_, to, _, _)| *to == State::Open)
-    };
+    let opens = || transitions.iter().filter(|m| m.to == State::Open);
     Figures {
         first_refusal: faulty
             .iter()
@@ -386,8 +366,8 @@ fn measure(
             .map(|s| s.started + s.took)
             .min(),
         breaker_opened: opens()
-            .filter(|(_, _, at, _)| *at >= fault_at)
-            .find_map(|(_, _, at, _)| after(*at)),
+            .filter(|m| m.at >= fault_at)
+            .find_map(|m| after(m.at)),
         first_zero_wait_refusal: first_zero_wait,
         upstream_calls_until_fast_fail: starts
             .iter()
@@ -402,14 +382,14 @@ fn measure(
         recovered_after: fault.end.and_then(|fault_end| {
             transitions
                 .iter()
-                .find(|(_, to, at, _)| *to == State::Closed && *at >= fault_end)
-                .map(|(_, _, at, _)| *at - fault_end)
+                .find(|m| m.to == State::Closed && m.at >= fault_end)
+                .map(|m| m.at - fault_end)
         }),
         open_cycles: opens().count(),
-        trial_calls: opens().next().map_or(0, |(_, _, opened, _)| {
-            starts.iter().filter(|at| *at > opened).count()
+        trial_calls: opens().next().map_or(0, |opened| {
+            starts.iter().filter(|at| **at > opened.at).count()
         }),
-        open_periods: opens().filter_map(|(_, _, _, length)| *length).collect(),
+        open_periods: opens().filter_map(|m| m.open).collect(),
     }
 }
 

@@ -1,0 +1,49 @@
+//! The one observer both engines keep a guard's transitions with: `simulate`'s runs of
+//! a scripted upstream and `replay`'s of recorded calls.
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use outbound_guard::{Observer, State, Transition};
+use tokio::time::Instant;
+
+/// One transition of a guard's breaker.
+#[derive(Debug, Clone)]
+pub(crate) struct Moved {
+    pub(crate) at: Instant,
+    pub(crate) from: State,
+    pub(crate) to: State,
+    /// Into open: for how long.
+    pub(crate) open: Option<Duration>,
+    /// Its log line: `sber opened: 16 of 50 calls failed (32% ≥ 30%)`.
+    pub(crate) why: String,
+}
+
+/// A guard's transitions, in order.
+#[derive(Default)]
+pub(crate) struct Transitions(Mutex<Vec<Moved>>);
+
+impl Transitions {
+    /// Every transition so far.
+    pub(crate) fn seen(&self) -> Vec<Moved> {
+        self.0.lock().map(|t| t.clone()).unwrap_or_default()
+    }
+}
+
+impl Observer for Transitions {
+    fn on_transition(&self, t: &Transition<'_>) {
+        if let Ok(mut all) = self.0.lock() {
+            all.push(Moved {
+                at: t.at,
+                from: t.from,
+                to: t.to,
+                open: t.open.map(|open| open.length),
+                why: t.to_string(),
+            });
+        }
+    }
+
+    fn wants_calls(&self) -> bool {
+        false
+    }
+}
