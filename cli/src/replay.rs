@@ -22,6 +22,7 @@ mod drawn;
 mod engine;
 mod figures;
 mod guess;
+mod holes;
 mod knowable;
 mod plot;
 mod possible;
@@ -169,46 +170,9 @@ pub(crate) fn run_command(args: &ReplayArgs) -> Result<(), Failure> {
             continue;
         }
         let system = &recording.systems[name.as_str()];
-        let found = incidents(&system.calls);
-        let actions = engine::actions(&system.transitions);
-        let read_limit = knowable::read_limit(system);
-        // The calls without a recorded outcome: the estimate answers them from the
-        // evidence on both sides of their gap, and the ranges hold every way they could
-        // have been answered (`ways`).
-        let options: Arc<[guess::Options]> = guess::options(&system.calls).into();
-        let unknown = options.len();
-        let replayable = Replayable {
-            calls: &system.calls,
-            actions: &actions,
-            options: &options,
-            incidents: &found,
-            read_limit,
-        };
-        let budget = Budget::new(args.max_replays, system.calls.len());
-        let mut runs = Vec::new();
-        for (label, settings) in &variants {
-            let Some(s) = settings.system(name) else {
-                continue;
-            };
-            let assessed = replayable.assess(s, budget);
-            runs.push(Variant {
-                cannot_tell: knowable::cannot_tell(system, s),
-                label: label.clone(),
-                figures: assessed.figures,
-                bounds: assessed.bounds,
-                replay: assessed.replay,
-                replays: assessed.replays,
-                limit: figures::limit(s),
-            });
-        }
-        reports.push(SystemReport {
-            name: name.clone(),
-            recording: system,
-            incidents: found,
-            unknown,
-            filled: filled.get(name.as_str()).copied().unwrap_or(0),
-            variants: runs,
-        });
+        let mut report = replay_system(name, system, &variants, args.max_replays);
+        report.filled = filled.get(name.as_str()).copied().unwrap_or(0);
+        reports.push(report);
     }
     let replay_took = replay_started.elapsed();
     for name in &missing {
@@ -250,6 +214,74 @@ pub(crate) fn run_command(args: &ReplayArgs) -> Result<(), Failure> {
         print(&render::to_detail(&args.recording, &recording, &reports))
     } else {
         print(&render::to_screen(&args.recording, &recording, &reports))
+    }
+}
+
+/// One system's recording through each of `variants`. Where its traffic fell while the
+/// breaker it ran with was open ([`holes`]), its incidents are found again around the
+/// holes and each setting replayed again with them; the figures the holes leave out
+/// cannot be told.
+fn replay_system<'a>(
+    name: &str,
+    system: &'a recording::SystemRecording,
+    variants: &[(String, Settings)],
+    max_replays: Option<usize>,
+) -> SystemReport<'a> {
+    let actions = engine::actions(&system.transitions);
+    let read_limit = knowable::read_limit(system);
+    // The calls without a recorded outcome: the estimate answers them from the evidence
+    // on both sides of their gap, and the ranges hold every way they could have been
+    // answered (`ways`).
+    let options: Arc<[guess::Options]> = guess::options(&system.calls).into();
+    let budget = Budget::new(max_replays, system.calls.len());
+    let assess = |found: &[figures::Incident]| {
+        let replayable = Replayable {
+            calls: &system.calls,
+            actions: &actions,
+            options: &options,
+            incidents: found,
+            read_limit,
+        };
+        variants
+            .iter()
+            .filter_map(|(label, settings)| {
+                let s = settings.system(name)?;
+                let assessed = replayable.assess(s, budget);
+                Some(Variant {
+                    cannot_tell: knowable::cannot_tell(system, s),
+                    label: label.clone(),
+                    figures: assessed.figures,
+                    bounds: assessed.bounds,
+                    replay: assessed.replay,
+                    replays: assessed.replays,
+                    limit: figures::limit(s),
+                    holes: None,
+                })
+            })
+            .collect::<Vec<_>>()
+    };
+    let mut found = incidents(&system.calls, &[]);
+    let mut runs = assess(&found);
+    let holes = holes::holes(&system.calls, &runs[0].replay);
+    if !holes.is_empty() {
+        found = incidents(&system.calls, &holes);
+        runs = assess(&found);
+        for variant in &mut runs {
+            figures::see_holes(&mut variant.figures, &variant.replay, &holes);
+            // No way of answering the calls it has fills the holes: no range holds.
+            variant.bounds.proof.exhaustive = false;
+            variant.bounds.possible = None;
+            variant.holes = Some("the calls missing in its holes would count".to_owned());
+        }
+    }
+    SystemReport {
+        name: name.to_owned(),
+        recording: system,
+        incidents: found,
+        holes,
+        unknown: options.len(),
+        filled: 0,
+        variants: runs,
     }
 }
 

@@ -12,9 +12,12 @@ mod common;
 use std::io::Write as _;
 use std::path::Path;
 use std::process::{Child, Command as Process, Stdio};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use common::bin;
+use outbound_guard::{Guard, Settings};
+use outbound_guard_recorder::{Recorder, RecorderOptions};
 use outbound_guard_tests::upstream::{FakeUpstream, Fault};
 use serde_json::Value;
 
@@ -81,8 +84,9 @@ fn free_port() -> u16 {
         .port()
 }
 
-/// Starts nginx on `port` with the upstreams given, or `None` where it is not installed
-/// or cannot run.
+/// Starts nginx on `port` with the upstreams given (`/ok`, `/failing`, `/retried` on
+/// the failing one then the hung one, `/hung`), or `None` where it is not installed or
+/// cannot run.
 fn nginx(dir: &Path, port: u16, healthy: u16, failing: u16, hung: u16) -> Option<Nginx> {
     let d = dir.display();
     let config = format!(
@@ -102,6 +106,7 @@ http {{
     upstream healthy {{ server 127.0.0.1:{healthy}; }}
     upstream retried {{ server 127.0.0.1:{failing} max_fails=0; server 127.0.0.1:{hung} backup; }}
     upstream hung {{ server 127.0.0.1:{hung}; }}
+    upstream failing {{ server 127.0.0.1:{failing}; }}
     server {{
         listen 127.0.0.1:{port};
         location /ok {{ proxy_pass http://healthy; }}
@@ -111,6 +116,7 @@ http {{
             proxy_read_timeout 1s;
         }}
         location /hung {{ proxy_pass http://hung; proxy_read_timeout 30s; }}
+        location /failing {{ proxy_pass http://failing; }}
     }}
 }}
 "
@@ -255,6 +261,198 @@ async fn a_real_nginx_log_converts_and_replays() {
     assert_eq!(
         report["systems"]["sber"]["replays"][0]["failing_let_through"],
         2
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The settings of the guard in front of nginx in the next test.
+const BEHIND: &str = r#"[systems.sber]
+cb_window_size = 20
+cb_min_calls = 20
+cb_failure_rate = 0.3
+cb_open_duration = "6s"
+cb_half_open_calls = 2
+read_timeout = "1s"
+total_timeout = "2s"
+connect_timeout = "0.5s"
+"#;
+
+/// The access log of a proxy behind an enforcing guard: a real guard (with the
+/// recorder) calls a real nginx 100 times a second for 17 s, while 2 calls in 5 fail
+/// from the 2nd second to the 14th (40%, above the guard's 30%). The guard opens and
+/// refuses most of that stretch; those calls never reach nginx. Replayed, the converted
+/// log must say it has holes; find one incident, not one per cycle of trials; tell
+/// the time to fail fast of the settings it ran with (the hole's start, not "never")
+/// and of a stricter one (0.2: sooner, exact); and say "cannot tell" for every figure a
+/// looser setting (0.6, which in truth never opens) changes, never an exact count. The
+/// recorder's file of the same run, which holds every refused call, has no hole.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_log_behind_an_enforcing_guard_has_holes_that_leave_a_looser_setting_untold() {
+    let dir = common::scratch("nginx-behind");
+    std::fs::create_dir_all(dir.join("tmp")).unwrap();
+    let healthy = FakeUpstream::start().await;
+    let failing = FakeUpstream::start().await;
+    failing.always(Fault::Status(502));
+    let hung = FakeUpstream::start().await;
+    hung.always(Fault::Hang);
+    let port = free_port();
+    let Some(_nginx) = nginx(
+        &dir,
+        port,
+        healthy.addr().port(),
+        failing.addr().port(),
+        hung.addr().port(),
+    ) else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "nginx is not installed, or cannot run: CI must run this test"
+        );
+        eprintln!("skipped: nginx is not installed, or cannot run here");
+        return;
+    };
+    let settings = Settings::parse(BEHIND, "resilience.toml").unwrap();
+    let recorder_file = dir.join("recorded.jsonl");
+    let recorder = Arc::new(Recorder::to_file(&recorder_file, RecorderOptions::default()).unwrap());
+    let guard = Guard::builder(settings.system("sber").unwrap())
+        .observer(recorder.clone())
+        .build();
+    let client = reqwest::Client::new();
+    let base = format!("http://127.0.0.1:{port}");
+    let started = tokio::time::Instant::now();
+    let mut running = Vec::new();
+    for i in 0..1_700_u64 {
+        let path = if (200..1_400).contains(&i) && matches!(i % 5, 1 | 3) {
+            "failing"
+        } else {
+            "ok"
+        };
+        let url = format!("{base}/{path}");
+        running.push(tokio::spawn(common::guarded_get(&guard, &client, &url)));
+        tokio::time::sleep_until(started + Duration::from_millis(10 * (i + 1))).await;
+    }
+    let mut reached = 0;
+    for call in running {
+        reached += usize::from(call.await.unwrap());
+    }
+    recorder.flush();
+    assert!(
+        reached < 1_200,
+        "the guard refused only {} calls",
+        1_700 - reached
+    );
+    let log = dir.join("access.log");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let text = loop {
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        if text.lines().count() >= reached {
+            break text;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{} of {reached} logged",
+            text.lines().count()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let Some(converted) = convert(&text) else {
+        eprintln!("skipped: awk cannot run here");
+        return;
+    };
+    let behind = dir.join("behind.jsonl");
+    std::fs::write(&behind, &converted).unwrap();
+    let settings_file = dir.join("resilience.toml");
+    std::fs::write(&settings_file, BEHIND).unwrap();
+    let replay = |recording: &Path, json: bool| {
+        let mut command = bin();
+        command
+            .args(["replay", recording.to_str().unwrap()])
+            .args(["--settings", settings_file.to_str().unwrap()])
+            .args(["--compare", "cb_failure_rate=0.6"])
+            .args(["--compare", "cb_failure_rate=0.2"]);
+        if json {
+            command.arg("--json");
+        }
+        command.output().unwrap()
+    };
+    let report = common::json_report(&replay(&behind, true));
+    let sber = &report["systems"]["sber"];
+    let holes = sber["holes"].as_array().unwrap();
+    assert!(!holes.is_empty(), "no hole found: {sber}");
+    assert!(
+        holes[0]["calls_per_second_before"].as_f64().unwrap() > 50.0,
+        "{holes:?}"
+    );
+    assert_eq!(
+        sber["incidents"].as_array().unwrap().len(),
+        1,
+        "{}",
+        sber["incidents"]
+    );
+    let replays = sber["replays"].as_array().unwrap();
+    let (as_set, looser, stricter) = (&replays[0], &replays[1], &replays[2]);
+    assert_eq!(looser["settings"], "cb_failure_rate=0.6");
+    // The settings it ran with failed fast when the hole began, 0.2 s or so after the
+    // first failure (20 calls at 100 a second).
+    let fast = |r: &Value| r["incidents"][0]["to_fast_fail_ms"].as_f64();
+    let as_set_fast = fast(as_set).expect("as set failed fast");
+    assert!((100.0..2_000.0).contains(&as_set_fast), "{as_set_fast} ms");
+    // No count is told where the holes would count, and no range claims to hold.
+    for r in [as_set, looser, stricter] {
+        assert_eq!(r["ranges"]["every_way"], false, "{}", r["settings"]);
+        assert!(
+            r["ranges"]["failing_let_through"].is_null(),
+            "{}",
+            r["ranges"]
+        );
+    }
+    for key in ["failing_let_through", "healthy_refused", "waited_ms"] {
+        for r in [looser, stricter] {
+            let verdict = &r["verdicts"][key];
+            assert_eq!(verdict["verdict"], "cannot tell", "{key}: {verdict}");
+        }
+    }
+    // The looser setting's time to fast fail cannot be told (it had not failed fast when
+    // the hole began); the stricter one's is told, exact and sooner.
+    let incident = |r: &Value| r["verdicts"]["to_fast_fail"][0].clone();
+    assert_eq!(
+        incident(looser)["verdict"],
+        "cannot tell",
+        "{}",
+        incident(looser)
+    );
+    assert_eq!(
+        incident(stricter)["verdict"],
+        "better",
+        "{}",
+        incident(stricter)
+    );
+    assert_eq!(
+        incident(stricter)["this"]["certainty"],
+        "exact",
+        "{}",
+        incident(stricter)
+    );
+    // The screen says so in words.
+    let screen = replay(&behind, false);
+    let screen = String::from_utf8_lossy(&screen.stdout);
+    // Printed for the record (`--nocapture`).
+    eprintln!("{screen}");
+    assert!(screen.contains("the recording has holes"), "{screen}");
+    assert!(screen.contains("record in the service"), "{screen}");
+    // The recorder's file of the same run holds the refused calls: no hole, one incident.
+    let report = common::json_report(&replay(&recorder_file, true));
+    let sber = &report["systems"]["sber"];
+    assert_eq!(
+        sber["holes"].as_array().unwrap().len(),
+        0,
+        "{}",
+        sber["holes"]
+    );
+    assert_eq!(
+        sber["incidents"].as_array().unwrap().len(),
+        1,
+        "{}",
+        sber["incidents"]
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -4,6 +4,7 @@
 use outbound_guard::State;
 
 use super::engine::{Fate, Replay};
+use super::holes::{in_hole, Hole};
 use super::recording::{Call, Recorded};
 
 /// A stretch of the recording where the upstream was failing, by the upstream's own
@@ -12,8 +13,10 @@ use super::recording::{Call, Recorded};
 /// [`LEAST_FAILURES`] failing calls. A second whose calls were all refused by the
 /// recording's breaker says nothing about the upstream: it neither ends an incident nor
 /// counts toward its gap (so an outage behind a 30 s open period stays one incident,
-/// from its first failure to its last); a second that ran healthy calls, or had no call
-/// at all, does. Read from the recording alone, so the same for every setting.
+/// from its first failure to its last), nor does a second without a call in one of the
+/// recording's [holes](super::holes), where the calls that breaker refused are missing;
+/// a second that ran healthy calls, or had no call at all elsewhere, does. Read from the
+/// recording alone, so the same for every setting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Incident {
     /// Microseconds since the recording's start: the first failing call's start.
@@ -30,16 +33,22 @@ pub(crate) const GAP: u64 = 5;
 /// An incident has at least this many failing calls.
 pub(crate) const LEAST_FAILURES: u32 = 5;
 
-/// The incidents of a system's recorded calls (in start order).
-pub(crate) fn incidents(calls: &[Call]) -> Vec<Incident> {
+/// The incidents of a system's recorded calls (in start order), which has `holes`.
+pub(crate) fn incidents(calls: &[Call], holes: &[Hole]) -> Vec<Incident> {
     let mut incidents: Vec<Incident> = Vec::new();
     let mut current: Option<Incident> = None;
     let mut last_failing_second: Option<u64> = None;
-    // Seconds since the last failing one whose calls were all refused: no evidence.
+    // Seconds since the last failing one whose calls were all refused, or that had
+    // none in a hole: no evidence.
     let mut unknown_seconds = 0;
+    let mut previous: Option<u64> = None;
     let mut i = 0;
     while i < calls.len() {
         let second = calls[i].start / 1_000_000;
+        if let Some(p) = previous.filter(|_| !holes.is_empty()) {
+            unknown_seconds += (p + 1..second).filter(|&s| in_hole(holes, s)).count() as u64;
+        }
+        previous = Some(second);
         let mut j = i;
         let (mut failing, mut ran, mut first, mut last) = (0, 0, None, 0);
         while j < calls.len() && calls[j].start / 1_000_000 == second {
@@ -95,6 +104,10 @@ pub(crate) struct Met {
     /// Calls without a recorded outcome the breaker let run from the incident's start
     /// until it failed fast (or the next incident): their guessed answers fed it.
     pub(crate) guessed_before_fast_fail: usize,
+    /// Whether the breaker had not failed fast when the incident's first
+    /// [hole](super::holes) began: what it did with the calls missing there is not
+    /// recorded.
+    pub(crate) unseen: bool,
 }
 
 /// What a replay counts of a setting, each the lower the better: the words of a row,
@@ -395,6 +408,32 @@ fn met(
         failing_let_through,
         guessed,
         guessed_before_fast_fail,
+        unseen: false,
+    }
+}
+
+/// `f`'s incidents, replayed as `replay`, where the recording has `holes`: a breaker
+/// open or half-open when an incident's first hole began refused the calls missing
+/// there, so it failed fast when it opened; one that was closed let them run, unseen.
+pub(crate) fn see_holes(f: &mut Figures, replay: &Replay, holes: &[Hole]) {
+    for met in &mut f.incidents {
+        let (start, end) = (met.incident.start, met.incident.end);
+        let Some(hole) = holes.iter().find(|h| (start..=end).contains(&h.start)) else {
+            continue;
+        };
+        if met.to_fast_fail.is_some_and(|t| start + t <= hole.start) {
+            continue;
+        }
+        let before = || replay.transitions.iter().take_while(|t| t.at <= hole.start);
+        if before().last().is_some_and(|t| t.to != State::Closed) {
+            let opened = before()
+                .filter(|t| matches!(t.to, State::Open | State::ForcedOpen))
+                .last()
+                .map_or(hole.start, |t| t.at);
+            met.to_fast_fail = Some(opened.saturating_sub(start));
+        } else {
+            met.unseen = true;
+        }
     }
 }
 
@@ -425,7 +464,7 @@ mod tests {
                 },
             ));
         }
-        let found = incidents(&calls);
+        let found = incidents(&calls, &[]);
         assert_eq!(
             found,
             [Incident {
@@ -457,7 +496,7 @@ mod tests {
             };
             calls.push(call(s, outcome));
         }
-        let found = incidents(&calls);
+        let found = incidents(&calls, &[]);
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found[0].start, 10_000_000);
         assert_eq!(found[0].end, 191_200_000, "the last failing trial");
@@ -473,7 +512,106 @@ mod tests {
             };
             two.push(call(s, outcome));
         }
-        assert_eq!(incidents(&two).len(), 2);
+        assert_eq!(incidents(&two, &[]).len(), 2);
+    }
+
+    /// The same outage as a log behind that breaker writes it: the refused calls never
+    /// reached the log. Its empty seconds are as silent as the refused ones where they
+    /// lie in a hole: one incident again, as the upstream behaved; without the holes,
+    /// it ends at the first empty stretch.
+    #[test]
+    fn empty_seconds_in_a_hole_do_not_cut_an_outage_into_pieces() {
+        let mut calls = Vec::new();
+        let mut holes = Vec::new();
+        for tenth in 0..3_000_u32 {
+            let s = f64::from(tenth) / 10.0;
+            let failing_trial = (290..293).contains(&((tenth + 180) % 300));
+            let outcome = if !(100..1_950).contains(&tenth) {
+                Recorded::Success
+            } else if tenth < 120 || failing_trial {
+                Recorded::Failure
+            } else {
+                continue;
+            };
+            calls.push(call(s, outcome));
+        }
+        for cycle in 0..6_u64 {
+            let start = 12_000_000 + cycle * 30_000_000;
+            holes.push(Hole {
+                start,
+                end: start + 29_900_000,
+                rate_before: 10.0,
+                rate_during: 0.1,
+            });
+        }
+        // Without them: cut at the first empty 30 s, each cycle's three failing trials
+        // too few to count on their own.
+        let alone = incidents(&calls, &[]);
+        assert_eq!(alone.len(), 1, "{alone:?}");
+        assert_eq!(alone[0].end, 11_900_000, "{alone:?}");
+        let found = incidents(&calls, &holes);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!((found[0].start, found[0].end), (10_000_000, 191_200_000));
+    }
+
+    /// In an incident with a hole, a breaker open when the hole began failed fast when
+    /// it opened (the calls it refused are the ones missing); one that had not failed
+    /// fast by then is unseen; one that failed fast before it keeps its time.
+    #[test]
+    fn a_hole_tells_when_an_open_breaker_failed_fast_and_hides_a_closed_one() {
+        use super::super::engine::Replayed;
+        let incident = Incident {
+            start: 1_000_000,
+            end: 9_000_000,
+            failing_calls: 40,
+        };
+        let hole = Hole {
+            start: 2_000_000,
+            end: 8_000_000,
+            rate_before: 50.0,
+            rate_during: 0.5,
+        };
+        let replay = |opened: Option<u64>| Replay {
+            fates: Vec::new(),
+            transitions: opened
+                .map(|at| Replayed {
+                    at,
+                    from: State::Closed,
+                    to: State::Open,
+                    why: String::new(),
+                })
+                .into_iter()
+                .collect(),
+            asked: Vec::new(),
+            decisions: 0,
+        };
+        let met = |to_fast_fail: Option<u64>| Met {
+            incident,
+            to_fast_fail,
+            failing_let_through: 0,
+            guessed: 0,
+            guessed_before_fast_fail: 0,
+            unseen: false,
+        };
+        let seen = |opened: Option<u64>, to_fast_fail: Option<u64>| {
+            let mut f = Figures {
+                incidents: vec![met(to_fast_fail)],
+                ..Figures::default()
+            };
+            see_holes(&mut f, &replay(opened), &[hole]);
+            (f.incidents[0].to_fast_fail, f.incidents[0].unseen)
+        };
+        // Opened at the hole's start, no call refused in the log until its trials.
+        assert_eq!(seen(Some(2_000_000), None), (Some(1_000_000), false));
+        assert_eq!(
+            seen(Some(2_000_000), Some(7_000_000)),
+            (Some(1_000_000), false)
+        );
+        // Failed fast before the hole: as replayed.
+        assert_eq!(seen(Some(1_500_000), Some(600_000)), (Some(600_000), false));
+        // Closed when the hole began: what it met there is not recorded.
+        assert_eq!(seen(None, None), (None, true));
+        assert!(seen(Some(2_500_000), Some(1_600_000)).1);
     }
 }
 

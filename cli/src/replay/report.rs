@@ -5,6 +5,7 @@ use std::time::{Duration, SystemTime};
 
 use super::engine::Replay;
 use super::figures::{Bounds, Figures, Incident};
+use super::holes::Hole;
 use super::recording::{Recording, SystemRecording};
 
 /// One setting's replay of one system.
@@ -24,6 +25,9 @@ pub(crate) struct Variant {
     /// Why the recording cannot tell this setting (its figures are then not given);
     /// empty when it can.
     pub(crate) cannot_tell: Vec<String>,
+    /// Why its figures over the whole recording cannot be told where the recording has
+    /// [holes](super::holes) (its incidents' times to fast fail may be).
+    pub(crate) holes: Option<String>,
 }
 
 /// One system's replays.
@@ -31,6 +35,8 @@ pub(crate) struct SystemReport<'a> {
     pub(crate) name: String,
     pub(crate) recording: &'a SystemRecording,
     pub(crate) incidents: Vec<Incident>,
+    /// Where its traffic fell while the breaker it ran with was open.
+    pub(crate) holes: Vec<Hole>,
     /// Its calls without a recorded outcome (refused by the recording's guard).
     pub(crate) unknown: usize,
     /// Its calls without a recorded outcome that another replica's calls answered

@@ -66,6 +66,12 @@ pub(crate) fn known(variant: &Variant, subject: Subject, calls: usize) -> Known 
     let f = &variant.figures;
     let proven = variant.bounds.proven();
     match subject {
+        Subject::Figure(_) if variant.holes.is_some() => {
+            Known::CannotTell(variant.holes.clone().unwrap_or_default())
+        }
+        Subject::FastFail(i) if f.incidents[i].unseen => {
+            Known::CannotTell("it had not failed fast when the hole began".into())
+        }
         Subject::Figure(figure) => {
             // The guessed answers counted in it, and those that fed the breaker (for the
             // openings and the time waited, the same calls).

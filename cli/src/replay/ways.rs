@@ -303,7 +303,7 @@ mod tests {
                 calls,
                 actions,
                 options: guess::options(calls).into(),
-                incidents: incidents(calls),
+                incidents: incidents(calls, &[]),
             }
         }
 

@@ -180,7 +180,7 @@ pub(crate) fn to_detail(
     let mut out = wrap(&preamble(path, recording, reports), 0, 2, WIDTH);
     for report in reports {
         out.push('\n');
-        system_header(&mut out, report);
+        system_header(&mut out, recording, report);
         for v in &report.variants {
             setting(&mut out, recording, report, v);
         }

@@ -104,6 +104,7 @@ fn setting(recording: &Recording, report: &SystemReport<'_>, v: &Variant) -> Val
     let mut out = Map::new();
     out.insert("settings".into(), json!(v.label));
     out.insert("cannot_tell".into(), json!(v.cannot_tell));
+    out.insert("counts_cannot_tell".into(), json!(v.holes));
     out.insert("calls".into(), json!(f.calls));
     out.insert("ran".into(), json!(f.ran));
     let mut guessed = Map::new();
@@ -134,7 +135,8 @@ fn setting(recording: &Recording, report: &SystemReport<'_>, v: &Variant) -> Val
             "to_fast_fail_ms": m.to_fast_fail.map(ms),
             "to_fast_fail_ms_range": r.map(|(fast, _)| fast_range(fast)),
             "to_fast_fail_guessed": m.guessed_before_fast_fail,
-            "failing_let_through": m.failing_let_through,
+            "unseen": m.unseen,
+            "failing_let_through": v.holes.is_none().then_some(m.failing_let_through),
             "failing_let_through_guessed": m.guessed,
             "failing_let_through_range": r.map(|(_, through)| range(Figure::FailingLetThrough, through)),
         })
@@ -158,6 +160,10 @@ fn system(recording: &Recording, report: &SystemReport<'_>) -> Value {
         "incidents": report.incidents.iter().map(|i| json!({
             "start_ms": ms(i.start), "end_ms": ms(i.end), "time": when(recording, i.start),
             "failing_calls": i.failing_calls,
+        })).collect::<Vec<_>>(),
+        "holes": report.holes.iter().map(|h| json!({
+            "start_ms": ms(h.start), "end_ms": ms(h.end), "time": when(recording, h.start),
+            "calls_per_second_before": h.rate_before, "calls_per_second_during": h.rate_during,
         })).collect::<Vec<_>>(),
         "recorded_transitions": report.recording.transitions.iter().map(|t| json!({
             "at_ms": ms(t.at), "from": t.from, "to": t.to, "why": t.why,

@@ -11,6 +11,7 @@ use std::path::Path;
 use crate::output::{counted, thousands, times};
 
 use crate::replay::figures::Figure;
+use crate::replay::holes;
 use crate::replay::recording::Recording;
 use crate::replay::report::{preamble, span, when, SystemReport, Variant};
 use crate::replay::verdict::{self, Known, Subject, Verdict, ESTIMATE_ERROR};
@@ -35,6 +36,10 @@ const WEIGHED: [Figure; 3] = [
 const TO_TELL: &str = "to tell what is estimated or cannot be told: record in observe mode \
     (cb_mode = \"observe\"), log at a proxy in front of the guard, or add another replica's \
     recording (--replica)";
+
+/// The recordings that fill a recording's holes.
+const TO_FILL: &str = "to tell what the holes leave out: record in the service (the recorder \
+    writes each call its guard refused), in observe mode, or log at a proxy in front of the guard";
 
 /// `text` folded at spaces to fit `width` columns, every line after the first indented
 /// by `indent` spaces (the first is the caller's to indent).
@@ -198,19 +203,23 @@ fn would_open(n: usize) -> String {
     }
 }
 
-/// What the settings it ran with did, in one sentence.
+/// What the settings it ran with did, in one sentence (the counts left out where the
+/// recording has holes: the calls missing there would count).
 fn as_set(recording: &Recording, report: &SystemReport<'_>) -> String {
     let f = &report.variants[0].figures;
-    let mut text = format!(
-        "as set, replayed: {}; {} let through, {} healthy refused",
-        opened(f.openings.len()),
-        counted(
-            f.counts[Figure::FailingLetThrough],
-            "failing call",
-            "failing calls"
-        ),
-        thousands(f.counts[Figure::HealthyRefused]),
-    );
+    let mut text = format!("as set, replayed: {}", opened(f.openings.len()));
+    if report.holes.is_empty() {
+        let _ = write!(
+            text,
+            "; {} let through, {} healthy refused",
+            counted(
+                f.counts[Figure::FailingLetThrough],
+                "failing call",
+                "failing calls"
+            ),
+            thousands(f.counts[Figure::HealthyRefused]),
+        );
+    }
     for (i, met) in f.incidents.iter().enumerate() {
         let _ = write!(
             text,
@@ -227,8 +236,9 @@ fn as_set(recording: &Recording, report: &SystemReport<'_>) -> String {
     text
 }
 
-/// The system's first lines: its calls, incidents and breaker, and what is guessed.
-pub(super) fn system_header(out: &mut String, report: &SystemReport<'_>) {
+/// The system's first lines: its calls, incidents and breaker, what is guessed, and
+/// its holes.
+pub(super) fn system_header(out: &mut String, recording: &Recording, report: &SystemReport<'_>) {
     let openings = report
         .recording
         .transitions
@@ -240,6 +250,9 @@ pub(super) fn system_header(out: &mut String, report: &SystemReport<'_>) {
             "its breaker observed ({}), refusing none",
             would_open(openings)
         )
+    } else if openings == 0 && report.recording.limits.is_none() {
+        // No line of the recorder's: an access log, whose breaker (if any) wrote nothing.
+        "no breaker's transition in it".to_owned()
     } else {
         format!("its breaker {}", opened(openings))
     };
@@ -269,6 +282,13 @@ pub(super) fn system_header(out: &mut String, report: &SystemReport<'_>) {
             counted(report.filled, "call", "calls")
         );
     }
+    if !report.holes.is_empty() {
+        let _ = write!(
+            text,
+            "; {}",
+            holes::described(&report.holes, |at| when(recording, at))
+        );
+    }
     line(out, 0, &text);
 }
 
@@ -282,14 +302,16 @@ pub(crate) fn to_screen(
     let mut guessed = false;
     for report in reports {
         out.push('\n');
-        system_header(&mut out, report);
+        system_header(&mut out, recording, report);
         if let Some(why) = report.variants[0].cannot_tell.first() {
             line(&mut out, 2, &format!("as set: cannot tell: {why}"));
         } else {
             line(&mut out, 2, &as_set(recording, report));
         }
         for alt in &report.variants[1..] {
-            guessed |= alternative(&mut out, report, alt);
+            // Where the recording has holes, what fills them is said once below.
+            let rests_on_guesses = alternative(&mut out, report, alt);
+            guessed |= rests_on_guesses && report.holes.is_empty();
         }
         if report.variants.len() == 1 {
             line(
@@ -302,6 +324,10 @@ pub(crate) fn to_screen(
     if guessed {
         out.push('\n');
         line(&mut out, 0, TO_TELL);
+    }
+    if reports.iter().any(|r| !r.holes.is_empty()) {
+        out.push('\n');
+        line(&mut out, 0, TO_FILL);
     }
     out.push('\n');
     line(
