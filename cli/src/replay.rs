@@ -246,7 +246,9 @@ fn replay_system<'a>(
             .iter()
             .filter_map(|(label, settings)| {
                 let s = settings.system(name)?;
-                let assessed = replayable.assess(s, budget);
+                let mut assessed = replayable.assess(s, budget);
+                assessed.figures.swing =
+                    figures::swing(&system.calls, &assessed.replay, &options, figures::limit(s));
                 Some(Variant {
                     cannot_tell: knowable::cannot_tell(system, s),
                     label: label.clone(),
@@ -255,6 +257,7 @@ fn replay_system<'a>(
                     replay: assessed.replay,
                     replays: assessed.replays,
                     limit: figures::limit(s),
+                    reach: reach(&system.calls, s),
                     holes: None,
                 })
             })
@@ -283,6 +286,14 @@ fn replay_system<'a>(
         filled: 0,
         variants: runs,
     }
+}
+
+/// The calls `calls` make at their mean rate over one open period of `settings`.
+fn reach(calls: &[recording::Call], settings: &outbound_guard_settings::SystemSettings) -> u64 {
+    let span = calls.last().map_or(0, |c| c.start).max(1);
+    let open = u64::try_from(settings.cb_open_duration().as_micros()).unwrap_or(u64::MAX);
+    let calls = u64::try_from(calls.len()).unwrap_or(u64::MAX);
+    u64::try_from(u128::from(calls) * u128::from(open) / u128::from(span)).unwrap_or(u64::MAX)
 }
 
 fn read_recording(path: &std::path::Path, strict: bool) -> Result<Recording, Failure> {

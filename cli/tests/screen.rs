@@ -74,30 +74,30 @@ fn the_screen_says_in_words_which_setting_is_better_and_how_sure() {
     golden(
         &replay(&[]),
         &expect![[r#"
-        tests/data/demo-recording.jsonl: 2,012 calls of 1 system from 2026-12-04 14:47:36.878 UTC over
-          29.2 s; 66 lines out of start order (sorted)
+            tests/data/demo-recording.jsonl: 2,012 calls of 1 system from 2026-12-04 14:47:36.878 UTC over
+              29.2 s; 66 lines out of start order (sorted)
 
-        sber: 2,012 calls, 1 incident; its breaker opened 5 times; 957 calls have no recorded outcome (its
-          guard refused them): what they would change is estimated
-          as set, replayed: opened 5 times; 40 failing calls let through, 603 healthy refused; incident 1
-            (2026-12-04 14:47:40.893 UTC): failed fast after 413 ms
-          cb_failure_rate=0.1, against the settings it ran with:
-            fails fast in incident 1    better       exact
-            failing calls let through   same         estimated, ±25% of the 74 answers guessed
-            healthy calls refused       same         estimated, ±25% of the 619 answers guessed
-            time callers waited         better       estimated, ±25% of the 68 answers guessed
-          cb_failure_rate=0.6, against the settings it ran with:
-            fails fast in incident 1    cannot tell  389 guessed answers fed the breaker first, and it may
-                                                     never have failed fast
-            failing calls let through   same         estimated, ±25% of the 532 answers guessed
-            healthy calls refused       same         estimated, ±25% of the 690 answers guessed
-            time callers waited         worse        estimated, ±25% of the 402 answers guessed
+            sber: 2,012 calls, 1 incident; its breaker opened 5 times; 957 calls have no recorded outcome (its
+              guard refused them): what they would change is estimated
+              as set, replayed: opened 5 times; 40 failing calls let through, 603 healthy refused; incident 1
+                (2026-12-04 14:47:40.893 UTC): failed fast after 413 ms
+              cb_failure_rate=0.1, against the settings it ran with:
+                fails fast in incident 1    better       exact
+                failing calls let through   same         estimated from 74 guessed answers
+                healthy calls refused       same         estimated from 619 guessed answers
+                time callers waited         same         estimated from 68 guessed answers
+              cb_failure_rate=0.6, against the settings it ran with:
+                fails fast in incident 1    cannot tell  389 guessed answers fed the breaker first, and it may
+                                                         never have failed fast
+                failing calls let through   same         estimated from 532 guessed answers
+                healthy calls refused       same         estimated from 690 guessed answers
+                time callers waited         same         estimated from 402 guessed answers
 
-        to tell what is estimated or cannot be told: record in observe mode (cb_mode = "observe"), log at a
-          proxy in front of the guard, or add another replica's recording (--replica)
+            to tell what is estimated or cannot be told: record in observe mode (cb_mode = "observe"), log at a
+              proxy in front of the guard, or add another replica's recording (--replica)
 
-        the numbers, their ranges and the openings: --detail; all of it: --json
-    "#]],
+            the numbers, their ranges and the openings: --detail; all of it: --json
+        "#]],
     );
 }
 

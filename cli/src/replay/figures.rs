@@ -4,6 +4,7 @@
 use outbound_guard::State;
 
 use super::engine::{Fate, Replay};
+use super::guess::Options;
 use super::holes::{in_hole, Hole};
 use super::recording::{Call, Recorded};
 
@@ -229,8 +230,30 @@ pub(crate) struct Figures {
     /// Of the calls behind each figure, how many had no recorded outcome (for
     /// [`Figure::Openings`]: such calls let run, whose guessed answers fed the breaker).
     pub(crate) guessed: PerFigure<usize>,
+    /// Of the calls without a recorded outcome that ran: how much longer or shorter
+    /// their callers would have waited in all, had each been answered the other way
+    /// (µs, each cut at the setting's limit; [`swing`]).
+    pub(crate) swing: u64,
     pub(crate) openings: Vec<Opening>,
     pub(crate) incidents: Vec<Met>,
+}
+
+/// Over the calls without a recorded outcome that `replay` let run (`options`: theirs,
+/// in order), the difference each one's two answers make to the time its caller
+/// waited, each cut at `limit` (µs), added up: what guessing them wrong could add to
+/// or take from [`Figure::Waited`] beside the calls it changes the fate of.
+pub(crate) fn swing(calls: &[Call], replay: &Replay, options: &[Options], limit: u64) -> u64 {
+    calls
+        .iter()
+        .zip(&replay.fates)
+        .filter(|(c, _)| c.outcome == Recorded::Rejected)
+        .zip(options)
+        .filter(|((_, fate), _)| matches!(fate, Fate::Ran | Fate::Pending))
+        .map(|(_, o)| {
+            let wait = |answer: (Recorded, u32)| u64::from(answer.1).min(limit);
+            wait(o.failing).abs_diff(wait(o.success))
+        })
+        .sum()
 }
 
 /// The figures of `replay` over `calls`, whose calls without a recorded outcome are

@@ -20,6 +20,10 @@ pub(crate) struct Variant {
     /// The longest a call that ran keeps its caller waiting (µs): the setting's
     /// `read_timeout` or `total_timeout`, the shorter.
     pub(crate) limit: u64,
+    /// The calls the recording makes, at its mean rate, over one of this setting's open
+    /// periods: how many calls an opening decided by guessed answers may move between
+    /// running and refused.
+    pub(crate) reach: u64,
     /// Replays made of this setting (the estimate's, and each way of answering).
     pub(crate) replays: usize,
     /// Why the recording cannot tell this setting (its figures are then not given);

@@ -14,7 +14,7 @@ use crate::replay::figures::Figure;
 use crate::replay::holes;
 use crate::replay::recording::Recording;
 use crate::replay::report::{preamble, span, when, SystemReport, Variant};
-use crate::replay::verdict::{self, Known, Subject, Verdict, ESTIMATE_ERROR};
+use crate::replay::verdict::{self, Known, Subject, Verdict};
 
 /// The screen's width, in columns.
 pub(crate) const WIDTH: usize = 100;
@@ -94,9 +94,9 @@ fn certainty(base: &Known, alternative: &Known) -> String {
     match (base, alternative) {
         (Known::CannotTell(why), _) | (_, Known::CannotTell(why)) => why.clone(),
         (Known::Told(b), Known::Told(a)) if b.exact() && a.exact() => "exact".into(),
+        // The error's rule (`verdict`) is in docs/replay.md; its interval in --detail.
         (Known::Told(b), Known::Told(a)) => format!(
-            "estimated, ±{:.0}% of the {} answers guessed",
-            ESTIMATE_ERROR * 100.0,
+            "estimated from {} guessed answers",
             thousands(a.guessed.max(b.guessed))
         ),
     }
