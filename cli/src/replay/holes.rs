@@ -84,27 +84,6 @@ pub(crate) fn in_hole(holes: &[Hole], second: u64) -> bool {
     holes.iter().any(|h| h.start <= from && to <= h.end)
 }
 
-/// The holes in words, for a system's header: `its traffic fell from 50 to 0.4 calls a
-/// second for 1m 48s from …`; `when` says a time of the recording.
-pub(crate) fn described(holes: &[Hole], when: impl Fn(u64) -> String) -> String {
-    let lasted: u64 = holes.iter().map(|h| h.end - h.start).sum();
-    let first = &holes[0];
-    let many = if holes.len() == 1 {
-        String::new()
-    } else {
-        format!(" in {} stretches", holes.len())
-    };
-    format!(
-        "its traffic fell from {:.0} to {:.1} calls a second for {}{many} from {}, while the \
-         breaker it ran with was open: the recording has holes where that breaker refused \
-         calls (a log taken behind an enforcing guard), and they are not in it",
-        first.rate_before,
-        first.rate_during,
-        super::report::span(lasted),
-        when(first.start),
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,7 +11,7 @@ use std::path::Path;
 use crate::output::{counted, thousands, times};
 
 use crate::replay::figures::Figure;
-use crate::replay::holes;
+use crate::replay::holes::Hole;
 use crate::replay::recording::Recording;
 use crate::replay::report::{preamble, span, when, SystemReport, Variant};
 use crate::replay::verdict::{self, Known, Subject, Verdict};
@@ -236,6 +236,27 @@ fn as_set(recording: &Recording, report: &SystemReport<'_>) -> String {
     text
 }
 
+/// The holes in words, for a system's header: `its traffic fell from 50 to 0.4 calls a
+/// second for 1m 48s from …`; `when` says a time of the recording.
+fn holes_described(holes: &[Hole], when: impl Fn(u64) -> String) -> String {
+    let lasted: u64 = holes.iter().map(|h| h.end - h.start).sum();
+    let first = &holes[0];
+    let many = if holes.len() == 1 {
+        String::new()
+    } else {
+        format!(" in {} stretches", holes.len())
+    };
+    format!(
+        "its traffic fell from {:.0} to {:.1} calls a second for {}{many} from {}, while the \
+         breaker it ran with was open: the recording has holes where that breaker refused \
+         calls (a log taken behind an enforcing guard), and they are not in it",
+        first.rate_before,
+        first.rate_during,
+        span(lasted),
+        when(first.start),
+    )
+}
+
 /// The system's first lines: its calls, incidents and breaker, what is guessed, and
 /// its holes.
 pub(super) fn system_header(out: &mut String, recording: &Recording, report: &SystemReport<'_>) {
@@ -286,7 +307,7 @@ pub(super) fn system_header(out: &mut String, recording: &Recording, report: &Sy
         let _ = write!(
             text,
             "; {}",
-            holes::described(&report.holes, |at| when(recording, at))
+            holes_described(&report.holes, |at| when(recording, at))
         );
     }
     line(out, 0, &text);
