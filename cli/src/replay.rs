@@ -6,8 +6,10 @@
 //! failing calls let through, healthy calls refused, time to fast fail per incident,
 //! bulkhead refusals); [`render`] prints it, [`plot`] draws it.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::BufReader;
+use std::path::PathBuf;
 use std::time::Instant as WallInstant;
 
 use outbound_guard_settings::{Loader, Settings};
@@ -41,30 +43,92 @@ use recording::Recording;
 use report::{SystemReport, Variant};
 use ways::{Budget, Replayable};
 
+/// A replica's recording (`--replica`) and its path.
+type Replica<'a> = (&'a PathBuf, Recording);
+
 /// The longest recording replayed: a year, in microseconds.
 const MAX_SPAN_MICROS: u64 = 366 * 86_400_000_000;
 
 /// Runs `replay`.
 pub(crate) fn run_command(args: &ReplayArgs) -> Result<(), Failure> {
-    if let Some(out) = &args.out {
-        let svg = out
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("svg"));
-        if !svg {
-            return Err(Failure::Usage(format!(
-                "--out {}: the timeline is written as SVG only: name it FILE.svg",
-                out.display()
-            )));
-        }
-    }
+    check_out(args)?;
     let read_started = WallInstant::now();
-    let mut recording = read_recording(&args.recording, args.strict)?;
+    let (mut recording, replicas) = read_inputs(args)?;
+    let read_took = read_started.elapsed();
+    let (text, origin) = settings_text(args, &recording)?;
+    let variants = variants(args, &text, &origin)?;
+    let names = systems(args, &recording)?;
+    // The replicas' calls that ran answer this recording's calls without an outcome.
+    let filled = fill_from_replicas(&mut recording, &replicas, &names);
+    let mut missing = Vec::new();
+    let mut reports = Vec::new();
+    let replay_started = WallInstant::now();
+    for name in &names {
+        if variants[0].1.system(name).is_none() {
+            missing.push(name.clone());
+            continue;
+        }
+        let system = &recording.systems[name.as_str()];
+        let mut report = replay_system(name, system, &variants, args.max_replays);
+        report.filled = filled.get(name.as_str()).copied().unwrap_or(0);
+        reports.push(report);
+    }
+    let replay_took = replay_started.elapsed();
+    for name in &missing {
+        warn(&format!(
+            "outbound-guard: the recording's system `{name}` has no `[systems.{name}]` in {origin}: not replayed ({})",
+            counted(recording.systems[name.as_str()].calls.len(), "call", "calls")
+        ));
+    }
+    if reports.is_empty() {
+        return Err(Failure::Usage(format!(
+            "{origin} has a table for none of the recording's systems ({})",
+            missing.join(", ")
+        )));
+    }
+    if let Some(out) = &args.out {
+        write_timelines(out, &recording, &reports, args.json)?;
+    }
+    let timing = report::Timing {
+        read: read_took,
+        replay: replay_took,
+    };
+    if args.json {
+        print(&(render::to_json(&args.recording, &recording, &reports, &missing, timing) + "\n"))
+    } else if args.detail {
+        print(&render::to_detail(&args.recording, &recording, &reports))
+    } else {
+        print(&render::to_screen(&args.recording, &recording, &reports))
+    }
+}
+
+/// `--out` names an SVG file.
+fn check_out(args: &ReplayArgs) -> Result<(), Failure> {
+    let Some(out) = &args.out else {
+        return Ok(());
+    };
+    let svg = out
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("svg"));
+    if svg {
+        Ok(())
+    } else {
+        Err(Failure::Usage(format!(
+            "--out {}: the timeline is written as SVG only: name it FILE.svg",
+            out.display()
+        )))
+    }
+}
+
+/// The recording and the replicas' (`--replica`), each line skipped warned of; an
+/// error where the recording has no call or spans more than a year.
+fn read_inputs(args: &ReplayArgs) -> Result<(Recording, Vec<Replica<'_>>), Failure> {
+    let recording = read_recording(&args.recording, args.strict)?;
     let replicas = args
         .replica
         .iter()
         .map(|path| read_recording(path, args.strict).map(|r| (path, r)))
         .collect::<Result<Vec<_>, _>>()?;
-    let read_took = read_started.elapsed();
     for (path, replica) in &replicas {
         if !replica.bad_lines.is_empty() {
             warn(&format!(
@@ -112,9 +176,18 @@ pub(crate) fn run_command(args: &ReplayArgs) -> Result<(), Failure> {
             MAX_SPAN_MICROS / 86_400_000_000
         )));
     }
-    let (text, origin) = settings_text(args, &recording)?;
+    Ok((recording, replicas))
+}
+
+/// The settings it ran with (`text` of `origin`, with `--env`'s overrides), then each
+/// `--compare`'s, labelled.
+fn variants(
+    args: &ReplayArgs,
+    text: &str,
+    origin: &str,
+) -> Result<Vec<(String, Settings)>, Failure> {
     let base_vars = vars(&args.env);
-    let parse = |vars: Vec<(String, String)>| Loader::new().env(vars).parse(&text, &origin);
+    let parse = |vars: Vec<(String, String)>| Loader::new().env(vars).parse(text, origin);
     let mut variants: Vec<(String, Settings)> =
         vec![("as set".to_owned(), parse(base_vars.clone())?)];
     for change in &args.compare {
@@ -123,10 +196,14 @@ pub(crate) fn run_command(args: &ReplayArgs) -> Result<(), Failure> {
             .map_err(|e| Failure::Usage(format!("--compare {change}: {}", e.message())))?;
         variants.push((label, settings));
     }
+    Ok(variants)
+}
 
-    let mut names: Vec<&String> = recording.systems.keys().collect();
+/// The systems to replay: the recording's, or `--system`'s if it has it.
+fn systems(args: &ReplayArgs, recording: &Recording) -> Result<Vec<String>, Failure> {
+    let mut names: Vec<String> = recording.systems.keys().cloned().collect();
     if let Some(only) = &args.system {
-        names.retain(|n| *n == only);
+        names.retain(|n| n == only);
         if names.is_empty() {
             return Err(Failure::Usage(format!(
                 "--system {only}: the recording has no call of it; its systems: {}",
@@ -139,82 +216,63 @@ pub(crate) fn run_command(args: &ReplayArgs) -> Result<(), Failure> {
             )));
         }
     }
-    // The replicas' calls that ran answer this recording's calls without an outcome.
-    let names: Vec<String> = names.into_iter().cloned().collect();
-    let mut filled = std::collections::BTreeMap::new();
-    if let Some(origin) = recording.origin {
-        for name in &names {
-            let theirs: Vec<replicas::Replica<'_>> = replicas
-                .iter()
-                .filter_map(|(_, r)| {
-                    Some(replicas::Replica {
-                        origin: r.origin?,
-                        calls: &r.systems.get(name.as_str())?.calls,
-                    })
-                })
-                .collect();
-            if let Some(system) = recording.systems.get_mut(name.as_str()) {
-                filled.insert(
-                    name.clone(),
-                    replicas::fill(&mut system.calls, origin, &theirs),
-                );
-            }
-        }
-    }
-    let mut missing = Vec::new();
-    let mut reports = Vec::new();
-    let replay_started = WallInstant::now();
-    for name in &names {
-        if variants[0].1.system(name).is_none() {
-            missing.push(name.clone());
-            continue;
-        }
-        let system = &recording.systems[name.as_str()];
-        let mut report = replay_system(name, system, &variants, args.max_replays);
-        report.filled = filled.get(name.as_str()).copied().unwrap_or(0);
-        reports.push(report);
-    }
-    let replay_took = replay_started.elapsed();
-    for name in &missing {
-        warn(&format!(
-            "outbound-guard: the recording's system `{name}` has no `[systems.{name}]` in {origin}: not replayed ({})",
-            counted(recording.systems[name.as_str()].calls.len(), "call", "calls")
-        ));
-    }
-    if reports.is_empty() {
-        return Err(Failure::Usage(format!(
-            "{origin} has a table for none of the recording's systems ({})",
-            missing.join(", ")
-        )));
-    }
-    if let Some(out) = &args.out {
-        for report in &reports {
-            let path = if reports.len() == 1 {
-                out.clone()
-            } else {
-                let stem = out
-                    .file_stem()
-                    .map_or_else(|| "replay".to_owned(), |s| s.to_string_lossy().into_owned());
-                out.with_file_name(format!("{stem}-{}.svg", report.name))
-            };
-            plot::timeline(&path, &recording, report)
-                .map_err(|e| Failure::Io(format!("cannot write {}: {e}", path.display())))?;
-            if !args.json {
-                warn(&format!("wrote {}", path.display()));
-            }
-        }
-    }
-    let timing = report::Timing {
-        read: read_took,
-        replay: replay_took,
+    Ok(names)
+}
+
+/// Answers the calls of `names` in `recording` without an outcome from the replicas'
+/// calls that ran at the same moments: how many, per system.
+fn fill_from_replicas(
+    recording: &mut Recording,
+    replicas: &[Replica<'_>],
+    names: &[String],
+) -> BTreeMap<String, usize> {
+    let mut filled = BTreeMap::new();
+    let Some(origin) = recording.origin else {
+        return filled;
     };
-    if args.json {
-        print(&(render::to_json(&args.recording, &recording, &reports, &missing, timing) + "\n"))
-    } else if args.detail {
-        print(&render::to_detail(&args.recording, &recording, &reports))
-    } else {
-        print(&render::to_screen(&args.recording, &recording, &reports))
+    for name in names {
+        let theirs: Vec<replicas::Replica<'_>> = replicas
+            .iter()
+            .filter_map(|(_, r)| {
+                Some(replicas::Replica {
+                    origin: r.origin?,
+                    calls: &r.systems.get(name.as_str())?.calls,
+                })
+            })
+            .collect();
+        if let Some(system) = recording.systems.get_mut(name.as_str()) {
+            filled.insert(
+                name.clone(),
+                replicas::fill(&mut system.calls, origin, &theirs),
+            );
+        }
     }
+    filled
+}
+
+/// Each system's timeline into `out` (`out-NAME.svg` each where there are several).
+fn write_timelines(
+    out: &std::path::Path,
+    recording: &Recording,
+    reports: &[SystemReport<'_>],
+    json: bool,
+) -> Result<(), Failure> {
+    for report in reports {
+        let path = if reports.len() == 1 {
+            out.to_path_buf()
+        } else {
+            let stem = out
+                .file_stem()
+                .map_or_else(|| "replay".to_owned(), |s| s.to_string_lossy().into_owned());
+            out.with_file_name(format!("{stem}-{}.svg", report.name))
+        };
+        plot::timeline(&path, recording, report)
+            .map_err(|e| Failure::Io(format!("cannot write {}: {e}", path.display())))?;
+        if !json {
+            warn(&format!("wrote {}", path.display()));
+        }
+    }
+    Ok(())
 }
 
 /// One system's recording through each of `variants`. Where its traffic fell while the

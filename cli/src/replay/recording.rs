@@ -145,22 +145,7 @@ pub(crate) fn read(mut input: impl BufRead, strict: bool) -> Result<Recording, S
                     last = Some(at);
                     recording.last_line = number;
                 }
-                let (calls, transitions, observed, limits) = match raw.get_mut(system.as_str()) {
-                    Some(entry) => entry,
-                    None => raw.entry(system).or_default(),
-                };
-                match entry {
-                    Entry::Call(duration, outcome) => calls.push((at, duration, outcome)),
-                    Entry::Transition(t, observing) => {
-                        *observed |= observing;
-                        transitions.push((at, t));
-                    }
-                    Entry::Observing(observing) => *observed |= observing,
-                    Entry::Limits(read, total) => {
-                        let (r, t) = limits.unwrap_or((0, 0));
-                        *limits = Some((r.max(read), t.max(total)));
-                    }
-                }
+                add(&mut raw, system, at, entry);
             }
             Err(why) => {
                 if strict {
@@ -174,39 +159,65 @@ pub(crate) fn read(mut input: impl BufRead, strict: bool) -> Result<Recording, S
     recording.origin = u64::try_from(first)
         .ok()
         .map(|us| SystemTime::UNIX_EPOCH + std::time::Duration::from_micros(us));
-    for (system, (mut calls, mut transitions, observed, limits)) in raw {
-        if calls.is_empty() && transitions.is_empty() {
-            // Only its limits or its mode: a configured system the service never called.
-            continue;
+    for (system, raw) in raw {
+        if let Some(part) = in_order(raw, first, &mut recording.out_of_order) {
+            recording.systems.insert(system, part);
         }
-        recording.out_of_order += calls.windows(2).filter(|w| w[1].0 < w[0].0).count();
-        calls.sort_by_key(|c| c.0);
-        transitions.sort_by_key(|t| t.0);
-        let since = |at: i64| u64::try_from(at - first).unwrap_or(0);
-        recording.systems.insert(
-            system,
-            SystemRecording {
-                calls: calls
-                    .into_iter()
-                    .map(|(at, duration, outcome)| Call {
-                        start: since(at),
-                        duration,
-                        outcome,
-                    })
-                    .collect(),
-                transitions: transitions
-                    .into_iter()
-                    .map(|(at, mut t)| {
-                        t.at = since(at);
-                        t
-                    })
-                    .collect(),
-                observed,
-                limits,
-            },
-        );
     }
     Ok(recording)
+}
+
+/// One line's `entry` of `system`, starting at `at`, into its part of `raw`.
+fn add(raw: &mut BTreeMap<String, Raw>, system: String, at: i64, entry: Entry) {
+    let (calls, transitions, observed, limits) = match raw.get_mut(system.as_str()) {
+        Some(entry) => entry,
+        None => raw.entry(system).or_default(),
+    };
+    match entry {
+        Entry::Call(duration, outcome) => calls.push((at, duration, outcome)),
+        Entry::Transition(t, observing) => {
+            *observed |= observing;
+            transitions.push((at, t));
+        }
+        Entry::Observing(observing) => *observed |= observing,
+        Entry::Limits(read, total) => {
+            let (r, t) = limits.unwrap_or((0, 0));
+            *limits = Some((r.max(read), t.max(total)));
+        }
+    }
+}
+
+/// A system's lines as read, in start order and timed from `first` (µs since 1970),
+/// its calls out of order counted into `out_of_order`; `None` for a system with only
+/// its limits or its mode (configured, never called).
+fn in_order(raw: Raw, first: i64, out_of_order: &mut usize) -> Option<SystemRecording> {
+    let (mut calls, mut transitions, observed, limits) = raw;
+    if calls.is_empty() && transitions.is_empty() {
+        return None;
+    }
+    *out_of_order += calls.windows(2).filter(|w| w[1].0 < w[0].0).count();
+    calls.sort_by_key(|c| c.0);
+    transitions.sort_by_key(|t| t.0);
+    let since = |at: i64| u64::try_from(at - first).unwrap_or(0);
+    Some(SystemRecording {
+        calls: calls
+            .into_iter()
+            .map(|(at, duration, outcome)| Call {
+                start: since(at),
+                duration,
+                outcome,
+            })
+            .collect(),
+        transitions: transitions
+            .into_iter()
+            .map(|(at, mut t)| {
+                t.at = since(at);
+                t
+            })
+            .collect(),
+        observed,
+        limits,
+    })
 }
 
 fn parse_line(line: &str) -> Result<(String, i64, Entry), String> {
