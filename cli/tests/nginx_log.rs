@@ -441,6 +441,22 @@ async fn a_log_behind_an_enforcing_guard_has_holes_that_leave_a_looser_setting_u
     let words = screen.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(words.contains("the recording has holes"), "{screen}");
     assert!(words.contains("record in the service"), "{screen}");
+    // The picture shades the holes, and says what they are.
+    let svg = dir.join("behind.svg");
+    let drawn = bin()
+        .args(["replay", behind.to_str().unwrap()])
+        .args(["--settings", settings_file.to_str().unwrap()])
+        .arg("--out")
+        .arg(&svg)
+        .output()
+        .unwrap();
+    assert!(
+        drawn.status.success(),
+        "{}",
+        String::from_utf8_lossy(&drawn.stderr)
+    );
+    let picture = std::fs::read_to_string(&svg).unwrap();
+    assert!(picture.contains("a hole: its calls missing"), "{picture}");
     // The recorder's file of the same run holds the refused calls: no hole, one incident.
     let report = common::json_report(&replay(&recorder_file, true));
     let sber = &report["systems"]["sber"];

@@ -6,7 +6,9 @@
 //!   refused by the recording's guard, so that the load does not seem to stop while
 //!   its breaker was open;
 //! - each setting's failing calls let through, those whose answer the recording does
-//!   not have drawn apart as guessed (dotted), and its calls refused (dashed).
+//!   not have drawn apart as guessed (dotted), and its calls refused (dashed);
+//! - behind both panels, the recording's [holes](super::holes) shaded: where its calls
+//!   are missing, so no count drawn there is the setting's.
 //!
 //! Every legend is in a column beside the plots, never over them, and the picture grows
 //! to hold it: every setting has its own colour and its own legend lines at any count.
@@ -18,6 +20,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::engine::Fate;
+use super::holes::Hole;
 use super::recording::{Recorded, Recording};
 use super::report::{when, SystemReport, Variant};
 use crate::bands::Chart;
@@ -32,6 +35,8 @@ const GUESSED_OPEN: RGBColor = RGBColor(248, 205, 205);
 const HALF_OPEN: RGBColor = RGBColor(245, 200, 90);
 const FORCED_OPEN: RGBColor = RGBColor(150, 30, 30);
 const DISABLED: RGBColor = RGBColor(170, 170, 170);
+/// Behind the calls' panels: a stretch of the recording whose calls are missing.
+const HOLE: RGBColor = RGBColor(225, 225, 235);
 /// The first settings' colours, in the order of the columns; past them, [`setting_color`]
 /// spreads the others around the colour wheel.
 const SETTINGS: [RGBColor; 4] = [
@@ -278,7 +283,7 @@ fn strips(report: &SystemReport<'_>, end: f64) -> Vec<Strip> {
 /// The three legends: the states, the recorded calls, the replayed calls.
 type Legends = [Vec<(Swatch, String)>; 3];
 
-fn legends(strips: &[Strip], recorded: &Binned, per_variant: &[Lines]) -> Legends {
+fn legends(strips: &[Strip], recorded: &Binned, per_variant: &[Lines], holes: &[Hole]) -> Legends {
     let mut states = vec![(Swatch::Block(OPEN), "open".to_owned())];
     if strips.iter().any(|(_, _, guessed)| !guessed.is_empty()) {
         let words = "open, on guessed answers".to_owned();
@@ -300,6 +305,10 @@ fn legends(strips: &[Strip], recorded: &Binned, per_variant: &[Lines]) -> Legend
     if recorded.refused.iter().any(|n| *n > 0.0) {
         let words = "refused by the recording's guard".to_owned();
         calls.push((Swatch::Dashed(REFUSED), words));
+    }
+    if !holes.is_empty() {
+        let words = "a hole: its calls missing".to_owned();
+        calls.push((Swatch::Block(HOLE), words));
     }
     let mut replayed = Vec::new();
     for (i, lines) in per_variant.iter().enumerate() {
@@ -362,7 +371,13 @@ fn draw_strips(
 }
 
 /// The recorded calls' panel.
-fn draw_recorded(area: &Area<'_>, r: &Binned, bins: Bins, end: f64) -> Result<(), Error> {
+fn draw_recorded(
+    area: &Area<'_>,
+    r: &Binned,
+    bins: Bins,
+    end: f64,
+    holes: &[Hole],
+) -> Result<(), Error> {
     let most = r
         .healthy
         .iter()
@@ -377,6 +392,7 @@ fn draw_recorded(area: &Area<'_>, r: &Binned, bins: Bins, end: f64) -> Result<()
         most,
         &format!("recorded calls / {}", bins.unit()),
     )?;
+    draw_holes(&mut chart, holes, most)?;
     let points = |line: &[f64]| -> Vec<(f64, f64)> {
         line.iter()
             .enumerate()
@@ -402,6 +418,7 @@ fn draw_replayed(
     per_variant: &[Lines],
     bins: Bins,
     end: f64,
+    holes: &[Hole],
 ) -> Result<(), Error> {
     let most = per_variant
         .iter()
@@ -415,6 +432,7 @@ fn draw_replayed(
         most,
         &format!("replayed calls / {}", bins.unit()),
     )?;
+    draw_holes(&mut chart, holes, most)?;
     let points = |line: &[f64]| -> Vec<(f64, f64)> {
         line.iter()
             .enumerate()
@@ -429,6 +447,19 @@ fn draw_replayed(
         }
         chart.draw_series(DashedLineSeries::new(points(&lines.refused), 6, 4, color))?;
     }
+    Ok(())
+}
+
+/// The recording's holes, shaded from the bottom of `chart` to `most`.
+fn draw_holes(
+    chart: &mut Chart<'_, SVGBackend<'_>>,
+    holes: &[Hole],
+    most: f64,
+) -> Result<(), Error> {
+    chart.draw_series(holes.iter().map(|h| {
+        let (from, to) = (h.start as f64 / 1e6, h.end as f64 / 1e6);
+        Rectangle::new([(from, 0.0), (to, most)], HOLE.filled())
+    }))?;
     Ok(())
 }
 
@@ -449,7 +480,7 @@ pub(crate) fn timeline(
         .collect();
     let strips = strips(report, end);
     let [state_legend, recorded_legend, replayed_legend] =
-        legends(&strips, &recorded, &per_variant);
+        legends(&strips, &recorded, &per_variant, &report.holes);
     let strip_height = 40 + 26 * strips.len() as u32;
     // Each panel at least as tall as its legend, so that no legend line is cut off.
     let tallest = recorded_legend.len().max(replayed_legend.len()) as u32;
@@ -469,8 +500,8 @@ pub(crate) fn timeline(
     let (states, rest) = plots.split_vertically(strip_height);
     let (top, bottom) = rest.split_vertically(half);
     draw_strips(&states, &canvas, &strips, end)?;
-    draw_recorded(&top, &recorded, bins, end)?;
-    draw_replayed(&bottom, &per_variant, bins, end)?;
+    draw_recorded(&top, &recorded, bins, end, &report.holes)?;
+    draw_replayed(&bottom, &per_variant, bins, end, &report.holes)?;
     let top_y = i32::try_from(strip_height).unwrap_or(0);
     let half = i32::try_from(half).unwrap_or(0);
     draw_legend(&legends, 10, "breaker states", &state_legend)?;
