@@ -154,32 +154,50 @@ http {{
     Some(nginx)
 }
 
+/// nginx in front of three fake upstreams (healthy, answering 502, hung), each kept
+/// while it lives.
+struct Proxy {
+    port: u16,
+    _nginx: Nginx,
+    _upstreams: [FakeUpstream; 3],
+}
+
+impl Proxy {
+    /// Started in `dir`; `None` (said on standard error) where nginx is not installed or
+    /// cannot run, which fails the test under CI, which installs it (`.ci/run`).
+    async fn start(dir: &Path) -> Option<Proxy> {
+        let healthy = FakeUpstream::start().await;
+        let failing = FakeUpstream::start().await;
+        failing.always(Fault::Status(502));
+        let hung = FakeUpstream::start().await;
+        hung.always(Fault::Hang);
+        let port = free_port();
+        let ports = [&healthy, &failing, &hung].map(|u| u.addr().port());
+        let Some(nginx) = nginx(dir, port, ports[0], ports[1], ports[2]) else {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "nginx is not installed, or cannot run: CI must run this test"
+            );
+            eprintln!("skipped: nginx is not installed, or cannot run here");
+            return None;
+        };
+        Some(Proxy {
+            port,
+            _nginx: nginx,
+            _upstreams: [healthy, failing, hung],
+        })
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_real_nginx_log_converts_and_replays() {
     let dir = std::env::temp_dir().join(format!("og-cli-nginx-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("tmp")).unwrap();
-    let healthy = FakeUpstream::start().await;
-    let failing = FakeUpstream::start().await;
-    failing.always(Fault::Status(502));
-    let hung = FakeUpstream::start().await;
-    hung.always(Fault::Hang);
-    let port = free_port();
-    let Some(_nginx) = nginx(
-        &dir,
-        port,
-        healthy.addr().port(),
-        failing.addr().port(),
-        hung.addr().port(),
-    ) else {
-        // CI installs nginx (`.ci/run`): there, a missing nginx fails the test.
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "nginx is not installed, or cannot run: CI must run this test"
-        );
-        eprintln!("skipped: nginx is not installed, or cannot run here");
+    let Some(proxy) = Proxy::start(&dir).await else {
         return;
     };
+    let port = proxy.port;
     let base = format!("http://127.0.0.1:{port}");
     let client = reqwest::Client::new();
     for _ in 0..3 {
@@ -290,26 +308,10 @@ connect_timeout = "0.5s"
 async fn a_log_behind_an_enforcing_guard_has_holes_that_leave_a_looser_setting_untold() {
     let dir = common::scratch("nginx-behind");
     std::fs::create_dir_all(dir.join("tmp")).unwrap();
-    let healthy = FakeUpstream::start().await;
-    let failing = FakeUpstream::start().await;
-    failing.always(Fault::Status(502));
-    let hung = FakeUpstream::start().await;
-    hung.always(Fault::Hang);
-    let port = free_port();
-    let Some(_nginx) = nginx(
-        &dir,
-        port,
-        healthy.addr().port(),
-        failing.addr().port(),
-        hung.addr().port(),
-    ) else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "nginx is not installed, or cannot run: CI must run this test"
-        );
-        eprintln!("skipped: nginx is not installed, or cannot run here");
+    let Some(proxy) = Proxy::start(&dir).await else {
         return;
     };
+    let port = proxy.port;
     let settings = Settings::parse(BEHIND, "resilience.toml").unwrap();
     let recorder_file = dir.join("recorded.jsonl");
     let recorder = Arc::new(Recorder::to_file(&recorder_file, RecorderOptions::default()).unwrap());
