@@ -107,8 +107,7 @@ mod tests {
         }
     }
 
-    /// A call every 20 ms over `seconds`, but none in `gaps` (except one trial at each
-    /// gap's end).
+    /// A call every 20 ms over `seconds`, but none in `gaps`.
     fn calls(seconds: u64, gaps: &[(u64, u64)]) -> Vec<Call> {
         (0..seconds * 50)
             .map(|i| i * 20_000)

@@ -289,6 +289,33 @@ mod tests {
             panic!("told")
         };
         assert_eq!((t.low, t.high), (76, 116), "half of 40 either way");
+        // An opening fed by guesses moves up to its open period's calls; a time counts
+        // each moved or guessed call at its mean wait, and the guesses' swing.
+        let moved = Guesses {
+            moved: 30,
+            ..count(40)
+        };
+        let Known::Told(t) = counted(96, moved, None, 1000) else {
+            panic!("told")
+        };
+        assert_eq!(
+            (t.low, t.high),
+            (46, 146),
+            "20 guessed and 30 moved either way"
+        );
+        let waited = Guesses {
+            unit: 10,
+            swing: 100,
+            ..moved
+        };
+        let Known::Told(t) = counted(1_000, waited, None, 100_000) else {
+            panic!("told")
+        };
+        assert_eq!(
+            (t.low, t.high),
+            (450, 1_550),
+            "(20 + 30) calls of 10, and half of 100"
+        );
         let wide = Range { low: 0, high: 950 };
         assert!(matches!(
             counted(500, count(4000), Some(wide), 1000),
