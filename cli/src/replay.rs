@@ -44,7 +44,7 @@ use report::{SystemReport, Variant};
 use ways::{Budget, Replayable};
 
 /// A replica's recording (`--replica`) and its path.
-type Replica<'a> = (&'a PathBuf, Recording);
+type ReplicaFile<'a> = (&'a PathBuf, Recording);
 
 /// The longest recording replayed: a year, in microseconds.
 const MAX_SPAN_MICROS: u64 = 366 * 86_400_000_000;
@@ -122,7 +122,7 @@ fn check_out(args: &ReplayArgs) -> Result<(), Failure> {
 
 /// The recording and the replicas' (`--replica`), each line skipped warned of; an
 /// error where the recording has no call or spans more than a year.
-fn read_inputs(args: &ReplayArgs) -> Result<(Recording, Vec<Replica<'_>>), Failure> {
+fn read_inputs(args: &ReplayArgs) -> Result<(Recording, Vec<ReplicaFile<'_>>), Failure> {
     let recording = read_recording(&args.recording, args.strict)?;
     let replicas = args
         .replica
@@ -223,7 +223,7 @@ fn systems(args: &ReplayArgs, recording: &Recording) -> Result<Vec<String>, Fail
 /// calls that ran at the same moments: how many, per system.
 fn fill_from_replicas(
     recording: &mut Recording,
-    replicas: &[Replica<'_>],
+    replicas: &[ReplicaFile<'_>],
     names: &[String],
 ) -> BTreeMap<String, usize> {
     let mut filled = BTreeMap::new();
