@@ -316,7 +316,6 @@ fn replay_system<'a>(
                     replays: assessed.replays,
                     limit: figures::limit(s),
                     reach: reach(&system.calls, s),
-                    holes: None,
                 })
             })
             .collect::<Vec<_>>()
@@ -332,7 +331,6 @@ fn replay_system<'a>(
             // No way of answering the calls it has fills the holes: no range holds.
             variant.bounds.proof.exhaustive = false;
             variant.bounds.possible = None;
-            variant.holes = Some("the calls missing in its holes would count".to_owned());
         }
     }
     SystemReport {

@@ -15,12 +15,9 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Duration;
 
 use common::bin;
-use outbound_guard::{Guard, Settings};
-use outbound_guard_recorder::{Recorder, RecorderOptions};
 use serde_json::Value;
 
 /// The settings the service ran with (`cb_mode` added for the observe recording).
@@ -130,41 +127,26 @@ const CASES: [Case; 4] = [
 
 /// Records `case` into `path` through a guard of `settings`.
 async fn record(path: &Path, settings: &str, case: &Case) {
-    let settings = Settings::parse(settings, "resilience.toml").unwrap();
-    let recorder = Arc::new(Recorder::to_file(path, RecorderOptions::default()).unwrap());
-    let guard = Guard::builder(settings.system("sber").unwrap())
-        .observer(recorder.clone())
-        .build();
-    let mut running = Vec::new();
-    for n in 0..case.calls {
+    common::record_scripted(path, settings, case.calls, |n| {
         let answer = (case.answer)(n);
-        let guard = guard.clone();
-        running.push(tokio::spawn(async move {
-            let _ = guard
-                .call(async move {
-                    match answer {
-                        Answer::Ok => {
-                            tokio::time::sleep(Duration::from_millis(10)).await;
-                            Ok(())
-                        }
-                        Answer::Fail => {
-                            tokio::time::sleep(Duration::from_millis(10)).await;
-                            Err(())
-                        }
-                        Answer::Hang => {
-                            tokio::time::sleep(Duration::from_secs(60)).await;
-                            Ok(())
-                        }
-                    }
-                })
-                .await;
-        }));
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    for call in running {
-        call.await.unwrap();
-    }
-    recorder.flush();
+        async move {
+            match answer {
+                Answer::Ok => {
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                    Ok(())
+                }
+                Answer::Fail => {
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                    Err(())
+                }
+                Answer::Hang => {
+                    tokio::time::sleep(Duration::from_secs(60)).await;
+                    Ok(())
+                }
+            }
+        }
+    })
+    .await;
 }
 
 /// `replay --json` of `recording` with the alternatives: its system's report.

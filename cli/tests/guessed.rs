@@ -16,8 +16,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::bin;
-use outbound_guard::{Guard, Settings};
-use outbound_guard_recorder::{Recorder, RecorderOptions};
 use serde_json::Value;
 
 const SETTINGS: &str = r#"[systems.sber]
@@ -33,37 +31,23 @@ connect_timeout = "0.5s"
 
 /// Records the scenario into `path`.
 async fn record(path: &std::path::Path) {
-    let settings = Settings::parse(SETTINGS, "resilience.toml").unwrap();
-    let recorder = Arc::new(Recorder::to_file(path, RecorderOptions::default()).unwrap());
-    let guard = Guard::builder(settings.system("sber").unwrap())
-        .observer(recorder.clone())
-        .build();
     let answered = Arc::new(AtomicU64::new(0));
-    let mut running = Vec::new();
     // 50 calls a second: 10 s healthy, 60 s failing 2 in 5, 20 s healthy.
-    for i in 0..4_500_u32 {
+    common::record_scripted(path, SETTINGS, 4_500, |i| {
         let failing_phase = (500..3_500).contains(&i);
-        let (guard, answered) = (guard.clone(), answered.clone());
-        running.push(tokio::spawn(async move {
-            let _ = guard
-                .call(async move {
-                    tokio::time::sleep(Duration::from_millis(10)).await;
-                    // The upstream's own count of the calls it answered.
-                    let n = answered.fetch_add(1, Ordering::Relaxed);
-                    if failing_phase && matches!(n % 5, 1 | 3) {
-                        Err(())
-                    } else {
-                        Ok(())
-                    }
-                })
-                .await;
-        }));
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    for call in running {
-        call.await.unwrap();
-    }
-    recorder.flush();
+        let answered = answered.clone();
+        async move {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            // The upstream's own count of the calls it answered.
+            let n = answered.fetch_add(1, Ordering::Relaxed);
+            if failing_phase && matches!(n % 5, 1 | 3) {
+                Err(())
+            } else {
+                Ok(())
+            }
+        }
+    })
+    .await;
 }
 
 #[tokio::test(start_paused = true)]

@@ -498,14 +498,9 @@ mod tests {
         );
     }
 
-    /// An outage behind a breaker with a 30 s open period: 10 calls a second; the
-    /// first two seconds fail and open it, then each 30 s three trials fail and open it
-    /// again, for three minutes, and the calls in between are refused (no outcome).
-    /// The refused seconds say nothing about the upstream: they neither end the outage
-    /// nor count as its gap, so it is one incident from the first failure to the last,
-    /// as the upstream behaved, not one per trial (each too small to count).
-    #[test]
-    fn refused_seconds_do_not_cut_an_outage_into_pieces() {
+    /// The outage of the next two tests, its refused calls `rejected` (as the recorder
+    /// writes them) or, as a log behind the breaker has it, missing.
+    fn outage(refused_recorded: bool) -> Vec<Call> {
         let mut calls = Vec::new();
         for tenth in 0..3_000_u32 {
             let s = f64::from(tenth) / 10.0;
@@ -514,11 +509,25 @@ mod tests {
                 Recorded::Success
             } else if tenth < 120 || failing_trial {
                 Recorded::Failure
-            } else {
+            } else if refused_recorded {
                 Recorded::Rejected
+            } else {
+                continue;
             };
             calls.push(call(s, outcome));
         }
+        calls
+    }
+
+    /// An outage behind a breaker with a 30 s open period: 10 calls a second; the
+    /// first two seconds fail and open it, then each 30 s three trials fail and open it
+    /// again, for three minutes, and the calls in between are refused (no outcome).
+    /// The refused seconds say nothing about the upstream: they neither end the outage
+    /// nor count as its gap, so it is one incident from the first failure to the last,
+    /// as the upstream behaved, not one per trial (each too small to count).
+    #[test]
+    fn refused_seconds_do_not_cut_an_outage_into_pieces() {
+        let calls = outage(true);
         let found = incidents(&calls, &[]);
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found[0].start, 10_000_000);
@@ -544,20 +553,8 @@ mod tests {
     /// it ends at the first empty stretch.
     #[test]
     fn empty_seconds_in_a_hole_do_not_cut_an_outage_into_pieces() {
-        let mut calls = Vec::new();
+        let calls = outage(false);
         let mut holes = Vec::new();
-        for tenth in 0..3_000_u32 {
-            let s = f64::from(tenth) / 10.0;
-            let failing_trial = (290..293).contains(&((tenth + 180) % 300));
-            let outcome = if !(100..1_950).contains(&tenth) {
-                Recorded::Success
-            } else if tenth < 120 || failing_trial {
-                Recorded::Failure
-            } else {
-                continue;
-            };
-            calls.push(call(s, outcome));
-        }
         for cycle in 0..6_u64 {
             let start = 12_000_000 + cycle * 30_000_000;
             holes.push(Hole {

@@ -29,9 +29,6 @@ pub(crate) struct Variant {
     /// Why the recording cannot tell this setting (its figures are then not given);
     /// empty when it can.
     pub(crate) cannot_tell: Vec<String>,
-    /// Why its figures over the whole recording cannot be told where the recording has
-    /// [holes](super::holes) (its incidents' times to fast fail may be).
-    pub(crate) holes: Option<String>,
 }
 
 /// One system's replays.

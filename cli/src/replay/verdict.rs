@@ -17,7 +17,7 @@
 //! overlap.
 
 use super::figures::{FastFailRange, Figure, Range};
-use super::report::Variant;
+use super::report::{SystemReport, Variant};
 
 /// The estimate's error, as a share of the guessed answers behind a figure (those
 /// counted in it, and those the replayed breaker was fed), beside its openings' (see
@@ -65,17 +65,20 @@ pub(crate) enum Known {
     CannotTell(String),
 }
 
-/// One setting's value of `subject` (`calls`: the system's calls).
-pub(crate) fn known(variant: &Variant, subject: Subject, calls: usize) -> Known {
+/// Why a figure over the whole recording cannot be told where it has
+/// [holes](super::holes).
+pub(crate) const IN_HOLES: &str = "the calls missing in its holes would count";
+
+/// One setting's value of `subject` in `report`.
+pub(crate) fn known(report: &SystemReport<'_>, variant: &Variant, subject: Subject) -> Known {
+    let calls = report.recording.calls.len();
     if let Some(why) = variant.cannot_tell.first() {
         return Known::CannotTell(why.clone());
     }
     let f = &variant.figures;
     let proven = variant.bounds.proven();
     match subject {
-        Subject::Figure(_) if variant.holes.is_some() => {
-            Known::CannotTell(variant.holes.clone().unwrap_or_default())
-        }
+        Subject::Figure(_) if !report.holes.is_empty() => Known::CannotTell(IN_HOLES.into()),
         Subject::FastFail(i) if f.incidents[i].unseen => {
             Known::CannotTell("it had not failed fast when the hole began".into())
         }

@@ -111,3 +111,33 @@ pub async fn calls_for(
         running.push(tokio::spawn(guarded_get(guard, client, url)));
     }
 }
+
+/// Records `calls` calls, one every 20 ms of tokio's (paused) clock, each in a task of
+/// its own through a guard of `settings`' `sber` with the recorder writing to `path`;
+/// `call(n)` is the n-th call's upstream.
+#[allow(dead_code)] // not every suite records scripted calls
+pub async fn record_scripted<F, C>(path: &std::path::Path, settings: &str, calls: u32, call: F)
+where
+    F: Fn(u32) -> C,
+    C: Future<Output = Result<(), ()>> + Send + 'static,
+{
+    use outbound_guard_recorder::{Recorder, RecorderOptions};
+    let settings = outbound_guard::Settings::parse(settings, "resilience.toml").unwrap();
+    let recorder =
+        std::sync::Arc::new(Recorder::to_file(path, RecorderOptions::default()).unwrap());
+    let guard = Guard::builder(settings.system("sber").unwrap())
+        .observer(recorder.clone())
+        .build();
+    let mut running = Vec::new();
+    for n in 0..calls {
+        let (guard, upstream) = (guard.clone(), call(n));
+        running.push(tokio::spawn(async move {
+            let _ = guard.call(upstream).await;
+        }));
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    for call in running {
+        call.await.unwrap();
+    }
+    recorder.flush();
+}

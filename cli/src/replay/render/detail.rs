@@ -42,10 +42,10 @@ fn fast(t: Option<u64>) -> String {
 
 /// One figure's cell: `33`, `33 (5 guessed)`, `33 (5 guessed; every way 30–40)`, or
 /// `cannot tell: …`.
-fn cell(variant: &Variant, figure: Figure, calls: usize) -> String {
+fn cell(report: &SystemReport<'_>, variant: &Variant, figure: Figure) -> String {
     let f = &variant.figures;
     let value = amount(figure, f.counts[figure]);
-    match verdict::known(variant, Subject::Figure(figure), calls) {
+    match verdict::known(report, variant, Subject::Figure(figure)) {
         Known::CannotTell(why) => format!("cannot tell: {why}"),
         Known::Told(t) if t.exact() => amount(figure, usize::try_from(t.value).unwrap_or(0)),
         Known::Told(t) => {
@@ -62,9 +62,9 @@ fn cell(variant: &Variant, figure: Figure, calls: usize) -> String {
 }
 
 /// Incident `i`'s time to fast fail, as [`cell`] says a figure.
-fn fast_cell(variant: &Variant, i: usize, calls: usize) -> String {
+fn fast_cell(report: &SystemReport<'_>, variant: &Variant, i: usize) -> String {
     let met = variant.figures.incidents[i];
-    match verdict::known(variant, Subject::FastFail(i), calls) {
+    match verdict::known(report, variant, Subject::FastFail(i)) {
         Known::CannotTell(why) => format!("cannot tell: {why}"),
         Known::Told(t) if t.exact() => fast((t.value != u64::MAX).then_some(t.value)),
         Known::Told(t) => {
@@ -123,9 +123,8 @@ fn setting(out: &mut String, recording: &Recording, report: &SystemReport<'_>, v
         }
         return;
     }
-    let calls = report.recording.calls.len();
     for figure in Figure::ALL {
-        row(out, figure.label(), &cell(v, figure, calls));
+        row(out, figure.label(), &cell(report, v, figure));
     }
     if report.unknown > 0 {
         row(
@@ -145,7 +144,7 @@ fn setting(out: &mut String, recording: &Recording, report: &SystemReport<'_>, v
             span(incident.end - incident.start),
             thousands(incident.failing_calls as usize)
         );
-        row(out, "  to fast fail", &fast_cell(v, i, calls));
+        row(out, "  to fast fail", &fast_cell(report, v, i));
         let through = match met.guessed {
             0 => thousands(met.failing_let_through),
             g => format!(

@@ -70,11 +70,11 @@ fn known(figure: Option<Figure>, k: &Known) -> Value {
 }
 
 /// An alternative's verdicts against `base` on every figure and incident.
-fn verdicts(base: &Variant, alternative: &Variant, calls: usize) -> Value {
+fn verdicts(report: &SystemReport<'_>, base: &Variant, alternative: &Variant) -> Value {
     let one = |subject: Subject, figure: Option<Figure>| {
         let (b, a) = (
-            verdict::known(base, subject, calls),
-            verdict::known(alternative, subject, calls),
+            verdict::known(report, base, subject),
+            verdict::known(report, alternative, subject),
         );
         json!({
             "verdict": verdict::compare(&b, &a).word(),
@@ -100,11 +100,14 @@ fn verdicts(base: &Variant, alternative: &Variant, calls: usize) -> Value {
 fn setting(recording: &Recording, report: &SystemReport<'_>, v: &Variant) -> Value {
     let f = &v.figures;
     let proven = v.bounds.proven();
-    let calls = report.recording.calls.len();
     let mut out = Map::new();
     out.insert("settings".into(), json!(v.label));
     out.insert("cannot_tell".into(), json!(v.cannot_tell));
-    out.insert("counts_cannot_tell".into(), json!(v.holes));
+    let holed = !report.holes.is_empty();
+    out.insert(
+        "counts_cannot_tell".into(),
+        json!(holed.then_some(verdict::IN_HOLES)),
+    );
     out.insert("calls".into(), json!(f.calls));
     out.insert("ran".into(), json!(f.ran));
     let mut guessed = Map::new();
@@ -118,7 +121,7 @@ fn setting(recording: &Recording, report: &SystemReport<'_>, v: &Variant) -> Val
     out.insert("guessed".into(), Value::Object(guessed));
     out.insert("ranges".into(), ranges(v));
     if let Some(base) = report.variants.first().filter(|b| !std::ptr::eq(*b, v)) {
-        out.insert("verdicts".into(), verdicts(base, v, calls));
+        out.insert("verdicts".into(), verdicts(report, base, v));
     }
     let openings = f.openings.iter().map(|o| {
         json!({"at_ms": ms(o.at), "time": when(recording, o.at), "why": o.why, "guessed": o.guessed})
@@ -136,7 +139,7 @@ fn setting(recording: &Recording, report: &SystemReport<'_>, v: &Variant) -> Val
             "to_fast_fail_ms_range": r.map(|(fast, _)| fast_range(fast)),
             "to_fast_fail_guessed": m.guessed_before_fast_fail,
             "unseen": m.unseen,
-            "failing_let_through": v.holes.is_none().then_some(m.failing_let_through),
+            "failing_let_through": (!holed).then_some(m.failing_let_through),
             "failing_let_through_guessed": m.guessed,
             "failing_let_through_range": r.map(|(_, through)| range(Figure::FailingLetThrough, through)),
         })

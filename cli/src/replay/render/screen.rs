@@ -131,11 +131,10 @@ fn incidents_label(numbers: &[usize], of: usize) -> String {
 /// how sure.
 fn judged(report: &SystemReport<'_>, alt: &Variant) -> Vec<(String, Verdict, String)> {
     let base = &report.variants[0];
-    let calls = report.recording.calls.len();
     let judge = |subject: Subject| {
         let (b, a) = (
-            verdict::known(base, subject, calls),
-            verdict::known(alt, subject, calls),
+            verdict::known(report, base, subject),
+            verdict::known(report, alt, subject),
         );
         (verdict::compare(&b, &a), certainty(&b, &a))
     };
