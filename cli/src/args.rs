@@ -42,6 +42,10 @@ pub(crate) enum Command {
     /// Replay a recording of real calls through the real guard with other settings:
     /// openings, failing calls let through, healthy calls refused, time to fast fail.
     Replay(ReplayArgs),
+    /// Search the settings each system should run, from a recording of its own traffic
+    /// (best an observe-mode one): the recommended setting against objectives stated in
+    /// a person's terms, the alternatives that trade one for another, and the evidence.
+    Tune(TuneArgs),
 }
 
 #[derive(Debug, Args)]
@@ -150,6 +154,69 @@ pub(crate) struct ReplayArgs {
     pub(crate) env: EnvFlag,
 }
 
+#[derive(Debug, Args)]
+pub(crate) struct TuneArgs {
+    /// The recording: JSON lines as the runtime's recorder writes them (`-` reads stdin);
+    /// best recorded in observe mode (`cb_mode = "observe"`), where every figure is exact.
+    pub(crate) recording: PathBuf,
+    /// The settings the service ran with: the search starts from them, and `--write`
+    /// changes them.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) settings: PathBuf,
+    /// Only this system (default: every system of the recording the file has).
+    #[arg(long, value_name = "S")]
+    pub(crate) system: Option<String>,
+    /// Objective: refuse at most this share of the recording's healthy calls
+    /// (`0.1%`, or `0.001`).
+    #[arg(long, value_name = "SHARE", default_value = "0.1%", value_parser = share)]
+    pub(crate) healthy_refused: f64,
+    /// Objective: fail fast within this long in every incident (from its first failure
+    /// to the first call refused; an incident over sooner meets it).
+    #[arg(long, value_name = "DURATION", default_value = "20s", value_parser = duration)]
+    pub(crate) fail_fast_within: Duration,
+    /// Objective: let at most this many failing calls through, over the recording
+    /// (default: no cap; fewer is better).
+    #[arg(long, value_name = "N")]
+    pub(crate) failing_through: Option<u64>,
+    /// The most settings tried per system.
+    #[arg(long, value_name = "N", default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub(crate) max_settings: u32,
+    /// Threads replaying settings at once (default: one per core).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub(crate) jobs: Option<u32>,
+    /// Write the settings file with the recommended keys changed (comments and every
+    /// other line kept), once it loads as `outbound-guard check` loads it.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) write: Option<PathBuf>,
+    /// Refuse the recording at its first line that cannot be read (default: skip it and
+    /// report its number).
+    #[arg(long)]
+    pub(crate) strict: bool,
+    /// Print everything as JSON instead: every setting on the front, its figures, how
+    /// sure each is, and the objectives it meets.
+    #[arg(long)]
+    pub(crate) json: bool,
+    #[command(flatten)]
+    pub(crate) env: EnvFlag,
+}
+
+/// A share on the command line: `0.1%`, or `0.001`; from 0 to 1.
+fn share(text: &str) -> Result<f64, String> {
+    let text = text.trim();
+    let value = match text.strip_suffix('%') {
+        Some(percent) => percent.trim().parse::<f64>().map(|p| p / 100.0),
+        None => text.parse::<f64>(),
+    }
+    .map_err(|_| format!("{text:?} is not a share: expected such as 0.1% or 0.001"))?;
+    if (0.0..=1.0).contains(&value) {
+        Ok(value)
+    } else {
+        Err(format!(
+            "{text:?}: expected a share from 0 to 1 (0% to 100%)"
+        ))
+    }
+}
+
 /// A duration on the command line: `100ms`, `2.5s`, `1m 30s`, or a number of seconds.
 fn duration(text: &str) -> Result<Duration, String> {
     let text = text.trim();
@@ -181,6 +248,16 @@ mod tests {
         assert_eq!(duration("1m 30s"), Ok(Duration::from_secs(90)));
         assert!(duration("-1").is_err());
         assert!(duration("soon").unwrap_err().contains("with a unit"));
+    }
+
+    #[test]
+    fn shares_take_percent_or_a_fraction() {
+        assert!((share("0.1%").unwrap() - 0.001).abs() < 1e-12);
+        assert_eq!(share("0.25"), Ok(0.25));
+        assert_eq!(share("100%"), Ok(1.0));
+        assert!(share("120%").unwrap_err().contains("from 0 to 1"));
+        assert!(share("-0.1").is_err());
+        assert!(share("a lot").unwrap_err().contains("not a share"));
     }
 
     #[test]

@@ -7,7 +7,9 @@
 //! - `simulate FILE …`: runs each system's real `Guard` against a scripted upstream on
 //!   tokio's paused clock and reports how fast it fails and recovers;
 //! - `replay RECORDING …`: runs recorded calls through each system's real `Guard` with
-//!   other settings and reports what they would have done.
+//!   other settings and reports what they would have done;
+//! - `tune RECORDING --settings FILE …`: searches the settings each system should run
+//!   from its recorded traffic, against objectives stated in a person's terms.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -24,6 +26,7 @@ mod output;
 mod replay;
 mod simulate;
 mod transitions;
+mod tune;
 
 use args::{Cli, Command, EnvFlag};
 use failure::Failure;
@@ -36,6 +39,7 @@ fn main() -> ExitCode {
         Command::Explain { file, env } => explain::run(&file, &env),
         Command::Simulate(args) => simulate::run_command(&args),
         Command::Replay(args) => replay::run_command(&args),
+        Command::Tune(args) => tune::run_command(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

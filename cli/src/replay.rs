@@ -12,7 +12,7 @@ use std::io::BufReader;
 use std::path::PathBuf;
 use std::time::Instant as WallInstant;
 
-use outbound_guard_settings::{Loader, Settings};
+use outbound_guard_settings::{Loader, Settings, SystemSettings};
 
 use crate::compare;
 use crate::failure::Failure;
@@ -39,8 +39,14 @@ use std::sync::Arc;
 
 use crate::args::ReplayArgs;
 use figures::incidents;
+pub(crate) use figures::Figure as FigureKind;
 use recording::Recording;
-use report::{SystemReport, Variant};
+pub(crate) use render::wrap;
+use report::SystemReport;
+pub(crate) use report::{span, when, Variant};
+pub(crate) use verdict::Known;
+#[cfg(test)]
+pub(crate) use verdict::Told;
 use ways::{Budget, Replayable};
 
 /// A replica's recording (`--replica`) and its path.
@@ -275,84 +281,195 @@ fn write_timelines(
     Ok(())
 }
 
-/// One system's recording through each of `variants`. Where its traffic fell while the
-/// breaker it ran with was open ([`holes`]), its incidents are found again around the
-/// holes and each setting replayed again with them; the figures the holes leave out
-/// cannot be told.
+/// One system's recording through each of `variants` (the first: the settings it ran
+/// with).
 fn replay_system<'a>(
     name: &str,
     system: &'a recording::SystemRecording,
     variants: &[(String, Settings)],
     max_replays: Option<usize>,
 ) -> SystemReport<'a> {
-    let actions = engine::actions(&system.transitions);
-    let read_limit = knowable::read_limit(system);
+    let mut prepared = Prepared::new(name, system, max_replays);
+    let mut runs = Vec::new();
+    for (label, settings) in variants {
+        if let Some(s) = settings.system(name) {
+            runs.push(if runs.is_empty() {
+                prepared.ran_with(label, s)
+            } else {
+                prepared.variant(label, s)
+            });
+        }
+    }
+    prepared.report(runs)
+}
+
+/// One system's recording, ready to be replayed through any setting: its operator's
+/// actions, its calls without a recorded outcome, its incidents and its holes. Shared
+/// by the threads of `tune`.
+pub(crate) struct Prepared<'a> {
+    name: String,
+    system: &'a recording::SystemRecording,
+    actions: Vec<(u64, outbound_guard::ManualAction)>,
+    read_limit: Option<std::time::Duration>,
     // The calls without a recorded outcome: the estimate answers them from the evidence
     // on both sides of their gap, and the ranges hold every way they could have been
     // answered (`ways`).
-    let options: Arc<[guess::Options]> = guess::options(&system.calls).into();
-    let budget = Budget::new(max_replays, system.calls.len());
-    let assess = |found: &[figures::Incident]| {
-        let replayable = Replayable {
-            calls: &system.calls,
-            actions: &actions,
-            options: &options,
-            incidents: found,
-            read_limit,
-        };
-        variants
-            .iter()
-            .filter_map(|(label, settings)| {
-                let s = settings.system(name)?;
-                let mut assessed = replayable.assess(s, budget);
-                assessed.figures.swing =
-                    figures::swing(&system.calls, &assessed.replay, &options, figures::limit(s));
-                Some(Variant {
-                    cannot_tell: knowable::cannot_tell(system, s),
-                    label: label.clone(),
-                    figures: assessed.figures,
-                    bounds: assessed.bounds,
-                    replay: assessed.replay,
-                    replays: assessed.replays,
-                    limit: figures::limit(s),
-                    reach: reach(&system.calls, s),
-                })
-            })
-            .collect::<Vec<_>>()
-    };
-    let mut found = incidents(&system.calls, &[]);
-    let mut runs = assess(&found);
-    let holes = holes::holes(&system.calls, &runs[0].replay);
-    if !holes.is_empty() {
-        found = incidents(&system.calls, &holes);
-        runs = assess(&found);
-        for variant in &mut runs {
-            figures::see_holes(&mut variant.figures, &variant.replay, &holes);
-            // No way of answering the calls it has fills the holes: no range holds.
-            variant.bounds.proof.exhaustive = false;
-            variant.bounds.possible = None;
+    options: Arc<[guess::Options]>,
+    budget: Budget,
+    incidents: Vec<figures::Incident>,
+    holes: Vec<holes::Hole>,
+}
+
+impl<'a> Prepared<'a> {
+    /// `system`'s recording of `name`, its incidents found as if it had no hole (until
+    /// [`ran_with`](Self::ran_with) finds them).
+    pub(crate) fn new(
+        name: &str,
+        system: &'a recording::SystemRecording,
+        max_replays: Option<usize>,
+    ) -> Prepared<'a> {
+        Prepared {
+            name: name.to_owned(),
+            system,
+            actions: engine::actions(&system.transitions),
+            read_limit: knowable::read_limit(system),
+            options: guess::options(&system.calls).into(),
+            budget: Budget::new(max_replays, system.calls.len()),
+            incidents: incidents(&system.calls, &[]),
+            holes: Vec::new(),
         }
     }
-    SystemReport {
-        name: name.to_owned(),
-        recording: system,
-        incidents: found,
-        holes,
-        unknown: options.len(),
-        filled: 0,
-        variants: runs,
+
+    /// The settings the service ran with, replayed: where its traffic fell while this
+    /// breaker was open ([`holes`]), the incidents are found again around the holes and
+    /// it is replayed again with them. Call it first: every [`variant`](Self::variant)
+    /// after it is judged with these incidents and holes.
+    pub(crate) fn ran_with(&mut self, label: &str, settings: &SystemSettings) -> Variant {
+        let first = self.variant(label, settings);
+        self.holes = holes::holes(&self.system.calls, &first.replay);
+        if self.holes.is_empty() {
+            return first;
+        }
+        self.incidents = incidents(&self.system.calls, &self.holes);
+        self.variant(label, settings)
+    }
+
+    /// The recording through `settings`, labelled `label`. Where the recording has
+    /// holes, the figures they leave out cannot be told, and no range holds.
+    pub(crate) fn variant(&self, label: &str, settings: &SystemSettings) -> Variant {
+        let calls = &self.system.calls;
+        let replayable = Replayable {
+            calls,
+            actions: &self.actions,
+            options: &self.options,
+            incidents: &self.incidents,
+            read_limit: self.read_limit,
+        };
+        let mut assessed = replayable.assess(settings, self.budget);
+        assessed.figures.swing = figures::swing(
+            calls,
+            &assessed.replay,
+            &self.options,
+            figures::limit(settings),
+        );
+        if !self.holes.is_empty() {
+            figures::see_holes(&mut assessed.figures, &assessed.replay, &self.holes);
+            // No way of answering the calls it has fills the holes: no range holds.
+            assessed.bounds.proof.exhaustive = false;
+            assessed.bounds.possible = None;
+        }
+        Variant {
+            cannot_tell: knowable::cannot_tell(self.system, settings),
+            label: label.to_owned(),
+            figures: assessed.figures,
+            bounds: assessed.bounds,
+            replay: assessed.replay,
+            replays: assessed.replays,
+            limit: figures::limit(settings),
+            reach: reach(calls, settings),
+        }
+    }
+
+    /// Its incidents, found from the upstream's behaviour: each one's start (µs since
+    /// the recording's) and length.
+    pub(crate) fn incidents(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.incidents.iter().map(|i| (i.start, i.end - i.start))
+    }
+
+    /// Its calls.
+    pub(crate) fn calls(&self) -> usize {
+        self.system.calls.len()
+    }
+
+    /// Its calls without a recorded outcome (refused by the recording's guard).
+    pub(crate) fn unknown(&self) -> usize {
+        self.options.len()
+    }
+
+    /// Whether its traffic fell while the breaker it ran with was open.
+    pub(crate) fn has_holes(&self) -> bool {
+        !self.holes.is_empty()
+    }
+
+    /// How sure each figure of `variant` of it is.
+    pub(crate) fn judge<'p>(&'p self, variant: &'p Variant) -> Judge<'p> {
+        Judge {
+            prepared: self,
+            variant,
+        }
+    }
+
+    /// The report of `variants` of it, the settings it ran with first.
+    pub(crate) fn report(self, variants: Vec<Variant>) -> SystemReport<'a> {
+        SystemReport {
+            name: self.name,
+            recording: self.system,
+            incidents: self.incidents,
+            holes: self.holes,
+            unknown: self.options.len(),
+            filled: 0,
+            variants,
+        }
+    }
+}
+
+/// A setting's figures as far as its recording tells them.
+pub(crate) struct Judge<'p> {
+    prepared: &'p Prepared<'p>,
+    variant: &'p Variant,
+}
+
+impl Judge<'_> {
+    fn known(&self, subject: verdict::Subject) -> Known {
+        let p = self.prepared;
+        verdict::known_in(p.system.calls.len(), p.has_holes(), self.variant, subject)
+    }
+
+    /// A figure over the whole recording.
+    pub(crate) fn figure(&self, figure: FigureKind) -> Known {
+        self.known(verdict::Subject::Figure(figure))
+    }
+
+    /// Incident `i`'s time to fast fail (µs; `u64::MAX`: never).
+    pub(crate) fn fast_fail(&self, i: usize) -> Known {
+        self.known(verdict::Subject::FastFail(i))
+    }
+
+    /// Each incident's length (µs), in order.
+    pub(crate) fn incident_lengths(&self) -> impl Iterator<Item = u64> + '_ {
+        self.prepared.incidents().map(|(_, length)| length)
     }
 }
 
 /// The calls `calls` make at their mean rate over one open period of `settings`.
-fn reach(calls: &[recording::Call], settings: &outbound_guard_settings::SystemSettings) -> u64 {
+fn reach(calls: &[recording::Call], settings: &SystemSettings) -> u64 {
     let span = calls.last().map_or(0, |c| c.start).max(1);
     let open = u64::try_from(settings.cb_open_duration().as_micros()).unwrap_or(u64::MAX);
     let calls = u64::try_from(calls.len()).unwrap_or(u64::MAX);
     u64::try_from(u128::from(calls) * u128::from(open) / u128::from(span)).unwrap_or(u64::MAX)
 }
 
-fn read_recording(path: &std::path::Path, strict: bool) -> Result<Recording, Failure> {
+pub(crate) fn read_recording(path: &std::path::Path, strict: bool) -> Result<Recording, Failure> {
     let result = if path.as_os_str() == "-" {
         recording::read(std::io::stdin().lock(), strict)
     } else {

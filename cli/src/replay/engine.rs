@@ -29,7 +29,7 @@
 //! is played as `auto`, since the question a replay answers is what the breaker would
 //! have refused.
 
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
@@ -428,17 +428,27 @@ pub(crate) const TIMER_SLACK: u64 = 3_000;
 /// timers (its timeouts and slow-call alarms, on whole milliseconds) in order; returns
 /// early when a call starts to wait for an end, which may come before `at`. `timer` is
 /// the driver's one timer, reset for each step.
-async fn toward(ends: &Ends, woken: &Woken, mut timer: Pin<&mut Sleep>, at: Instant) {
+///
+/// `quiet_until`: no timer of the guard's is due before it (`None`: none at all); a step
+/// that ends sooner than that by [`TIMER_SLACK`] moves the clock at once.
+async fn toward(
+    ends: &Ends,
+    woken: &Woken,
+    mut timer: Pin<&mut Sleep>,
+    at: Instant,
+    quiet_until: Option<Instant>,
+) {
     let now = Instant::now();
     if at <= now {
         return;
     }
+    let quiet = quiet_until.is_none_or(|q| at + Duration::from_micros(TIMER_SLACK) < q);
     // tokio's clock moves by itself to the next timer (this one, or an earlier one of
     // the guard's) and lands up to 2 ms past it (`TIMER_SLACK`): a timer 2 ms short of
     // `at` never takes it past `at`.
     if let Some(early) = at
         .checked_sub(Duration::from_millis(2))
-        .filter(|e| *e > now)
+        .filter(|e| *e > now && !quiet)
     {
         timer.as_mut().reset(early);
         tokio::select! {
@@ -544,6 +554,19 @@ async fn drive(
     let timer = sleep(Duration::ZERO);
     tokio::pin!(timer);
     let at = |micros: u64| origin + Duration::from_micros(micros);
+    // The guard's timers (a call's slow-call alarm and timeout, a bulkhead's wait) fire
+    // no sooner than this after their call started: while the earliest started call
+    // still running is younger than it, none is due.
+    let horizon = [
+        settings.cb_slow_threshold(),
+        settings.total_timeout(),
+        settings.bulkhead_wait(),
+    ]
+    .into_iter()
+    .filter(|d| !d.is_zero())
+    .min()
+    .unwrap_or(Duration::MAX);
+    let mut started: VecDeque<(Instant, usize)> = VecDeque::new();
     loop {
         let start = calls.get(next_call).map(|c| at(c.start));
         let action = actions.peek().map(|(micros, _)| at(*micros));
@@ -562,7 +585,14 @@ async fn drive(
         };
         let now = Instant::now();
         if next > now {
-            toward(ends, &tasks.woken, timer.as_mut(), next).await;
+            while started.front().is_some_and(|(_, i)| {
+                tasks.fates[*i].load(Ordering::Relaxed) != Fate::Pending as u8
+            }) {
+                started.pop_front();
+            }
+            // None running, or its timers beyond the clock's reach: none is due.
+            let quiet_until = started.front().and_then(|(t, _)| t.checked_add(horizon));
+            toward(ends, &tasks.woken, timer.as_mut(), next, quiet_until).await;
         } else if end.is_some_and(|e| e <= now) {
             ends.wake_due(now);
             settle(&tasks.woken).await;
@@ -572,6 +602,7 @@ async fn drive(
             }
         } else {
             tasks.start(next_call, &calls[next_call], &mut unknown);
+            started.push_back((now, next_call));
             next_call += 1;
         }
     }

@@ -8,4 +8,4 @@ mod screen;
 
 pub(crate) use detail::to_detail;
 pub(crate) use json::to_json;
-pub(crate) use screen::to_screen;
+pub(crate) use screen::{to_screen, wrap};

@@ -31,6 +31,15 @@ pub(crate) struct Variant {
     pub(crate) cannot_tell: Vec<String>,
 }
 
+impl Variant {
+    /// Drops each call's fate: what is kept (figures, transitions) is what `tune` reads
+    /// of the many settings it tries, and a million calls' fates each would add up.
+    pub(crate) fn forget_fates(&mut self) {
+        self.replay.fates = Vec::new();
+        self.replay.asked = Vec::new();
+    }
+}
+
 /// One system's replays.
 pub(crate) struct SystemReport<'a> {
     pub(crate) name: String,

@@ -71,14 +71,24 @@ pub(crate) const IN_HOLES: &str = "the calls missing in its holes would count";
 
 /// One setting's value of `subject` in `report`.
 pub(crate) fn known(report: &SystemReport<'_>, variant: &Variant, subject: Subject) -> Known {
-    let calls = report.recording.calls.len();
+    known_in(
+        report.recording.calls.len(),
+        !report.holes.is_empty(),
+        variant,
+        subject,
+    )
+}
+
+/// One setting's value of `subject`, replayed from a recording of `calls` calls, with
+/// holes or not.
+pub(crate) fn known_in(calls: usize, holes: bool, variant: &Variant, subject: Subject) -> Known {
     if let Some(why) = variant.cannot_tell.first() {
         return Known::CannotTell(why.clone());
     }
     let f = &variant.figures;
     let proven = variant.bounds.proven();
     match subject {
-        Subject::Figure(_) if !report.holes.is_empty() => Known::CannotTell(IN_HOLES.into()),
+        Subject::Figure(_) if holes => Known::CannotTell(IN_HOLES.into()),
         Subject::FastFail(i) if f.incidents[i].unseen => {
             Known::CannotTell("it had not failed fast when the hole began".into())
         }

@@ -1,0 +1,296 @@
+//! `outbound-guard tune RECORDING --settings FILE`: the settings each system should
+//! run, searched from its own recorded traffic.
+//!
+//! Each setting tried is a replay of the recording through the real guard
+//! ([`Prepared`](crate::replay::Prepared), the engine `replay` uses), judged against the
+//! objectives a person states ([`objectives`]). The search ([`search`]) starts from the
+//! settings the service ran with and walks one key at a time ([`space`]: the keys the
+//! recording can judge, within the settings crate's own limits); the answer
+//! ([`answer`]) is the best setting that meets every objective and the ones that trade
+//! one objective for another; `--write` changes the file ([`write`]).
+
+use std::fmt::Write as _;
+use std::io::IsTerminal as _;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use indicatif::{ProgressBar, ProgressStyle};
+use outbound_guard_settings::{Loader, Settings};
+
+use crate::args::TuneArgs;
+use crate::failure::Failure;
+use crate::load::vars;
+use crate::output::{counted, print, warn};
+use crate::replay::recording::{Recorded, Recording};
+use crate::replay::{read_recording, Prepared};
+
+mod answer;
+mod objectives;
+mod search;
+mod space;
+mod write;
+
+use answer::{choose, Tuned};
+use objectives::{judge, Objectives};
+use search::{Common, Search, Tried};
+use space::{groups, Base, Change, Seen};
+
+/// Set by Ctrl-C: the search stops after the replays running and answers with the best
+/// found so far.
+static STOP: AtomicBool = AtomicBool::new(false);
+
+/// Runs `tune`.
+pub(crate) fn run_command(args: &TuneArgs) -> Result<(), Failure> {
+    let recording = read_recording(&args.recording, args.strict)?;
+    if !recording.bad_lines.is_empty() {
+        warn(&format!(
+            "outbound-guard: {}: {} skipped (the first: line {}: {})",
+            args.recording.display(),
+            counted(recording.bad_lines.len(), "line", "lines"),
+            recording.bad_lines[0].0,
+            recording.bad_lines[0].1
+        ));
+    }
+    let text = std::fs::read_to_string(&args.settings)
+        .map_err(|e| Failure::Io(format!("cannot read {}: {e}", args.settings.display())))?;
+    let origin = args.settings.display().to_string();
+    let base_vars = vars(&args.env);
+    let settings = Loader::new().env(base_vars.clone()).parse(&text, &origin)?;
+    let names = systems(args, &recording, &settings)?;
+    let objectives = Objectives {
+        healthy_refused: args.healthy_refused,
+        fail_fast_within: args.fail_fast_within,
+        failing_through: args.failing_through,
+    };
+    let jobs = args.jobs.map_or_else(
+        || std::thread::available_parallelism().map_or(1, std::num::NonZero::get),
+        |j| j as usize,
+    );
+    let _ = ctrlc::set_handler(|| {
+        if STOP.swap(true, Ordering::SeqCst) {
+            // A second Ctrl-C: leave now.
+            std::process::exit(130);
+        }
+    });
+    let progress = progress_bar(args, names.len());
+    let base = Base {
+        text: &text,
+        origin: &origin,
+        vars: &base_vars,
+    };
+    let common = Common {
+        base: &base,
+        objectives,
+        jobs,
+        most: args.max_settings as usize,
+        stop: &STOP,
+        progress: &progress,
+    };
+    let started = std::time::Instant::now();
+    let mut tuned = Vec::new();
+    for name in &names {
+        progress.set_message(name.clone());
+        let system = &recording.systems[name.as_str()];
+        let ran_with = settings
+            .system(name)
+            .ok_or_else(|| Failure::Usage(format!("{origin} has no `[systems.{name}]`")))?;
+        tuned.push(tune_system(name, system, ran_with, &common));
+    }
+    progress.finish_and_clear();
+    let took = started.elapsed();
+    let written = match &args.write {
+        Some(to) => Some(write_recommended(&text, &tuned, &base_vars, to)?),
+        None => None,
+    };
+    if args.json {
+        let systems: serde_json::Map<String, serde_json::Value> = tuned
+            .iter()
+            .map(|t| (t.name.clone(), t.json(&recording)))
+            .collect();
+        let report = serde_json::json!({
+            "recording": args.recording.display().to_string(),
+            "settings": origin,
+            "objectives": {
+                "healthy_refused": objectives.healthy_refused,
+                "fail_fast_within_ms": objectives.fail_fast_within.as_secs_f64() * 1000.0,
+                "failing_through": objectives.failing_through,
+            },
+            "jobs": jobs,
+            "seconds": took.as_secs_f64(),
+            "written": written,
+            "systems": systems,
+        });
+        print(&(report.to_string() + "\n"))
+    } else {
+        let mut out = format!(
+            "{}: {} tried in {:.1} s on {}\n\n",
+            args.recording.display(),
+            counted(
+                tuned.iter().map(|t| t.tried.len()).sum(),
+                "setting",
+                "settings"
+            ),
+            took.as_secs_f64(),
+            counted(jobs, "thread", "threads"),
+        );
+        for t in &tuned {
+            out.push_str(&t.screen(&recording, objectives));
+            out.push('\n');
+        }
+        out.push_str(&legend(&tuned));
+        if let Some(path) = &written {
+            let _ = writeln!(
+                out,
+                "wrote {path}: the recommended keys changed, the rest as it was"
+            );
+        }
+        print(&out)
+    }
+}
+
+/// One system searched and chosen from.
+fn tune_system<'a>(
+    name: &str,
+    system: &'a crate::replay::recording::SystemRecording,
+    ran_with: &outbound_guard_settings::SystemSettings,
+    common: &Common<'_>,
+) -> Tuned<'a> {
+    let mut prepared = Prepared::new(name, system, None);
+    let first = prepared.ran_with("as set", ran_with);
+    let healthy = system
+        .calls
+        .iter()
+        .filter(|c| matches!(c.outcome, Recorded::Success | Recorded::Rejected))
+        .count();
+    let groups = groups(ran_with, Seen::of(&system.calls));
+    let judged = judge(&prepared.judge(&first), common.objectives, healthy);
+    let mut first = Tried {
+        change: Change::new(),
+        settings: ran_with.clone(),
+        variant: first,
+        judged,
+    };
+    first.variant.forget_fates();
+    common.progress.inc(1);
+    let search = Search {
+        common,
+        prepared: &prepared,
+        system: name,
+        groups: &groups,
+        healthy,
+    };
+    let (tried, interrupted) = search.run(first);
+    let (recommended, alternatives) = choose(&tried);
+    let mut keys: Vec<&'static str> = groups
+        .iter()
+        .flat_map(|g| g.keys.iter().map(|k| k.name()))
+        .collect();
+    keys.dedup();
+    Tuned {
+        name: name.to_owned(),
+        prepared,
+        tried,
+        recommended,
+        alternatives,
+        interrupted,
+        healthy,
+        keys,
+    }
+}
+
+/// A progress bar on stderr when it is a terminal (none when piped, or with `--json`).
+fn progress_bar(args: &TuneArgs, systems: usize) -> ProgressBar {
+    if args.json || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(u64::from(args.max_settings) * systems as u64);
+    if let Ok(style) = ProgressStyle::with_template(
+        "{msg} [{bar:30}] {pos}/{len} settings at most, {elapsed} (Ctrl-C: the best so far)",
+    ) {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar
+}
+
+/// The systems to tune: the recording's that the file has, or `--system`.
+fn systems(
+    args: &TuneArgs,
+    recording: &Recording,
+    settings: &Settings,
+) -> Result<Vec<String>, Failure> {
+    let origin = settings.origin();
+    if let Some(only) = &args.system {
+        if !recording.systems.contains_key(only.as_str()) {
+            return Err(Failure::Usage(format!(
+                "--system {only}: the recording has no call of it; its systems: {}",
+                recording
+                    .systems
+                    .keys()
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
+        if settings.system(only).is_none() {
+            return Err(Failure::Usage(format!(
+                "--system {only}: {origin} has no `[systems.{only}]`"
+            )));
+        }
+        return Ok(vec![only.clone()]);
+    }
+    let (names, missing): (Vec<String>, Vec<String>) = recording
+        .systems
+        .keys()
+        .cloned()
+        .partition(|name| settings.system(name).is_some());
+    for name in &missing {
+        warn(&format!(
+            "outbound-guard: the recording's system `{name}` has no `[systems.{name}]` in {origin}: not tuned"
+        ));
+    }
+    if names.is_empty() {
+        return Err(Failure::Usage(format!(
+            "{origin} has a table for none of the recording's systems ({})",
+            missing.join(", ")
+        )));
+    }
+    Ok(names)
+}
+
+/// Writes the recommended keys of every system to `to`; an error, and nothing written,
+/// where a system has no recommendation.
+fn write_recommended(
+    text: &str,
+    tuned: &[Tuned<'_>],
+    vars: &[(String, String)],
+    to: &std::path::Path,
+) -> Result<String, Failure> {
+    let mut changes = Vec::new();
+    let mut settings = Vec::new();
+    for t in tuned {
+        let Some(r) = t.recommended else {
+            return Err(Failure::Usage(format!(
+                "--write {}: no setting tried for `{}` meets every objective, so nothing is written (the alternatives: run without --write)",
+                to.display(),
+                t.name
+            )));
+        };
+        changes.push((t.name.as_str(), &t.tried[r].change));
+        settings.push(&t.tried[r].settings);
+    }
+    write::write(text, &changes, &settings, vars, to)?;
+    Ok(to.display().to_string())
+}
+
+/// How sure the figures are, said once under every system.
+fn legend(tuned: &[Tuned<'_>]) -> String {
+    let unknown: usize = tuned.iter().map(|t| t.prepared.unknown()).sum();
+    let holes = tuned.iter().any(|t| t.prepared.has_holes());
+    if unknown == 0 && !holes {
+        return "every figure exact: the recording has every call's outcome\n".to_owned();
+    }
+    let mut out = String::from(
+        "≈: estimated from the answers guessed for calls the recording's guard refused; ?: the recording\n  cannot tell (--json says why)",
+    );
+    out.push_str("; every figure exact: record in observe mode (cb_mode = \"observe\")\n");
+    out
+}

@@ -1,0 +1,219 @@
+//! The objectives a person states (`--healthy-refused 0.1%`, `--fail-fast-within 20s`,
+//! `--failing-through N`), and how one setting's replay meets each: met, missed, or
+//! not known, as sure as the figure it rests on.
+
+use std::time::Duration;
+
+use crate::replay::{FigureKind, Judge, Known};
+
+/// The objectives, as the command line states them.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Objectives {
+    /// The largest share of the recording's healthy calls the breaker may refuse.
+    pub(crate) healthy_refused: f64,
+    /// How soon every incident must fail fast (one over sooner meets it).
+    pub(crate) fail_fast_within: Duration,
+    /// The most failing calls let through, if capped.
+    pub(crate) failing_through: Option<u64>,
+}
+
+/// One objective.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Objective {
+    HealthyRefused,
+    FailFast,
+    FailingThrough,
+}
+
+impl Objective {
+    pub(crate) const ALL: [Objective; 3] = [
+        Objective::HealthyRefused,
+        Objective::FailFast,
+        Objective::FailingThrough,
+    ];
+
+    /// Its JSON key.
+    pub(crate) fn key(self) -> &'static str {
+        match self {
+            Objective::HealthyRefused => "healthy_refused",
+            Objective::FailFast => "fail_fast_within",
+            Objective::FailingThrough => "failing_through",
+        }
+    }
+}
+
+/// Whether a setting meets an objective.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Meets {
+    /// Met on every way the recording allows (exact, or the estimate's whole interval).
+    Yes,
+    /// Missed the same way.
+    No,
+    /// The estimate meets it, or misses it, but its interval spans the cap.
+    Likely(bool),
+    /// The recording cannot tell the figure it rests on: why.
+    Unknown(String),
+}
+
+impl Meets {
+    /// Whether the estimate meets it (an unknown one counts as met: it is not held
+    /// against a setting, and said beside it).
+    pub(crate) fn by_estimate(&self) -> bool {
+        matches!(self, Meets::Yes | Meets::Likely(true) | Meets::Unknown(_))
+    }
+}
+
+/// `value ≤ cap` over `known`'s interval.
+fn within(known: &Known, cap: u64) -> Meets {
+    match known {
+        Known::CannotTell(why) => Meets::Unknown(why.clone()),
+        Known::Told(t) if t.high <= cap => Meets::Yes,
+        Known::Told(t) if t.low > cap => Meets::No,
+        Known::Told(t) => Meets::Likely(t.value <= cap),
+    }
+}
+
+/// The healthy calls `share` allows refusing of `healthy`.
+pub(crate) fn healthy_cap(share: f64, healthy: usize) -> u64 {
+    (share * healthy as f64).floor() as u64
+}
+
+/// What one setting's replay gives each objective, and its figures for ranking.
+#[derive(Debug, Clone)]
+pub(crate) struct Judged {
+    pub(crate) meets: [Meets; 3],
+    /// Healthy calls refused, failing calls let through, bulkhead refusals, the
+    /// estimates.
+    pub(crate) healthy_refused: u64,
+    pub(crate) failing_through: u64,
+    pub(crate) bulkhead_refused: u64,
+    /// The longest any incident went before it failed fast, or ended (µs): the
+    /// objective's figure.
+    pub(crate) slowest: u64,
+    /// The time callers waited in all (µs).
+    pub(crate) waited: u64,
+}
+
+impl Judged {
+    /// The objectives the estimate misses.
+    pub(crate) fn missed(&self) -> usize {
+        self.meets.iter().filter(|m| !m.by_estimate()).count()
+    }
+
+    /// Calls decided wrong: failing calls let through, healthy calls and bulkhead
+    /// refusals refused.
+    pub(crate) fn wrong(&self) -> u64 {
+        self.failing_through + self.healthy_refused + self.bulkhead_refused
+    }
+
+    /// The figures a setting is ranked by, each the lower the better.
+    pub(crate) fn front(&self) -> [u64; 3] {
+        [self.healthy_refused, self.failing_through, self.slowest]
+    }
+}
+
+/// A figure's estimate (0 where it cannot be told).
+fn value(known: &Known) -> u64 {
+    match known {
+        Known::Told(t) => t.value,
+        Known::CannotTell(_) => 0,
+    }
+}
+
+/// One setting's replay against `objectives`; `healthy` is the recording's healthy
+/// calls.
+pub(crate) fn judge(judge: &Judge<'_>, objectives: Objectives, healthy: usize) -> Judged {
+    let healthy_refused = judge.figure(FigureKind::HealthyRefused);
+    let failing = judge.figure(FigureKind::FailingLetThrough);
+    let within_us = u64::try_from(objectives.fail_fast_within.as_micros()).unwrap_or(u64::MAX);
+    // Each incident: the time to fast fail, or, if it ended sooner, its length.
+    let mut slowest = 0;
+    let mut fast = Meets::Yes;
+    for (i, length) in judge.incident_lengths().enumerate() {
+        let known = judge.fast_fail(i);
+        let meets = if length <= within_us {
+            Meets::Yes
+        } else {
+            within(&known, within_us)
+        };
+        slowest = slowest.max(value(&known).min(length));
+        fast = worse(fast, meets);
+    }
+    Judged {
+        meets: [
+            within(
+                &healthy_refused,
+                healthy_cap(objectives.healthy_refused, healthy),
+            ),
+            fast,
+            objectives
+                .failing_through
+                .map_or(Meets::Yes, |cap| within(&failing, cap)),
+        ],
+        healthy_refused: value(&healthy_refused),
+        failing_through: value(&failing),
+        bulkhead_refused: value(&judge.figure(FigureKind::BulkheadRefused)),
+        slowest,
+        waited: value(&judge.figure(FigureKind::Waited)),
+    }
+}
+
+/// Of two incidents' answers, the one that holds for both.
+fn worse(a: Meets, b: Meets) -> Meets {
+    let rank = |m: &Meets| match m {
+        Meets::Yes => 0,
+        Meets::Likely(true) => 1,
+        Meets::Unknown(_) => 2,
+        Meets::Likely(false) => 3,
+        Meets::No => 4,
+    };
+    if rank(&b) > rank(&a) {
+        b
+    } else {
+        a
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::replay::Told;
+
+    fn told(value: u64, low: u64, high: u64) -> Known {
+        Known::Told(Told {
+            value,
+            low,
+            high,
+            guessed: usize::from(low != high),
+        })
+    }
+
+    #[test]
+    fn a_cap_is_met_missed_or_likely_as_the_interval_lies() {
+        assert_eq!(within(&told(5, 5, 5), 5), Meets::Yes);
+        assert_eq!(within(&told(6, 6, 6), 5), Meets::No);
+        assert_eq!(within(&told(4, 2, 8), 5), Meets::Likely(true));
+        assert_eq!(within(&told(7, 2, 8), 5), Meets::Likely(false));
+        assert!(matches!(
+            within(&Known::CannotTell("x".into()), 5),
+            Meets::Unknown(_)
+        ));
+    }
+
+    #[test]
+    fn the_healthy_cap_is_a_share_of_the_healthy_calls() {
+        assert_eq!(healthy_cap(0.001, 5_400), 5);
+        assert_eq!(healthy_cap(0.0, 5_400), 0);
+        assert_eq!(healthy_cap(1.0, 10), 10);
+    }
+
+    #[test]
+    fn the_worst_answer_of_the_incidents_holds() {
+        assert_eq!(worse(Meets::Yes, Meets::No), Meets::No);
+        assert_eq!(
+            worse(Meets::Likely(false), Meets::Yes),
+            Meets::Likely(false)
+        );
+        assert!(!worse(Meets::Yes, Meets::Likely(false)).by_estimate());
+    }
+}

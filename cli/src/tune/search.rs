@@ -1,0 +1,187 @@
+//! The search: from the settings the service ran with, every setting one key (or one
+//! group of keys) away is replayed, then the same around the best found and around
+//! each setting on the front of the trade-offs, until none is left to try, the budget
+//! (`--max-settings`) is spent, or the user interrupts it. Each batch is replayed on
+//! every thread asked for (`--jobs`), each replay on its own paused runtime.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use indicatif::ProgressBar;
+use outbound_guard_settings::SystemSettings;
+
+use super::objectives::{judge, Judged, Objectives};
+use super::space::{label, text_of, Base, Change, Group};
+use crate::replay::{Prepared, Variant};
+
+/// One setting tried.
+pub(crate) struct Tried {
+    /// The keys changed from the settings the service ran with.
+    pub(crate) change: Change,
+    pub(crate) settings: SystemSettings,
+    pub(crate) variant: Variant,
+    pub(crate) judged: Judged,
+}
+
+impl Tried {
+    /// How it ranks, the lower the better: the objectives its estimate misses, the
+    /// calls it decides wrong, the time callers waited, the keys it changes.
+    pub(crate) fn rank(&self) -> (usize, u64, u64, usize) {
+        let j = &self.judged;
+        (j.missed(), j.wrong(), j.waited, self.change.len())
+    }
+}
+
+/// What the search of every system shares.
+pub(crate) struct Common<'a> {
+    pub(crate) base: &'a Base<'a>,
+    pub(crate) objectives: Objectives,
+    pub(crate) jobs: usize,
+    pub(crate) most: usize,
+    /// Set when the user interrupts: the search ends after the replays running.
+    pub(crate) stop: &'a AtomicBool,
+    pub(crate) progress: &'a ProgressBar,
+}
+
+/// One system's search.
+pub(crate) struct Search<'a> {
+    pub(crate) common: &'a Common<'a>,
+    pub(crate) prepared: &'a Prepared<'a>,
+    pub(crate) system: &'a str,
+    pub(crate) groups: &'a [Group],
+    /// The recording's healthy calls.
+    pub(crate) healthy: usize,
+}
+
+/// Whether `a` is at least as good as `b` on every figure of the front and better on
+/// one.
+fn dominates(a: &Judged, b: &Judged) -> bool {
+    let (a, b) = (a.front(), b.front());
+    a.iter().zip(&b).all(|(x, y)| x <= y) && a != b
+}
+
+/// The settings no other tried is better than on every figure of the front, in rank
+/// order; the first of equal ones.
+pub(crate) fn front(tried: &[Tried]) -> Vec<usize> {
+    let mut front: Vec<usize> = (0..tried.len())
+        .filter(|&i| {
+            !tried.iter().enumerate().any(|(j, t)| {
+                dominates(&t.judged, &tried[i].judged)
+                    || (j < i && t.judged.front() == tried[i].judged.front())
+            })
+        })
+        .collect();
+    front.sort_by_key(|&i| tried[i].rank());
+    front
+}
+
+impl Search<'_> {
+    /// The setting `change` makes, tried: its replay, judged.
+    fn try_one(&self, change: Change, settings: SystemSettings) -> Tried {
+        let mut variant = self.prepared.variant(&label(&change), &settings);
+        let judged = judge(
+            &self.prepared.judge(&variant),
+            self.common.objectives,
+            self.healthy,
+        );
+        variant.forget_fates();
+        Tried {
+            change,
+            settings,
+            variant,
+            judged,
+        }
+    }
+
+    /// Each of `batch` tried, on every thread; the ones left when interrupted are not.
+    fn try_all(&self, batch: Vec<(Change, SystemSettings)>) -> Vec<Tried> {
+        let slots: Vec<Mutex<Option<(Change, SystemSettings)>>> =
+            batch.into_iter().map(|b| Mutex::new(Some(b))).collect();
+        let done: Mutex<Vec<(usize, Tried)>> = Mutex::new(Vec::new());
+        let next = AtomicUsize::new(0);
+        std::thread::scope(|scope| {
+            for _ in 0..self.common.jobs.min(slots.len()) {
+                scope.spawn(|| loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= slots.len() || self.common.stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let Some((change, settings)) = slots[i].lock().ok().and_then(|mut s| s.take())
+                    else {
+                        continue;
+                    };
+                    let tried = self.try_one(change, settings);
+                    self.common.progress.inc(1);
+                    if let Ok(mut done) = done.lock() {
+                        done.push((i, tried));
+                    }
+                });
+            }
+        });
+        let mut done = done.into_inner().unwrap_or_default();
+        done.sort_by_key(|(i, _)| *i);
+        done.into_iter().map(|(_, t)| t).collect()
+    }
+
+    /// The settings one group of keys away from `from`, not tried yet, valid.
+    fn around(
+        &self,
+        from: &Change,
+        tried: &[Tried],
+        base: &SystemSettings,
+    ) -> Vec<(Change, SystemSettings)> {
+        let mut out: Vec<(Change, SystemSettings)> = Vec::new();
+        for group in self.groups {
+            for values in &group.values {
+                let mut change = from.clone();
+                for (key, value) in group.keys.iter().zip(values) {
+                    if text_of(base, *key) == *value {
+                        change.remove(key);
+                    } else {
+                        change.insert(*key, value.clone());
+                    }
+                }
+                let Some(settings) = self.common.base.with(self.system, &change) else {
+                    continue;
+                };
+                let Some(s) = settings.system(self.system).cloned() else {
+                    continue;
+                };
+                let known = |t: &SystemSettings| *t == s;
+                if known(base)
+                    || tried.iter().any(|t| known(&t.settings))
+                    || out.iter().any(|(_, o)| known(o))
+                {
+                    continue;
+                }
+                out.push((change, s));
+            }
+        }
+        out
+    }
+
+    /// The search from `first` (the settings the service ran with): every setting
+    /// tried, `first` at 0, and whether it was interrupted.
+    pub(crate) fn run(&self, first: Tried) -> (Vec<Tried>, bool) {
+        let base = first.settings.clone();
+        let mut tried = vec![first];
+        let mut expanded: Vec<bool> = vec![false];
+        while tried.len() < self.common.most && !self.common.stop.load(Ordering::Relaxed) {
+            // The best not yet expanded, else the next on the front.
+            let best = (0..tried.len()).min_by_key(|&i| tried[i].rank());
+            let next = best
+                .filter(|&i| !expanded[i])
+                .or_else(|| front(&tried).into_iter().find(|&i| !expanded[i]));
+            let Some(next) = next else {
+                break;
+            };
+            expanded[next] = true;
+            let mut batch = self.around(&tried[next].change, &tried, &base);
+            batch.truncate(self.common.most - tried.len());
+            let found = self.try_all(batch);
+            expanded.extend(found.iter().map(|_| false));
+            tried.extend(found);
+        }
+        (tried, self.common.stop.load(Ordering::Relaxed))
+    }
+}

@@ -1,0 +1,299 @@
+//! `outbound-guard tune` against the truth. Each upstream is a real HTTP server on
+//! 127.0.0.1 (the demo's fake upstream), called every 10 ms through a real guard in
+//! observe mode whose recorder writes every call (an observe recording: every outcome
+//! known, every figure exact), on real time; then `tune` of that file. Each right
+//! answer follows from the objectives by construction:
+//!
+//! - short bursts of failures on a healthy upstream, healthy refusals capped at none:
+//!   the settings it ran with open on them and refuse healthy calls; the answer must
+//!   not (it refuses none), and `--write` writes it, comments kept;
+//! - a hang, to be failed fast within a second: the answer does;
+//! - a steady 40% error rate, failing fast within a second and refusing no healthy call
+//!   wanted: no setting can do both, and the answer says so, with the trade-off: one
+//!   alternative fails fast and refuses most healthy calls, one lets every failure
+//!   through;
+//! - an objective no setting meets (failing fast within a millisecond) is said so.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::bin;
+use outbound_guard::{Guard, Settings};
+use outbound_guard_recorder::{Recorder, RecorderOptions};
+use outbound_guard_tests::upstream::{FakeUpstream, Fault};
+use serde_json::Value;
+
+/// The settings each recording ran with (observe mode), short real durations.
+const SETTINGS: &str = r#"# The settings the service ran with, in observe mode.
+[systems.s]
+cb_mode = "observe"
+connect_timeout = "50ms"
+read_timeout = "200ms"
+total_timeout = "400ms"
+cb_slow_threshold = "300ms"
+# a small window: it opens on a burst
+cb_window_size = 20
+cb_min_calls = 10
+cb_failure_rate = 0.5
+cb_open_duration = "1s"
+cb_half_open_calls = 1
+max_connections = 200
+"#;
+
+/// What the upstream does for how long, in order.
+type Phases = &'static [(Duration, Upstream)];
+
+#[derive(Clone, Copy)]
+enum Upstream {
+    Healthy,
+    Failing,
+    Hang,
+    FailShare(f64),
+}
+
+/// Records `phases` against a real upstream: the recording's and the settings' paths.
+async fn record(name: &str, phases: Phases) -> (PathBuf, PathBuf) {
+    let dir = common::scratch(&format!("tune-{name}"));
+    let settings_path = dir.join("resilience.toml");
+    std::fs::write(&settings_path, SETTINGS).unwrap();
+    let recording = dir.join("calls.jsonl");
+    let upstream = FakeUpstream::start().await;
+    let settings = Settings::parse(SETTINGS, "resilience.toml").unwrap();
+    let recorder = Arc::new(Recorder::to_file(&recording, RecorderOptions::default()).unwrap());
+    let guard = Guard::builder(settings.system("s").unwrap())
+        .observer(recorder.clone())
+        .build();
+    let client = reqwest::Client::builder()
+        .connect_timeout(Duration::from_millis(50))
+        .timeout(Duration::from_millis(200))
+        .build()
+        .unwrap();
+    let url = format!("{}/pay", upstream.url());
+    let mut running = Vec::new();
+    for (phase, behaviour) in phases {
+        match behaviour {
+            Upstream::Healthy => upstream.always(Fault::Ok),
+            Upstream::Failing => upstream.always(Fault::Status(500)),
+            Upstream::Hang => upstream.always(Fault::Hang),
+            Upstream::FailShare(share) => upstream.faults().set_fail_share(*share),
+        }
+        common::calls_for(*phase, &guard, &client, &url, &mut running).await;
+    }
+    for call in running {
+        call.await.unwrap();
+    }
+    recorder.flush();
+    let stats = recorder.stats();
+    assert_eq!(stats.dropped_queue_full + stats.dropped_write_error, 0);
+    (recording, settings_path)
+}
+
+/// `tune --json` of `recording` with `args`.
+fn tune(recording: &Path, settings: &Path, args: &[&str]) -> Value {
+    let output = bin()
+        .args(["tune", recording.to_str().unwrap(), "--settings"])
+        .arg(settings)
+        .args(["--json", "--strict"])
+        .args(args)
+        .output()
+        .unwrap();
+    common::json_report(&output)["systems"]["s"].clone()
+}
+
+/// `tune`'s screen of `recording` with `args`.
+fn screen(recording: &Path, settings: &Path, args: &[&str]) -> String {
+    let output = bin()
+        .args(["tune", recording.to_str().unwrap(), "--settings"])
+        .arg(settings)
+        .args(args)
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// A figure's value, once it is exact (an observe recording's are).
+fn exact(setting: &Value, figure: &str) -> u64 {
+    let f = &setting["figures"][figure];
+    assert_eq!(f["exact"], true, "{figure}: {f}");
+    f["value"].as_u64().unwrap()
+}
+
+/// Milliseconds.
+const fn ms(n: u64) -> Duration {
+    Duration::from_millis(n)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn short_bursts_on_a_healthy_upstream_are_not_tuned_into_openings() {
+    const PHASES: Phases = &[
+        (ms(1_500), Upstream::Healthy),
+        (ms(150), Upstream::Failing),
+        (ms(1_500), Upstream::Healthy),
+        (ms(150), Upstream::Failing),
+        (ms(1_500), Upstream::Healthy),
+        (ms(150), Upstream::Failing),
+        (ms(1_500), Upstream::Healthy),
+    ];
+    let (recording, settings) = record("bursts", PHASES).await;
+    let s = tune(&recording, &settings, &["--healthy-refused", "0"]);
+    // The settings it ran with open on a burst and refuse the healthy calls after it.
+    assert!(exact(&s["as_set"], "openings") >= 1, "{}", s["as_set"]);
+    assert!(
+        exact(&s["as_set"], "healthy_refused") > 0,
+        "{}",
+        s["as_set"]
+    );
+    assert_eq!(s["as_set"]["objectives"]["healthy_refused"], "no");
+    let recommended = &s["recommended"];
+    assert_eq!(recommended["meets_every_objective"], true, "{s}");
+    assert_eq!(exact(recommended, "healthy_refused"), 0, "{recommended}");
+    assert!(!recommended["change"].as_object().unwrap().is_empty());
+
+    // Written: only the changed keys, every comment kept, and it loads as `check` loads.
+    let written = recording.with_file_name("tuned.toml");
+    let output = bin()
+        .args(["tune", recording.to_str().unwrap(), "--settings"])
+        .arg(&settings)
+        .args(["--healthy-refused", "0", "--write"])
+        .arg(&written)
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let text = std::fs::read_to_string(&written).unwrap();
+    for line in SETTINGS.lines().filter(|l| l.starts_with('#')) {
+        assert!(text.contains(line), "{line:?} lost:\n{text}");
+    }
+    let changed = recommended["change"].as_object().unwrap();
+    for (before, after) in SETTINGS.lines().zip(text.lines()) {
+        let key = before.split(" = ").next().unwrap();
+        if !changed.contains_key(key) {
+            assert_eq!(before, after, "a key not recommended changed:\n{text}");
+        }
+    }
+    bin().arg("check").arg(&written).assert().success();
+    // Tuned from the written file, the answer is the file itself.
+    let again = tune(
+        &recording,
+        &written,
+        &["--healthy-refused", "0", "--max-settings", "1"],
+    );
+    assert_eq!(again["as_set"]["figures"], recommended["figures"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hang_is_failed_fast_within_the_objective() {
+    const PHASES: Phases = &[
+        (ms(1_500), Upstream::Healthy),
+        (ms(4_000), Upstream::Hang),
+        (ms(1_500), Upstream::Healthy),
+    ];
+    let (recording, _) = record("hang", PHASES).await;
+    // A window of 200 that needs 100 calls fails fast only after a second of calls.
+    let slow = recording.with_file_name("slow.toml");
+    std::fs::write(
+        &slow,
+        SETTINGS
+            .replace("cb_window_size = 20", "cb_window_size = 200")
+            .replace("cb_min_calls = 10", "cb_min_calls = 100"),
+    )
+    .unwrap();
+    let args = ["--fail-fast-within", "1s", "--healthy-refused", "5%"];
+    let s = tune(&recording, &slow, &args);
+    assert_eq!(
+        s["incidents"].as_array().unwrap().len(),
+        1,
+        "{}",
+        s["incidents"]
+    );
+    assert_eq!(
+        s["as_set"]["objectives"]["fail_fast_within"], "no",
+        "{}",
+        s["as_set"]
+    );
+    let recommended = &s["recommended"];
+    assert_eq!(recommended["meets_every_objective"], true, "{s}");
+    let fast = &recommended["fast_fail"][0];
+    assert_eq!(fast["exact"], true);
+    assert!(fast["ms"].as_f64().unwrap() <= 1_000.0, "{fast}");
+
+    // No setting fails fast within a millisecond of a hang's first call: said so.
+    let text = screen(
+        &recording,
+        &slow,
+        &["--fail-fast-within", "1ms", "--max-settings", "40"],
+    );
+    assert!(text.contains("recommended: none"), "{text}");
+    assert!(
+        text.contains("no setting tried can fail fast within 1 ms in every incident"),
+        "{text}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_steady_error_rate_comes_back_with_the_trade_off() {
+    const PHASES: Phases = &[
+        (ms(1_000), Upstream::Healthy),
+        (ms(6_000), Upstream::FailShare(0.4)),
+        (ms(500), Upstream::Healthy),
+    ];
+    let (recording, settings) = record("steady", PHASES).await;
+    let args = ["--fail-fast-within", "1s", "--healthy-refused", "0"];
+    let s = tune(&recording, &settings, &args);
+    assert!(
+        s["recommended"].is_null(),
+        "a silent pick: {}",
+        s["recommended"]
+    );
+    let alternatives = s["alternatives"].as_array().unwrap();
+    // The recording's failing calls.
+    let failing = std::fs::read_to_string(&recording)
+        .unwrap()
+        .lines()
+        .filter(|l| l.contains(r#""outcome":"failure""#))
+        .count() as u64;
+    // One fails fast, and refuses most of the healthy calls of the incident.
+    let fast = alternatives
+        .iter()
+        .find(|a| a["objectives"]["fail_fast_within"] == "yes")
+        .unwrap_or_else(|| panic!("none fails fast: {alternatives:?}"));
+    assert!(exact(fast, "healthy_refused") > 0);
+    // One refuses no healthy call, and lets every failing call through (here the
+    // settings it ran with: 0.5 never opens at 40%).
+    let open = std::iter::once(&s["as_set"])
+        .chain(alternatives)
+        .find(|a| a["objectives"]["healthy_refused"] == "yes")
+        .unwrap_or_else(|| panic!("none refuses no healthy call: {alternatives:?}"));
+    assert_eq!(exact(open, "openings"), 0, "{open}");
+    assert_eq!(exact(open, "failing_let_through"), failing, "{open}");
+    // A threshold at or below the 40% opens; above it, nothing does.
+    let rate = |a: &Value| {
+        a["change"]["cb_failure_rate"]
+            .as_str()
+            .map_or(0.5, |r| r.parse::<f64>().unwrap())
+    };
+    assert!(rate(fast) <= 0.4, "{fast}");
+    assert!(exact(fast, "failing_let_through") < failing);
+
+    let text = screen(&recording, &settings, &args);
+    assert!(
+        text.contains("no setting tried meets every objective"),
+        "{text}"
+    );
+    assert!(text.contains("refuses more healthy calls"), "{text}");
+    assert!(text.contains("fails fast sooner"), "{text}");
+    assert!(text.lines().all(|l| l.chars().count() <= 100), "{text}");
+}
