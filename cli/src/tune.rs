@@ -40,6 +40,12 @@ static STOP: AtomicBool = AtomicBool::new(false);
 
 /// Runs `tune`.
 pub(crate) fn run_command(args: &TuneArgs) -> Result<(), Failure> {
+    let _ = ctrlc::set_handler(|| {
+        if STOP.swap(true, Ordering::SeqCst) {
+            // A second Ctrl-C: leave now.
+            std::process::exit(130);
+        }
+    });
     let recording = read_recording(&args.recording, args.strict)?;
     if !recording.bad_lines.is_empty() {
         warn(&format!(
@@ -65,12 +71,6 @@ pub(crate) fn run_command(args: &TuneArgs) -> Result<(), Failure> {
         || std::thread::available_parallelism().map_or(1, std::num::NonZero::get),
         |j| j as usize,
     );
-    let _ = ctrlc::set_handler(|| {
-        if STOP.swap(true, Ordering::SeqCst) {
-            // A second Ctrl-C: leave now.
-            std::process::exit(130);
-        }
-    });
     let progress = progress_bar(args, names.len());
     let base = Base {
         text: &text,
@@ -97,9 +97,15 @@ pub(crate) fn run_command(args: &TuneArgs) -> Result<(), Failure> {
     }
     progress.finish_and_clear();
     let took = started.elapsed();
-    let written = match &args.write {
-        Some(to) => Some(write_recommended(&text, &tuned, &base_vars, to)?),
-        None => None,
+    // The answer is printed even where it cannot be written.
+    let (written, unwritten) = match args
+        .write
+        .as_ref()
+        .map(|to| write_recommended(&text, &tuned, &base_vars, to))
+    {
+        Some(Ok(path)) => (Some(path), None),
+        Some(Err(failure)) => (None, Some(failure)),
+        None => (None, None),
     };
     if args.json {
         let systems: serde_json::Map<String, serde_json::Value> = tuned
@@ -119,7 +125,7 @@ pub(crate) fn run_command(args: &TuneArgs) -> Result<(), Failure> {
             "written": written,
             "systems": systems,
         });
-        print(&(report.to_string() + "\n"))
+        print(&(report.to_string() + "\n"))?;
     } else {
         let mut out = format!(
             "{}: {} tried in {:.1} s on {}\n\n",
@@ -143,8 +149,9 @@ pub(crate) fn run_command(args: &TuneArgs) -> Result<(), Failure> {
                 "wrote {path}: the recommended keys changed, the rest as it was"
             );
         }
-        print(&out)
+        print(&out)?;
     }
+    unwritten.map_or(Ok(()), Err)
 }
 
 /// One system searched and chosen from.
@@ -178,8 +185,18 @@ fn tune_system<'a>(
         groups: &groups,
         healthy,
     };
-    let (tried, interrupted) = search.run(first);
-    let (recommended, alternatives) = choose(&tried);
+    // Where the recording has holes, no count of any setting can be told.
+    let cannot = prepared.has_holes().then(|| HOLES.to_owned());
+    let (tried, interrupted) = if cannot.is_some() {
+        (vec![first], false)
+    } else {
+        search.run(first)
+    };
+    let (recommended, alternatives) = if cannot.is_some() {
+        (None, Vec::new())
+    } else {
+        choose(&tried)
+    };
     let mut keys: Vec<&'static str> = groups
         .iter()
         .flat_map(|g| g.keys.iter().map(|k| k.name()))
@@ -194,8 +211,12 @@ fn tune_system<'a>(
         interrupted,
         healthy,
         keys,
+        cannot,
     }
 }
+
+/// Why a recording with holes cannot be tuned.
+const HOLES: &str = "its traffic fell while the breaker it ran with was open: the recording has holes where that breaker refused calls (a log taken behind an enforcing guard), and no setting's counts can be told; record in the service, in observe mode (cb_mode = \"observe\"), or log at a proxy in front of the guard";
 
 /// A progress bar on stderr when it is a terminal (none when piped, or with `--json`).
 fn progress_bar(args: &TuneArgs, systems: usize) -> ProgressBar {
@@ -268,8 +289,12 @@ fn write_recommended(
     let mut settings = Vec::new();
     for t in tuned {
         let Some(r) = t.recommended else {
+            let why = t.cannot.as_deref().map_or_else(
+                || "no setting tried meets every objective".to_owned(),
+                |why| format!("it cannot be tuned: {why}"),
+            );
             return Err(Failure::Usage(format!(
-                "--write {}: no setting tried for `{}` meets every objective, so nothing is written (the alternatives: run without --write)",
+                "--write {}: `{}`: {why}; nothing is written (the answer: run without --write)",
                 to.display(),
                 t.name
             )));

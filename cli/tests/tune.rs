@@ -297,3 +297,99 @@ async fn a_steady_error_rate_comes_back_with_the_trade_off() {
     assert!(text.contains("fails fast sooner"), "{text}");
     assert!(text.lines().all(|l| l.chars().count() <= 100), "{text}");
 }
+
+/// Ctrl-C stops the search after the replays running, and the answer is the best of
+/// the settings tried, said to be so.
+#[cfg(unix)]
+#[test]
+fn an_interrupted_search_answers_with_the_best_so_far() {
+    use std::fmt::Write as _;
+    let dir = common::scratch("tune-interrupted");
+    let settings = dir.join("resilience.toml");
+    std::fs::write(&settings, SETTINGS).unwrap();
+    // 200,000 calls, one every 10 ms, every fiftieth failing: each replay takes a while.
+    let mut text = String::new();
+    for n in 0..200_000_u64 {
+        let outcome = if n % 50 == 0 { "failure" } else { "success" };
+        let _ = writeln!(
+            text,
+            r#"{{"system":"s","start":{}.000,"duration_ms":20.0,"outcome":"{outcome}"}}"#,
+            1_796_083_200_000 + n * 10
+        );
+    }
+    let recording = dir.join("calls.jsonl");
+    std::fs::write(&recording, text).unwrap();
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_outbound-guard"))
+        .arg("tune")
+        .arg(&recording)
+        .arg("--settings")
+        .arg(&settings)
+        .args(["--max-settings", "100000", "--jobs", "1", "--json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_secs(3));
+    let killed = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let output = child.wait_with_output().unwrap();
+    let report = common::json_report(&output);
+    let s = &report["systems"]["s"];
+    assert_eq!(s["interrupted"], true, "{s}");
+    let tried = s["tried"].as_u64().unwrap();
+    assert!((1..100_000).contains(&tried), "{tried} tried");
+    assert!(s["as_set"]["figures"].is_object());
+}
+
+/// A log taken behind an enforcing guard has holes where its breaker refused calls:
+/// no setting's counts can be told, and `tune` says so rather than pick one.
+#[test]
+fn a_recording_with_holes_is_not_tuned() {
+    use std::fmt::Write as _;
+    let dir = common::scratch("tune-holes");
+    let settings = dir.join("resilience.toml");
+    std::fs::write(&settings, SETTINGS).unwrap();
+    let mut text = String::new();
+    let mut line = |ms: u64, outcome: &str| {
+        let _ = writeln!(
+            text,
+            r#"{{"system":"s","start":{}.000,"duration_ms":5.0,"outcome":"{outcome}"}}"#,
+            1_796_083_200_000 + ms
+        );
+    };
+    // 10 s healthy at 100 a second, 30 failures, then one call a second for 10 s (the
+    // rest refused by the guard in front, not logged), then 100 a second again.
+    for n in 0..1_000 {
+        line(n * 10, "success");
+    }
+    for n in 0..30 {
+        line(10_000 + n * 10, "failure");
+    }
+    for n in 0..10 {
+        line(10_300 + n * 1_000, "success");
+    }
+    for n in 0..1_000 {
+        line(20_300 + n * 10, "success");
+    }
+    let recording = dir.join("behind.jsonl");
+    std::fs::write(&recording, text).unwrap();
+    let s = tune(&recording, &settings, &[]);
+    assert_eq!(s["holes"], true, "{s}");
+    assert!(s["recommended"].is_null());
+    assert!(s["cannot_tune"].as_str().unwrap().contains("observe mode"));
+    let written = dir.join("tuned.toml");
+    let output = bin()
+        .args(["tune", recording.to_str().unwrap(), "--settings"])
+        .arg(&settings)
+        .arg("--write")
+        .arg(&written)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("cannot be tuned"));
+    assert!(String::from_utf8_lossy(&output.stdout).contains("cannot be tuned"));
+    assert!(!written.exists());
+}

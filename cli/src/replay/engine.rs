@@ -435,20 +435,28 @@ async fn toward(
     ends: &Ends,
     woken: &Woken,
     mut timer: Pin<&mut Sleep>,
-    at: Instant,
+    (now, at): (Instant, Instant),
     quiet_until: Option<Instant>,
 ) {
-    let now = Instant::now();
     if at <= now {
         return;
     }
     let quiet = quiet_until.is_none_or(|q| at + Duration::from_micros(TIMER_SLACK) < q);
+    if quiet {
+        // No timer can fire on the way (the clock stays where it is while the woken
+        // tasks run: the driver is never idle).
+        settle(woken).await;
+        if ends.next().is_none_or(|end| end >= at) {
+            tokio::time::advance(at - now).await;
+        }
+        return;
+    }
     // tokio's clock moves by itself to the next timer (this one, or an earlier one of
     // the guard's) and lands up to 2 ms past it (`TIMER_SLACK`): a timer 2 ms short of
     // `at` never takes it past `at`.
     if let Some(early) = at
         .checked_sub(Duration::from_millis(2))
-        .filter(|e| *e > now && !quiet)
+        .filter(|e| *e > now)
     {
         timer.as_mut().reset(early);
         tokio::select! {
@@ -592,7 +600,7 @@ async fn drive(
             }
             // None running, or its timers beyond the clock's reach: none is due.
             let quiet_until = started.front().and_then(|(t, _)| t.checked_add(horizon));
-            toward(ends, &tasks.woken, timer.as_mut(), next, quiet_until).await;
+            toward(ends, &tasks.woken, timer.as_mut(), (now, next), quiet_until).await;
         } else if end.is_some_and(|e| e <= now) {
             ends.wake_due(now);
             settle(&tasks.woken).await;

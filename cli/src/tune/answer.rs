@@ -28,6 +28,8 @@ pub(crate) struct Tuned<'a> {
     pub(crate) healthy: usize,
     /// The keys searched.
     pub(crate) keys: Vec<&'static str>,
+    /// Why it cannot be tuned at all, if it cannot.
+    pub(crate) cannot: Option<String>,
 }
 
 /// The incidents shown on a screen, the first of them.
@@ -63,11 +65,23 @@ pub(crate) fn choose(tried: &[Tried]) -> (Option<usize>, Vec<usize>) {
     (recommended, alternatives)
 }
 
-/// A figure as a cell: `120`, `≈120` (estimated), `?` (cannot tell).
+/// A figure as a cell: `120`, `≈120±30` (estimated, and its error where it fits), `?`
+/// (cannot tell).
 fn cell(known: &Known, words: impl Fn(u64) -> String) -> String {
     match known {
         Known::Told(t) if t.exact() => words(t.value),
-        Known::Told(t) => format!("≈{}", words(t.value)),
+        Known::Told(t) => {
+            let error = t
+                .high
+                .saturating_sub(t.value)
+                .max(t.value.saturating_sub(t.low));
+            let with = format!("≈{}±{}", words(t.value), words(error));
+            if with.chars().count() <= 13 {
+                with
+            } else {
+                format!("≈{}", words(t.value))
+            }
+        }
         Known::CannotTell(_) => "?".to_owned(),
     }
 }
@@ -92,6 +106,7 @@ fn meets_words(m: &Meets) -> &'static str {
         Meets::Likely(true) => "likely",
         Meets::Likely(false) => "likely not",
         Meets::Unknown(_) => "?",
+        Meets::NotJudged(_) => "not judged",
     }
 }
 
@@ -207,6 +222,10 @@ impl Tuned<'_> {
                 ""
             }
         );
+        if let Some(why) = &self.cannot {
+            say(&mut out, 2, &format!("cannot be tuned: {why}"));
+            return out;
+        }
         say(&mut out, 2, &format!("searched: {}", self.keys.join(", ")));
         let _ = writeln!(out, "  objectives:");
         for objective in Objective::ALL {
@@ -276,6 +295,18 @@ impl Tuned<'_> {
                     trade(t, &self.tried[against], against_name)
                 ),
             );
+        }
+        for (objective, meets) in Objective::ALL.iter().zip(&self.tried[against].judged.meets) {
+            if let Meets::Unknown(why) | Meets::NotJudged(why) = meets {
+                say(
+                    &mut out,
+                    2,
+                    &format!(
+                        "not judged: {}: {why}",
+                        objective_words(objectives, *objective, self.healthy)
+                    ),
+                );
+            }
         }
         out.push('\n');
         self.table(&mut out, recording, objectives, &incidents);
@@ -444,6 +475,7 @@ impl Tuned<'_> {
             .map(|(o, m)| {
                 let v = match m {
                     Meets::Unknown(why) => json!({"unknown": why}),
+                    Meets::NotJudged(why) => json!({"not_judged": why}),
                     other => json!(meets_words(other)),
                 };
                 (o.key().to_owned(), v)
@@ -475,6 +507,7 @@ impl Tuned<'_> {
             "healthy_calls": self.healthy,
             "incidents": incidents,
             "holes": self.prepared.has_holes(),
+            "cannot_tune": self.cannot,
             "searched": self.keys,
             "tried": self.tried.len(),
             "interrupted": self.interrupted,

@@ -51,15 +51,18 @@ pub(crate) enum Meets {
     No,
     /// The estimate meets it, or misses it, but its interval spans the cap.
     Likely(bool),
-    /// The recording cannot tell the figure it rests on: why.
+    /// The recording cannot tell the figure it rests on: why. Counted as missed: a
+    /// setting is never recommended on a figure nobody knows.
     Unknown(String),
+    /// Nothing in the recording to judge it by, for any setting (no incident to fail
+    /// fast in): why. Counted as met, and said so.
+    NotJudged(String),
 }
 
 impl Meets {
-    /// Whether the estimate meets it (an unknown one counts as met: it is not held
-    /// against a setting, and said beside it).
+    /// Whether the estimate meets it.
     pub(crate) fn by_estimate(&self) -> bool {
-        matches!(self, Meets::Yes | Meets::Likely(true) | Meets::Unknown(_))
+        matches!(self, Meets::Yes | Meets::Likely(true) | Meets::NotJudged(_))
     }
 }
 
@@ -128,7 +131,11 @@ pub(crate) fn judge(judge: &Judge<'_>, objectives: Objectives, healthy: usize) -
     let within_us = u64::try_from(objectives.fail_fast_within.as_micros()).unwrap_or(u64::MAX);
     // Each incident: the time to fast fail, or, if it ended sooner, its length.
     let mut slowest = 0;
-    let mut fast = Meets::Yes;
+    let mut fast = if judge.incident_lengths().next().is_none() {
+        Meets::NotJudged("the recording has no incident to fail fast in".to_owned())
+    } else {
+        Meets::Yes
+    };
     for (i, length) in judge.incident_lengths().enumerate() {
         let known = judge.fast_fail(i);
         let meets = if length <= within_us {
@@ -161,10 +168,10 @@ pub(crate) fn judge(judge: &Judge<'_>, objectives: Objectives, healthy: usize) -
 /// Of two incidents' answers, the one that holds for both.
 fn worse(a: Meets, b: Meets) -> Meets {
     let rank = |m: &Meets| match m {
-        Meets::Yes => 0,
+        Meets::Yes | Meets::NotJudged(_) => 0,
         Meets::Likely(true) => 1,
-        Meets::Unknown(_) => 2,
-        Meets::Likely(false) => 3,
+        Meets::Likely(false) => 2,
+        Meets::Unknown(_) => 3,
         Meets::No => 4,
     };
     if rank(&b) > rank(&a) {

@@ -94,7 +94,9 @@ impl Search<'_> {
     }
 
     /// Each of `batch` tried, on every thread; the ones left when interrupted are not.
-    fn try_all(&self, batch: Vec<(Change, SystemSettings)>) -> Vec<Tried> {
+    /// A setting the recording cannot tell (a longer timeout than its calls were
+    /// allowed) comes back among the second: nothing is known of it.
+    fn try_all(&self, batch: Vec<(Change, SystemSettings)>) -> (Vec<Tried>, Vec<SystemSettings>) {
         let slots: Vec<Mutex<Option<(Change, SystemSettings)>>> =
             batch.into_iter().map(|b| Mutex::new(Some(b))).collect();
         let done: Mutex<Vec<(usize, Tried)>> = Mutex::new(Vec::new());
@@ -120,14 +122,18 @@ impl Search<'_> {
         });
         let mut done = done.into_inner().unwrap_or_default();
         done.sort_by_key(|(i, _)| *i);
-        done.into_iter().map(|(_, t)| t).collect()
+        let (told, untold): (Vec<Tried>, Vec<Tried>) = done
+            .into_iter()
+            .map(|(_, t)| t)
+            .partition(|t| t.variant.cannot_tell.is_empty());
+        (told, untold.into_iter().map(|t| t.settings).collect())
     }
 
     /// The settings one group of keys away from `from`, not tried yet, valid.
     fn around(
         &self,
         from: &Change,
-        tried: &[Tried],
+        seen: &[&SystemSettings],
         base: &SystemSettings,
     ) -> Vec<(Change, SystemSettings)> {
         let mut out: Vec<(Change, SystemSettings)> = Vec::new();
@@ -148,9 +154,7 @@ impl Search<'_> {
                     continue;
                 };
                 let known = |t: &SystemSettings| *t == s;
-                if known(base)
-                    || tried.iter().any(|t| known(&t.settings))
-                    || out.iter().any(|(_, o)| known(o))
+                if known(base) || seen.iter().any(|t| known(t)) || out.iter().any(|(_, o)| known(o))
                 {
                     continue;
                 }
@@ -166,6 +170,8 @@ impl Search<'_> {
         let base = first.settings.clone();
         let mut tried = vec![first];
         let mut expanded: Vec<bool> = vec![false];
+        // The settings the recording cannot tell, tried once and left out.
+        let mut untold: Vec<SystemSettings> = Vec::new();
         while tried.len() < self.common.most && !self.common.stop.load(Ordering::Relaxed) {
             // The best not yet expanded, else the next on the front.
             let best = (0..tried.len()).min_by_key(|&i| tried[i].rank());
@@ -176,11 +182,14 @@ impl Search<'_> {
                 break;
             };
             expanded[next] = true;
-            let mut batch = self.around(&tried[next].change, &tried, &base);
+            let seen: Vec<&SystemSettings> =
+                tried.iter().map(|t| &t.settings).chain(&untold).collect();
+            let mut batch = self.around(&tried[next].change, &seen, &base);
             batch.truncate(self.common.most - tried.len());
-            let found = self.try_all(batch);
+            let (found, cannot) = self.try_all(batch);
             expanded.extend(found.iter().map(|_| false));
             tried.extend(found);
+            untold.extend(cannot);
         }
         (tried, self.common.stop.load(Ordering::Relaxed))
     }

@@ -28,22 +28,10 @@ pub(crate) struct Seen {
     pub(crate) timed_out: usize,
     /// The most calls running at once.
     pub(crate) most_at_once: usize,
-    /// The 99th percentile of the healthy calls' durations.
-    pub(crate) healthy_p99: Duration,
 }
 
 impl Seen {
     pub(crate) fn of(calls: &[Call]) -> Seen {
-        let mut healthy: Vec<u32> = calls
-            .iter()
-            .filter(|c| c.outcome == Recorded::Success)
-            .map(|c| c.duration)
-            .collect();
-        healthy.sort_unstable();
-        let p99 = healthy
-            .get(healthy.len().saturating_sub(1) * 99 / 100)
-            .copied()
-            .unwrap_or(0);
         // The most at once: starts and ends swept in time order (an end before a start
         // at the same microsecond).
         let mut edges: Vec<(u64, i8)> = calls
@@ -64,7 +52,6 @@ impl Seen {
                 .filter(|c| c.outcome == Recorded::Timeout)
                 .count(),
             most_at_once: usize::try_from(most).unwrap_or(0),
-            healthy_p99: Duration::from_micros(u64::from(p99)),
         }
     }
 }
@@ -131,12 +118,12 @@ pub(crate) fn groups(base: &SystemSettings, seen: Seen) -> Vec<Group> {
             [1, 2, 3, 5, 10].iter().map(u32::to_string).collect(),
         ),
     ];
-    let total = base.total_timeout();
-    let mut slow = durations(total, &[0.25, 0.5, 0.75]);
-    if !seen.healthy_p99.is_zero() && seen.healthy_p99 * 2 < total {
-        slow.push(seconds(seen.healthy_p99 * 2));
-    }
-    groups.push(one(Key::CbSlowThreshold, slow));
+    // Around the guide's `read_timeout / 2`: a threshold fitted to how fast this
+    // recording's healthy calls were would call a slower day an outage.
+    groups.push(one(
+        Key::CbSlowThreshold,
+        durations(base.read_timeout(), &[0.25, 0.5, 0.75]),
+    ));
     if seen.cut > 0 {
         groups.push(one(
             Key::ReadTimeout,
@@ -242,7 +229,6 @@ mod tests {
             cut: 1,
             timed_out: 1,
             most_at_once: 100,
-            healthy_p99: Duration::from_millis(40),
         };
         let from = Base {
             text: FILE,
