@@ -37,9 +37,10 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
 
+use futures_util::stream::{FuturesUnordered, StreamExt as _};
 use outbound_guard::{Cause, Guard, ManualAction, State};
 use outbound_guard_settings::SystemSettings;
-use tokio::sync::{oneshot, Notify};
+use tokio::sync::oneshot;
 use tokio::time::{sleep, Instant, Sleep};
 
 use super::guess::Options;
@@ -231,7 +232,11 @@ pub(crate) fn replay(
         asked: vec![None; options.len()],
         decisions: 0,
     }));
-    let mut replay = runtime.block_on(drive(settings, calls, actions, &unknowns, read_limit));
+    // The driver polls every call itself: tokio's budget per task would otherwise have
+    // the calls of a busy instant return `Pending` to it forever.
+    let mut replay = runtime.block_on(tokio::task::unconstrained(drive(
+        settings, calls, actions, &unknowns, read_limit,
+    )));
     if let Ok(mut unknowns) = unknowns.lock() {
         replay.asked = std::mem::take(&mut unknowns.asked);
         replay.decisions = unknowns.decisions;
@@ -253,9 +258,6 @@ struct Ends {
     pending: Mutex<BinaryHeap<End>>,
     /// Numbers the ends, so that two at the same instant wake in the order they began.
     seq: AtomicU64,
-    /// Told when a call starts to wait, so that a driver waiting for a later instant
-    /// looks again.
-    changed: Notify,
 }
 
 struct End {
@@ -301,7 +303,6 @@ impl Ends {
                 wake,
             });
         }
-        self.changed.notify_one();
         let _ = woken.await;
     }
 
@@ -323,97 +324,76 @@ impl Ends {
     }
 }
 
-/// Lets every call task the last step woke run (they start, end and register their
-/// ends at the instant the clock shows) before the clock moves on: yields until none
-/// is woken and not yet run ([`Woken`]), however long the chain of wakes.
-async fn settle(woken: &Woken) {
-    while woken.0.load(Ordering::Acquire) > 0 {
-        tokio::task::yield_now().await;
-    }
+/// The replay's calls, each a future the driver polls itself (no task of its own, so no
+/// trip through tokio's scheduler per call): polled when woken, at the instant the
+/// clock shows, before the clock moves on ([`settle`](Running::settle)).
+struct Running {
+    calls: FuturesUnordered<Pin<Box<dyn Future<Output = ()>>>>,
+    woke: Arc<Woke>,
+    waker: Waker,
 }
 
-/// How many of the replay's call tasks are woken and not yet polled.
+/// Whether a call was woken since the driver last looked, and the driver's task to
+/// wake for it (a guard's timer firing while the driver waits).
 #[derive(Default)]
-struct Woken(AtomicUsize);
-
-/// A call task's waker: counts the task in [`Woken`] when it is first woken, until
-/// its next poll, and wakes it.
-struct Tracker {
-    woken: Arc<Woken>,
-    /// Woken since its last poll.
-    pending: AtomicBool,
-    /// Done: a late wake counts nothing.
-    done: AtomicBool,
-    waker: Mutex<Option<Waker>>,
+struct Woke {
+    flag: AtomicBool,
+    task: Mutex<Option<Waker>>,
 }
 
-impl Wake for Tracker {
+impl Wake for Woke {
     fn wake(self: Arc<Self>) {
         self.wake_by_ref();
     }
 
     fn wake_by_ref(self: &Arc<Self>) {
-        if !self.done.load(Ordering::Acquire) && !self.pending.swap(true, Ordering::AcqRel) {
-            self.woken.0.fetch_add(1, Ordering::AcqRel);
-        }
-        if let Ok(waker) = self.waker.lock() {
-            if let Some(waker) = waker.as_ref() {
-                waker.wake_by_ref();
+        self.flag.store(true, Ordering::Release);
+        if let Ok(task) = self.task.lock() {
+            if let Some(task) = task.as_ref() {
+                task.wake_by_ref();
             }
         }
     }
 }
 
-pin_project_lite::pin_project! {
-    /// A call task whose wakes [`settle`] waits for. Spawned counted as woken: it has
-    /// not run yet.
-    struct Tracked<F> {
-        #[pin]
-        task: F,
-        tracker: Arc<Tracker>,
-        waker: Waker,
-    }
-}
-
-impl<F> Tracked<F> {
-    fn new(woken: &Arc<Woken>, task: F) -> Self {
-        woken.0.fetch_add(1, Ordering::AcqRel);
-        let tracker = Arc::new(Tracker {
-            woken: woken.clone(),
-            pending: AtomicBool::new(true),
-            done: AtomicBool::new(false),
-            waker: Mutex::new(None),
-        });
-        Tracked {
-            task,
-            waker: Waker::from(tracker.clone()),
-            tracker,
+impl Running {
+    fn new() -> Running {
+        let woke = Arc::new(Woke::default());
+        Running {
+            calls: FuturesUnordered::new(),
+            waker: Waker::from(woke.clone()),
+            woke,
         }
     }
-}
 
-impl<F: Future> Future for Tracked<F> {
-    type Output = F::Output;
+    fn push(&mut self, call: impl Future<Output = ()> + 'static) {
+        self.calls.push(Box::pin(call));
+        self.woke.flag.store(true, Ordering::Release);
+    }
 
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
-        let this = self.project();
-        if let Ok(mut waker) = this.tracker.waker.lock() {
-            if !waker.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
-                *waker = Some(cx.waker().clone());
+    /// Polls every call woken, and every call those polls wake, until none is: however
+    /// long the chain of wakes, all at the instant the clock shows.
+    fn settle(&mut self) {
+        let mut cx = Context::from_waker(&self.waker);
+        while self.woke.flag.swap(false, Ordering::AcqRel) {
+            while let Poll::Ready(Some(())) = self.calls.poll_next_unpin(&mut cx) {}
+        }
+    }
+
+    /// Ready once a call is woken (a guard's timer fired).
+    fn woken(&self) -> impl Future<Output = ()> + '_ {
+        std::future::poll_fn(|cx| {
+            if let Ok(mut task) = self.woke.task.lock() {
+                if !task.as_ref().is_some_and(|t| t.will_wake(cx.waker())) {
+                    *task = Some(cx.waker().clone());
+                }
             }
-        }
-        if this.tracker.pending.swap(false, Ordering::AcqRel) {
-            this.tracker.woken.0.fetch_sub(1, Ordering::AcqRel);
-        }
-        let poll = this.task.poll(&mut Context::from_waker(this.waker));
-        if poll.is_ready() {
-            // Woken while it ran its last poll: it will not run again.
-            this.tracker.done.store(true, Ordering::Release);
-            if this.tracker.pending.swap(false, Ordering::AcqRel) {
-                this.tracker.woken.0.fetch_sub(1, Ordering::AcqRel);
+            if self.woke.flag.load(Ordering::Acquire) {
+                Poll::Ready(())
+            } else {
+                Poll::Pending
             }
-        }
-        poll
+        })
     }
 }
 
@@ -433,7 +413,7 @@ pub(crate) const TIMER_SLACK: u64 = 3_000;
 /// that ends sooner than that by [`TIMER_SLACK`] moves the clock at once.
 async fn toward(
     ends: &Ends,
-    woken: &Woken,
+    running: &mut Running,
     mut timer: Pin<&mut Sleep>,
     (now, at): (Instant, Instant),
     quiet_until: Option<Instant>,
@@ -441,32 +421,35 @@ async fn toward(
     if at <= now {
         return;
     }
-    let quiet = quiet_until.is_none_or(|q| at + Duration::from_micros(TIMER_SLACK) < q);
-    if quiet {
-        // No timer can fire on the way (the clock stays where it is while the woken
-        // tasks run: the driver is never idle).
-        settle(woken).await;
-        if ends.next().is_none_or(|end| end >= at) {
-            tokio::time::advance(at - now).await;
-        }
+    // The calls started or woken now run first, at this instant: one may start to wait
+    // for an end before `at`.
+    running.settle();
+    if ends.next().is_some_and(|end| end < at) {
         return;
     }
+    let quiet = quiet_until.is_none_or(|q| at + Duration::from_micros(TIMER_SLACK) < q);
     // tokio's clock moves by itself to the next timer (this one, or an earlier one of
     // the guard's) and lands up to 2 ms past it (`TIMER_SLACK`): a timer 2 ms short of
-    // `at` never takes it past `at`.
+    // `at` never takes it past `at`. Where no timer of the guard's can be due, the
+    // clock moves at once.
     if let Some(early) = at
         .checked_sub(Duration::from_millis(2))
-        .filter(|e| *e > now)
+        .filter(|e| *e > now && !quiet)
     {
         timer.as_mut().reset(early);
         tokio::select! {
+            biased;
+            // A guard's timer fired: its call runs now, and the driver looks again.
+            () = running.woken() => {
+                running.settle();
+                return;
+            }
             () = timer.as_mut() => {}
-            () = ends.changed.notified() => return,
         }
-    }
-    settle(woken).await;
-    if ends.next().is_some_and(|end| end < at) {
-        return;
+        running.settle();
+        if ends.next().is_some_and(|end| end < at) {
+            return;
+        }
     }
     tokio::time::advance(at - Instant::now().min(at)).await;
 }
@@ -481,16 +464,16 @@ struct Calls {
     client: Client,
     unknowns: Arc<Mutex<Unknowns>>,
     ends: Arc<Ends>,
-    woken: Arc<Woken>,
     fates: Arc<[AtomicU8]>,
-    /// Call tasks not yet done.
+    /// Calls not yet done.
     running: Arc<AtomicUsize>,
 }
 
 impl Calls {
-    /// Starts call `index` as a task, now; `unknown` numbers the calls without a
-    /// recorded outcome so far (this one, if it is one, is the next).
-    fn start(&self, index: usize, call: &Call, unknown: &mut usize) {
+    /// Starts call `index` among `calls`, now (it runs at the next settle, at this
+    /// instant); `unknown` numbers the calls without a recorded outcome so far (this
+    /// one, if it is one, is the next).
+    fn start(&self, calls: &mut Running, index: usize, call: &Call, unknown: &mut usize) {
         let call_upstream = if call.outcome == Recorded::Rejected {
             *unknown += 1;
             Upstream::Unknown(self.unknowns.clone(), *unknown - 1, self.client)
@@ -504,12 +487,11 @@ impl Calls {
             self.ends.clone(),
         );
         running.fetch_add(1, Ordering::Relaxed);
-        tokio::spawn(Tracked::new(&self.woken, async move {
+        calls.push(async move {
             let fate = one(&guard, &ends, call_upstream).await;
             fates[index].store(fate as u8, Ordering::Relaxed);
             running.fetch_sub(1, Ordering::Relaxed);
-            ends.changed.notify_one();
-        }));
+        });
     }
 
     /// Each call's fate, once every task is done.
@@ -551,7 +533,6 @@ async fn drive(
         client: Client::new(settings.read_timeout(), read_limit),
         unknowns: unknowns.clone(),
         ends: Arc::new(Ends::default()),
-        woken: Arc::new(Woken::default()),
         fates: (0..calls.len()).map(|_| AtomicU8::new(0)).collect(),
         running: Arc::new(AtomicUsize::new(0)),
     };
@@ -575,7 +556,10 @@ async fn drive(
     .min()
     .unwrap_or(Duration::MAX);
     let mut started: VecDeque<(Instant, usize)> = VecDeque::new();
+    let mut running = Running::new();
     loop {
+        // The calls woken while the clock moved (a guard's timer fired) run first.
+        running.settle();
         let start = calls.get(next_call).map(|c| at(c.start));
         let action = actions.peek().map(|(micros, _)| at(*micros));
         let end = ends.next();
@@ -586,8 +570,9 @@ async fn drive(
             // Only calls the guard's own timers end (a hang cut at `total_timeout`, a
             // bulkhead's wait), or that wait for a permit and then run.
             tokio::select! {
+                biased;
+                () = running.woken() => {}
                 () = sleep(Duration::from_secs(1)) => {}
-                () = ends.changed.notified() => {}
             }
             continue;
         };
@@ -600,16 +585,16 @@ async fn drive(
             }
             // None running, or its timers beyond the clock's reach: none is due.
             let quiet_until = started.front().and_then(|(t, _)| t.checked_add(horizon));
-            toward(ends, &tasks.woken, timer.as_mut(), (now, next), quiet_until).await;
+            toward(ends, &mut running, timer.as_mut(), (now, next), quiet_until).await;
         } else if end.is_some_and(|e| e <= now) {
             ends.wake_due(now);
-            settle(&tasks.woken).await;
+            running.settle();
         } else if action.is_some_and(|a| a <= now) {
             if let Some((_, act)) = actions.next() {
                 tasks.guard.breaker().act(*act);
             }
         } else {
-            tasks.start(next_call, &calls[next_call], &mut unknown);
+            tasks.start(&mut running, next_call, &calls[next_call], &mut unknown);
             started.push_back((now, next_call));
             next_call += 1;
         }
@@ -694,41 +679,39 @@ async fn one(guard: &Guard, ends: &Ends, call: Upstream) -> Fate {
 mod tests {
     use super::*;
 
-    /// A chain of tasks, each woken by the one before it, all at one instant: `settle`
-    /// returns only once the last has run, however long the chain (two `yield_now`
-    /// run a chain of about two, which tokio does not promise either).
+    /// A chain of calls, each woken by the one before it, all at one instant: `settle`
+    /// returns only once the last has run, however long the chain.
     #[test]
-    fn settle_waits_for_every_task_a_wake_leads_to() {
+    fn settle_runs_every_call_a_wake_leads_to() {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_time()
             .start_paused(true)
             .build()
             .unwrap();
         runtime.block_on(async {
-            let woken = Arc::new(Woken::default());
+            let mut running = Running::new();
             let ran = Arc::new(AtomicUsize::new(0));
             let (first, mut next) = oneshot::channel::<()>();
             for _ in 0..20 {
                 let (tell, wait) = oneshot::channel::<()>();
                 let ran = ran.clone();
-                tokio::spawn(Tracked::new(&woken, async move {
+                running.push(async move {
                     let _ = next.await;
-                    tokio::task::yield_now().await;
                     ran.fetch_add(1, Ordering::SeqCst);
                     let _ = tell.send(());
-                }));
+                });
                 next = wait;
             }
-            settle(&woken).await;
+            running.settle();
             assert_eq!(
                 ran.load(Ordering::SeqCst),
                 0,
                 "each waits for the one before"
             );
             let _ = first.send(());
-            settle(&woken).await;
+            running.settle();
             assert_eq!(ran.load(Ordering::SeqCst), 20);
-            assert_eq!(woken.0.load(Ordering::SeqCst), 0);
+            assert!(running.calls.is_empty());
             drop(next);
         });
     }
