@@ -261,6 +261,9 @@ impl Tuned<'_> {
                         trade(t, base, "as set")
                     ),
                 );
+                if let Some(line) = self.decided(recording, r) {
+                    say(&mut out, 4, &line);
+                }
             }
             None => {
                 say(
@@ -404,6 +407,33 @@ impl Tuned<'_> {
                     .collect(),
             );
         }
+    }
+
+    /// The incident that decided `tried[r]`: where it goes longest before failing fast
+    /// (or the incident ends), beside the settings it ran with there.
+    fn decided(&self, recording: &Recording, r: usize) -> Option<String> {
+        let incidents: Vec<(u64, u64)> = self.prepared.incidents().collect();
+        let went = |t: &Tried, i: usize| match self.judge(t).fast_fail(i) {
+            Known::Told(told) => told.value.min(incidents[i].1),
+            Known::CannotTell(_) => 0,
+        };
+        let t = &self.tried[r];
+        let i = (0..incidents.len()).max_by_key(|&i| went(t, i))?;
+        let words = |t: &Tried| match self.judge(t).fast_fail(i) {
+            Known::Told(told) if told.value <= incidents[i].1 => {
+                format!("fails fast after {}", fast_fail_words(told.value))
+            }
+            Known::Told(_) => "does not fail fast before it ends".to_owned(),
+            Known::CannotTell(_) => "cannot tell when it fails fast".to_owned(),
+        };
+        Some(format!(
+            "decided by incident {} ({}, {}): it {}; as set, it {}",
+            i + 1,
+            when(recording, incidents[i].0),
+            span(incidents[i].1),
+            words(t),
+            words(&self.tried[0])
+        ))
     }
 
     /// Of each objective no setting tried meets, the closest any came.
