@@ -44,9 +44,9 @@ use recording::Recording;
 pub(crate) use render::wrap;
 use report::SystemReport;
 pub(crate) use report::{span, when, Variant};
-pub(crate) use verdict::Known;
 #[cfg(test)]
-pub(crate) use verdict::Told;
+pub(crate) use verdict::told;
+pub(crate) use verdict::Known;
 use ways::{Budget, Replayable};
 
 /// A replica's recording (`--replica`) and its path.
@@ -207,8 +207,17 @@ fn variants(
 
 /// The systems to replay: the recording's, or `--system`'s if it has it.
 fn systems(args: &ReplayArgs, recording: &Recording) -> Result<Vec<String>, Failure> {
+    recorded_systems(args.system.as_deref(), recording)
+}
+
+/// The recording's systems, or `only` if it has it (a usage error naming its systems if
+/// not).
+pub(crate) fn recorded_systems(
+    only: Option<&str>,
+    recording: &Recording,
+) -> Result<Vec<String>, Failure> {
     let mut names: Vec<String> = recording.systems.keys().cloned().collect();
-    if let Some(only) = &args.system {
+    if let Some(only) = only {
         names.retain(|n| n == only);
         if names.is_empty() {
             return Err(Failure::Usage(format!(

@@ -21,7 +21,7 @@ use crate::failure::Failure;
 use crate::load::vars;
 use crate::output::{counted, print, warn};
 use crate::replay::recording::{Recorded, Recording};
-use crate::replay::{read_recording, Prepared};
+use crate::replay::{read_recording, recorded_systems, Prepared};
 
 mod answer;
 mod objectives;
@@ -239,30 +239,10 @@ fn systems(
     settings: &Settings,
 ) -> Result<Vec<String>, Failure> {
     let origin = settings.origin();
-    if let Some(only) = &args.system {
-        if !recording.systems.contains_key(only.as_str()) {
-            return Err(Failure::Usage(format!(
-                "--system {only}: the recording has no call of it; its systems: {}",
-                recording
-                    .systems
-                    .keys()
-                    .cloned()
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )));
-        }
-        if settings.system(only).is_none() {
-            return Err(Failure::Usage(format!(
-                "--system {only}: {origin} has no `[systems.{only}]`"
-            )));
-        }
-        return Ok(vec![only.clone()]);
-    }
-    let (names, missing): (Vec<String>, Vec<String>) = recording
-        .systems
-        .keys()
-        .cloned()
-        .partition(|name| settings.system(name).is_some());
+    let (names, missing): (Vec<String>, Vec<String>) =
+        recorded_systems(args.system.as_deref(), recording)?
+            .into_iter()
+            .partition(|name| settings.system(name).is_some());
     for name in &missing {
         warn(&format!(
             "outbound-guard: the recording's system `{name}` has no `[systems.{name}]` in {origin}: not tuned"
@@ -270,7 +250,7 @@ fn systems(
     }
     if names.is_empty() {
         return Err(Failure::Usage(format!(
-            "{origin} has a table for none of the recording's systems ({})",
+            "{origin} has a table for none of the systems to tune ({})",
             missing.join(", ")
         )));
     }

@@ -10,12 +10,9 @@
 
 mod common;
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use common::bin;
-use outbound_guard::{Guard, Settings};
-use outbound_guard_recorder::{Recorder, RecorderOptions};
 use outbound_guard_tests::upstream::{FakeUpstream, Fault};
 use serde_json::Value;
 
@@ -48,45 +45,33 @@ fn openings(all: &Value) -> Vec<f64> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_observed_recording_has_every_real_outcome_and_replays_without_a_guess() {
     let dir = common::scratch("observed");
-    let settings_path = dir.join("resilience.toml");
-    std::fs::write(&settings_path, SETTINGS).unwrap();
-    let recording = dir.join("calls.jsonl");
-
+    let recorded = common::RecordedGuard::new(&dir, SETTINGS);
+    let (guard, settings_path, recording) =
+        (&recorded.guard, &recorded.settings, &recorded.recording);
     let upstream = FakeUpstream::start().await;
-    let settings = Settings::parse(SETTINGS, "resilience.toml").unwrap();
-    let recorder = Arc::new(Recorder::to_file(&recording, RecorderOptions::default()).unwrap());
-    let guard = Guard::builder(settings.system("s").unwrap())
-        .observer(recorder.clone())
-        .build();
     assert!(guard.breaker().peek().observing);
-    let client = reqwest::Client::builder()
-        .connect_timeout(Duration::from_millis(50))
-        .timeout(Duration::from_millis(100))
-        .build()
-        .unwrap();
+    let client = common::client(Duration::from_millis(100));
     let url = format!("{}/pay", upstream.url());
     let mut running = Vec::new();
     let ms = Duration::from_millis;
-    common::calls_for(ms(300), &guard, &client, &url, &mut running).await;
+    common::calls_for(ms(300), guard, &client, &url, &mut running).await;
     upstream.always(Fault::Status(500));
-    common::calls_for(ms(500), &guard, &client, &url, &mut running).await;
+    common::calls_for(ms(500), guard, &client, &url, &mut running).await;
     upstream.always(Fault::Hang);
-    common::calls_for(ms(900), &guard, &client, &url, &mut running).await;
+    common::calls_for(ms(900), guard, &client, &url, &mut running).await;
     upstream.always(Fault::Ok);
-    common::calls_for(ms(600), &guard, &client, &url, &mut running).await;
+    common::calls_for(ms(600), guard, &client, &url, &mut running).await;
     let made = running.len();
     for call in running {
         assert!(call.await.unwrap(), "observing: every call admitted");
     }
-    recorder.flush();
-    let stats = recorder.stats();
-    assert_eq!(stats.dropped_queue_full + stats.dropped_write_error, 0);
+    recorded.flush();
     let would_have_refused = guard.breaker().snapshot().would_have_refused;
     assert!(would_have_refused > 20, "{would_have_refused}");
 
     // What the service recorded: every call with its real outcome, none refused; the
     // observe mode and each would-be transition marked.
-    let text = std::fs::read_to_string(&recording).unwrap();
+    let text = std::fs::read_to_string(recording).unwrap();
     let lines: Vec<Value> = text
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())

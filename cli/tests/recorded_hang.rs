@@ -9,12 +9,9 @@
 
 mod common;
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use common::bin;
-use outbound_guard::{Guard, Settings};
-use outbound_guard_recorder::{Recorder, RecorderOptions};
 use outbound_guard_tests::upstream::{FakeUpstream, Fault};
 
 /// How far a replayed opening may be from the live one.
@@ -37,41 +34,29 @@ max_connections = 100
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_recorded_hang_replays_with_the_live_openings_and_close() {
     let dir = common::scratch("hang");
-    let settings_path = dir.join("resilience.toml");
-    std::fs::write(&settings_path, SETTINGS).unwrap();
-    let recording = dir.join("calls.jsonl");
-
+    let recorded = common::RecordedGuard::new(&dir, SETTINGS);
+    let (guard, settings_path, recording) =
+        (&recorded.guard, &recorded.settings, &recorded.recording);
     let upstream = FakeUpstream::start().await;
-    let settings = Settings::parse(SETTINGS, "resilience.toml").unwrap();
-    let recorder = Arc::new(Recorder::to_file(&recording, RecorderOptions::default()).unwrap());
-    let guard = Guard::builder(settings.system("s").unwrap())
-        .observer(recorder.clone())
-        .build();
-    let client = reqwest::Client::builder()
-        .connect_timeout(Duration::from_millis(50))
-        .timeout(Duration::from_millis(100))
-        .build()
-        .unwrap();
+    let client = common::client(Duration::from_millis(100));
     let url = format!("{}/pay", upstream.url());
     let mut running = Vec::new();
     common::calls_for(
         Duration::from_millis(400),
-        &guard,
+        guard,
         &client,
         &url,
         &mut running,
     )
     .await;
     upstream.always(Fault::Hang);
-    common::calls_for(Duration::from_secs(2), &guard, &client, &url, &mut running).await;
+    common::calls_for(Duration::from_secs(2), guard, &client, &url, &mut running).await;
     upstream.always(Fault::Ok);
-    common::calls_for(Duration::from_secs(1), &guard, &client, &url, &mut running).await;
+    common::calls_for(Duration::from_secs(1), guard, &client, &url, &mut running).await;
     for call in running {
         call.await.unwrap();
     }
-    recorder.flush();
-    let stats = recorder.stats();
-    assert_eq!(stats.dropped_queue_full + stats.dropped_write_error, 0);
+    recorded.flush();
 
     let output = bin()
         .args([

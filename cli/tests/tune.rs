@@ -17,12 +17,9 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Duration;
 
 use common::bin;
-use outbound_guard::{Guard, Settings};
-use outbound_guard_recorder::{Recorder, RecorderOptions};
 use outbound_guard_tests::upstream::{FakeUpstream, Fault};
 use serde_json::Value;
 
@@ -57,20 +54,10 @@ enum Upstream {
 /// Records `phases` against a real upstream: the recording's and the settings' paths.
 async fn record(name: &str, phases: Phases) -> (PathBuf, PathBuf) {
     let dir = common::scratch(&format!("tune-{name}"));
-    let settings_path = dir.join("resilience.toml");
-    std::fs::write(&settings_path, SETTINGS).unwrap();
-    let recording = dir.join("calls.jsonl");
+    let recorded = common::RecordedGuard::new(&dir, SETTINGS);
+    let guard = &recorded.guard;
     let upstream = FakeUpstream::start().await;
-    let settings = Settings::parse(SETTINGS, "resilience.toml").unwrap();
-    let recorder = Arc::new(Recorder::to_file(&recording, RecorderOptions::default()).unwrap());
-    let guard = Guard::builder(settings.system("s").unwrap())
-        .observer(recorder.clone())
-        .build();
-    let client = reqwest::Client::builder()
-        .connect_timeout(Duration::from_millis(50))
-        .timeout(Duration::from_millis(200))
-        .build()
-        .unwrap();
+    let client = common::client(Duration::from_millis(200));
     let url = format!("{}/pay", upstream.url());
     let mut running = Vec::new();
     for (phase, behaviour) in phases {
@@ -80,40 +67,57 @@ async fn record(name: &str, phases: Phases) -> (PathBuf, PathBuf) {
             Upstream::Hang => upstream.always(Fault::Hang),
             Upstream::FailShare(share) => upstream.faults().set_fail_share(*share),
         }
-        common::calls_for(*phase, &guard, &client, &url, &mut running).await;
+        common::calls_for(*phase, guard, &client, &url, &mut running).await;
     }
     for call in running {
         call.await.unwrap();
     }
-    recorder.flush();
-    let stats = recorder.stats();
-    assert_eq!(stats.dropped_queue_full + stats.dropped_write_error, 0);
-    (recording, settings_path)
+    recorded.flush();
+    (recorded.recording.clone(), recorded.settings.clone())
+}
+
+/// A recording's line: a call of system `s` at `ms` after the origin, taking 5 ms.
+fn line(text: &mut String, ms: u64, outcome: &str) {
+    use std::fmt::Write as _;
+    let _ = writeln!(
+        text,
+        r#"{{"system":"s","start":{}.000,"duration_ms":5.0,"outcome":"{outcome}"}}"#,
+        1_796_083_200_000 + ms
+    );
+}
+
+/// `tune` of `recording` through `settings`, with `args`.
+fn run(recording: &Path, settings: &Path, args: &[&str]) -> std::process::Output {
+    bin()
+        .args(["tune", recording.to_str().unwrap(), "--settings"])
+        .arg(settings)
+        .args(args)
+        .output()
+        .unwrap()
 }
 
 /// `tune --json` of `recording` with `args`.
 fn tune(recording: &Path, settings: &Path, args: &[&str]) -> Value {
-    let output = bin()
-        .args(["tune", recording.to_str().unwrap(), "--settings"])
-        .arg(settings)
-        .args(["--json", "--strict"])
-        .args(args)
-        .output()
-        .unwrap();
+    let output = run(
+        recording,
+        settings,
+        &[&["--json", "--strict"], args].concat(),
+    );
     common::json_report(&output)["systems"]["s"].clone()
 }
 
 /// `tune`'s screen of `recording` with `args`.
 fn screen(recording: &Path, settings: &Path, args: &[&str]) -> String {
-    let output = bin()
-        .args(["tune", recording.to_str().unwrap(), "--settings"])
-        .arg(settings)
-        .args(args)
-        .output()
-        .unwrap();
+    let output = run(recording, settings, args);
     assert_eq!(
         output.status.code(),
         Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    // Piped, no progress bar.
+    assert!(
+        output.stderr.is_empty(),
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
@@ -160,19 +164,13 @@ async fn short_bursts_on_a_healthy_upstream_are_not_tuned_into_openings() {
 
     // Written: only the changed keys, every comment kept, and it loads as `check` loads.
     let written = recording.with_file_name("tuned.toml");
-    let output = bin()
-        .args(["tune", recording.to_str().unwrap(), "--settings"])
-        .arg(&settings)
-        .args(["--healthy-refused", "0", "--write"])
-        .arg(&written)
-        .output()
-        .unwrap();
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+    let to = written.to_str().unwrap();
+    let text = screen(
+        &recording,
+        &settings,
+        &["--healthy-refused", "0", "--write", to],
     );
+    assert!(text.contains("wrote"), "{text}");
     let text = std::fs::read_to_string(&written).unwrap();
     for line in SETTINGS.lines().filter(|l| l.starts_with('#')) {
         assert!(text.contains(line), "{line:?} lost:\n{text}");
@@ -303,18 +301,16 @@ async fn a_steady_error_rate_comes_back_with_the_trade_off() {
 #[cfg(unix)]
 #[test]
 fn an_interrupted_search_answers_with_the_best_so_far() {
-    use std::fmt::Write as _;
     let dir = common::scratch("tune-interrupted");
     let settings = dir.join("resilience.toml");
     std::fs::write(&settings, SETTINGS).unwrap();
     // 200,000 calls, one every 10 ms, every fiftieth failing: each replay takes a while.
     let mut text = String::new();
     for n in 0..200_000_u64 {
-        let outcome = if n % 50 == 0 { "failure" } else { "success" };
-        let _ = writeln!(
-            text,
-            r#"{{"system":"s","start":{}.000,"duration_ms":20.0,"outcome":"{outcome}"}}"#,
-            1_796_083_200_000 + n * 10
+        line(
+            &mut text,
+            n * 10,
+            if n % 50 == 0 { "failure" } else { "success" },
         );
     }
     let recording = dir.join("calls.jsonl");
@@ -348,18 +344,11 @@ fn an_interrupted_search_answers_with_the_best_so_far() {
 /// no setting's counts can be told, and `tune` says so rather than pick one.
 #[test]
 fn a_recording_with_holes_is_not_tuned() {
-    use std::fmt::Write as _;
     let dir = common::scratch("tune-holes");
     let settings = dir.join("resilience.toml");
     std::fs::write(&settings, SETTINGS).unwrap();
     let mut text = String::new();
-    let mut line = |ms: u64, outcome: &str| {
-        let _ = writeln!(
-            text,
-            r#"{{"system":"s","start":{}.000,"duration_ms":5.0,"outcome":"{outcome}"}}"#,
-            1_796_083_200_000 + ms
-        );
-    };
+    let mut line = |ms: u64, outcome: &str| line(&mut text, ms, outcome);
     // 10 s healthy at 100 a second, 30 failures, then one call a second for 10 s (the
     // rest refused by the guard in front, not logged), then 100 a second again.
     for n in 0..1_000 {
@@ -381,13 +370,11 @@ fn a_recording_with_holes_is_not_tuned() {
     assert!(s["recommended"].is_null());
     assert!(s["cannot_tune"].as_str().unwrap().contains("observe mode"));
     let written = dir.join("tuned.toml");
-    let output = bin()
-        .args(["tune", recording.to_str().unwrap(), "--settings"])
-        .arg(&settings)
-        .arg("--write")
-        .arg(&written)
-        .output()
-        .unwrap();
+    let output = run(
+        &recording,
+        &settings,
+        &["--write", written.to_str().unwrap()],
+    );
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("cannot be tuned"));
     assert!(String::from_utf8_lossy(&output.stdout).contains("cannot be tuned"));

@@ -247,18 +247,20 @@ pub(crate) fn compare(base: &Known, alternative: &Known) -> Verdict {
     }
 }
 
+/// A value told between `low` and `high`, exact where they meet: for the tests.
+#[cfg(test)]
+pub(crate) fn told(value: u64, low: u64, high: u64) -> Known {
+    Known::Told(Told {
+        value,
+        low,
+        high,
+        guessed: usize::from(low != high),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn told(value: u64, low: u64, high: u64) -> Known {
-        Known::Told(Told {
-            value,
-            low,
-            high,
-            guessed: usize::from(low != high),
-        })
-    }
 
     #[test]
     fn a_difference_within_the_error_is_no_difference() {

@@ -184,16 +184,7 @@ fn worse(a: Meets, b: Meets) -> Meets {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::replay::Told;
-
-    fn told(value: u64, low: u64, high: u64) -> Known {
-        Known::Told(Told {
-            value,
-            low,
-            high,
-            guessed: usize::from(low != high),
-        })
-    }
+    use crate::replay::told;
 
     #[test]
     fn a_cap_is_met_missed_or_likely_as_the_interval_lies() {

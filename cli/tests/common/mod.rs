@@ -89,6 +89,55 @@ pub fn guarded_get(
     }
 }
 
+/// A guard of system `s` of `settings` (its text, written to `dir/resilience.toml`)
+/// whose recorder writes every call and transition to `dir/calls.jsonl`.
+#[allow(dead_code)] // not every suite records real traffic
+pub struct RecordedGuard {
+    pub guard: Guard,
+    pub recorder: std::sync::Arc<outbound_guard_recorder::Recorder>,
+    pub settings: PathBuf,
+    pub recording: PathBuf,
+}
+
+#[allow(dead_code)] // not every suite records real traffic
+impl RecordedGuard {
+    pub fn new(dir: &std::path::Path, settings: &str) -> RecordedGuard {
+        use outbound_guard_recorder::{Recorder, RecorderOptions};
+        let settings_path = dir.join("resilience.toml");
+        std::fs::write(&settings_path, settings).unwrap();
+        let recording = dir.join("calls.jsonl");
+        let parsed = outbound_guard::Settings::parse(settings, "resilience.toml").unwrap();
+        let recorder =
+            std::sync::Arc::new(Recorder::to_file(&recording, RecorderOptions::default()).unwrap());
+        let guard = Guard::builder(parsed.system("s").unwrap())
+            .observer(recorder.clone())
+            .build();
+        RecordedGuard {
+            guard,
+            recorder,
+            settings: settings_path,
+            recording,
+        }
+    }
+
+    /// Writes what is left and checks that no record was dropped.
+    pub fn flush(&self) {
+        self.recorder.flush();
+        let stats = self.recorder.stats();
+        assert_eq!(stats.dropped_queue_full + stats.dropped_write_error, 0);
+    }
+}
+
+/// A reqwest client that cuts each call at `timeout` (and its connection at 50 ms).
+#[allow(dead_code)] // not every suite calls an upstream
+pub fn client(timeout: Duration) -> reqwest::Client {
+    reqwest::Client::builder()
+        .connect_timeout(Duration::from_millis(50))
+        .timeout(timeout)
+        .build()
+        .unwrap()
+}
+
 /// One caller every this often, in the suites that record real traffic.
 #[allow(dead_code)] // not every suite calls an upstream
 pub const EVERY: Duration = Duration::from_millis(10);
