@@ -46,7 +46,7 @@ use report::SystemReport;
 pub(crate) use report::{span, when, Variant};
 #[cfg(test)]
 pub(crate) use verdict::told;
-pub(crate) use verdict::Known;
+pub(crate) use verdict::{compare, Known, Told, Verdict};
 use ways::{Budget, Replayable};
 
 /// A replica's recording (`--replica`) and its path.

@@ -34,6 +34,12 @@ use objectives::{judge, Objectives};
 use search::{Common, Search, Tried};
 use space::{groups, Base, Change, Seen};
 
+/// Replays of each setting spent on the ranges of a recording's calls without an
+/// outcome (`replay --max-replays`): past them, the ranges are proven without replaying
+/// each way. `replay`'s default spends up to 1,024 on a short recording; a search tries
+/// hundreds of settings.
+const TUNE_REPLAYS: usize = 8;
+
 /// Set by Ctrl-C: the search stops after the replays running and answers with the best
 /// found so far.
 static STOP: AtomicBool = AtomicBool::new(false);
@@ -161,7 +167,7 @@ fn tune_system<'a>(
     ran_with: &outbound_guard_settings::SystemSettings,
     common: &Common<'_>,
 ) -> Tuned<'a> {
-    let mut prepared = Prepared::new(name, system, None);
+    let mut prepared = Prepared::new(name, system, Some(TUNE_REPLAYS));
     let first = prepared.ran_with("as set", ran_with);
     let healthy = system
         .calls
@@ -169,7 +175,11 @@ fn tune_system<'a>(
         .filter(|c| matches!(c.outcome, Recorded::Success | Recorded::Rejected))
         .count();
     let groups = groups(ran_with, Seen::of(&system.calls));
-    let judged = judge(&prepared.judge(&first), common.objectives, healthy);
+    let judged = judge(
+        &prepared.judge(&first),
+        common.objectives,
+        (healthy, system.calls.len()),
+    );
     let mut first = Tried {
         change: Change::new(),
         settings: ran_with.clone(),

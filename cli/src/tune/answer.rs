@@ -11,7 +11,7 @@ use super::search::{front, Tried};
 use super::space::label;
 use crate::output::{counted, thousands};
 use crate::replay::recording::Recording;
-use crate::replay::{span, when, wrap, FigureKind, Judge, Known, Prepared};
+use crate::replay::{compare, span, when, wrap, FigureKind, Judge, Known, Prepared, Verdict};
 
 /// One system's search and what it chose.
 pub(crate) struct Tuned<'a> {
@@ -53,11 +53,11 @@ pub(crate) fn choose(tried: &[Tried]) -> (Option<usize>, Vec<usize>) {
             .iter()
             .copied()
             .filter(|&i| i != 0 && Some(i) != recommended && !alternatives.contains(&i))
-            .min_by_key(|&i| (tried[i].judged.front()[figure], tried[i].rank()));
+            .min_by_key(|&i| (tried[i].judged.front[figure], tried[i].rank()));
         let Some(i) = pick else { continue };
         // An alternative trades: better than the recommended on the figure it is best at.
         let better = recommended
-            .is_none_or(|r| tried[i].judged.front()[figure] < tried[r].judged.front()[figure]);
+            .is_none_or(|r| tried[i].judged.front[figure] < tried[r].judged.front[figure]);
         if better {
             alternatives.push(i);
         }
@@ -161,30 +161,47 @@ fn meets_line(t: &Tried, objectives: Objectives) -> String {
     }
 }
 
-/// How `t` trades against `against`, figure by figure of the front.
+/// How `t` trades against `against`, figure by figure of the front: a difference within
+/// the figures' error is none, and one the recording cannot tell is said so.
 fn trade(t: &Tried, against: &Tried, against_name: &str) -> String {
-    let (a, b) = (t.judged.front(), against.judged.front());
     let words = [
-        ("refuses fewer healthy calls", "refuses more healthy calls"),
+        (
+            "refuses fewer healthy calls",
+            "refuses more healthy calls",
+            "healthy calls refused",
+        ),
         (
             "lets fewer failing calls through",
             "lets more failing calls through",
+            "failing calls let through",
         ),
-        ("fails fast sooner", "fails fast later"),
+        (
+            "fails fast sooner",
+            "fails fast later",
+            "the time to fail fast",
+        ),
     ];
     let mut parts = Vec::new();
-    for ((x, y), (better, worse)) in a.iter().zip(&b).zip(words) {
-        if x < y {
-            parts.push(better);
-        } else if x > y {
-            parts.push(worse);
+    let mut unknown = Vec::new();
+    for ((ours, theirs), (better, worse, figure)) in
+        t.judged.known.iter().zip(&against.judged.known).zip(words)
+    {
+        match compare(theirs, ours) {
+            Verdict::Better => parts.push(better),
+            Verdict::Worse => parts.push(worse),
+            Verdict::Same => {}
+            Verdict::CannotTell => unknown.push(figure),
         }
     }
-    if parts.is_empty() {
-        format!("the same as {against_name} on each")
+    let mut out = if parts.is_empty() {
+        format!("the same as {against_name} on each figure it can be told")
     } else {
         format!("{} than {against_name}", parts.join(", "))
+    };
+    if !unknown.is_empty() {
+        let _ = write!(out, " (cannot tell: {})", unknown.join(", "));
     }
+    out
 }
 
 impl Tuned<'_> {
@@ -446,7 +463,7 @@ impl Tuned<'_> {
             let closest = (0..self.tried.len()).min_by_key(|&i| {
                 let j = &self.tried[i].judged;
                 (
-                    [j.healthy_refused, j.slowest, j.failing_through][k],
+                    [j.front[0], j.front[2], j.front[1]][k],
                     self.tried[i].rank(),
                 )
             });
@@ -454,14 +471,14 @@ impl Tuned<'_> {
             let j = &self.tried[i].judged;
             let best = match objective {
                 Objective::HealthyRefused => {
-                    format!("{} healthy calls refused", count(j.healthy_refused))
+                    format!("{} healthy calls refused", count(j.front[0]))
                 }
                 Objective::FailFast => format!(
                     "an incident {} before it failed fast or ended",
-                    span(j.slowest)
+                    span(j.front[2])
                 ),
                 Objective::FailingThrough => {
-                    format!("{} failing calls let through", count(j.failing_through))
+                    format!("{} failing calls let through", count(j.front[1]))
                 }
             };
             lines.push(format!(
@@ -517,7 +534,7 @@ impl Tuned<'_> {
             "figures": figures,
             "waited_ms": t.judged.waited as f64 / 1000.0,
             "fast_fail": fast_fail,
-            "slowest_incident_ms": t.judged.slowest as f64 / 1000.0,
+            "slowest_incident_ms": t.judged.front[2] as f64 / 1000.0,
             "objectives": objectives,
             "meets_every_objective": t.judged.missed() == 0,
         })

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use crate::replay::{FigureKind, Judge, Known};
+use crate::replay::{FigureKind, Judge, Known, Told};
 
 /// The objectives, as the command line states them.
 #[derive(Debug, Clone, Copy)]
@@ -85,15 +85,15 @@ pub(crate) fn healthy_cap(share: f64, healthy: usize) -> u64 {
 #[derive(Debug, Clone)]
 pub(crate) struct Judged {
     pub(crate) meets: [Meets; 3],
-    /// Healthy calls refused, failing calls let through, bulkhead refusals, the
-    /// estimates.
-    pub(crate) healthy_refused: u64,
-    pub(crate) failing_through: u64,
+    /// The figures of the front, as far as the recording tells them: healthy calls
+    /// refused, failing calls let through, and the longest any incident went before it
+    /// failed fast or ended (µs).
+    pub(crate) known: [Known; 3],
+    /// The same, each its estimate, or where it cannot be told its worst (every call of
+    /// the recording; an incident's whole length): what a setting is ranked by.
+    pub(crate) front: [u64; 3],
+    /// Bulkhead refusals and the time callers waited in all (µs), their estimates.
     pub(crate) bulkhead_refused: u64,
-    /// The longest any incident went before it failed fast, or ended (µs): the
-    /// objective's figure.
-    pub(crate) slowest: u64,
-    /// The time callers waited in all (µs).
     pub(crate) waited: u64,
 }
 
@@ -106,46 +106,81 @@ impl Judged {
     /// Calls decided wrong: failing calls let through, healthy calls and bulkhead
     /// refusals refused.
     pub(crate) fn wrong(&self) -> u64 {
-        self.failing_through + self.healthy_refused + self.bulkhead_refused
-    }
-
-    /// The figures a setting is ranked by, each the lower the better.
-    pub(crate) fn front(&self) -> [u64; 3] {
-        [self.healthy_refused, self.failing_through, self.slowest]
+        self.front[0]
+            .saturating_add(self.front[1])
+            .saturating_add(self.bulkhead_refused)
     }
 }
 
-/// A figure's estimate (0 where it cannot be told).
-fn value(known: &Known) -> u64 {
+/// A figure's estimate, or `worst` where it cannot be told.
+fn value(known: &Known, worst: u64) -> u64 {
     match known {
         Known::Told(t) => t.value,
-        Known::CannotTell(_) => 0,
+        Known::CannotTell(_) => worst,
     }
+}
+
+/// The longest any incident went before it failed fast or ended, from each one's time
+/// to fast fail and length; `None` without an incident.
+fn slowest(incidents: &[(Known, u64)]) -> Option<Known> {
+    let mut out: Option<Told> = None;
+    for (known, length) in incidents {
+        let Known::Told(t) = known else {
+            return Some(known.clone());
+        };
+        let cut = Told {
+            value: t.value.min(*length),
+            low: t.low.min(*length),
+            high: t.high.min(*length),
+            guessed: t.guessed,
+        };
+        out = Some(out.map_or(cut, |o| Told {
+            value: o.value.max(cut.value),
+            low: o.low.max(cut.low),
+            high: o.high.max(cut.high),
+            guessed: o.guessed + cut.guessed,
+        }));
+    }
+    out.map(Known::Told)
 }
 
 /// One setting's replay against `objectives`; `healthy` is the recording's healthy
-/// calls.
-pub(crate) fn judge(judge: &Judge<'_>, objectives: Objectives, healthy: usize) -> Judged {
+/// calls, `calls` all of them.
+pub(crate) fn judge(
+    judge: &Judge<'_>,
+    objectives: Objectives,
+    (healthy, calls): (usize, usize),
+) -> Judged {
     let healthy_refused = judge.figure(FigureKind::HealthyRefused);
     let failing = judge.figure(FigureKind::FailingLetThrough);
     let within_us = u64::try_from(objectives.fail_fast_within.as_micros()).unwrap_or(u64::MAX);
-    // Each incident: the time to fast fail, or, if it ended sooner, its length.
-    let mut slowest = 0;
-    let mut fast = if judge.incident_lengths().next().is_none() {
+    let incidents: Vec<(Known, u64)> = judge
+        .incident_lengths()
+        .enumerate()
+        .map(|(i, length)| (judge.fast_fail(i), length))
+        .collect();
+    let mut fast = if incidents.is_empty() {
         Meets::NotJudged("the recording has no incident to fail fast in".to_owned())
     } else {
         Meets::Yes
     };
-    for (i, length) in judge.incident_lengths().enumerate() {
-        let known = judge.fast_fail(i);
-        let meets = if length <= within_us {
+    for (known, length) in &incidents {
+        // An incident over sooner than the objective meets it.
+        let meets = if *length <= within_us {
             Meets::Yes
         } else {
-            within(&known, within_us)
+            within(known, within_us)
         };
-        slowest = slowest.max(value(&known).min(length));
         fast = worse(fast, meets);
     }
+    let longest = incidents.iter().map(|(_, l)| *l).max().unwrap_or(0);
+    let slowest = slowest(&incidents).unwrap_or(Known::Told(Told {
+        value: 0,
+        low: 0,
+        high: 0,
+        guessed: 0,
+    }));
+    let calls = calls as u64;
     Judged {
         meets: [
             within(
@@ -157,11 +192,14 @@ pub(crate) fn judge(judge: &Judge<'_>, objectives: Objectives, healthy: usize) -
                 .failing_through
                 .map_or(Meets::Yes, |cap| within(&failing, cap)),
         ],
-        healthy_refused: value(&healthy_refused),
-        failing_through: value(&failing),
-        bulkhead_refused: value(&judge.figure(FigureKind::BulkheadRefused)),
-        slowest,
-        waited: value(&judge.figure(FigureKind::Waited)),
+        front: [
+            value(&healthy_refused, calls),
+            value(&failing, calls),
+            value(&slowest, longest),
+        ],
+        known: [healthy_refused, failing, slowest],
+        bulkhead_refused: value(&judge.figure(FigureKind::BulkheadRefused), calls),
+        waited: value(&judge.figure(FigureKind::Waited), u64::MAX),
     }
 }
 
@@ -185,6 +223,21 @@ fn worse(a: Meets, b: Meets) -> Meets {
 mod tests {
     use super::*;
     use crate::replay::told;
+
+    #[test]
+    fn the_slowest_incident_is_cut_at_its_length_and_unknown_if_one_is() {
+        let never = told(u64::MAX, u64::MAX, u64::MAX);
+        let Some(Known::Told(t)) = slowest(&[(told(300, 200, 400), 1_000), (never, 700)]) else {
+            panic!("told")
+        };
+        assert_eq!((t.value, t.low, t.high), (700, 700, 700));
+        let unknown = Known::CannotTell("x".into());
+        assert!(matches!(
+            slowest(&[(told(1, 1, 1), 10), (unknown, 10)]),
+            Some(Known::CannotTell(_))
+        ));
+        assert!(slowest(&[]).is_none());
+    }
 
     #[test]
     fn a_cap_is_met_missed_or_likely_as_the_interval_lies() {

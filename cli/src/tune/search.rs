@@ -56,7 +56,7 @@ pub(crate) struct Search<'a> {
 /// Whether `a` is at least as good as `b` on every figure of the front and better on
 /// one.
 fn dominates(a: &Judged, b: &Judged) -> bool {
-    let (a, b) = (a.front(), b.front());
+    let (a, b) = (a.front, b.front);
     a.iter().zip(&b).all(|(x, y)| x <= y) && a != b
 }
 
@@ -67,7 +67,7 @@ pub(crate) fn front(tried: &[Tried]) -> Vec<usize> {
         .filter(|&i| {
             !tried.iter().enumerate().any(|(j, t)| {
                 dominates(&t.judged, &tried[i].judged)
-                    || (j < i && t.judged.front() == tried[i].judged.front())
+                    || (j < i && t.judged.front == tried[i].judged.front)
             })
         })
         .collect();
@@ -82,7 +82,7 @@ impl Search<'_> {
         let judged = judge(
             &self.prepared.judge(&variant),
             self.common.objectives,
-            self.healthy,
+            (self.healthy, self.prepared.calls()),
         );
         variant.forget_fates();
         Tried {
