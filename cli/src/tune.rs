@@ -2,12 +2,12 @@
 //! run, searched from its own recorded traffic.
 //!
 //! Each setting tried is a replay of the recording through the real guard
-//! ([`Prepared`](crate::replay::Prepared), the engine `replay` uses), judged against the
+//! ([`Prepared`], the engine `replay` uses), judged against the
 //! objectives a person states ([`objectives`]). The search ([`search`]) starts from the
 //! settings the service ran with and walks one key at a time ([`space`]: the keys the
 //! recording can judge, within the settings crate's own limits); the answer
 //! ([`answer`]) is the best setting that meets every objective and the ones that trade
-//! one objective for another; `--write` changes the file ([`write`]).
+//! one objective for another; `--write` changes the file ([`mod@write`]).
 
 use std::fmt::Write as _;
 use std::io::IsTerminal as _;
@@ -52,16 +52,7 @@ pub(crate) fn run_command(args: &TuneArgs) -> Result<(), Failure> {
             std::process::exit(130);
         }
     });
-    let recording = read_recording(&args.recording, args.strict)?;
-    if !recording.bad_lines.is_empty() {
-        warn(&format!(
-            "outbound-guard: {}: {} skipped (the first: line {}: {})",
-            args.recording.display(),
-            counted(recording.bad_lines.len(), "line", "lines"),
-            recording.bad_lines[0].0,
-            recording.bad_lines[0].1
-        ));
-    }
+    let recording = read(args)?;
     let text = std::fs::read_to_string(&args.settings)
         .map_err(|e| Failure::Io(format!("cannot read {}: {e}", args.settings.display())))?;
     let origin = args.settings.display().to_string();
@@ -113,51 +104,94 @@ pub(crate) fn run_command(args: &TuneArgs) -> Result<(), Failure> {
         Some(Err(failure)) => (None, Some(failure)),
         None => (None, None),
     };
+    let answered = Answered {
+        recording: &recording,
+        tuned: &tuned,
+        objectives,
+        jobs,
+        took,
+        written,
+    };
     if args.json {
-        let systems: serde_json::Map<String, serde_json::Value> = tuned
+        print(&(answered.json(args, &origin) + "\n"))?;
+    } else {
+        print(&answered.screen(args))?;
+    }
+    unwritten.map_or(Ok(()), Err)
+}
+
+/// The recording, the lines skipped warned of.
+fn read(args: &TuneArgs) -> Result<Recording, Failure> {
+    let recording = read_recording(&args.recording, args.strict)?;
+    if let Some((line, why)) = recording.bad_lines.first() {
+        warn(&format!(
+            "outbound-guard: {}: {} skipped (the first: line {line}: {why})",
+            args.recording.display(),
+            counted(recording.bad_lines.len(), "line", "lines"),
+        ));
+    }
+    Ok(recording)
+}
+
+/// What `tune` found, to print.
+struct Answered<'a> {
+    recording: &'a Recording,
+    tuned: &'a [Tuned<'a>],
+    objectives: Objectives,
+    jobs: usize,
+    took: std::time::Duration,
+    /// The file written, if one was.
+    written: Option<String>,
+}
+
+impl Answered<'_> {
+    /// Everything, as JSON.
+    fn json(&self, args: &TuneArgs, origin: &str) -> String {
+        let systems: serde_json::Map<String, serde_json::Value> = self
+            .tuned
             .iter()
-            .map(|t| (t.name.clone(), t.json(&recording)))
+            .map(|t| (t.name.clone(), t.json(self.recording)))
             .collect();
-        let report = serde_json::json!({
+        let o = self.objectives;
+        serde_json::json!({
             "recording": args.recording.display().to_string(),
             "settings": origin,
             "objectives": {
-                "healthy_refused": objectives.healthy_refused,
-                "fail_fast_within_ms": objectives.fail_fast_within.as_secs_f64() * 1000.0,
-                "failing_through": objectives.failing_through,
+                "healthy_refused": o.healthy_refused,
+                "fail_fast_within_ms": o.fail_fast_within.as_secs_f64() * 1000.0,
+                "failing_through": o.failing_through,
             },
-            "jobs": jobs,
-            "seconds": took.as_secs_f64(),
-            "written": written,
+            "jobs": self.jobs,
+            "seconds": self.took.as_secs_f64(),
+            "written": self.written,
             "systems": systems,
-        });
-        print(&(report.to_string() + "\n"))?;
-    } else {
+        })
+        .to_string()
+    }
+
+    /// The screen: a line of what was tried, each system's answer, how sure.
+    fn screen(&self, args: &TuneArgs) -> String {
+        let tried = self.tuned.iter().map(|t| t.tried.len()).sum();
         let mut out = format!(
             "{}: {} tried in {:.1} s on {}\n\n",
             args.recording.display(),
-            counted(
-                tuned.iter().map(|t| t.tried.len()).sum(),
-                "setting",
-                "settings"
-            ),
-            took.as_secs_f64(),
-            counted(jobs, "thread", "threads"),
+            counted(tried, "setting", "settings"),
+            self.took.as_secs_f64(),
+            counted(self.jobs, "thread", "threads"),
         );
-        for t in &tuned {
-            out.push_str(&t.screen(&recording, objectives));
+        for t in self.tuned {
+            out.push_str(&t.screen(self.recording, self.objectives));
             out.push('\n');
         }
-        out.push_str(&legend(&tuned));
-        if let Some(path) = &written {
+        out.push_str(&legend(self.tuned));
+        if let Some(path) = &self.written {
             let _ = writeln!(
                 out,
                 "wrote {path}: the recommended keys changed, the rest as it was"
             );
         }
-        print(&out)?;
+        out
     }
-    unwritten.map_or(Ok(()), Err)
 }
 
 /// One system searched and chosen from.

@@ -454,6 +454,49 @@ async fn toward(
     tokio::time::advance(at - Instant::now().min(at)).await;
 }
 
+/// The calls started and maybe still running, in the order they started, for when the
+/// guard's next timer may be due.
+struct Started {
+    calls: VecDeque<(Instant, usize)>,
+    /// The guard's timers (a call's slow-call alarm and timeout, a bulkhead's wait)
+    /// fire no sooner than this after their call started.
+    horizon: Duration,
+}
+
+impl Started {
+    fn new(settings: &SystemSettings) -> Started {
+        let horizon = [
+            settings.cb_slow_threshold(),
+            settings.total_timeout(),
+            settings.bulkhead_wait(),
+        ]
+        .into_iter()
+        .filter(|d| !d.is_zero())
+        .min()
+        .unwrap_or(Duration::MAX);
+        Started {
+            calls: VecDeque::new(),
+            horizon,
+        }
+    }
+
+    /// No timer of the guard's is due before this: the earliest started call still
+    /// running (by `fates`) is younger than the horizon until then. `None`: none
+    /// running, or its timers beyond the clock's reach.
+    fn quiet_until(&mut self, fates: &[AtomicU8]) -> Option<Instant> {
+        while self
+            .calls
+            .front()
+            .is_some_and(|(_, i)| fates[*i].load(Ordering::Relaxed) != Fate::Pending as u8)
+        {
+            self.calls.pop_front();
+        }
+        self.calls
+            .front()
+            .and_then(|(t, _)| t.checked_add(self.horizon))
+    }
+}
+
 /// The seed of every replayed breaker's jitter (`cb_open_jitter`).
 const JITTER_SEED: u64 = 0x005E_ED0F_0A33;
 
@@ -543,19 +586,7 @@ async fn drive(
     let timer = sleep(Duration::ZERO);
     tokio::pin!(timer);
     let at = |micros: u64| origin + Duration::from_micros(micros);
-    // The guard's timers (a call's slow-call alarm and timeout, a bulkhead's wait) fire
-    // no sooner than this after their call started: while the earliest started call
-    // still running is younger than it, none is due.
-    let horizon = [
-        settings.cb_slow_threshold(),
-        settings.total_timeout(),
-        settings.bulkhead_wait(),
-    ]
-    .into_iter()
-    .filter(|d| !d.is_zero())
-    .min()
-    .unwrap_or(Duration::MAX);
-    let mut started: VecDeque<(Instant, usize)> = VecDeque::new();
+    let mut started = Started::new(settings);
     let mut running = Running::new();
     loop {
         // The calls woken while the clock moved (a guard's timer fired) run first.
@@ -578,13 +609,7 @@ async fn drive(
         };
         let now = Instant::now();
         if next > now {
-            while started.front().is_some_and(|(_, i)| {
-                tasks.fates[*i].load(Ordering::Relaxed) != Fate::Pending as u8
-            }) {
-                started.pop_front();
-            }
-            // None running, or its timers beyond the clock's reach: none is due.
-            let quiet_until = started.front().and_then(|(t, _)| t.checked_add(horizon));
+            let quiet_until = started.quiet_until(&tasks.fates);
             toward(ends, &mut running, timer.as_mut(), (now, next), quiet_until).await;
         } else if end.is_some_and(|e| e <= now) {
             ends.wake_due(now);
@@ -595,7 +620,7 @@ async fn drive(
             }
         } else {
             tasks.start(&mut running, next_call, &calls[next_call], &mut unknown);
-            started.push_back((now, next_call));
+            started.calls.push_back((now, next_call));
             next_call += 1;
         }
     }

@@ -32,6 +32,15 @@ pub(crate) struct Tuned<'a> {
     pub(crate) cannot: Option<String>,
 }
 
+/// A row of the table: its name, then each column's cell.
+fn row(out: &mut String, name: &str, cells: Vec<String>) {
+    let mut line = format!("  {name:<28}");
+    for c in cells {
+        let _ = write!(line, "{c:<13} ");
+    }
+    let _ = writeln!(out, "{}", line.trim_end());
+}
+
 /// The incidents shown on a screen, the first of them.
 const SHOWN: usize = 6;
 
@@ -252,25 +261,30 @@ impl Tuned<'_> {
                 &objective_words(objectives, objective, self.healthy),
             );
         }
+        self.choices(&mut out, recording, objectives);
+        out.push('\n');
+        self.table(&mut out, recording, objectives, &incidents);
+        out
+    }
+
+    /// The settings it ran with, the recommended and the alternatives, each with the
+    /// objectives it meets and how it trades; the objectives nothing judges.
+    fn choices(&self, out: &mut String, recording: &Recording, objectives: Objectives) {
         let base = &self.tried[0];
-        say(
-            &mut out,
-            2,
-            &format!("as set: {}", meets_line(base, objectives)),
-        );
+        say(out, 2, &format!("as set: {}", meets_line(base, objectives)));
         match self.recommended {
             Some(0) => {
                 say(
-                    &mut out,
+                    out,
                     2,
                     "recommended: the settings it ran with: no setting tried does better and meets every objective",
                 );
             }
             Some(r) => {
                 let t = &self.tried[r];
-                say(&mut out, 2, &format!("recommended: {}", label(&t.change)));
+                say(out, 2, &format!("recommended: {}", label(&t.change)));
                 say(
-                    &mut out,
+                    out,
                     4,
                     &format!(
                         "{}; {}",
@@ -279,17 +293,17 @@ impl Tuned<'_> {
                     ),
                 );
                 if let Some(line) = self.decided(recording, r) {
-                    say(&mut out, 4, &line);
+                    say(out, 4, &line);
                 }
             }
             None => {
                 say(
-                    &mut out,
+                    out,
                     2,
                     "recommended: none: no setting tried meets every objective; the alternatives trade one for another",
                 );
                 for line in self.unmet(objectives) {
-                    say(&mut out, 4, &line);
+                    say(out, 4, &line);
                 }
             }
         }
@@ -302,12 +316,12 @@ impl Tuned<'_> {
         for (n, &i) in self.alternatives.iter().enumerate() {
             let t = &self.tried[i];
             say(
-                &mut out,
+                out,
                 2,
                 &format!("{}: {}", char::from(b'A' + n as u8), label(&t.change)),
             );
             say(
-                &mut out,
+                out,
                 4,
                 &format!(
                     "{}; {}",
@@ -319,7 +333,7 @@ impl Tuned<'_> {
         for (objective, meets) in Objective::ALL.iter().zip(&self.tried[against].judged.meets) {
             if let Meets::Unknown(why) | Meets::NotJudged(why) = meets {
                 say(
-                    &mut out,
+                    out,
                     2,
                     &format!(
                         "not judged: {}: {why}",
@@ -328,9 +342,6 @@ impl Tuned<'_> {
                 );
             }
         }
-        out.push('\n');
-        self.table(&mut out, recording, objectives, &incidents);
-        out
     }
 
     /// The figures side by side.
@@ -342,13 +353,6 @@ impl Tuned<'_> {
         incidents: &[(u64, u64)],
     ) {
         let columns = self.columns();
-        let row = |out: &mut String, name: &str, cells: Vec<String>| {
-            let mut line = format!("  {name:<28}");
-            for c in cells {
-                let _ = write!(line, "{c:<13} ");
-            }
-            let _ = writeln!(out, "{}", line.trim_end());
-        };
         row(out, "", columns.iter().map(|(n, _)| n.clone()).collect());
         let figure = |f: FigureKind, words: fn(u64) -> String| -> Vec<String> {
             columns
@@ -376,6 +380,35 @@ impl Tuned<'_> {
         );
         row(out, "time callers waited", figure(FigureKind::Waited, span));
         row(out, "openings", figure(FigureKind::Openings, count));
+        self.incident_rows(out, recording, &columns, incidents);
+        for (k, objective) in Objective::ALL.iter().enumerate() {
+            if *objective == Objective::FailingThrough && objectives.failing_through.is_none() {
+                continue;
+            }
+            let name = match objective {
+                Objective::HealthyRefused => "meets healthy calls' cap",
+                Objective::FailFast => "meets time to fail fast",
+                Objective::FailingThrough => "meets failing calls' cap",
+            };
+            row(
+                out,
+                name,
+                columns
+                    .iter()
+                    .map(|(_, i)| meets_words(&self.tried[*i].judged.meets[k]).to_owned())
+                    .collect(),
+            );
+        }
+    }
+
+    /// Each incident's time to fast fail, side by side: the first [`SHOWN`].
+    fn incident_rows(
+        &self,
+        out: &mut String,
+        recording: &Recording,
+        columns: &[(String, usize)],
+        incidents: &[(u64, u64)],
+    ) {
         if !incidents.is_empty() {
             let _ = writeln!(out, "  fails fast after, in incident");
         }
@@ -404,24 +437,6 @@ impl Tuned<'_> {
                 out,
                 "  … and {} more (--json)",
                 counted(incidents.len() - SHOWN, "incident", "incidents")
-            );
-        }
-        for (k, objective) in Objective::ALL.iter().enumerate() {
-            if *objective == Objective::FailingThrough && objectives.failing_through.is_none() {
-                continue;
-            }
-            let name = match objective {
-                Objective::HealthyRefused => "meets healthy calls' cap",
-                Objective::FailFast => "meets time to fail fast",
-                Objective::FailingThrough => "meets failing calls' cap",
-            };
-            row(
-                out,
-                name,
-                columns
-                    .iter()
-                    .map(|(_, i)| meets_words(&self.tried[*i].judged.meets[k]).to_owned())
-                    .collect(),
             );
         }
     }
