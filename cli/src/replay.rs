@@ -21,9 +21,9 @@ use crate::output::{counted, print, warn};
 
 #[cfg(test)]
 mod drawn;
-mod engine;
+pub(crate) mod engine;
 mod figures;
-mod guess;
+pub(crate) mod guess;
 mod holes;
 mod knowable;
 mod plot;

@@ -1,5 +1,5 @@
-//! The one observer both engines keep a guard's transitions with: `simulate`'s runs of
-//! a scripted upstream and `replay`'s of recorded calls.
+//! The one observer the replay's engine keeps a guard's transitions with, for
+//! `replay`'s recorded calls and `simulate`'s scripted ones alike.
 
 use std::sync::Mutex;
 use std::time::Duration;

@@ -38,7 +38,7 @@ use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
 
 use futures_util::stream::{FuturesUnordered, StreamExt as _};
-use outbound_guard::{Cause, Guard, ManualAction, State};
+use outbound_guard::{CallOptions, Cause, Guard, ManualAction, State};
 use outbound_guard_settings::SystemSettings;
 use tokio::sync::oneshot;
 use tokio::time::{sleep, Instant, Sleep};
@@ -79,6 +79,8 @@ pub(crate) struct Replayed {
     pub(crate) at: u64,
     pub(crate) from: State,
     pub(crate) to: State,
+    /// Into open: for how long.
+    pub(crate) open: Option<Duration>,
     /// The log line: `sber opened: 16 of 50 calls failed (32% ≥ 30%)`.
     pub(crate) why: String,
 }
@@ -95,6 +97,20 @@ pub(crate) struct Replay {
     pub(crate) asked: Vec<Option<bool>>,
     /// How many answers were asked ([`Choice::Path`]'s decisions), in the order asked.
     pub(crate) decisions: usize,
+    /// Of each call, asked for with [`Extras::timed`] (else empty): when its caller was
+    /// answered and when its upstream call began (µs since the start; `u64::MAX`: it
+    /// never did).
+    pub(crate) times: Vec<(u64, u64)>,
+}
+
+/// What a replay may be asked for beside the recording's answers (`simulate`'s runs).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Extras {
+    /// Every failing answer carries this `Retry-After`, which the replayed guard reads
+    /// (an upstream answering 429).
+    pub(crate) retry_after: Option<Duration>,
+    /// Keep each call's [`times`](Replay::times).
+    pub(crate) timed: bool,
 }
 
 /// How the calls without a recorded outcome are answered, each when the replayed guard
@@ -221,6 +237,23 @@ pub(crate) fn replay(
     (options, choice): (&Arc<[Options]>, Choice),
     read_limit: Option<Duration>,
 ) -> Replay {
+    replay_with(
+        settings,
+        (calls, actions),
+        (options, choice),
+        read_limit,
+        Extras::default(),
+    )
+}
+
+/// [`replay`], with `extras`.
+pub(crate) fn replay_with(
+    settings: &SystemSettings,
+    (calls, actions): (&[Call], &[(u64, ManualAction)]),
+    (options, choice): (&Arc<[Options]>, Choice),
+    read_limit: Option<Duration>,
+    extras: Extras,
+) -> Replay {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_time()
         .start_paused(true)
@@ -235,7 +268,11 @@ pub(crate) fn replay(
     // The driver polls every call itself: tokio's budget per task would otherwise have
     // the calls of a busy instant return `Pending` to it forever.
     let mut replay = runtime.block_on(tokio::task::unconstrained(drive(
-        settings, calls, actions, &unknowns, read_limit,
+        settings,
+        (calls, actions),
+        &unknowns,
+        read_limit,
+        extras,
     )));
     if let Ok(mut unknowns) = unknowns.lock() {
         replay.asked = std::mem::take(&mut unknowns.asked);
@@ -510,6 +547,12 @@ struct Calls {
     fates: Arc<[AtomicU8]>,
     /// Calls not yet done.
     running: Arc<AtomicUsize>,
+    /// The `Retry-After` of every failing answer, if any.
+    retry_after: Option<Duration>,
+    /// When each call was answered and its upstream call began (µs since `origin`),
+    /// kept if asked for.
+    times: Option<Arc<[(AtomicU64, AtomicU64)]>>,
+    origin: Instant,
 }
 
 impl Calls {
@@ -529,12 +572,33 @@ impl Calls {
             self.running.clone(),
             self.ends.clone(),
         );
+        let (times, origin, hint) = (self.times.clone(), self.origin, self.retry_after);
+        let since =
+            move || u64::try_from((Instant::now() - origin).as_micros()).unwrap_or(u64::MAX);
         running.fetch_add(1, Ordering::Relaxed);
         calls.push(async move {
-            let fate = one(&guard, &ends, call_upstream).await;
+            let ran = || {
+                if let Some(times) = &times {
+                    times[index].1.store(since(), Ordering::Relaxed);
+                }
+            };
+            let fate = one(&guard, &ends, (call_upstream, hint), ran).await;
+            if let Some(times) = &times {
+                times[index].0.store(since(), Ordering::Relaxed);
+            }
             fates[index].store(fate as u8, Ordering::Relaxed);
             running.fetch_sub(1, Ordering::Relaxed);
         });
+    }
+
+    /// Each call's times, if kept, once every call is done.
+    fn times(&self) -> Vec<(u64, u64)> {
+        self.times.as_ref().map_or_else(Vec::new, |times| {
+            times
+                .iter()
+                .map(|(end, ran)| (end.load(Ordering::Relaxed), ran.load(Ordering::Relaxed)))
+                .collect()
+        })
     }
 
     /// Each call's fate, once every task is done.
@@ -565,12 +629,13 @@ fn replayed_guard(settings: &SystemSettings, transitions: &Arc<Transitions>) -> 
 /// starts), until every call is done.
 async fn drive(
     settings: &SystemSettings,
-    calls: &[Call],
-    actions: &[(u64, ManualAction)],
+    (calls, actions): (&[Call], &[(u64, ManualAction)]),
     unknowns: &Arc<Mutex<Unknowns>>,
     read_limit: Option<Duration>,
+    extras: Extras,
 ) -> Replay {
     let transitions = Arc::new(Transitions::default());
+    let origin = Instant::now();
     let tasks = Calls {
         guard: replayed_guard(settings, &transitions),
         client: Client::new(settings.read_timeout(), read_limit),
@@ -578,8 +643,14 @@ async fn drive(
         ends: Arc::new(Ends::default()),
         fates: (0..calls.len()).map(|_| AtomicU8::new(0)).collect(),
         running: Arc::new(AtomicUsize::new(0)),
+        retry_after: extras.retry_after,
+        times: extras.timed.then(|| {
+            (0..calls.len())
+                .map(|_| (AtomicU64::new(u64::MAX), AtomicU64::new(u64::MAX)))
+                .collect()
+        }),
+        origin,
     };
-    let origin = Instant::now();
     let ends = &tasks.ends;
     let (mut unknown, mut next_call) = (0, 0);
     let mut actions = actions.iter().peekable();
@@ -634,11 +705,13 @@ async fn drive(
                     .unwrap_or(u64::MAX),
                 from: m.from,
                 to: m.to,
+                open: m.open,
                 why: m.why,
             })
             .collect(),
         asked: Vec::new(),
         decisions: 0,
+        times: tasks.times(),
     }
 }
 
@@ -650,7 +723,13 @@ enum Upstream {
 }
 
 /// The upstream of one call: answers after its duration, or never.
-async fn upstream(ends: &Ends, answer: Answer) -> Result<(), ()> {
+/// The upstream of one call: answers after its duration (an error with `hint`, its
+/// `Retry-After`), or never.
+async fn upstream(
+    ends: &Ends,
+    answer: Answer,
+    hint: Option<Duration>,
+) -> Result<(), Option<Duration>> {
     match answer {
         Answer::Ok(d) => {
             ends.wait(d).await;
@@ -658,45 +737,72 @@ async fn upstream(ends: &Ends, answer: Answer) -> Result<(), ()> {
         }
         Answer::Err(d) => {
             ends.wait(d).await;
-            Err(())
+            Err(hint)
         }
         Answer::Hang | Answer::Abandon(_) => std::future::pending().await,
     }
 }
 
-/// One call through the guard, and its fate.
-async fn one(guard: &Guard, ends: &Ends, call: Upstream) -> Fate {
-    let result = match call {
+/// `upstream` through the guard, reading each failing answer's `Retry-After` where
+/// `hinted`: why it failed, if it did.
+async fn guarded<F>(guard: &Guard, hinted: bool, upstream: F) -> Option<Cause>
+where
+    F: Future<Output = Result<(), Option<Duration>>>,
+{
+    let result = if hinted {
+        let options = CallOptions::new().retry_after(|hint: &Option<Duration>| *hint);
+        guard.call_with(options, upstream).await
+    } else {
+        guard.call(upstream).await
+    };
+    result.err().map(|e| *e.cause())
+}
+
+/// One call through the guard, and its fate; `ran` is told when its upstream call
+/// begins.
+async fn one(
+    guard: &Guard,
+    ends: &Ends,
+    (call, hint): (Upstream, Option<Duration>),
+    ran: impl FnOnce(),
+) -> Fate {
+    let cause = match call {
         Upstream::Known(Answer::Abandon(d)) => {
-            let call = guard.call(std::future::pending::<Result<(), ()>>());
+            let call = guarded(guard, false, async {
+                ran();
+                std::future::pending().await
+            });
             tokio::select! {
                 biased;
-                result = call => result,
+                cause = call => cause,
                 // The caller gave up: it ran, unless it was still waiting for a permit.
                 () = ends.wait(d) => return Fate::Ran,
             }
         }
-        Upstream::Known(known) => guard.call(upstream(ends, known)).await,
+        Upstream::Known(known) => {
+            guarded(guard, hint.is_some(), async move {
+                ran();
+                upstream(ends, known, hint).await
+            })
+            .await
+        }
         Upstream::Unknown(unknowns, index, client) => {
-            guard
-                .call(async move {
-                    // Asked only now, as it runs: a refused call is never asked.
-                    let (outcome, duration) = match unknowns.lock() {
-                        Ok(mut unknowns) => unknowns.ask(index),
-                        Err(_) => (Recorded::Success, 0),
-                    };
-                    upstream(ends, answer(outcome, duration, client)).await
-                })
-                .await
+            guarded(guard, hint.is_some(), async move {
+                ran();
+                // Asked only now, as it runs: a refused call is never asked.
+                let (outcome, duration) = match unknowns.lock() {
+                    Ok(mut unknowns) => unknowns.ask(index),
+                    Err(_) => (Recorded::Success, 0),
+                };
+                upstream(ends, answer(outcome, duration, client), hint).await
+            })
+            .await
         }
     };
-    match result {
-        Ok(_) => Fate::Ran,
-        Err(e) => match e.cause() {
-            Cause::Timeout { .. } | Cause::Slow { .. } => Fate::Ran,
-            Cause::BulkheadFull { .. } => Fate::BulkheadFull,
-            _ => Fate::Refused,
-        },
+    match cause {
+        None | Some(Cause::Timeout { .. } | Cause::Slow { .. }) => Fate::Ran,
+        Some(Cause::BulkheadFull { .. }) => Fate::BulkheadFull,
+        Some(_) => Fate::Refused,
     }
 }
 

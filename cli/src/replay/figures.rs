@@ -598,12 +598,14 @@ mod tests {
                     at,
                     from: State::Closed,
                     to: State::Open,
+                    open: None,
                     why: String::new(),
                 })
                 .into_iter()
                 .collect(),
             asked: Vec::new(),
             decisions: 0,
+            times: Vec::new(),
         };
         let met = |to_fast_fail: Option<u64>| Met {
             incident,

@@ -99,11 +99,13 @@ mod tests {
                     at,
                     from: State::Closed,
                     to,
+                    open: None,
                     why: String::new(),
                 })
                 .collect(),
             asked: Vec::new(),
             decisions: 0,
+            times: Vec::new(),
         }
     }
 

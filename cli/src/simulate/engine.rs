@@ -1,17 +1,15 @@
-//! The simulation: one system's real [`Guard`] against a scripted upstream, on its own
-//! runtime with tokio's paused clock (nothing sleeps for real), and what the run measured.
+//! The simulation: one system's real guard against a scripted upstream, whose callers
+//! are calls replayed by the replay's engine (one drive loop, one observer, one way of
+//! answering: [`replay_with`]) on tokio's paused clock, and what the run measured.
 
-use std::future::Future;
-use std::pin::Pin;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::args::ScenarioKind;
-use crate::transitions::{Moved, Transitions};
-use outbound_guard::{CallOptions, Cause, Guard, ManualAction, State};
+use crate::replay::engine::{replay_with, Choice, Extras, Fate, Replay, Replayed};
+use crate::replay::guess::Options;
+use crate::replay::recording::{Call, Recorded};
+use outbound_guard::State;
 use outbound_guard_settings::SystemSettings;
-use tokio::time::{sleep, Instant};
 
 /// How the upstream behaves, and for how long the callers come.
 #[derive(Debug, Clone, Copy)]
@@ -43,7 +41,7 @@ impl Script {
 }
 
 /// One caller's call: when it started and finished (relative to the fault's start),
-/// and why it was refused, if it was.
+/// and whether it was refused.
 #[derive(Debug, Clone, Copy)]
 struct Seen {
     /// Since the fault started (zero for a warm caller).
@@ -53,7 +51,8 @@ struct Seen {
     told: f64,
     /// Before the fault started (a warm caller).
     warm: bool,
-    refused: Option<Cause>,
+    /// Refused by the breaker or the bulkhead.
+    refused: bool,
 }
 
 /// What a run measured. Times are since the fault started.
@@ -116,225 +115,190 @@ pub struct Run {
     pub timeline: Timeline,
 }
 
-/// Counts up while alive, and records the most at once.
-struct Gauge {
-    now: AtomicUsize,
-    most: AtomicUsize,
+fn micros(d: Duration) -> u64 {
+    u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
 }
 
-impl Gauge {
-    fn new() -> Arc<Gauge> {
-        Arc::new(Gauge {
-            now: AtomicUsize::new(0),
-            most: AtomicUsize::new(0),
-        })
-    }
-
-    fn enter(self: &Arc<Self>) -> Held {
-        let now = self.now.fetch_add(1, Ordering::SeqCst) + 1;
-        self.most.fetch_max(now, Ordering::SeqCst);
-        Held(self.clone())
-    }
-
-    fn get(&self) -> usize {
-        self.now.load(Ordering::SeqCst)
-    }
-}
-
-/// One unit of a [`Gauge`], given back when dropped (a call cut off by the timeout is
-/// dropped too).
-struct Held(Arc<Gauge>);
-
-impl Drop for Held {
-    fn drop(&mut self) {
-        self.0.now.fetch_sub(1, Ordering::SeqCst);
-    }
-}
-
-/// What the upstream does with one call.
-enum Answer {
-    Healthy,
-    Hang,
-    Error,
-    Slow,
-    /// 429 with `Retry-After`.
-    Busy,
-}
-
-/// Runs one scenario against a fresh guard of `settings`, on its own paused runtime.
-pub fn run(settings: &SystemSettings, script: &Script) -> Run {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .start_paused(true)
-        .build()
-        .expect("a current-thread runtime with a paused clock builds");
-    runtime.block_on(drive(settings, *script))
-}
-
-/// The upstream's answer: `Err` for an error, with the `Retry-After` it carried.
-type Upstream = Pin<Box<dyn Future<Output = Result<(), Option<Duration>>> + Send>>;
-
-/// The scripted upstream's counters: calls in flight, when each started, and how many
-/// came during the fault.
-#[derive(Clone)]
-struct Upstreams {
-    in_flight: Arc<Gauge>,
-    starts: Arc<Mutex<Vec<Instant>>>,
-    faulty_calls: Arc<AtomicUsize>,
-}
-
-/// The fault's window: from its start to its end (`None`: it lasts to the run's end).
+/// The fault's window, in µs since the run's start: from its start to its end (`None`:
+/// it lasts to the run's end).
 #[derive(Clone, Copy)]
 struct Fault {
-    at: Instant,
-    end: Option<Instant>,
+    at: u64,
+    end: Option<u64>,
 }
 
-impl Upstreams {
-    /// How the scripted upstream answers a call started now.
-    fn answer(&self, script: &Script, fault: Fault) -> Answer {
-        let now = Instant::now();
-        let faulty = now >= fault.at && fault.end.is_none_or(|end| now < end);
-        if !faulty {
-            return Answer::Healthy;
-        }
-        match script.kind {
-            ScenarioKind::Hang | ScenarioKind::Recovery => Answer::Hang,
-            ScenarioKind::Slow => Answer::Slow,
-            ScenarioKind::RateLimited => Answer::Busy,
+/// The script's callers as calls to replay, one every `every` until the run's end:
+/// each answered as the scripted upstream answers a call that starts then. In the
+/// `errors` scenario the upstream fails a share of the calls that reach it, spread
+/// evenly in the order they reach it, whenever that is: those calls have no answer of
+/// their own, and the n-th the guard lets run is answered by the n-th of `path`.
+fn calls(script: &Script, fault: Fault) -> (Vec<Call>, Vec<Options>, Vec<bool>) {
+    let (every, latency) = (micros(script.every).max(1), u32_micros(script.latency));
+    let end = fault.at + micros(script.run_for());
+    let (mut calls, mut unknown) = (Vec::new(), Vec::new());
+    let mut start = 0;
+    while start < end {
+        let faulty = start >= fault.at && fault.end.is_none_or(|e| start < e);
+        let (outcome, duration) = match script.kind {
+            _ if !faulty => (Recorded::Success, latency),
+            ScenarioKind::Hang | ScenarioKind::Recovery => (Recorded::Timeout, 0),
+            ScenarioKind::Slow => (Recorded::Success, u32_micros(script.slow)),
+            ScenarioKind::RateLimited => (Recorded::Failure, latency),
             ScenarioKind::Errors => {
-                // Errors spread evenly: call i fails when the running share of failures
-                // crosses a whole number.
-                let i = self.faulty_calls.fetch_add(1, Ordering::SeqCst);
-                #[allow(clippy::cast_precision_loss)]
-                let (a, b) = (i as f64 * script.rate, (i + 1) as f64 * script.rate);
-                if b.floor() > a.floor() {
-                    Answer::Error
-                } else {
-                    Answer::Healthy
-                }
+                unknown.push(Options {
+                    success: (Recorded::Success, latency),
+                    failing: (Recorded::Failure, latency),
+                    estimate_fails: false,
+                    gap: 0,
+                });
+                (Recorded::Rejected, latency)
             }
-        }
+        };
+        calls.push(Call {
+            start,
+            duration,
+            outcome,
+        });
+        start += every;
     }
+    // Call i fails when the running share of failures crosses a whole number.
+    #[allow(clippy::cast_precision_loss)]
+    let path = (0..unknown.len())
+        .map(|i| ((i + 1) as f64 * script.rate).floor() > (i as f64 * script.rate).floor())
+        .collect();
+    (calls, unknown, path)
+}
 
-    /// One upstream call: counted, then answered as the script says.
-    fn call(&self, script: Script, fault: Fault) -> Upstream {
-        let this = self.clone();
-        Box::pin(async move {
-            if let Ok(mut starts) = this.starts.lock() {
-                starts.push(Instant::now());
-            }
-            let _held = this.in_flight.enter();
-            match this.answer(&script, fault) {
-                Answer::Healthy => {
-                    sleep(script.latency).await;
-                    Ok(())
-                }
-                Answer::Error => {
-                    sleep(script.latency).await;
-                    Err(None)
-                }
-                Answer::Busy => {
-                    sleep(script.latency).await;
-                    Err(Some(script.retry_after))
-                }
-                Answer::Slow => {
-                    sleep(script.slow).await;
-                    Ok(())
-                }
-                Answer::Hang => std::future::pending().await,
+fn u32_micros(d: Duration) -> u32 {
+    u32::try_from(d.as_micros()).unwrap_or(u32::MAX)
+}
+
+/// Runs one scenario against a fresh guard of `settings`: its callers replayed by the
+/// replay's engine, on its own paused runtime.
+pub fn run(settings: &SystemSettings, script: &Script) -> Run {
+    let every = micros(script.every);
+    let at = every.saturating_mul(u64::from(script.warm));
+    let fault = Fault {
+        at,
+        end: (script.kind == ScenarioKind::Recovery).then(|| at + micros(script.fault_for)),
+    };
+    let (calls, unknown, path) = calls(script, fault);
+    let extras = Extras {
+        retry_after: (script.kind == ScenarioKind::RateLimited).then_some(script.retry_after),
+        timed: true,
+    };
+    let replay = replay_with(
+        settings,
+        (&calls, &[]),
+        (&unknown.into(), Choice::Path(path)),
+        None,
+        extras,
+    );
+    measure(&calls, &replay, fault)
+}
+
+/// The most of `intervals` (start, end; µs) open at once: at one instant, the ends
+/// first, then each start (an interval that ends where it starts counts while it is
+/// there: the caller was inside the guard for that moment).
+fn most_at_once(intervals: impl Iterator<Item = (u64, u64)>) -> usize {
+    // At one instant: ends (0), then starts (1), then the moments (2).
+    let mut edges: Vec<(u64, u8)> = intervals
+        .flat_map(|(start, end)| {
+            if end > start {
+                vec![(start, 1), (end, 0)]
+            } else {
+                vec![(start, 2)]
             }
         })
-    }
-}
-
-/// One caller: a call through the guard, and what it saw.
-async fn caller(guard: Guard, upstream: Upstream, alive: Arc<Gauge>, fault_at: Instant) -> Seen {
-    let _alive = alive.enter();
-    let start = Instant::now();
-    let options = CallOptions::new().retry_after(|hint: &Option<Duration>| *hint);
-    let result = guard.call_with(options, upstream).await;
-    let took = start.elapsed();
-    Seen {
-        started: start.saturating_duration_since(fault_at),
-        told: secs_between(fault_at, start + took),
-        took,
-        warm: start < fault_at,
-        refused: result
-            .err()
-            .map(|e| *e.cause())
-            .filter(|c| !matches!(c, Cause::Timeout { .. } | Cause::Slow { .. })),
-    }
-}
-
-async fn drive(settings: &SystemSettings, script: Script) -> Run {
-    let transitions = Arc::new(Transitions::default());
-    let guard = Guard::builder(settings)
-        .observer(transitions.clone())
-        .build();
-    // `cb_mode = "observe"` is simulated as `auto`: what the breaker would refuse.
-    guard.breaker().act(ManualAction::Enforce);
-    let t0 = Instant::now();
-    let fault_at = t0 + script.every * script.warm;
-    let fault = Fault {
-        at: fault_at,
-        end: (script.kind == ScenarioKind::Recovery).then(|| fault_at + script.fault_for),
-    };
-    let end = fault_at + script.run_for();
-    let alive = Gauge::new();
-    let upstreams = Upstreams {
-        in_flight: Gauge::new(),
-        starts: Arc::new(Mutex::new(Vec::new())),
-        faulty_calls: Arc::new(AtomicUsize::new(0)),
-    };
-    let mut tasks = Vec::new();
-    let mut samples = Vec::new();
-    let since = |at: Instant| secs_between(fault_at, at);
-    while Instant::now() < end {
-        samples.push((
-            since(Instant::now()),
-            alive.get(),
-            upstreams.in_flight.get(),
-        ));
-        let call = upstreams.call(script, fault);
-        tasks.push(tokio::spawn(caller(
-            guard.clone(),
-            call,
-            alive.clone(),
-            fault_at,
-        )));
-        sleep(script.every).await;
-    }
-    let mut seen = Vec::with_capacity(tasks.len());
-    for task in tasks {
-        if let Ok(s) = task.await {
-            seen.push(s);
+        .collect();
+    edges.sort_unstable();
+    let (mut now, mut most) = (0_usize, 0_usize);
+    for (_, kind) in edges {
+        match kind {
+            0 => now = now.saturating_sub(1),
+            1 => {
+                now += 1;
+                most = most.max(now);
+            }
+            _ => most = most.max(now + 1),
         }
     }
+    most
+}
+
+/// How many of `intervals` are open just before `t`: started before it, not ended by it.
+fn open_at(intervals: &[(u64, u64)], t: u64) -> usize {
+    intervals.iter().filter(|(s, e)| *s < t && *e > t).count()
+}
+
+/// What a run measured, and its timeline, from each call's fate and times and the
+/// breaker's transitions.
+fn measure(calls: &[Call], replay: &Replay, fault: Fault) -> Run {
+    let since = |at: u64| {
+        if at >= fault.at {
+            (at - fault.at) as f64 / 1e6
+        } else {
+            -((fault.at - at) as f64 / 1e6)
+        }
+    };
+    let d = Duration::from_micros;
+    let seen: Vec<Seen> = calls
+        .iter()
+        .zip(&replay.fates)
+        .zip(&replay.times)
+        .map(|((call, fate), (ended, _))| Seen {
+            started: d(call.start.saturating_sub(fault.at)),
+            took: d(ended.saturating_sub(call.start)),
+            told: since(*ended),
+            warm: call.start < fault.at,
+            refused: matches!(fate, Fate::Refused | Fate::BulkheadFull),
+        })
+        .collect();
+    let alive: Vec<(u64, u64)> = calls
+        .iter()
+        .zip(&replay.times)
+        .map(|(c, (ended, _))| (c.start, *ended))
+        .collect();
+    let in_flight: Vec<(u64, u64)> = replay
+        .times
+        .iter()
+        .filter(|(_, ran)| *ran != u64::MAX)
+        .map(|(ended, ran)| (*ran, *ended))
+        .collect();
+    let starts: Vec<u64> = in_flight.iter().map(|(ran, _)| *ran).collect();
+    let last = replay
+        .times
+        .iter()
+        .map(|(ended, _)| *ended)
+        .max()
+        .unwrap_or(0);
+    let mut samples: Vec<(f64, usize, usize)> = calls
+        .iter()
+        .map(|c| {
+            (
+                since(c.start),
+                open_at(&alive, c.start),
+                open_at(&in_flight, c.start),
+            )
+        })
+        .collect();
     // The last calls may end after the last arrival: sample the quiet end too.
-    let last = Instant::now();
-    samples.push((since(last), alive.get(), upstreams.in_flight.get()));
-    let transitions = transitions.seen();
-    let starts = upstreams
-        .starts
-        .lock()
-        .map(|s| s.clone())
-        .unwrap_or_default();
+    samples.push((since(last), 0, 0));
     let most = (
-        alive.most.load(Ordering::SeqCst),
-        upstreams.in_flight.most.load(Ordering::SeqCst),
+        most_at_once(alive.iter().copied()),
+        most_at_once(in_flight.iter().copied()),
     );
-    let figures = measure(&seen, &transitions, &starts, fault, most);
+    let figures = figures(&seen, &replay.transitions, &starts, fault, most);
     let timeline = Timeline {
         samples,
-        transitions: transitions.iter().map(|m| (since(m.at), m.to)).collect(),
-        refusals: seen
+        transitions: replay
+            .transitions
             .iter()
-            .filter(|s| s.refused.is_some())
-            .map(|s| s.told)
+            .map(|m| (since(m.at), m.to))
             .collect(),
+        refusals: seen.iter().filter(|s| s.refused).map(|s| s.told).collect(),
         upstream: starts.iter().map(|at| since(*at)).collect(),
-        start: since(t0),
+        start: since(0),
         end: since(last),
         fault_end: fault.end.map(since),
     };
@@ -342,62 +306,53 @@ async fn drive(settings: &SystemSettings, script: Script) -> Run {
 }
 
 /// What a run measured, from what its callers saw, the breaker's transitions, the
-/// upstream calls' starts, and the most callers and upstream calls alive at once.
-fn measure(
+/// upstream calls' starts (µs), and the most callers and upstream calls alive at once.
+fn figures(
     seen: &[Seen],
-    transitions: &[Moved],
-    starts: &[Instant],
+    transitions: &[Replayed],
+    starts: &[u64],
     fault: Fault,
     (most_callers_alive, most_in_flight): (usize, usize),
 ) -> Figures {
-    let fault_at = fault.at;
+    let d = Duration::from_micros;
     let faulty: Vec<&Seen> = seen.iter().filter(|s| !s.warm).collect();
     let first_zero_wait = faulty
         .iter()
-        .filter(|s| s.refused.is_some() && s.took.is_zero())
+        .filter(|s| s.refused && s.took.is_zero())
         .map(|s| s.started)
         .min();
-    let after = |at: Instant| at.checked_duration_since(fault_at);
+    let after = |at: u64| at.checked_sub(fault.at).map(d);
     let opens = || transitions.iter().filter(|m| m.to == State::Open);
     Figures {
         first_refusal: faulty
             .iter()
-            .filter(|s| s.refused.is_some())
+            .filter(|s| s.refused)
             .map(|s| s.started + s.took)
             .min(),
         breaker_opened: opens()
-            .filter(|m| m.at >= fault_at)
+            .filter(|m| m.at >= fault.at)
             .find_map(|m| after(m.at)),
         first_zero_wait_refusal: first_zero_wait,
         upstream_calls_until_fast_fail: starts
             .iter()
             .filter_map(|at| after(*at))
-            .filter(|d| first_zero_wait.is_none_or(|first| *d <= first))
+            .filter(|s| first_zero_wait.is_none_or(|first| *s <= first))
             .count(),
-        upstream_calls: starts.iter().filter(|at| **at >= fault_at).count(),
+        upstream_calls: starts.iter().filter(|at| **at >= fault.at).count(),
         most_callers_alive,
         most_in_flight,
-        refused: faulty.iter().filter(|s| s.refused.is_some()).count(),
+        refused: faulty.iter().filter(|s| s.refused).count(),
         callers: faulty.len(),
         recovered_after: fault.end.and_then(|fault_end| {
             transitions
                 .iter()
                 .find(|m| m.to == State::Closed && m.at >= fault_end)
-                .map(|m| m.at - fault_end)
+                .map(|m| d(m.at - fault_end))
         }),
         open_cycles: opens().count(),
         trial_calls: opens().next().map_or(0, |opened| {
             starts.iter().filter(|at| **at > opened.at).count()
         }),
         open_periods: opens().filter_map(|m| m.open).collect(),
-    }
-}
-
-/// Seconds from `from` to `to`, negative when `to` is earlier.
-fn secs_between(from: Instant, to: Instant) -> f64 {
-    if to >= from {
-        (to - from).as_secs_f64()
-    } else {
-        -(from - to).as_secs_f64()
     }
 }
