@@ -610,6 +610,13 @@ impl Calls {
     }
 }
 
+/// `n` calls' times, none set yet.
+fn unset(n: usize) -> Arc<[(AtomicU64, AtomicU64)]> {
+    (0..n)
+        .map(|_| (AtomicU64::new(u64::MAX), AtomicU64::new(u64::MAX)))
+        .collect()
+}
+
 /// A fresh guard of `settings` for a replay, reporting its transitions to `transitions`.
 fn replayed_guard(settings: &SystemSettings, transitions: &Arc<Transitions>) -> Guard {
     let guard = Guard::builder(settings)
@@ -644,11 +651,7 @@ async fn drive(
         fates: (0..calls.len()).map(|_| AtomicU8::new(0)).collect(),
         running: Arc::new(AtomicUsize::new(0)),
         retry_after: extras.retry_after,
-        times: extras.timed.then(|| {
-            (0..calls.len())
-                .map(|_| (AtomicU64::new(u64::MAX), AtomicU64::new(u64::MAX)))
-                .collect()
-        }),
+        times: extras.timed.then(|| unset(calls.len())),
         origin,
     };
     let ends = &tasks.ends;
@@ -697,22 +700,27 @@ async fn drive(
     }
     Replay {
         fates: tasks.fates(),
-        transitions: transitions
-            .seen()
-            .into_iter()
-            .map(|m| Replayed {
-                at: u64::try_from(m.at.saturating_duration_since(origin).as_micros())
-                    .unwrap_or(u64::MAX),
-                from: m.from,
-                to: m.to,
-                open: m.open,
-                why: m.why,
-            })
-            .collect(),
+        transitions: replayed(&transitions, origin),
         asked: Vec::new(),
         decisions: 0,
         times: tasks.times(),
     }
+}
+
+/// The transitions seen, each at its µs since `origin`.
+fn replayed(transitions: &Transitions, origin: Instant) -> Vec<Replayed> {
+    transitions
+        .seen()
+        .into_iter()
+        .map(|m| Replayed {
+            at: u64::try_from(m.at.saturating_duration_since(origin).as_micros())
+                .unwrap_or(u64::MAX),
+            from: m.from,
+            to: m.to,
+            open: m.open,
+            why: m.why,
+        })
+        .collect()
 }
 
 /// A replayed call's upstream: its recorded answer, or one asked for when it runs.
