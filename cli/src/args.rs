@@ -5,7 +5,8 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-/// Check, explain and simulate an outbound-guard settings file (`resilience.toml`).
+/// Check, explain, simulate, replay and tune an outbound-guard settings file
+/// (`resilience.toml`).
 #[derive(Debug, Parser)]
 #[command(name = "outbound-guard", version, about)]
 pub(crate) struct Cli {
