@@ -356,3 +356,20 @@ fn figures(
         open_periods: opens().filter_map(|m| m.open).collect(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Ends before starts at one instant; a call that ends where it starts is counted
+    /// while it is there, and never after.
+    #[test]
+    fn the_most_at_once_counts_each_interval_while_it_is_open() {
+        assert_eq!(most_at_once([(0, 10), (10, 20)].into_iter()), 1);
+        assert_eq!(most_at_once([(0, 10), (5, 20)].into_iter()), 2);
+        // Eight zero-length calls one after another are one at a time.
+        assert_eq!(most_at_once((0..8).map(|t| (t, t))), 1);
+        assert_eq!(most_at_once([(0, 10), (5, 5), (6, 6)].into_iter()), 2);
+        assert_eq!(most_at_once(std::iter::empty()), 0);
+    }
+}

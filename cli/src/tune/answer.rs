@@ -32,6 +32,11 @@ pub(crate) struct Tuned<'a> {
     pub(crate) cannot: Option<String>,
 }
 
+/// The `n`-th alternative's name: `A`, `B`, `C`.
+fn letter(n: usize) -> char {
+    char::from(b'A' + u8::try_from(n % 26).unwrap_or(0))
+}
+
 /// A row of the table: its name, then each column's cell.
 fn row(out: &mut String, name: &str, cells: Vec<String>) {
     let mut line = format!("  {name:<28}");
@@ -149,14 +154,12 @@ fn percent(share: f64) -> String {
 }
 
 /// The objectives a setting meets and misses, in words.
-fn meets_line(t: &Tried, objectives: Objectives) -> String {
+fn meets_line(t: &Tried) -> String {
     let missed: Vec<&str> = Objective::ALL
         .iter()
         .zip(&t.judged.meets)
-        .filter(|(o, m)| {
-            !m.by_estimate()
-                && (**o != Objective::FailingThrough || objectives.failing_through.is_some())
-        })
+        // Without a cap, the failing calls' objective is always met.
+        .filter(|(_, m)| !m.by_estimate())
         .map(|(o, _)| match o {
             Objective::HealthyRefused => "the healthy calls' cap",
             Objective::FailFast => "the time to fail fast",
@@ -225,7 +228,7 @@ impl Tuned<'_> {
             columns.push(("recommended".to_owned(), r));
         }
         for (n, &i) in self.alternatives.iter().enumerate() {
-            columns.push((char::from(b'A' + n as u8).to_string(), i));
+            columns.push((letter(n).to_string(), i));
         }
         columns
     }
@@ -271,7 +274,7 @@ impl Tuned<'_> {
     /// objectives it meets and how it trades; the objectives nothing judges.
     fn choices(&self, out: &mut String, recording: &Recording, objectives: Objectives) {
         let base = &self.tried[0];
-        say(out, 2, &format!("as set: {}", meets_line(base, objectives)));
+        say(out, 2, &format!("as set: {}", meets_line(base)));
         match self.recommended {
             Some(0) => {
                 say(
@@ -286,11 +289,7 @@ impl Tuned<'_> {
                 say(
                     out,
                     4,
-                    &format!(
-                        "{}; {}",
-                        meets_line(t, objectives),
-                        trade(t, base, "as set")
-                    ),
+                    &format!("{}; {}", meets_line(t), trade(t, base, "as set")),
                 );
                 if let Some(line) = self.decided(recording, r) {
                     say(out, 4, &line);
@@ -315,17 +314,13 @@ impl Tuned<'_> {
         };
         for (n, &i) in self.alternatives.iter().enumerate() {
             let t = &self.tried[i];
-            say(
-                out,
-                2,
-                &format!("{}: {}", char::from(b'A' + n as u8), label(&t.change)),
-            );
+            say(out, 2, &format!("{}: {}", letter(n), label(&t.change)));
             say(
                 out,
                 4,
                 &format!(
                     "{}; {}",
-                    meets_line(t, objectives),
+                    meets_line(t),
                     trade(t, &self.tried[against], against_name)
                 ),
             );
