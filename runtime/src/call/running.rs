@@ -170,7 +170,7 @@ pub struct RunningCall {
 // The steps below are not generic: compiled once, here. Inlined into the generic shell in
 // optimised builds (`inline(always)`: the hot path stays one function); debug builds call
 // them in this crate, as compiled here (an `inline` hint would copy them into every crate
-// with a guarded method, at opt-level 0 for nothing). The steps in `mod.rs` and `judge.rs`
+// with a guarded method, at opt-level 0 for nothing). The steps in `call.rs` and `call/judge.rs`
 // follow the same rule.
 impl RunningCall {
     /// The breaker's ticket for the call `slot` lets in, and its clock started: the
