@@ -1,5 +1,4 @@
-//! `outbound-guard`: check, explain and simulate a `resilience.toml` before it is
-//! deployed.
+//! `outbound-guard`: check, explain, simulate, replay and tune a `resilience.toml`.
 //!
 //! - `check FILE [--systems a,b] [--env]`: validates the file with the settings crate's
 //!   own loader, as a service does at startup (exit 0 valid, 1 invalid, 2 usage);
