@@ -174,3 +174,22 @@ fn the_detail_gives_the_numbers_and_marks_what_is_guessed() {
     "#]],
     );
 }
+
+/// A `--compare` of many keys at once folds its heading within the width, on the screen
+/// and in `--detail`.
+#[test]
+fn a_long_list_of_changed_keys_folds_within_the_width() {
+    let keys = "cb_failure_rate=0.45,cb_open_duration=7,cb_half_open_calls=4,cb_window_size=80,\
+                cb_min_calls=40";
+    for extra in [
+        &["--compare", keys][..],
+        &["--compare", keys, "--detail"][..],
+    ] {
+        let text = replay(extra);
+        fits(&text);
+        assert!(
+            text.contains("cb_failure_rate=0.45, cb_open_duration=7"),
+            "{text}"
+        );
+    }
+}
