@@ -90,7 +90,7 @@ fn the_screen_says_in_words_which_setting_is_better_and_how_sure() {
                 fails fast in incident 1    cannot tell        389 guessed answers fed the breaker first, and it
                                                                may never have failed fast
                 failing calls let through   worse              ≈163 against ≈40, on all 19 draws
-                healthy calls refused       cannot tell apart  ≈473 against ≈603; −326 to +160 over 19 draws
+                healthy calls refused       cannot tell apart  ≈473 against ≈603; −326 to +160
                 time callers waited         worse              ≈49.1 s against ≈27.0 s, on all 19 draws
 
             to tell what is estimated or cannot be told: record in observe mode (cb_mode = "observe"), log at a

@@ -127,7 +127,7 @@ fn signed(d: i128, time: bool) -> String {
 
 /// How sure a comparison is, in words, with both values where they differ or are
 /// estimated: `exact`, `≈99 against 54, on all 19 draws`, `≈99 against ≈84; −12 to
-/// +40 over 19 draws` (the difference's spread), or why it cannot be told.
+/// +40` (the difference's spread over the draws), or why it cannot be told.
 fn certainty(base: &Known, alternative: &Known, compared: Compared, subject: Subject) -> String {
     let (b, a) = match (base, alternative) {
         (Known::CannotTell(why), _) | (_, Known::CannotTell(why)) => return why.clone(),
@@ -143,11 +143,9 @@ fn certainty(base: &Known, alternative: &Known, compared: Compared, subject: Sub
             thousands(a.guessed.max(b.guessed))
         ),
         (Verdict::Same, Some((_, _, draws))) => format!("{values}, equal on all {draws} draws"),
-        (Verdict::Apart, Some((low, high, draws))) => format!(
-            "{values}; {} to {} over {draws} draws",
-            signed(low, time),
-            signed(high, time)
-        ),
+        (Verdict::Apart, Some((low, high, _))) => {
+            format!("{values}; {} to {}", signed(low, time), signed(high, time))
+        }
         (_, Some((_, _, draws))) => format!("{values}, on all {draws} draws"),
     }
 }
