@@ -154,3 +154,42 @@ pub(crate) fn preamble(
     out.push('\n');
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_opening_rests_on_the_holes_in_one_or_later_in_its_incident() {
+        let recording = SystemRecording::default();
+        let hole = |start, end| Hole {
+            start,
+            end,
+            rate_before: 100.0,
+            rate_during: 0.0,
+        };
+        let report = SystemReport {
+            name: "s".into(),
+            recording: &recording,
+            incidents: vec![Incident {
+                start: 10,
+                end: 100,
+                failing_calls: 50,
+            }],
+            holes: vec![hole(20, 30), hole(200, 210)],
+            unknown: 0,
+            filled: 0,
+            variants: Vec::new(),
+        };
+        // Before the first hole: what the recording holds decided it.
+        assert!(!report.rests_on_holes(15));
+        // In a hole, and later in the incident the hole began in.
+        assert!(report.rests_on_holes(25));
+        assert!(report.rests_on_holes(90));
+        // After the incident, outside any hole: no longer.
+        assert!(!report.rests_on_holes(150));
+        // In a hole outside every incident.
+        assert!(report.rests_on_holes(205));
+        assert!(!report.rests_on_holes(215));
+    }
+}

@@ -300,7 +300,7 @@ fn drawn_value(f: &Figures, subject: Subject, never: u64) -> i128 {
 /// of each), paired: both replayed on the same draws of the answers the recording
 /// lacks, the difference told from the difference on each draw. Better or worse where
 /// every draw agrees on its sign; the same where both are exact and equal, or equal
-/// on every draw; otherwise they cannot be told apart. Where either cannot be told,
+/// on every draw and in the estimate; otherwise they cannot be told apart. Where either cannot be told,
 /// neither can the difference.
 pub(crate) fn paired(
     (b, a): (&Known, &Known),
@@ -331,7 +331,7 @@ pub(crate) fn paired(
         Verdict::Better
     } else if low > 0 {
         Verdict::Worse
-    } else if low == 0 && high == 0 {
+    } else if low == 0 && high == 0 && at.value == bt.value {
         Verdict::Same
     } else {
         Verdict::Apart
@@ -503,8 +503,16 @@ mod tests {
         let apart = judge(&[51, 70, 39, 90]);
         assert_eq!(apart.verdict, Verdict::Apart);
         assert_eq!(apart.spread, Some((-1, 35, 4)));
-        // Equal on every draw: the same.
-        assert_eq!(judge(&[50, 60, 40, 55]).verdict, Verdict::Same);
+        // Equal on every draw and in the estimate: the same; equal on every draw but
+        // not in the estimate: not known equal.
+        let equal = paired(
+            (&told(50, 20, 80), &told(50, 20, 80)),
+            &base,
+            &drawn(&[50, 60, 40, 55]),
+            through,
+        );
+        assert_eq!(equal.verdict, Verdict::Same);
+        assert_eq!(judge(&[50, 60, 40, 55]).verdict, Verdict::Apart);
         // Either one untold: no comparison.
         let untold = paired(
             (&told(50, 20, 80), &Known::CannotTell(String::new())),
