@@ -151,8 +151,12 @@ fn setting(recording: &Recording, report: &SystemReport<'_>, v: &Variant) -> Val
     );
     out.insert("transitions".into(), transitions.collect());
     // Where the recording has holes, only the failing calls the settings it ran with
-    // let through are all in it.
-    let through_untold = holed && !v.ran_with;
+    // let through are all in it; a setting it cannot tell, none.
+    let through_untold = v
+        .cannot_tell
+        .first()
+        .cloned()
+        .or_else(|| (holed && !v.ran_with).then(|| verdict::IN_HOLES.to_owned()));
     let incidents = f.incidents.iter().enumerate().map(|(i, m)| {
         let r = proven.map(|p| p.incidents[i]);
         let fast_untold = match verdict::known(report, v, Subject::FastFail(i)) {
@@ -166,8 +170,8 @@ fn setting(recording: &Recording, report: &SystemReport<'_>, v: &Variant) -> Val
             "to_fast_fail_ms_range": r.map(|(fast, _)| fast_range(fast)),
             "to_fast_fail_guessed": m.guessed_before_fast_fail,
             "unseen": m.unseen,
-            "failing_let_through": (!through_untold).then_some(m.failing_let_through),
-            "failing_let_through_cannot_tell": through_untold.then_some(verdict::IN_HOLES),
+            "failing_let_through": through_untold.is_none().then_some(m.failing_let_through),
+            "failing_let_through_cannot_tell": through_untold,
             "failing_let_through_guessed": m.guessed,
             "failing_let_through_range": r.map(|(_, through)| range(Figure::FailingLetThrough, through)),
         })

@@ -258,7 +258,7 @@ fn as_set_count(report: &SystemReport<'_>, figure: Figure) -> String {
     match verdict::known(report, &report.variants[0], Subject::Figure(figure)) {
         Known::Told(t) if t.exact() => thousands(usize::try_from(t.value).unwrap_or(usize::MAX)),
         Known::Told(t) => {
-            let err = (t.value - t.low).max(t.high - t.value);
+            let err = t.value.abs_diff(t.low).max(t.high.abs_diff(t.value));
             let n = |v: u64| thousands(usize::try_from(v).unwrap_or(usize::MAX));
             format!("≈{} ±{}", n(t.value), n(err))
         }
