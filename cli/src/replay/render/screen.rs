@@ -1,9 +1,10 @@
 //! The default answer, one screen within [`WIDTH`] columns: per system, what the
 //! settings it ran with did, then for each alternative, in words, whether it is better,
-//! worse or the same on what an on-call engineer weighs (time to fail fast in each
-//! incident, failing calls let through, healthy calls refused, time callers waited),
-//! and how sure: exact, estimated with the estimate's error, or cannot tell with why,
-//! and which recording would tell.
+//! worse, the same or cannot be told apart on what an on-call engineer weighs (time to
+//! fail fast in each incident, failing calls let through, healthy calls refused, time
+//! callers waited), with both values (`≈` where estimated) and how sure: exact, on
+//! every draw of the guessed answers, the difference's spread over the draws, or
+//! cannot tell with why; and which recording would tell.
 
 use std::fmt::Write as _;
 use std::path::Path;
