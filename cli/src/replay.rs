@@ -49,6 +49,10 @@ pub(crate) use verdict::told;
 pub(crate) use verdict::{compare, Known, Told, Verdict};
 use ways::{Budget, Replayable};
 
+/// The seed of the draws of the answers a recording lacks: the same replay draws the
+/// same.
+const DRAWS_SEED: u64 = 0x0DE5_EED5;
+
 /// A replica's recording (`--replica`) and its path.
 type ReplicaFile<'a> = (&'a PathBuf, Recording);
 
@@ -298,7 +302,7 @@ fn replay_system<'a>(
     variants: &[(String, Settings)],
     max_replays: Option<usize>,
 ) -> SystemReport<'a> {
-    let mut prepared = Prepared::new(name, system, max_replays);
+    let mut prepared = Prepared::new(name, system, max_replays).with_draws(verdict::DRAWS);
     let mut runs = Vec::new();
     for (label, settings) in variants {
         if let Some(s) = settings.system(name) {
@@ -324,6 +328,10 @@ pub(crate) struct Prepared<'a> {
     // on both sides of their gap, and the ranges hold every way they could have been
     // answered (`ways`).
     options: Arc<[guess::Options]>,
+    // Draws of their answers, each setting replayed on every one (paired: the n-th of
+    // each setting on the same answers); none where every call has its outcome, or
+    // unless asked for (`with_draws`).
+    draws: Arc<[Vec<bool>]>,
     budget: Budget,
     incidents: Vec<figures::Incident>,
     holes: Vec<holes::Hole>,
@@ -343,10 +351,24 @@ impl<'a> Prepared<'a> {
             actions: engine::actions(&system.transitions),
             read_limit: knowable::read_limit(system),
             options: guess::options(&system.calls).into(),
+            draws: Vec::new().into(),
             budget: Budget::new(max_replays, system.calls.len()),
             incidents: incidents(&system.calls, &[]),
             holes: Vec::new(),
         }
+    }
+
+    /// Replays every setting also on `n` draws of the answers its recording lacks
+    /// ([`guess::draws`]), the same draws for each, so that two settings compare on the
+    /// same answers ([`verdict::paired`]; `replay` draws [`verdict::DRAWS`]). Without it
+    /// (0), a comparison is interval against interval ([`verdict::compare`]).
+    pub(crate) fn with_draws(mut self, n: usize) -> Self {
+        self.draws = if self.options.is_empty() {
+            Vec::new().into()
+        } else {
+            guess::draws(&self.system.calls, n, DRAWS_SEED).into()
+        };
+        self
     }
 
     /// The settings the service ran with, replayed: where its traffic fell while this
@@ -354,13 +376,16 @@ impl<'a> Prepared<'a> {
     /// it is replayed again with them. Call it first: every [`variant`](Self::variant)
     /// after it is judged with these incidents and holes.
     pub(crate) fn ran_with(&mut self, label: &str, settings: &SystemSettings) -> Variant {
-        let first = self.variant(label, settings);
+        let mut first = self.variant(label, settings);
+        first.ran_with = true;
         self.holes = holes::holes(&self.system.calls, &first.replay);
         if self.holes.is_empty() {
             return first;
         }
         self.incidents = incidents(&self.system.calls, &self.holes);
-        self.variant(label, settings)
+        let mut again = self.variant(label, settings);
+        again.ran_with = true;
+        again
     }
 
     /// The recording through `settings`, labelled `label`. Where the recording has
@@ -381,6 +406,12 @@ impl<'a> Prepared<'a> {
             &self.options,
             figures::limit(settings),
         );
+        let cannot_tell = knowable::cannot_tell(self.system, settings);
+        let draws = if self.draws.is_empty() || !cannot_tell.is_empty() {
+            Vec::new()
+        } else {
+            replayable.drawn(settings, &assessed.replay, &self.draws, &self.holes)
+        };
         if !self.holes.is_empty() {
             figures::see_holes(&mut assessed.figures, &assessed.replay, &self.holes);
             // No way of answering the calls it has fills the holes: no range holds.
@@ -388,9 +419,11 @@ impl<'a> Prepared<'a> {
             assessed.bounds.possible = None;
         }
         Variant {
-            cannot_tell: knowable::cannot_tell(self.system, settings),
+            cannot_tell,
             label: label.to_owned(),
+            ran_with: false,
             figures: assessed.figures,
+            draws,
             bounds: assessed.bounds,
             replay: assessed.replay,
             replays: assessed.replays,
@@ -478,9 +511,28 @@ fn reach(calls: &[recording::Call], settings: &SystemSettings) -> u64 {
     u64::try_from(u128::from(calls) * u128::from(open) / u128::from(span)).unwrap_or(u64::MAX)
 }
 
+/// `input`, read through a gzip decoder where it begins as gzip does (`1f 8b`).
+fn gunzipped<'r>(
+    input: impl std::io::BufRead + 'r,
+) -> std::io::Result<Box<dyn std::io::BufRead + 'r>> {
+    let mut input = input;
+    let gzip = input.fill_buf()?.starts_with(&[0x1f, 0x8b]);
+    Ok(if gzip {
+        Box::new(BufReader::with_capacity(
+            1 << 20,
+            flate2::bufread::MultiGzDecoder::new(input),
+        ))
+    } else {
+        Box::new(input)
+    })
+}
+
+/// The recording at `path` (`-`: stdin), gzipped or not.
 pub(crate) fn read_recording(path: &std::path::Path, strict: bool) -> Result<Recording, Failure> {
     let result = if path.as_os_str() == "-" {
-        recording::read(std::io::stdin().lock(), strict)
+        gunzipped(std::io::stdin().lock())
+            .map_err(|e| Failure::Io(format!("cannot read stdin: {e}")))
+            .map(|input| recording::read(input, strict))?
     } else {
         let file = std::fs::File::open(path)
             .map_err(|e| Failure::Io(format!("cannot read {}: {e}", path.display())))?;
@@ -490,7 +542,9 @@ pub(crate) fn read_recording(path: &std::path::Path, strict: bool) -> Result<Rec
                 path.display()
             )));
         }
-        recording::read(BufReader::with_capacity(1 << 20, file), strict)
+        gunzipped(BufReader::with_capacity(1 << 20, file))
+            .map_err(|e| Failure::Io(format!("cannot read {}: {e}", path.display())))
+            .map(|input| recording::read(input, strict))?
     };
     result.map_err(|e| Failure::Io(format!("{}: {e}", path.display())))
 }

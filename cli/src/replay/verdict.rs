@@ -13,10 +13,14 @@
 //! and refused. `cli/tests/estimate.rs` holds it against the truth. Where that
 //! interval spans nearly every call that could count toward it ([`SAYS_NOTHING`]), or a
 //! time to fast fail is known only to lie between a moment and never, the recording
-//! **cannot tell** it. A difference is called one only where the two intervals do not
-//! overlap.
+//! **cannot tell** it.
+//!
+//! A setting is compared with another on the same guessed answers ([`paired`]): each
+//! is replayed on the same [`DRAWS`] draws of the answers the recording lacks, and a
+//! difference is told where it has the same sign on every draw; "same" only where the
+//! two are known equal; otherwise they cannot be told apart.
 
-use super::figures::{FastFailRange, Figure, Range};
+use super::figures::{FastFailRange, Figure, Figures, Range};
 use super::report::{SystemReport, Variant};
 
 /// The estimate's error, as a share of the guessed answers behind a figure (those
@@ -24,7 +28,9 @@ use super::report::{SystemReport, Variant};
 /// the module's page). The truth test (`cli/tests/estimate.rs`: an enforcing and an
 /// observe-mode recording of the same traffic, four upstreams, four settings each)
 /// holds every estimated figure within it; a quarter held 14 of 46 figures outside
-/// before the openings were counted, and 0.4 was the least that held them all.
+/// before the openings were counted, and 0.4 was the least that held them all. Of three
+/// cases held out from that choice, a flapping upstream has two figures outside it
+/// (listed in the test, not refitted away).
 pub(crate) const ESTIMATE_ERROR: f64 = 0.5;
 
 /// An interval spanning at least this share of the calls that could count toward a
@@ -88,7 +94,12 @@ pub(crate) fn known_in(calls: usize, holes: bool, variant: &Variant, subject: Su
     let f = &variant.figures;
     let proven = variant.bounds.proven();
     match subject {
-        Subject::Figure(_) if holes => Known::CannotTell(IN_HOLES.into()),
+        // The settings it ran with let through only calls the recording has.
+        Subject::Figure(figure)
+            if holes && !(variant.ran_with && figure == Figure::FailingLetThrough) =>
+        {
+            Known::CannotTell(IN_HOLES.into())
+        }
         Subject::FastFail(i) if f.incidents[i].unseen => {
             Known::CannotTell("it had not failed fast when the hole began".into())
         }
@@ -220,8 +231,10 @@ fn fast_fail(value: Option<u64>, guessed: usize, proven: Option<FastFailRange>) 
 pub(crate) enum Verdict {
     Better,
     Worse,
-    /// The same, or a difference within the error.
+    /// Known equal: both exact and equal, or equal on every draw.
     Same,
+    /// Told on both, but the difference's sign is not known.
+    Apart,
     CannotTell,
 }
 
@@ -232,19 +245,119 @@ impl Verdict {
             Verdict::Better => "better",
             Verdict::Worse => "worse",
             Verdict::Same => "same",
+            Verdict::Apart => "cannot tell apart",
             Verdict::CannotTell => "cannot tell",
         }
     }
 }
 
-/// `alternative` against `base`.
+/// `alternative` against `base`, interval against interval: a difference is told only
+/// where the two do not overlap, "same" only where both are exact and equal. The
+/// replay's own verdicts are [`paired`]; this is for values without draws.
 pub(crate) fn compare(base: &Known, alternative: &Known) -> Verdict {
     match (base, alternative) {
         (Known::Told(b), Known::Told(a)) if a.high < b.low => Verdict::Better,
         (Known::Told(b), Known::Told(a)) if a.low > b.high => Verdict::Worse,
-        (Known::Told(_), Known::Told(_)) => Verdict::Same,
+        (Known::Told(b), Known::Told(a)) if a.exact() && b.exact() => Verdict::Same,
+        (Known::Told(_), Known::Told(_)) => Verdict::Apart,
         _ => Verdict::CannotTell,
     }
+}
+
+/// How many draws of the answers a recording lacks each setting is replayed on. A
+/// difference is told where it has the same sign on every draw: were the truth's
+/// answers one more draw of the same kind, the chance that its difference lies beyond
+/// every one of `DRAWS` draws' is at most one in `DRAWS + 1`, so a difference told
+/// holds with a confidence of [`CONFIDENCE`].
+pub(crate) const DRAWS: usize = 19;
+
+/// The confidence of a difference told from the draws: `1 - 1 / (DRAWS + 1)`.
+pub(crate) const CONFIDENCE: f64 = 1.0 - 1.0 / (DRAWS as f64 + 1.0);
+
+/// A comparison of two settings on one subject, and the spread of the difference
+/// (the alternative's less the base's) over the draws, where it was drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Compared {
+    pub(crate) verdict: Verdict,
+    /// The least and the greatest difference over the draws, and how many draws; in
+    /// the subject's unit (µs for a time; a time to fast fail of never counts as the
+    /// longest of the recording).
+    pub(crate) spread: Option<(i128, i128, usize)>,
+}
+
+/// One draw's value of `subject`; a time to fast fail of never, `never`.
+fn drawn_value(f: &Figures, subject: Subject, never: u64) -> i128 {
+    match subject {
+        Subject::Figure(figure) => f.counts[figure] as i128,
+        Subject::FastFail(i) => i128::from(
+            f.incidents
+                .get(i)
+                .and_then(|m| m.to_fast_fail)
+                .unwrap_or(never),
+        ),
+    }
+}
+
+/// `alternative` against `base` on `subject` (`b` and `a`: what the recording tells
+/// of each), paired: both replayed on the same draws of the answers the recording
+/// lacks, the difference told from the difference on each draw. Better or worse where
+/// every draw agrees on its sign; the same where both are exact and equal, or equal
+/// on every draw and in the estimate; otherwise they cannot be told apart. Where either cannot be told,
+/// neither can the difference.
+pub(crate) fn paired(
+    (b, a): (&Known, &Known),
+    base: &Variant,
+    alternative: &Variant,
+    subject: Subject,
+) -> Compared {
+    let unpaired = Compared {
+        verdict: compare(b, a),
+        spread: None,
+    };
+    let (Known::Told(bt), Known::Told(at)) = (b, a) else {
+        return unpaired;
+    };
+    let draws = base.draws.len();
+    if (bt.exact() && at.exact()) || draws == 0 || alternative.draws.len() != draws {
+        return unpaired;
+    }
+    // A time to fast fail of never: past the recording's last call.
+    let never = base.figures.calls.max(1) as u64 * base.limit.max(1) + 1;
+    let (mut low, mut high) = (i128::MAX, i128::MIN);
+    for (bf, af) in base.draws.iter().zip(&alternative.draws) {
+        let d = drawn_value(af, subject, never) - drawn_value(bf, subject, never);
+        low = low.min(d);
+        high = high.max(d);
+    }
+    let verdict = if high < 0 {
+        Verdict::Better
+    } else if low > 0 {
+        Verdict::Worse
+    } else if low == 0 && high == 0 && at.value == bt.value {
+        Verdict::Same
+    } else {
+        Verdict::Apart
+    };
+    Compared {
+        verdict,
+        spread: Some((low, high, draws)),
+    }
+}
+
+/// `alternative` against `base` on `subject` in `report`: what the recording tells of
+/// each, and the paired comparison.
+pub(crate) fn judged(
+    report: &SystemReport<'_>,
+    base: &Variant,
+    alternative: &Variant,
+    subject: Subject,
+) -> (Known, Known, Compared) {
+    let (b, a) = (
+        known(report, base, subject),
+        known(report, alternative, subject),
+    );
+    let compared = paired((&b, &a), base, alternative, subject);
+    (b, a, compared)
 }
 
 /// A value told between `low` and `high`, exact where they meet: for the tests.
@@ -263,7 +376,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_difference_within_the_error_is_no_difference() {
+    fn a_difference_within_the_error_cannot_be_told_apart() {
         assert_eq!(compare(&told(10, 10, 10), &told(9, 9, 9)), Verdict::Better);
         assert_eq!(
             compare(&told(10, 10, 10), &told(11, 11, 11)),
@@ -272,7 +385,12 @@ mod tests {
         assert_eq!(compare(&told(10, 10, 10), &told(10, 10, 10)), Verdict::Same);
         assert_eq!(
             compare(&told(100, 80, 120), &told(90, 70, 110)),
-            Verdict::Same
+            Verdict::Apart,
+            "overlapping intervals are not known equal"
+        );
+        assert_eq!(
+            compare(&told(100, 80, 120), &told(100, 80, 120)),
+            Verdict::Apart
         );
         assert_eq!(
             compare(&told(100, 80, 120), &told(60, 50, 79)),
@@ -340,6 +458,79 @@ mod tests {
             counted(7, count(3), Some(Range { low: 7, high: 7 }), 10),
             exact(7)
         );
+    }
+
+    /// A setting whose figures on each draw are `counts` (failing calls let through),
+    /// estimated.
+    fn drawn(counts: &[usize]) -> Variant {
+        let figures = |n: usize| {
+            let mut f = Figures::default();
+            f.counts[Figure::FailingLetThrough] = n;
+            f
+        };
+        Variant {
+            label: String::new(),
+            ran_with: false,
+            figures: figures(counts[0]),
+            draws: counts.iter().map(|n| figures(*n)).collect(),
+            bounds: crate::replay::figures::Bounds::of(&Figures::default()),
+            replay: crate::replay::engine::Replay {
+                fates: Vec::new(),
+                transitions: Vec::new(),
+                asked: Vec::new(),
+                decisions: 0,
+                times: Vec::new(),
+            },
+            limit: 1,
+            reach: 0,
+            replays: 1,
+            cannot_tell: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_difference_is_told_where_every_draw_agrees_on_its_sign() {
+        let through = Subject::Figure(Figure::FailingLetThrough);
+        let base = drawn(&[50, 60, 40, 55]);
+        let judge = |alt: &[usize]| {
+            let (b, a) = (told(50, 20, 80), told(60, 30, 90));
+            paired((&b, &a), &base, &drawn(alt), through)
+        };
+        // Every draw more, though the intervals overlap: worse.
+        let worse = judge(&[51, 70, 41, 90]);
+        assert_eq!(worse.verdict, Verdict::Worse);
+        assert_eq!(worse.spread, Some((1, 35, 4)));
+        assert_eq!(judge(&[49, 10, 39, 0]).verdict, Verdict::Better);
+        // One draw the other way: cannot tell them apart.
+        let apart = judge(&[51, 70, 39, 90]);
+        assert_eq!(apart.verdict, Verdict::Apart);
+        assert_eq!(apart.spread, Some((-1, 35, 4)));
+        // Equal on every draw and in the estimate: the same; equal on every draw but
+        // not in the estimate: not known equal.
+        let equal = paired(
+            (&told(50, 20, 80), &told(50, 20, 80)),
+            &base,
+            &drawn(&[50, 60, 40, 55]),
+            through,
+        );
+        assert_eq!(equal.verdict, Verdict::Same);
+        assert_eq!(judge(&[50, 60, 40, 55]).verdict, Verdict::Apart);
+        // Either one untold: no comparison.
+        let untold = paired(
+            (&told(50, 20, 80), &Known::CannotTell(String::new())),
+            &base,
+            &drawn(&[1, 1, 1, 1]),
+            through,
+        );
+        assert_eq!(untold.verdict, Verdict::CannotTell);
+        // Both exact: the values say it, no draw needed.
+        let exact = paired(
+            (&told(5, 5, 5), &told(5, 5, 5)),
+            &base,
+            &drawn(&[1, 9, 1, 1]),
+            through,
+        );
+        assert_eq!((exact.verdict, exact.spread), (Verdict::Same, None));
     }
 
     #[test]

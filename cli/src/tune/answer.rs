@@ -202,7 +202,7 @@ fn trade(t: &Tried, against: &Tried, against_name: &str) -> String {
             Verdict::Better => parts.push(better),
             Verdict::Worse => parts.push(worse),
             Verdict::Same => {}
-            Verdict::CannotTell => unknown.push(figure),
+            Verdict::Apart | Verdict::CannotTell => unknown.push(figure),
         }
     }
     let mut out = if parts.is_empty() {
