@@ -46,6 +46,8 @@ use report::SystemReport;
 pub(crate) use report::{span, when, Variant};
 #[cfg(test)]
 pub(crate) use verdict::told;
+/// `tune` states its healthy total with the error its figures have.
+pub(crate) use verdict::ESTIMATE_ERROR;
 pub(crate) use verdict::{compare, Known, Told, Verdict};
 use ways::{Budget, Replayable};
 
