@@ -436,7 +436,7 @@ impl Tuned<'_> {
                     say(
                         out,
                         4,
-                        "no setting tried meets every objective: this one is known no worse than as set on any figure and better on one",
+                        "no setting tried meets every objective: this one is known no worse than as set on any figure and better on at least one",
                     );
                     for line in self.shortfalls(t, objectives) {
                         say(out, 4, &line);
