@@ -193,6 +193,21 @@ fn cell(known: &Known, words: impl Fn(u64) -> String) -> String {
     }
 }
 
+/// A figure in words: `120` where exact, `≈120 (90 to 150)` where estimated, `cannot be
+/// told`.
+fn told_words(known: &Known, words: impl Fn(u64) -> String) -> String {
+    match known {
+        Known::Told(t) if t.exact() => words(t.value),
+        Known::Told(t) => format!(
+            "≈{} ({} to {})",
+            words(t.value),
+            words(t.low),
+            words(t.high)
+        ),
+        Known::CannotTell(_) => "cannot be told".to_owned(),
+    }
+}
+
 /// A total as JSON: its estimate and interval.
 fn interval(t: Told) -> Value {
     json!({"value": t.value, "low": t.low, "high": t.high, "exact": t.exact()})
@@ -441,12 +456,14 @@ impl Tuned<'_> {
                     for line in self.shortfalls(t, objectives) {
                         say(out, 4, &line);
                     }
+                    say(out, 4, &trade(t, base, "as set"));
+                } else {
+                    say(
+                        out,
+                        4,
+                        &format!("{}; {}", meets_line(t), trade(t, base, "as set")),
+                    );
                 }
-                say(
-                    out,
-                    4,
-                    &format!("{}; {}", meets_line(t), trade(t, base, "as set")),
-                );
                 if let Some(line) = self.decided(recording, r) {
                     say(out, 4, &line);
                 }
@@ -643,14 +660,17 @@ impl Tuned<'_> {
             let j = &self.tried[i].judged;
             let best = match objective {
                 Objective::HealthyRefused => {
-                    format!("{} healthy calls refused", count(j.front[0]))
+                    format!("{} healthy calls refused", told_words(&j.known[0], count))
                 }
                 Objective::FailFast => format!(
                     "an incident {} before it failed fast or ended",
-                    span(j.front[2])
+                    told_words(&j.known[2], span)
                 ),
                 Objective::FailingThrough => {
-                    format!("{} failing calls let through", count(j.front[1]))
+                    format!(
+                        "{} failing calls let through",
+                        told_words(&j.known[1], count)
+                    )
                 }
             };
             lines.push(format!(
@@ -702,16 +722,7 @@ impl Tuned<'_> {
                     words(cap.high)
                 )
             };
-            let estimate = match &t.judged.known[f] {
-                Known::Told(told) if told.exact() => words(value),
-                Known::Told(told) => format!(
-                    "≈{} ({} to {})",
-                    words(value),
-                    words(told.low),
-                    words(told.high)
-                ),
-                Known::CannotTell(_) => "cannot be told".to_owned(),
-            };
+            let estimate = told_words(&t.judged.known[f], words);
             lines.push(match meets {
                 Meets::Missed => format!(
                     "misses {} by {}: {figure} {estimate}, the cap {cap_words}",
