@@ -311,6 +311,11 @@ async fn a_steady_error_rate_comes_back_with_the_trade_off() {
     };
     assert!(rate(fast) <= 0.4, "{fast}");
     assert!(exact(fast, "failing_let_through") < failing);
+    // No alternative is the same as having no breaker: each lets fewer failing calls
+    // through than all of them.
+    for a in alternatives {
+        assert!(exact(a, "failing_let_through") < failing, "{a}");
+    }
 
     // Nothing to recommend: exit 3.
     let text = screen_with(&recording, &settings, &args, 3);
@@ -588,7 +593,7 @@ fn on_an_enforcing_recording_an_objective_is_met_only_by_its_whole_interval() {
     let s = tune(
         &recording,
         &settings,
-        &["--healthy-refused", "5%", "--max-settings", "40"],
+        &["--healthy-refused", "5%", "--max-settings", "80"],
     );
     assert_eq!(s["holes"], false, "{s}");
     let healthy = &s["healthy_calls"];
@@ -616,20 +621,40 @@ fn on_an_enforcing_recording_an_objective_is_met_only_by_its_whole_interval() {
             assert!(o == "met" || o == "missed" || o.is_object(), "{o}");
         }
     }
-    for a in s["alternatives"].as_array().unwrap() {
+    let alternatives = s["alternatives"].as_array().unwrap();
+    assert!(!alternatives.is_empty(), "{s}");
+    for a in alternatives {
         let high = a["figures"]["failing_let_through"]["high"]
             .as_u64()
             .unwrap();
         assert!(high < failing_low, "no better than no breaker: {a}");
+        assert!(told_apart(a, &s["as_set"]), "{a}\nagainst {}", s["as_set"]);
     }
     let text = screen_with(
         &recording,
         &settings_path(&dir),
-        &["--healthy-refused", "5%", "--max-settings", "40"],
+        &["--healthy-refused", "5%", "--max-settings", "80"],
         if s["recommended"].is_null() { 3 } else { 0 },
     );
     within_100(&text);
     assert!(!text.contains("likely"), "{text}");
+}
+
+/// Whether two settings' figures are told apart on one figure of the front: intervals
+/// that do not overlap, or times to fail fast that differ.
+fn told_apart(a: &Value, b: &Value) -> bool {
+    let interval = |t: &Value, f: &str| {
+        let f = &t["figures"][f];
+        (f["low"].as_u64(), f["high"].as_u64())
+    };
+    let counts = ["healthy_refused", "failing_let_through"].iter().any(|f| {
+        match (interval(a, f), interval(b, f)) {
+            ((Some(al), Some(ah)), (Some(bl), Some(bh))) => ah < bl || bh < al,
+            _ => false,
+        }
+    });
+    let fast = |t: &Value| t["fast_fail"][0].clone();
+    counts || (fast(a)["exact"] == true && fast(b)["exact"] == true && fast(a) != fast(b))
 }
 
 fn settings_path(dir: &Path) -> PathBuf {

@@ -431,11 +431,10 @@ impl Tuned<'_> {
         out
     }
 
-    /// The settings it ran with, the recommended and the alternatives, each with the
-    /// objectives it meets and how it trades; the objectives nothing judges.
-    fn choices(&self, out: &mut String, recording: &Recording, objectives: Objectives) {
+    /// The recommended setting, why, and how it trades against the settings it ran
+    /// with; or why there is none.
+    fn recommendation(&self, out: &mut String, recording: &Recording, objectives: Objectives) {
         let base = &self.tried[0];
-        say(out, 2, &format!("as set: {}", meets_line(base)));
         match self.chosen.recommended {
             Some((0, _)) => {
                 say(
@@ -469,16 +468,29 @@ impl Tuned<'_> {
                 }
             }
             None => {
+                let then = if self.chosen.alternatives.is_empty() {
+                    "and none is told apart from as set and from no breaker as a trade"
+                } else {
+                    "the alternatives trade one for another"
+                };
                 say(
                     out,
                     2,
-                    "recommended: none: no setting tried meets every objective, and none is known no worse than as set on any figure and better on one; the alternatives trade one for another",
+                    &format!("recommended: none: no setting tried meets every objective, and none is known no worse than as set on any figure and better on one; {then}"),
                 );
                 for line in self.unmet(objectives) {
                     say(out, 4, &line);
                 }
             }
         }
+    }
+
+    /// The settings it ran with, the recommended and the alternatives, each with the
+    /// objectives it meets and how it trades; the objectives nothing judges.
+    fn choices(&self, out: &mut String, recording: &Recording, objectives: Objectives) {
+        let base = &self.tried[0];
+        say(out, 2, &format!("as set: {}", meets_line(base)));
+        self.recommendation(out, recording, objectives);
         let against = self.chosen.index().unwrap_or(0);
         let against_name = if against != 0 {
             "the recommended"
