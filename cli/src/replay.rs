@@ -46,10 +46,15 @@ use report::SystemReport;
 pub(crate) use report::{span, when, Variant};
 #[cfg(test)]
 pub(crate) use verdict::told;
-/// `tune` states its healthy total with the error its figures have.
-pub(crate) use verdict::ESTIMATE_ERROR;
 pub(crate) use verdict::{compare, Known, Told, Verdict};
+/// `tune` states its healthy total with the error its figures have, and compares
+/// settings on the same draws as `replay`.
+pub(crate) use verdict::{paired, Subject, ESTIMATE_ERROR};
 use ways::{Budget, Replayable};
+
+/// The seed of the draws of the answers a recording lacks: the same replay draws the
+/// same.
+const DRAWS_SEED: u64 = 0x0DE5_EED5;
 
 /// A replica's recording (`--replica`) and its path.
 type ReplicaFile<'a> = (&'a PathBuf, Recording);
@@ -326,6 +331,9 @@ pub(crate) struct Prepared<'a> {
     // on both sides of their gap, and the ranges hold every way they could have been
     // answered (`ways`).
     options: Arc<[guess::Options]>,
+    // Draws of their answers, each setting replayed on every one (paired: the n-th of
+    // each setting on the same answers); none where every call has its outcome.
+    draws: Arc<[Vec<bool>]>,
     budget: Budget,
     incidents: Vec<figures::Incident>,
     holes: Vec<holes::Hole>,
@@ -345,6 +353,7 @@ impl<'a> Prepared<'a> {
             actions: engine::actions(&system.transitions),
             read_limit: knowable::read_limit(system),
             options: guess::options(&system.calls).into(),
+            draws: guess::draws(&system.calls, verdict::DRAWS, DRAWS_SEED).into(),
             budget: Budget::new(max_replays, system.calls.len()),
             incidents: incidents(&system.calls, &[]),
             holes: Vec::new(),
@@ -356,13 +365,16 @@ impl<'a> Prepared<'a> {
     /// it is replayed again with them. Call it first: every [`variant`](Self::variant)
     /// after it is judged with these incidents and holes.
     pub(crate) fn ran_with(&mut self, label: &str, settings: &SystemSettings) -> Variant {
-        let first = self.variant(label, settings);
+        let mut first = self.variant(label, settings);
+        first.ran_with = true;
         self.holes = holes::holes(&self.system.calls, &first.replay);
         if self.holes.is_empty() {
             return first;
         }
         self.incidents = incidents(&self.system.calls, &self.holes);
-        self.variant(label, settings)
+        let mut again = self.variant(label, settings);
+        again.ran_with = true;
+        again
     }
 
     /// The recording through `settings`, labelled `label`. Where the recording has
@@ -383,6 +395,12 @@ impl<'a> Prepared<'a> {
             &self.options,
             figures::limit(settings),
         );
+        let cannot_tell = knowable::cannot_tell(self.system, settings);
+        let draws = if self.options.is_empty() || !cannot_tell.is_empty() {
+            Vec::new()
+        } else {
+            replayable.drawn(settings, &assessed.replay, &self.draws, &self.holes)
+        };
         if !self.holes.is_empty() {
             figures::see_holes(&mut assessed.figures, &assessed.replay, &self.holes);
             // No way of answering the calls it has fills the holes: no range holds.
@@ -390,9 +408,11 @@ impl<'a> Prepared<'a> {
             assessed.bounds.possible = None;
         }
         Variant {
-            cannot_tell: knowable::cannot_tell(self.system, settings),
+            cannot_tell,
             label: label.to_owned(),
+            ran_with: false,
             figures: assessed.figures,
+            draws,
             bounds: assessed.bounds,
             replay: assessed.replay,
             replays: assessed.replays,

@@ -8,9 +8,14 @@
 //! its stated error allows where it says estimated; where it says it cannot tell, it
 //! says nothing to hold.
 //!
-//! Four upstreams: a steady 40% error rate for a minute, a hang whose trials keep
-//! failing, a short burst of failures, and a slow degradation to 80%.
-//! `ESTIMATE_TABLE=1` prints each case's figures, truth beside estimate.
+//! Each verdict against the settings it ran with (better, worse, same) must say what the
+//! truth's two replays say.
+//!
+//! Four upstreams the estimate's error was chosen on: a steady 40% error rate for a
+//! minute, a hang whose trials keep failing, a short burst of failures, and a slow
+//! degradation to 80%. Three held out, not used to choose it: 40% then a hang, a
+//! flapping upstream, a degradation and a recovery.
+//! `ESTIMATE_TABLE=1` prints each case's figures, truth beside estimate, and its error.
 
 mod common;
 
@@ -102,6 +107,66 @@ fn degrading(n: u32) -> Answer {
     }
 }
 
+/// 40% failing for 50 s from the 10th second, then no answer for a minute, then healthy.
+fn forty_then_hang(n: u32) -> Answer {
+    match n {
+        500..3_000 if matches!(n % 5, 1 | 3) => Answer::Fail,
+        3_000..6_000 => Answer::Hang,
+        _ => Answer::Ok,
+    }
+}
+
+/// Flapping: from the 10th second to the 90th, 4 s of every call failing, then 6 s
+/// healthy, over and over.
+fn flapping(n: u32) -> Answer {
+    if (500..4_500).contains(&n) && (n - 500) % 500 < 200 {
+        Answer::Fail
+    } else {
+        Answer::Ok
+    }
+}
+
+/// The share failing rising from 0 to 70% over 40 s from the 10th second, staying
+/// there 20 s, then falling back to none over 20 s; failures at random (seeded).
+fn degrading_and_recovering(n: u32) -> Answer {
+    let share = match n {
+        500..2_500 => 0.7 * f64::from(n - 500) / 2_000.0,
+        2_500..3_500 => 0.7,
+        3_500..4_500 => 0.7 * f64::from(4_500 - n) / 1_000.0,
+        _ => 0.0,
+    };
+    // A hash of the call's number, uniform in [0, 1).
+    let h = u64::from(n)
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        .rotate_left(29);
+    let uniform = (h.wrapping_mul(0xBF58_476D_1CE4_E5B9) >> 11) as f64 / (1u64 << 53) as f64;
+    if uniform < share {
+        Answer::Fail
+    } else {
+        Answer::Ok
+    }
+}
+
+/// Cases not used to choose the estimator or its error: each must hold as the fitted
+/// ones do.
+const HELD_OUT: [Case; 3] = [
+    Case {
+        name: "40% then a hang (held out)",
+        calls: 10_500,
+        answer: forty_then_hang,
+    },
+    Case {
+        name: "a flapping upstream (held out)",
+        calls: 5_000,
+        answer: flapping,
+    },
+    Case {
+        name: "a degradation and a recovery (held out)",
+        calls: 5_000,
+        answer: degrading_and_recovering,
+    },
+];
+
 const CASES: [Case; 4] = [
     Case {
         name: "a steady 40% for a minute",
@@ -184,6 +249,11 @@ struct Judged {
     high: f64,
     /// The guessed answers behind it.
     guessed: f64,
+    /// Its verdict against the settings it ran with, and the truth of those.
+    verdict: String,
+    truth_base: f64,
+    /// The difference from the settings it ran with over the draws, where drawn.
+    difference: Value,
 }
 
 /// Milliseconds or a count; `never` (`null`) as infinity.
@@ -199,10 +269,12 @@ fn judged(estimated: &Value, truth: &Value) -> Vec<Judged> {
         estimated["replays"].as_array().unwrap(),
         truth["replays"].as_array().unwrap(),
     );
+    let truth_base = &theirs[0];
     for (e, t) in ours.iter().zip(theirs).skip(1) {
         let setting = e["settings"].as_str().unwrap().to_owned();
         let verdicts = &e["verdicts"];
-        let one = |figure: String, value: f64, truth: f64, this: &Value| {
+        let one = |figure: String, (value, truth, truth_base): (f64, f64, f64), verdict: &Value| {
+            let this = &verdict["this"];
             let certainty = this["certainty"].as_str().unwrap().to_owned();
             let (low, high) = if certainty == "estimated" {
                 (number(&this["low"]), number(&this["high"]))
@@ -218,23 +290,29 @@ fn judged(estimated: &Value, truth: &Value) -> Vec<Judged> {
                 low,
                 high,
                 guessed: this["guessed"].as_f64().unwrap_or(0.0),
+                verdict: verdict["verdict"].as_str().unwrap().to_owned(),
+                truth_base,
+                difference: verdict["difference"].clone(),
             }
         };
         for key in ["failing_let_through", "healthy_refused", "waited_ms"] {
             out.push(one(
                 key.to_owned(),
-                number(&e[key]),
-                number(&t[key]),
-                &verdicts[key]["this"],
+                (number(&e[key]), number(&t[key]), number(&truth_base[key])),
+                &verdicts[key],
             ));
         }
         let incidents = e["incidents"].as_array().unwrap();
+        let fast = |r: &Value, i: usize| number(&r["incidents"][i]["to_fast_fail_ms"]);
         for (i, incident) in incidents.iter().enumerate() {
             out.push(one(
                 format!("to_fast_fail_ms of incident {}", i + 1),
-                number(&incident["to_fast_fail_ms"]),
-                number(&t["incidents"][i]["to_fast_fail_ms"]),
-                &verdicts["to_fast_fail"][i]["this"],
+                (
+                    number(&incident["to_fast_fail_ms"]),
+                    fast(t, i),
+                    fast(truth_base, i),
+                ),
+                &verdicts["to_fast_fail"][i],
             ));
         }
     }
@@ -245,67 +323,171 @@ fn scratch(name: &str) -> PathBuf {
     common::scratch(&format!("estimate-{name}"))
 }
 
-#[tokio::test(start_paused = true)]
-async fn the_estimate_holds_the_truth_of_an_observe_recording_within_its_stated_error() {
-    let mut failures = Vec::new();
-    for (k, case) in CASES.iter().enumerate() {
-        let dir = scratch(&k.to_string());
-        let settings = dir.join("resilience.toml");
-        std::fs::write(&settings, SETTINGS).unwrap();
-        let (enforcing, observing) = (dir.join("enforcing.jsonl"), dir.join("observing.jsonl"));
-        record(&enforcing, SETTINGS, case).await;
-        let observe = format!("{SETTINGS}cb_mode = \"observe\"\n");
-        record(&observing, &observe, case).await;
-        let (estimated, truth) = (replay(&enforcing, &settings), replay(&observing, &settings));
-        assert_eq!(
-            truth["unknown_calls"], 0,
-            "{}: the truth guesses nothing",
-            case.name
-        );
-        assert!(
-            estimated["unknown_calls"].as_u64().unwrap() > 0,
-            "{}: the enforcing guard refused nothing",
-            case.name
-        );
-        assert_eq!(
-            estimated["incidents"].as_array().unwrap().len(),
-            truth["incidents"].as_array().unwrap().len(),
-            "{}: the incidents are the upstream's: {} against {}",
-            case.name,
-            estimated["incidents"],
-            truth["incidents"]
-        );
-        if std::env::var_os("ESTIMATE_TABLE").is_some() {
-            eprintln!("\n{}", case.name);
-        }
-        for j in judged(&estimated, &truth) {
-            if std::env::var_os("ESTIMATE_TABLE").is_some() {
-                let error = (j.value - j.truth).abs();
-                let share = if j.guessed > 0.0 && error.is_finite() {
-                    format!("{:.0}%", 100.0 * error / j.guessed)
-                } else {
-                    "-".to_owned()
-                };
-                eprintln!(
-                    "  {:<22} {:<32} truth {:>10.1}  said {:>10.1} {:<12} [{:.1}, {:.1}] guessed {:>5}  error/guessed {share}",
-                    j.setting, j.figure, j.truth, j.value, j.certainty, j.low, j.high, j.guessed
-                );
-            }
-            let holds = match j.certainty.as_str() {
-                "cannot tell" => true,
-                // Times in ms to the recorder's microsecond; counts exact.
-                _ => j.low - 0.01 <= j.truth && j.truth <= j.high + 0.01,
-            };
-            if !holds {
-                failures.push(format!("{}: {j:?}", case.name));
-            }
-        }
+/// Whether `verdict` says what the truth does: "better" or "worse" only where the
+/// truth moved that way, "same" only where it did not move.
+fn contradicts(verdict: &str, truth: f64, truth_base: f64) -> bool {
+    // Times in ms to the recorder's microsecond; `never` equals `never`.
+    let equal = truth == truth_base || (truth - truth_base).abs() <= 0.01;
+    match verdict {
+        "better" => equal || truth > truth_base,
+        "worse" => equal || truth < truth_base,
+        "same" => !equal,
+        _ => false,
+    }
+}
+
+/// Records `case` enforcing and in observe mode, replays both: each figure the
+/// enforcing recording tells, judged against the observe recording's truth.
+async fn judge_case(k: &str, case: &Case) -> Vec<Judged> {
+    let dir = scratch(k);
+    let settings = dir.join("resilience.toml");
+    std::fs::write(&settings, SETTINGS).unwrap();
+    let (enforcing, observing) = (dir.join("enforcing.jsonl"), dir.join("observing.jsonl"));
+    record(&enforcing, SETTINGS, case).await;
+    let observe = format!("{SETTINGS}cb_mode = \"observe\"\n");
+    record(&observing, &observe, case).await;
+    let (estimated, truth) = (replay(&enforcing, &settings), replay(&observing, &settings));
+    assert_eq!(
+        truth["unknown_calls"], 0,
+        "{}: the truth guesses nothing",
+        case.name
+    );
+    assert!(
+        estimated["unknown_calls"].as_u64().unwrap() > 0,
+        "{}: the enforcing guard refused nothing",
+        case.name
+    );
+    assert_eq!(
+        estimated["incidents"].as_array().unwrap().len(),
+        truth["incidents"].as_array().unwrap().len(),
+        "{}: the incidents are the upstream's: {} against {}",
+        case.name,
+        estimated["incidents"],
+        truth["incidents"]
+    );
+    // `KEEP_ESTIMATE=1` keeps the recordings and the settings to look at.
+    if std::env::var_os("KEEP_ESTIMATE").is_none() {
         let _ = std::fs::remove_dir_all(&dir);
     }
+    judged(&estimated, &truth)
+}
+
+/// What does not hold of `judged`: each interval that misses the truth, each verdict
+/// that contradicts it. `ESTIMATE_TABLE=1` prints each figure, and the case's error.
+fn failures(case: &Case, judged: &[Judged]) -> Vec<String> {
+    let table = std::env::var_os("ESTIMATE_TABLE").is_some();
+    if table {
+        eprintln!("\n{}", case.name);
+    }
+    let mut failures = Vec::new();
+    let (mut errors, mut told) = (Vec::new(), 0);
+    for j in judged {
+        let error = (j.value - j.truth).abs();
+        let count = ["failing_let_through", "healthy_refused"].contains(&j.figure.as_str());
+        if j.certainty == "estimated" && count {
+            errors.push(error / j.guessed.max(1.0));
+        }
+        told += usize::from(["better", "worse"].contains(&j.verdict.as_str()));
+        if table {
+            eprintln!(
+                "  {:<22} {:<32} truth {:>10.1} (as set {:>10.1})  said {:>10.1} {:<12} [{:.1}, {:.1}] guessed {:>5}  {} {}",
+                j.setting, j.figure, j.truth, j.truth_base, j.value, j.certainty, j.low, j.high, j.guessed, j.verdict, j.difference
+            );
+        }
+        let holds = match j.certainty.as_str() {
+            "cannot tell" => true,
+            _ => j.low - 0.01 <= j.truth && j.truth <= j.high + 0.01,
+        };
+        if !holds {
+            failures.push(format!(
+                "{}: outside: {} of {}",
+                case.name, j.figure, j.setting
+            ));
+            failures.push(format!("  {j:?}"));
+        }
+        if contradicts(&j.verdict, j.truth, j.truth_base) {
+            failures.push(format!("{}: contradicted: {j:?}", case.name));
+        }
+    }
+    if table {
+        let mean = errors.iter().sum::<f64>() / errors.len().max(1) as f64;
+        let worst = errors.iter().copied().fold(0.0, f64::max);
+        eprintln!(
+            "  counts' error per guessed answer: mean {mean:.2}, worst {worst:.2} over {} estimated; {told} of {} verdicts told",
+            errors.len(),
+            judged.len()
+        );
+    }
+    failures
+}
+
+/// The verdict `judged` gives `setting` on `figure`.
+fn verdict_of<'j>(judged: &'j [Judged], setting: &str, figure: &str) -> &'j Judged {
+    judged
+        .iter()
+        .find(|j| j.setting == setting && j.figure == figure)
+        .unwrap_or_else(|| panic!("no {figure} of {setting}"))
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_estimate_holds_the_truth_of_an_observe_recording_within_its_stated_error() {
+    let mut all = Vec::new();
+    for (k, case) in CASES.iter().enumerate() {
+        all.extend(failures(case, &judge_case(&k.to_string(), case).await));
+    }
     assert!(
-        failures.is_empty(),
-        "{} figures outside what they said:\n{}",
-        failures.len(),
-        failures.join("\n")
+        all.is_empty(),
+        "{} figures outside what they said or contradicted:\n{}",
+        all.len(),
+        all.join("\n")
+    );
+}
+
+/// The figures of the held-out cases whose stated interval misses the truth: the
+/// estimate answers a gap by moving from the calls before it to those after it, and an
+/// upstream flapping in step with the open period (failing 4 s of every 10, the
+/// breaker open 5 s) has its failures where the trials do not see them. Kept here, not
+/// refitted away: the test fails when one is added, and when one holds again.
+const HELD_OUT_MISSES: [&str; 2] = [
+    "a flapping upstream (held out): outside: healthy_refused of cb_open_duration=2s",
+    "a flapping upstream (held out): outside: waited_ms of cb_open_duration=2s",
+];
+
+/// Cases the estimator was not chosen on: no better or worse contradicts the truth,
+/// every interval holds it but the [`HELD_OUT_MISSES`]; and on the 40%-then-hang run,
+/// the differences that decide a change are told, the way the truth goes.
+#[tokio::test(start_paused = true)]
+async fn held_out_cases_hold_and_the_differences_that_decide_are_told() {
+    let mut all = Vec::new();
+    for (k, case) in HELD_OUT.iter().enumerate() {
+        let judged = judge_case(&format!("held-out-{k}"), case).await;
+        all.extend(failures(case, &judged));
+        if k == 0 {
+            for (setting, figure, word) in [
+                ("cb_open_duration=2s", "failing_let_through", "worse"),
+                ("cb_failure_rate=0.6", "failing_let_through", "worse"),
+                ("cb_failure_rate=0.6", "healthy_refused", "better"),
+            ] {
+                let j = verdict_of(&judged, setting, figure);
+                if j.verdict != word {
+                    all.push(format!("{}: not told {word}: {j:?}", case.name));
+                }
+            }
+        }
+    }
+    let misses: Vec<&str> = all
+        .iter()
+        .map(String::as_str)
+        .filter(|f| f.contains(": outside: "))
+        .collect();
+    let others: Vec<&String> = all
+        .iter()
+        .filter(|f| !f.contains(": outside: ") && !f.starts_with("  "))
+        .collect();
+    assert!(
+        others.is_empty() && misses == HELD_OUT_MISSES,
+        "{} failures on the held-out cases beside the known misses {HELD_OUT_MISSES:?}:\n{}",
+        all.len(),
+        all.join("\n")
     );
 }

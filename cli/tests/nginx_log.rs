@@ -276,9 +276,17 @@ async fn a_real_nginx_log_converts_and_replays() {
         .unwrap();
     let report = common::json_report(&output);
     assert_eq!(report["systems"]["sber"]["calls"], 5);
-    assert_eq!(
-        report["systems"]["sber"]["replays"][0]["failing_let_through"],
-        2
+    // The guide's 35 s total_timeout is longer than the 300 ms the abandoned request
+    // was allowed: what it would have answered later is not in the log, so no count
+    // is given, and the reason is.
+    let as_set = &report["systems"]["sber"]["replays"][0];
+    assert!(as_set["failing_let_through"].is_null(), "{as_set}");
+    assert!(
+        as_set["cannot_tell_why"]["failing_let_through"]
+            .as_str()
+            .unwrap()
+            .contains("total_timeout"),
+        "{as_set}"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

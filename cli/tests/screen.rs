@@ -79,19 +79,19 @@ fn the_screen_says_in_words_which_setting_is_better_and_how_sure() {
 
             sber: 2,012 calls, 1 incident; its breaker opened 5 times; 957 calls have no recorded outcome (its
               guard refused them): what they would change is estimated
-              as set, replayed: opened 5 times; 40 failing calls let through, 603 healthy refused; incident 1
-                (2026-12-04 14:47:40.893 UTC): failed fast after 413 ms
+              as set, replayed: opened 5 times; ≈40 ±215 failing calls let through, ≈603 ±513 healthy refused;
+                incident 1 (2026-12-04 14:47:40.893 UTC): failed fast after 413 ms
               cb_failure_rate=0.1, against the settings it ran with:
-                fails fast in incident 1    better       exact
-                failing calls let through   same         estimated from 74 guessed answers
-                healthy calls refused       same         estimated from 619 guessed answers
-                time callers waited         same         estimated from 68 guessed answers
+                fails fast in incident 1    better             exact: 112 ms against 413 ms
+                failing calls let through   better             ≈27 against ≈40, on all 19 draws
+                healthy calls refused       worse              ≈724 against ≈603, on all 19 draws
+                time callers waited         better             ≈25.1 s against ≈27.0 s, on all 19 draws
               cb_failure_rate=0.6, against the settings it ran with:
-                fails fast in incident 1    cannot tell  389 guessed answers fed the breaker first, and it may
-                                                         never have failed fast
-                failing calls let through   same         estimated from 532 guessed answers
-                healthy calls refused       same         estimated from 690 guessed answers
-                time callers waited         same         estimated from 402 guessed answers
+                fails fast in incident 1    cannot tell        389 guessed answers fed the breaker first, and it
+                                                               may never have failed fast
+                failing calls let through   worse              ≈163 against ≈40, on all 19 draws
+                healthy calls refused       cannot tell apart  ≈473 against ≈603; −326 to +160 over 19 draws
+                time callers waited         worse              ≈49.1 s against ≈27.0 s, on all 19 draws
 
             to tell what is estimated or cannot be told: record in observe mode (cb_mode = "observe"), log at a
               proxy in front of the guard, or add another replica's recording (--replica)

@@ -119,24 +119,43 @@ impl Options {
     }
 }
 
-/// The options of each call without a recorded outcome, in the order of `calls`.
-pub(crate) fn options(calls: &[Call]) -> Vec<Options> {
+/// A gap: a run of calls without a recorded outcome, and the evidence on each side.
+struct Gap {
+    calls: std::ops::Range<usize>,
+    before: Evidence,
+    after: Evidence,
+}
+
+impl Gap {
+    /// The share failing the evidence gives at the start of the gap and at its end.
+    fn shares(&self) -> (f64, f64) {
+        let from = self.before.share().or(self.after.share()).unwrap_or(0.0);
+        let to = self.after.share().or(self.before.share()).unwrap_or(0.0);
+        (from, to)
+    }
+
+    /// The share at the `k`-th of its calls, moving from `from` to `to` across it.
+    fn along(&self, (from, to): (f64, f64), k: usize) -> f64 {
+        let x = (k as f64 + 0.5) / self.calls.len() as f64;
+        from + (to - from) * x
+    }
+}
+
+/// The gaps of `calls`, in order.
+fn gaps(calls: &[Call]) -> Vec<Gap> {
     let mut out = Vec::new();
     let mut i = 0;
-    let mut gaps = 0;
     while i < calls.len() {
         if !unknown(&calls[i]) {
             i += 1;
             continue;
         }
-        gaps += 1;
         let gap_start = i;
         while i < calls.len() && unknown(&calls[i]) {
             i += 1;
         }
-        let gap = gap_start..i;
         let mut before = Evidence::default();
-        for call in calls[..gap.start]
+        for call in calls[..gap_start]
             .iter()
             .rev()
             .filter(|c| !unknown(c))
@@ -145,23 +164,29 @@ pub(crate) fn options(calls: &[Call]) -> Vec<Options> {
             before.add(call);
         }
         let mut after = Evidence::default();
-        for call in calls[gap.end..]
-            .iter()
-            .filter(|c| !unknown(c))
-            .take(EVIDENCE)
-        {
+        for call in calls[i..].iter().filter(|c| !unknown(c)).take(EVIDENCE) {
             after.add(call);
         }
-        let both = before.join(after);
+        out.push(Gap {
+            calls: gap_start..i,
+            before,
+            after,
+        });
+    }
+    out
+}
+
+/// The options of each call without a recorded outcome, in the order of `calls`.
+pub(crate) fn options(calls: &[Call]) -> Vec<Options> {
+    let mut out = Vec::new();
+    for (number, gap) in gaps(calls).iter().enumerate() {
+        let both = gap.before.join(gap.after);
         let (success, failing) = (both.success_answer(), both.failing_answer());
-        let from = before.share().or(after.share()).unwrap_or(0.0);
-        let to = after.share().or(before.share()).unwrap_or(0.0);
-        let len = gap.len() as f64;
+        let shares = gap.shares();
         // Error diffusion: the failures spread evenly, their count the share's.
         let mut owed = 0.0;
-        for (k, _) in gap.enumerate() {
-            let x = (k as f64 + 0.5) / len;
-            owed += from + (to - from) * x;
+        for k in 0..gap.calls.len() {
+            owed += gap.along(shares, k);
             let estimate_fails = owed >= 0.5;
             if estimate_fails {
                 owed -= 1.0;
@@ -170,11 +195,98 @@ pub(crate) fn options(calls: &[Call]) -> Vec<Options> {
                 success,
                 failing,
                 estimate_fails,
-                gap: gaps - 1,
+                gap: u32::try_from(number).unwrap_or(u32::MAX),
             });
         }
     }
     out
+}
+
+/// A share drawn as the evidence's share of a resample of it (as many calls, drawn
+/// with replacement): near the share seen, farther from it the fewer the calls.
+fn resampled(rng: &mut fastrand::Rng, evidence: &Evidence) -> Option<f64> {
+    let share = evidence.share()?;
+    let failing = (0..evidence.ran).filter(|_| rng.f64() < share).count();
+    Some(failing as f64 / f64::from(evidence.ran))
+}
+
+/// How many calls that ran first after a gap are its trials: they ran whatever they
+/// answered (the breaker that refused the gap let them through on the clock), so what
+/// they say of the upstream is not selected by its decision.
+pub(crate) const TRIALS: usize = 3;
+
+/// How many gaps on each side of a gap lend it their trials.
+pub(crate) const POOLED: usize = 3;
+
+/// How far from a gap (µs) another gap's trials may lie and still be lent.
+pub(crate) const NEAR: u64 = 30_000_000;
+
+/// The first [`TRIALS`] calls that ran after `gap`.
+fn trials(calls: &[Call], gap: &Gap) -> Evidence {
+    let mut out = Evidence::default();
+    for call in calls[gap.calls.end..]
+        .iter()
+        .filter(|c| !unknown(c))
+        .take(TRIALS)
+    {
+        out.add(call);
+    }
+    out
+}
+
+/// The evidence of each gap's two ends for the draws. At its start: the calls that
+/// ran just before it (what opened the breaker: selected by that decision, but the
+/// only evidence of a change that has just begun), with the trials of the gaps before
+/// it within [`NEAR`] (up to [`POOLED`]). At its end: the calls that ran just after it,
+/// with its own trials once more and those of the gaps after it within [`NEAR`]
+/// (trials are what the breaker did not select; a gap's own weigh double).
+fn evidence(calls: &[Call], gaps: &[Gap]) -> Vec<(Evidence, Evidence)> {
+    let trials: Vec<Evidence> = gaps.iter().map(|g| trials(calls, g)).collect();
+    let at = |i: usize| calls.get(i).map_or(u64::MAX, |c| c.start);
+    gaps.iter()
+        .enumerate()
+        .map(|(g, gap)| {
+            let (start, end) = (at(gap.calls.start), at(gap.calls.end - 1));
+            let mut before = gap.before;
+            for j in g.saturating_sub(POOLED)..g {
+                if start.saturating_sub(at(gaps[j].calls.end)) <= NEAR {
+                    before = before.join(trials[j]);
+                }
+            }
+            let mut after = gap.after.join(trials[g]);
+            for (j, other) in gaps.iter().enumerate().skip(g + 1).take(POOLED - 1) {
+                if at(other.calls.start).saturating_sub(end) <= NEAR {
+                    after = after.join(trials[j]);
+                }
+            }
+            (before, after)
+        })
+        .collect()
+}
+
+/// `n` draws of the answers of the calls without a recorded outcome (each: failing or
+/// not, in the order of `calls`), from `seed`. The upstream's share failing at each
+/// end of a gap is drawn from a resample of its evidence ([`evidence`]: the
+/// trials, which the breaker's decision did not select, beside the calls that ran
+/// nearest); across the gap it moves from one to the
+/// other, and each call fails at random at the share at its place. Unlike the
+/// estimate's, the failures are not spread evenly: each draw is one way the upstream
+/// may have answered, and the spread of the draws is the estimate's doubt.
+pub(crate) fn draws(calls: &[Call], n: usize, seed: u64) -> Vec<Vec<bool>> {
+    let gaps = gaps(calls);
+    let evidence = evidence(calls, &gaps);
+    let mut rng = fastrand::Rng::with_seed(seed);
+    (0..n)
+        .map(|_| {
+            let mut each = Vec::new();
+            for (gap, (before, after)) in gaps.iter().zip(&evidence) {
+                let (from, to) = (resampled(&mut rng, before), resampled(&mut rng, after));
+                let shares = (from.or(to).unwrap_or(0.0), to.or(from).unwrap_or(0.0));
+                each.extend((0..gap.calls.len()).map(|k| rng.f64() < gap.along(shares, k)));
+            }
+            each
+        })
+        .collect()
 }
 
 #[cfg(test)]

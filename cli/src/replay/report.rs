@@ -12,8 +12,14 @@ use super::recording::{Recording, SystemRecording};
 pub(crate) struct Variant {
     /// `as set`, or the changed key: `cb_failure_rate=0.2`.
     pub(crate) label: String,
+    /// Whether these are the settings the recording's guard ran with: where the
+    /// recording has holes, the failing calls they let through are all in it.
+    pub(crate) ran_with: bool,
     /// With the calls without a recorded outcome answered by the estimate.
     pub(crate) figures: Figures,
+    /// Its figures on each draw of those answers ([`DRAWS`](super::verdict::DRAWS)),
+    /// in the order drawn, the same for every setting (empty where none is guessed).
+    pub(crate) draws: Vec<Figures>,
     /// Each figure over every way of answering them.
     pub(crate) bounds: Bounds,
     pub(crate) replay: Replay,
@@ -53,6 +59,21 @@ pub(crate) struct SystemReport<'a> {
     /// (`--replica`): no longer without one.
     pub(crate) filled: usize,
     pub(crate) variants: Vec<Variant>,
+}
+
+impl SystemReport<'_> {
+    /// Whether an opening at `at` (µs) rests on what the holes hide: it came during a
+    /// hole, or later in an incident in which a hole began (the calls missing there
+    /// would have fed the breaker first).
+    pub(crate) fn rests_on_holes(&self, at: u64) -> bool {
+        self.holes.iter().any(|h| {
+            h.start <= at
+                && (at <= h.end
+                    || self.incidents.iter().any(|i| {
+                        (i.start..=i.end).contains(&h.start) && (i.start..=i.end).contains(&at)
+                    }))
+        })
+    }
 }
 
 /// How long reading and replaying took, for the throughput line.

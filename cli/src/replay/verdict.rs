@@ -16,7 +16,7 @@
 //! **cannot tell** it. A difference is called one only where the two intervals do not
 //! overlap.
 
-use super::figures::{FastFailRange, Figure, Range};
+use super::figures::{FastFailRange, Figure, Figures, Range};
 use super::report::{SystemReport, Variant};
 
 /// The estimate's error, as a share of the guessed answers behind a figure (those
@@ -88,7 +88,12 @@ pub(crate) fn known_in(calls: usize, holes: bool, variant: &Variant, subject: Su
     let f = &variant.figures;
     let proven = variant.bounds.proven();
     match subject {
-        Subject::Figure(_) if holes => Known::CannotTell(IN_HOLES.into()),
+        // The settings it ran with let through only calls the recording has.
+        Subject::Figure(figure)
+            if holes && !(variant.ran_with && figure == Figure::FailingLetThrough) =>
+        {
+            Known::CannotTell(IN_HOLES.into())
+        }
         Subject::FastFail(i) if f.incidents[i].unseen => {
             Known::CannotTell("it had not failed fast when the hole began".into())
         }
@@ -220,8 +225,10 @@ fn fast_fail(value: Option<u64>, guessed: usize, proven: Option<FastFailRange>) 
 pub(crate) enum Verdict {
     Better,
     Worse,
-    /// The same, or a difference within the error.
+    /// Known equal: both exact and equal, or equal on every draw.
     Same,
+    /// Told on both, but the difference's sign is not known.
+    Apart,
     CannotTell,
 }
 
@@ -232,19 +239,119 @@ impl Verdict {
             Verdict::Better => "better",
             Verdict::Worse => "worse",
             Verdict::Same => "same",
+            Verdict::Apart => "cannot tell apart",
             Verdict::CannotTell => "cannot tell",
         }
     }
 }
 
-/// `alternative` against `base`.
+/// `alternative` against `base`, interval against interval: a difference is told only
+/// where the two do not overlap, "same" only where both are exact and equal. The
+/// replay's own verdicts are [`paired`]; this is for values without draws.
 pub(crate) fn compare(base: &Known, alternative: &Known) -> Verdict {
     match (base, alternative) {
         (Known::Told(b), Known::Told(a)) if a.high < b.low => Verdict::Better,
         (Known::Told(b), Known::Told(a)) if a.low > b.high => Verdict::Worse,
-        (Known::Told(_), Known::Told(_)) => Verdict::Same,
+        (Known::Told(b), Known::Told(a)) if a.exact() && b.exact() => Verdict::Same,
+        (Known::Told(_), Known::Told(_)) => Verdict::Apart,
         _ => Verdict::CannotTell,
     }
+}
+
+/// How many draws of the answers a recording lacks each setting is replayed on. A
+/// difference is told where it has the same sign on every draw: were the truth's
+/// answers one more draw of the same kind, the chance that its difference lies beyond
+/// every one of `DRAWS` draws' is at most one in `DRAWS + 1`, so a difference told
+/// holds with a confidence of [`CONFIDENCE`].
+pub(crate) const DRAWS: usize = 19;
+
+/// The confidence of a difference told from the draws: `1 - 1 / (DRAWS + 1)`.
+pub(crate) const CONFIDENCE: f64 = 1.0 - 1.0 / (DRAWS as f64 + 1.0);
+
+/// A comparison of two settings on one subject, and the spread of the difference
+/// (the alternative's less the base's) over the draws, where it was drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Compared {
+    pub(crate) verdict: Verdict,
+    /// The least and the greatest difference over the draws, and how many draws; in
+    /// the subject's unit (µs for a time; a time to fast fail of never counts as the
+    /// longest of the recording).
+    pub(crate) spread: Option<(i128, i128, usize)>,
+}
+
+/// One draw's value of `subject`; a time to fast fail of never, `never`.
+fn drawn_value(f: &Figures, subject: Subject, never: u64) -> i128 {
+    match subject {
+        Subject::Figure(figure) => f.counts[figure] as i128,
+        Subject::FastFail(i) => i128::from(
+            f.incidents
+                .get(i)
+                .and_then(|m| m.to_fast_fail)
+                .unwrap_or(never),
+        ),
+    }
+}
+
+/// `alternative` against `base` on `subject` (`b` and `a`: what the recording tells
+/// of each), paired: both replayed on the same draws of the answers the recording
+/// lacks, the difference told from the difference on each draw. Better or worse where
+/// every draw agrees on its sign; the same where both are exact and equal, or equal
+/// on every draw; otherwise they cannot be told apart. Where either cannot be told,
+/// neither can the difference.
+pub(crate) fn paired(
+    (b, a): (&Known, &Known),
+    base: &Variant,
+    alternative: &Variant,
+    subject: Subject,
+) -> Compared {
+    let unpaired = Compared {
+        verdict: compare(b, a),
+        spread: None,
+    };
+    let (Known::Told(bt), Known::Told(at)) = (b, a) else {
+        return unpaired;
+    };
+    let draws = base.draws.len();
+    if (bt.exact() && at.exact()) || draws == 0 || alternative.draws.len() != draws {
+        return unpaired;
+    }
+    // A time to fast fail of never: past the recording's last call.
+    let never = base.figures.calls.max(1) as u64 * base.limit.max(1) + 1;
+    let (mut low, mut high) = (i128::MAX, i128::MIN);
+    for (bf, af) in base.draws.iter().zip(&alternative.draws) {
+        let d = drawn_value(af, subject, never) - drawn_value(bf, subject, never);
+        low = low.min(d);
+        high = high.max(d);
+    }
+    let verdict = if high < 0 {
+        Verdict::Better
+    } else if low > 0 {
+        Verdict::Worse
+    } else if low == 0 && high == 0 {
+        Verdict::Same
+    } else {
+        Verdict::Apart
+    };
+    Compared {
+        verdict,
+        spread: Some((low, high, draws)),
+    }
+}
+
+/// `alternative` against `base` on `subject` in `report`: what the recording tells of
+/// each, and the paired comparison.
+pub(crate) fn judged(
+    report: &SystemReport<'_>,
+    base: &Variant,
+    alternative: &Variant,
+    subject: Subject,
+) -> (Known, Known, Compared) {
+    let (b, a) = (
+        known(report, base, subject),
+        known(report, alternative, subject),
+    );
+    let compared = paired((&b, &a), base, alternative, subject);
+    (b, a, compared)
 }
 
 /// A value told between `low` and `high`, exact where they meet: for the tests.
@@ -263,7 +370,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_difference_within_the_error_is_no_difference() {
+    fn a_difference_within_the_error_cannot_be_told_apart() {
         assert_eq!(compare(&told(10, 10, 10), &told(9, 9, 9)), Verdict::Better);
         assert_eq!(
             compare(&told(10, 10, 10), &told(11, 11, 11)),
@@ -272,7 +379,12 @@ mod tests {
         assert_eq!(compare(&told(10, 10, 10), &told(10, 10, 10)), Verdict::Same);
         assert_eq!(
             compare(&told(100, 80, 120), &told(90, 70, 110)),
-            Verdict::Same
+            Verdict::Apart,
+            "overlapping intervals are not known equal"
+        );
+        assert_eq!(
+            compare(&told(100, 80, 120), &told(100, 80, 120)),
+            Verdict::Apart
         );
         assert_eq!(
             compare(&told(100, 80, 120), &told(60, 50, 79)),

@@ -37,8 +37,9 @@ use outbound_guard::ManualAction;
 use outbound_guard_settings::SystemSettings;
 
 use super::engine::{replay, Choice, Replay};
-use super::figures::{figures, limit, Bounds, Figures, Incident, Proof};
+use super::figures::{figures, limit, see_holes, Bounds, Figures, Incident, Proof};
 use super::guess::Options;
+use super::holes::Hole;
 use super::possible::Proven;
 use super::recording::{Call, Recorded};
 
@@ -200,6 +201,46 @@ impl Replayable<'_> {
             bounds,
             replays,
         }
+    }
+}
+
+impl Replayable<'_> {
+    /// `settings`' figures on each of `draws` (one answer for each call without a
+    /// recorded outcome, failing or not), paired: the n-th of every setting on the same
+    /// answers; the calls in `holes` left out as [`see_holes`] says. `estimate`, its
+    /// replay on the estimate's answers, is reused where it let none of those calls run
+    /// (its replay is then the same whatever they answer).
+    pub(crate) fn drawn(
+        &self,
+        settings: &SystemSettings,
+        estimate: &Replay,
+        draws: &[Vec<bool>],
+        holes: &[Hole],
+    ) -> Vec<Figures> {
+        let limit = limit(settings);
+        draws
+            .iter()
+            .map(|each| {
+                let answers: Vec<(Recorded, u32)> = self
+                    .options
+                    .iter()
+                    .zip(each)
+                    .map(|(o, fails)| o.answer(*fails))
+                    .collect();
+                let own;
+                let replay = if estimate.decisions == 0 {
+                    estimate
+                } else {
+                    own = self.run(settings, Choice::Each(each.clone()));
+                    &own
+                };
+                let mut f = figures(self.calls, replay, self.incidents, &answers, limit);
+                if !holes.is_empty() {
+                    see_holes(&mut f, replay, holes);
+                }
+                f
+            })
+            .collect()
     }
 }
 

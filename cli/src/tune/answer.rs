@@ -11,7 +11,9 @@ use super::search::{front, Tried};
 use super::space::label;
 use crate::output::{counted, thousands};
 use crate::replay::recording::Recording;
-use crate::replay::{compare, span, when, wrap, FigureKind, Judge, Known, Prepared, Told, Verdict};
+use crate::replay::{
+    compare, paired, span, when, wrap, FigureKind, Judge, Known, Prepared, Subject, Told, Verdict,
+};
 
 /// One system's search and what it chose.
 pub(crate) struct Tuned<'a> {
@@ -85,43 +87,31 @@ impl Chosen {
     }
 }
 
-/// How a setting's figure compares with another's, as far as the recording tells.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Versus {
-    Better,
-    Worse,
-    /// Known equal: both exact and the same.
-    Same,
-    /// Both told, but their difference is within the error.
-    Apart,
-    /// One cannot be told.
-    Unknown,
-}
-
-/// `alternative`'s figure against `base`'s (the lower the better).
-fn versus(base: &Known, alternative: &Known) -> Versus {
-    match compare(base, alternative) {
-        Verdict::Better => Versus::Better,
-        Verdict::Worse => Versus::Worse,
-        Verdict::Same => match (base, alternative) {
-            (Known::Told(b), Known::Told(a)) if b.exact() && a.exact() && a.value == b.value => {
-                Versus::Same
-            }
-            _ => Versus::Apart,
-        },
-        Verdict::CannotTell => Versus::Unknown,
-    }
+/// `t`'s figures of the front against `base`'s (the lower the better): the counts
+/// compared on the same draws of the answers the recording lacks (paired), the slowest
+/// incident interval against interval.
+fn versus(base: &Tried, t: &Tried) -> [Verdict; 3] {
+    let subjects = [
+        Some(Subject::Figure(FigureKind::HealthyRefused)),
+        Some(Subject::Figure(FigureKind::FailingLetThrough)),
+        None,
+    ];
+    std::array::from_fn(|k| {
+        let (b, a) = (&base.judged.known[k], &t.judged.known[k]);
+        match subjects[k] {
+            Some(subject) => paired((b, a), &base.variant, &t.variant, subject).verdict,
+            None => compare(b, a),
+        }
+    })
 }
 
 /// Whether `t` is known no worse than `base` on every figure of the front and known
 /// better on one.
-fn known_better(t: &Tried, base: &[Known; 3]) -> bool {
-    let v: Vec<Versus> = base
-        .iter()
-        .zip(&t.judged.known)
-        .map(|(b, a)| versus(b, a))
-        .collect();
-    v.iter().all(|v| matches!(v, Versus::Better | Versus::Same)) && v.contains(&Versus::Better)
+fn known_better(t: &Tried, base: &Tried) -> bool {
+    let v = versus(base, t);
+    v.iter()
+        .all(|v| matches!(v, Verdict::Better | Verdict::Same))
+        && v.contains(&Verdict::Better)
 }
 
 /// The recommended setting and the alternatives of `tried` (the settings it ran with
@@ -132,24 +122,21 @@ pub(crate) fn choose(tried: &[Tried], no_breaker: &[Known; 3]) -> Chosen {
             .filter(|&i| keep(i))
             .min_by_key(|&i| tried[i].rank())
     };
-    let as_set = &tried[0].judged.known;
+    let as_set = &tried[0];
     let recommended = best(&|i| tried[i].judged.missed() == 0)
         .map(|r| (r, Because::MeetsEvery))
         .or_else(|| {
             best(&|i| i != 0 && known_better(&tried[i], as_set))
                 .map(|r| (r, Because::BetterThanAsSet))
         });
-    let reference = &tried[recommended.map_or(0, |(r, _)| r)].judged.known;
+    let reference = &tried[recommended.map_or(0, |(r, _)| r)];
     let trades = |i: usize| {
-        let known = &tried[i].judged.known;
-        let told = |base: &[Known; 3], wanted: &[Versus]| {
-            base.iter()
-                .zip(known)
-                .any(|(b, a)| wanted.contains(&versus(b, a)))
-        };
-        told(reference, &[Versus::Better])
-            && told(as_set, &[Versus::Better, Versus::Worse])
-            && versus(&no_breaker[1], &known[1]) == Versus::Better
+        let t = &tried[i];
+        versus(reference, t).contains(&Verdict::Better)
+            && versus(as_set, t)
+                .iter()
+                .any(|v| matches!(v, Verdict::Better | Verdict::Worse))
+            && compare(&no_breaker[1], &t.judged.known[1]) == Verdict::Better
     };
     let front = front(tried);
     let mut alternatives: Vec<usize> = Vec::new();
@@ -349,15 +336,13 @@ fn trade(t: &Tried, against: &Tried, against_name: &str) -> String {
     let mut apart = Vec::new();
     let mut unknown = Vec::new();
     let mut same = Vec::new();
-    for ((ours, theirs), (better, worse, figure)) in
-        t.judged.known.iter().zip(&against.judged.known).zip(words)
-    {
-        match versus(theirs, ours) {
-            Versus::Better => parts.push(better),
-            Versus::Worse => parts.push(worse),
-            Versus::Same => same.push(figure),
-            Versus::Apart => apart.push(figure),
-            Versus::Unknown => unknown.push(figure),
+    for (verdict, (better, worse, figure)) in versus(against, t).into_iter().zip(words) {
+        match verdict {
+            Verdict::Better => parts.push(better),
+            Verdict::Worse => parts.push(worse),
+            Verdict::Same => same.push(figure),
+            Verdict::Apart => apart.push(figure),
+            Verdict::CannotTell => unknown.push(figure),
         }
     }
     let mut out = if parts.is_empty() {

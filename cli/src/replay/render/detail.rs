@@ -2,7 +2,8 @@
 //! figure is its value; one that rests on guessed answers says how many, and the range
 //! proven to hold every way of answering them where one is (never the few ways a replay
 //! happened to reach); one whose range spans nearly every call says "cannot tell".
-//! Openings fed by guessed answers are marked `(guessed)`.
+//! Openings fed by guessed answers are marked `(guessed)`; those resting on what a
+//! recording's holes hide, `(rests on the holes)`.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -146,6 +147,9 @@ fn setting(out: &mut String, recording: &Recording, report: &SystemReport<'_>, v
         );
         row(out, "  to fast fail", &fast_cell(report, v, i));
         let through = match met.guessed {
+            _ if !report.holes.is_empty() && !v.ran_with => {
+                format!("cannot tell: {}", verdict::IN_HOLES)
+            }
             0 => thousands(met.failing_let_through),
             g => format!(
                 "{} ({} guessed)",
@@ -157,7 +161,11 @@ fn setting(out: &mut String, recording: &Recording, report: &SystemReport<'_>, v
     }
     let openings = &v.figures.openings;
     for o in openings.iter().take(OPENINGS_SHOWN) {
-        let mark = if o.guessed { " (guessed)" } else { "" };
+        let mark = match (o.guessed, !v.ran_with && report.rests_on_holes(o.at)) {
+            (_, true) => " (rests on the holes)",
+            (true, false) => " (guessed)",
+            (false, false) => "",
+        };
         let text = format!("{}  {}{mark}", when(recording, o.at), o.why);
         let _ = writeln!(out, "  opened {}", wrap(&text, 9, 11, WIDTH));
     }

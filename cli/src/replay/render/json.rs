@@ -72,14 +72,20 @@ fn known(figure: Option<Figure>, k: &Known) -> Value {
 /// An alternative's verdicts against `base` on every figure and incident.
 fn verdicts(report: &SystemReport<'_>, base: &Variant, alternative: &Variant) -> Value {
     let one = |subject: Subject, figure: Option<Figure>| {
-        let (b, a) = (
-            verdict::known(report, base, subject),
-            verdict::known(report, alternative, subject),
-        );
+        let (b, a, compared) = verdict::judged(report, base, alternative, subject);
+        // The difference over the draws, in the subject's unit (a count, or ms).
+        let unit = |d: i128| match figure {
+            Some(f) if !f.is_time() => json!(d),
+            _ => json!(d as f64 / 1000.0),
+        };
+        let difference = compared.spread.map_or(Value::Null, |(low, high, draws)| {
+            json!({"low": unit(low), "high": unit(high), "draws": draws, "confidence": verdict::CONFIDENCE})
+        });
         json!({
-            "verdict": verdict::compare(&b, &a).word(),
+            "verdict": compared.verdict.word(),
             "base": known(figure, &b),
             "this": known(figure, &a),
+            "difference": difference,
         })
     };
     let mut out = Map::new();
@@ -112,34 +118,56 @@ fn setting(recording: &Recording, report: &SystemReport<'_>, v: &Variant) -> Val
     out.insert("ran".into(), json!(f.ran));
     let mut guessed = Map::new();
     guessed.insert("ran".into(), json!(f.guessed[Figure::Openings]));
+    // A figure the recording cannot tell is `null`, and why is in `cannot_tell_why`.
+    let mut why = Map::new();
     for figure in Figure::ALL {
         if figure != Figure::Openings {
-            out.insert(figure.key().into(), value(figure, f.counts[figure]));
+            let figure_value = match verdict::known(report, v, Subject::Figure(figure)) {
+                Known::CannotTell(reason) => {
+                    why.insert(figure.key().into(), json!(reason));
+                    Value::Null
+                }
+                Known::Told(_) => value(figure, f.counts[figure]),
+            };
+            out.insert(figure.key().into(), figure_value);
             guessed.insert(figure.key().into(), json!(f.guessed[figure]));
         }
     }
+    out.insert("cannot_tell_why".into(), Value::Object(why));
     out.insert("guessed".into(), Value::Object(guessed));
     out.insert("ranges".into(), ranges(v));
     if let Some(base) = report.variants.first().filter(|b| !std::ptr::eq(*b, v)) {
         out.insert("verdicts".into(), verdicts(report, base, v));
     }
     let openings = f.openings.iter().map(|o| {
-        json!({"at_ms": ms(o.at), "time": when(recording, o.at), "why": o.why, "guessed": o.guessed})
+        json!({
+            "at_ms": ms(o.at), "time": when(recording, o.at), "why": o.why, "guessed": o.guessed,
+            "rests_on_holes": !v.ran_with && report.rests_on_holes(o.at),
+        })
     });
     out.insert("openings".into(), openings.collect());
     let transitions = v.replay.transitions.iter().map(
         |t| json!({"at_ms": ms(t.at), "from": t.from.as_str(), "to": t.to.as_str(), "why": t.why}),
     );
     out.insert("transitions".into(), transitions.collect());
+    // Where the recording has holes, only the failing calls the settings it ran with
+    // let through are all in it.
+    let through_untold = holed && !v.ran_with;
     let incidents = f.incidents.iter().enumerate().map(|(i, m)| {
         let r = proven.map(|p| p.incidents[i]);
+        let fast_untold = match verdict::known(report, v, Subject::FastFail(i)) {
+            Known::CannotTell(why) => Some(why),
+            Known::Told(_) => None,
+        };
         json!({
             "start_ms": ms(m.incident.start),
-            "to_fast_fail_ms": m.to_fast_fail.map(ms),
+            "to_fast_fail_ms": m.to_fast_fail.filter(|_| fast_untold.is_none()).map(ms),
+            "to_fast_fail_cannot_tell": fast_untold,
             "to_fast_fail_ms_range": r.map(|(fast, _)| fast_range(fast)),
             "to_fast_fail_guessed": m.guessed_before_fast_fail,
             "unseen": m.unseen,
-            "failing_let_through": (!holed).then_some(m.failing_let_through),
+            "failing_let_through": (!through_untold).then_some(m.failing_let_through),
+            "failing_let_through_cannot_tell": through_untold.then_some(verdict::IN_HOLES),
             "failing_let_through_guessed": m.guessed,
             "failing_let_through_range": r.map(|(_, through)| range(Figure::FailingLetThrough, through)),
         })

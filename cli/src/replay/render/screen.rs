@@ -14,7 +14,7 @@ use crate::replay::figures::Figure;
 use crate::replay::holes::Hole;
 use crate::replay::recording::Recording;
 use crate::replay::report::{preamble, span, when, SystemReport, Variant};
-use crate::replay::verdict::{self, Known, Subject, Verdict};
+use crate::replay::verdict::{self, Compared, Known, Subject, Told, Verdict};
 
 /// The screen's width, in columns.
 pub(crate) const WIDTH: usize = 100;
@@ -23,7 +23,7 @@ pub(crate) const WIDTH: usize = 100;
 const LABEL: usize = 28;
 
 /// The verdict column.
-const VERDICT: usize = 13;
+const VERDICT: usize = 19;
 
 /// What a verdict line weighs, in the order shown.
 const WEIGHED: [Figure; 3] = [
@@ -89,16 +89,60 @@ fn line(out: &mut String, indent: usize, text: &str) {
     );
 }
 
-/// How sure a comparison is, in words; `None` for an exact one.
-fn certainty(base: &Known, alternative: &Known) -> String {
-    match (base, alternative) {
-        (Known::CannotTell(why), _) | (_, Known::CannotTell(why)) => why.clone(),
-        (Known::Told(b), Known::Told(a)) if b.exact() && a.exact() => "exact".into(),
-        // The error's rule (`verdict`) is in docs/replay.md; its interval in --detail.
-        (Known::Told(b), Known::Told(a)) => format!(
-            "estimated from {} guessed answers",
+/// A value of `subject` as the recording tells it: `≈` before an estimate; a time
+/// as a span (`never` for a time to fast fail that never comes).
+fn shown(t: &Told, subject: Subject) -> String {
+    let about = if t.exact() { "" } else { "≈" };
+    let time = matches!(subject, Subject::FastFail(_))
+        || matches!(subject, Subject::Figure(f) if f.is_time());
+    match t.value {
+        u64::MAX => "never".to_owned(),
+        v if time => format!("{about}{}", span(v)),
+        v => format!(
+            "{about}{}",
+            thousands(usize::try_from(v).unwrap_or(usize::MAX))
+        ),
+    }
+}
+
+/// A difference over the draws, signed: `+1,043`, `−2.5 s`.
+fn signed(d: i128, time: bool) -> String {
+    let sign = if d < 0 { "−" } else { "+" };
+    let size = u64::try_from(d.unsigned_abs()).unwrap_or(u64::MAX);
+    if time {
+        format!("{sign}{}", span(size))
+    } else {
+        format!(
+            "{sign}{}",
+            thousands(usize::try_from(size).unwrap_or(usize::MAX))
+        )
+    }
+}
+
+/// How sure a comparison is, in words, with both values where they differ or are
+/// estimated: `exact`, `≈99 against 54, on all 19 draws`, `≈99 against ≈84; −12 to
+/// +40 over 19 draws` (the difference's spread), or why it cannot be told.
+fn certainty(base: &Known, alternative: &Known, compared: Compared, subject: Subject) -> String {
+    let (b, a) = match (base, alternative) {
+        (Known::CannotTell(why), _) | (_, Known::CannotTell(why)) => return why.clone(),
+        (Known::Told(b), Known::Told(a)) => (b, a),
+    };
+    let values = format!("{} against {}", shown(a, subject), shown(b, subject));
+    let time = !matches!(subject, Subject::Figure(f) if !f.is_time());
+    match (compared.verdict, compared.spread) {
+        (Verdict::Same, _) if b.exact() && a.exact() => "exact".into(),
+        (_, None) if b.exact() && a.exact() => format!("exact: {values}"),
+        (_, None) => format!(
+            "{values}, estimated from {} guessed answers",
             thousands(a.guessed.max(b.guessed))
         ),
+        (Verdict::Same, Some((_, _, draws))) => format!("{values}, equal on all {draws} draws"),
+        (Verdict::Apart, Some((low, high, draws))) => format!(
+            "{values}; {} to {} over {draws} draws",
+            signed(low, time),
+            signed(high, time)
+        ),
+        (_, Some((_, _, draws))) => format!("{values}, on all {draws} draws"),
     }
 }
 
@@ -132,11 +176,8 @@ fn incidents_label(numbers: &[usize], of: usize) -> String {
 fn judged(report: &SystemReport<'_>, alt: &Variant) -> Vec<(String, Verdict, String)> {
     let base = &report.variants[0];
     let judge = |subject: Subject| {
-        let (b, a) = (
-            verdict::known(report, base, subject),
-            verdict::known(report, alt, subject),
-        );
-        (verdict::compare(&b, &a), certainty(&b, &a))
+        let (b, a, compared) = verdict::judged(report, base, alt, subject);
+        (compared.verdict, certainty(&b, &a, compared, subject))
     };
     // Incidents with the same verdict, equally sure, share a line.
     let mut groups: Vec<(Verdict, String, Vec<usize>)> = Vec::new();
@@ -202,22 +243,38 @@ fn would_open(n: usize) -> String {
     }
 }
 
-/// What the settings it ran with did, in one sentence (the counts left out where the
-/// recording has holes: the calls missing there would count).
+/// A count of the settings it ran with as the recording tells it: `40` exact,
+/// `≈1,722 ±310` estimated (the larger side of its interval), or `cannot tell`.
+fn as_set_count(report: &SystemReport<'_>, figure: Figure) -> String {
+    match verdict::known(report, &report.variants[0], Subject::Figure(figure)) {
+        Known::Told(t) if t.exact() => thousands(usize::try_from(t.value).unwrap_or(usize::MAX)),
+        Known::Told(t) => {
+            let err = (t.value - t.low).max(t.high - t.value);
+            let n = |v: u64| thousands(usize::try_from(v).unwrap_or(usize::MAX));
+            format!("≈{} ±{}", n(t.value), n(err))
+        }
+        Known::CannotTell(_) => "cannot tell".to_owned(),
+    }
+}
+
+/// What the settings it ran with did, in one sentence: a count estimated marked `≈`
+/// with its error; a count the recording cannot tell (one resting on its holes) left
+/// out.
 fn as_set(recording: &Recording, report: &SystemReport<'_>) -> String {
     let f = &report.variants[0].figures;
     let mut text = format!("as set, replayed: {}", opened(f.openings.len()));
-    if report.holes.is_empty() {
-        let _ = write!(
-            text,
-            "; {} let through, {} healthy refused",
-            counted(
-                f.counts[Figure::FailingLetThrough],
-                "failing call",
-                "failing calls"
-            ),
-            thousands(f.counts[Figure::HealthyRefused]),
-        );
+    let mut counts = Vec::new();
+    let through = as_set_count(report, Figure::FailingLetThrough);
+    if through != "cannot tell" {
+        let calls = if through == "1" { "call" } else { "calls" };
+        counts.push(format!("{through} failing {calls} let through"));
+    }
+    let refused = as_set_count(report, Figure::HealthyRefused);
+    if refused != "cannot tell" {
+        counts.push(format!("{refused} healthy refused"));
+    }
+    if !counts.is_empty() {
+        let _ = write!(text, "; {}", counts.join(", "));
     }
     for (i, met) in f.incidents.iter().enumerate() {
         let _ = write!(
