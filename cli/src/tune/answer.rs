@@ -454,7 +454,7 @@ impl Tuned<'_> {
             }
             None => {
                 let then = if self.chosen.alternatives.is_empty() {
-                    "and none is told apart from as set and from no breaker as a trade"
+                    "none is told apart from as set and from no breaker as a trade"
                 } else {
                     "the alternatives trade one for another"
                 };
