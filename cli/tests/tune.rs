@@ -14,12 +14,16 @@
 //!   through;
 //! - an objective no setting meets (failing fast within a millisecond) is said so.
 
+// expect-test writes every golden text as `r#"…"#`, quotes or not.
+#![allow(clippy::needless_raw_string_hashes)]
+
 mod common;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use common::bin;
+use expect_test::{expect, Expect};
 use outbound_guard_tests::upstream::{FakeUpstream, Fault};
 use serde_json::Value;
 
@@ -712,4 +716,147 @@ fn one_system_tuned_and_one_not_exits_4() {
     let text = String::from_utf8(output.stdout).unwrap();
     assert!(text.contains("cannot be tuned"), "{text}");
     within_100(&text);
+}
+
+/// `tune`'s screen of `recording` with `args` against a golden text, less its first
+/// line (the file's path, and how long the search took).
+fn golden(recording: &Path, settings: &Path, args: &[&str], status: i32, text: &Expect) {
+    let screen = screen_with(
+        recording,
+        settings,
+        &[&["--jobs", "2"], args].concat(),
+        status,
+    );
+    within_100(&screen);
+    let (_, rest) = screen.split_once('\n').unwrap();
+    text.assert_eq(rest);
+}
+
+/// The screens as a person reads them, held as golden texts (`UPDATE_EXPECT=1 cargo test
+/// -p outbound-guard-cli --test tune` rewrites them after a deliberate change): the
+/// plain hang with the default objectives; with an objective no setting meets, the
+/// setting known better than the settings as run; and the enforcing recording of the
+/// same hang, where the refused calls' answers are guessed.
+#[test]
+fn the_screens_as_a_person_reads_them() {
+    let dir = common::scratch("tune-golden");
+    let settings = dir.join("resilience.toml");
+    std::fs::write(&settings, HANG_SETTINGS).unwrap();
+    let recording = hang_recording(&dir, false);
+    golden(&recording, &settings, &[], 0, &expect![[r#"
+
+        s: 1,096 calls, 1 incident; 200 settings tried
+          searched: cb_failure_rate, cb_window_size, cb_min_calls, cb_open_duration, cb_half_open_calls,
+            cb_slow_threshold, total_timeout
+          objectives:
+            refuse at most 1% of healthy calls (7 of 720)
+            fail fast within 20.0 s in every incident
+            let as few failing calls through as can be
+          as set: misses the healthy calls' cap and the time to fail fast
+          recommended: cb_failure_rate=0.1, cb_slow_threshold=250ms
+            meets every objective; refuses fewer healthy calls, lets fewer failing calls through, fails fast
+              sooner than as set
+            decided by incident 1 (2026-12-01 00:03:00.120 UTC, 3m 6s): it fails fast after 4.4 s; as set,
+              it fails fast after 45.1 s
+          A: cb_window_size=20, cb_min_calls=4, cb_failure_rate=0.4, cb_open_duration=5s,
+            cb_slow_threshold=250ms
+            meets every objective; lets more failing calls through, fails fast sooner than the recommended;
+              the same: healthy calls refused
+          B: cb_window_size=20, cb_min_calls=4, cb_failure_rate=0.1, cb_open_duration=120s,
+            cb_slow_threshold=250ms
+            misses the healthy calls' cap; refuses more healthy calls, lets fewer failing calls through,
+              fails fast sooner than the recommended
+          C: cb_window_size=20, cb_min_calls=4, cb_failure_rate=0.1, cb_open_duration=10s,
+            cb_slow_threshold=250ms
+            meets every objective; refuses more healthy calls, lets more failing calls through, fails fast
+              sooner than the recommended
+
+                                      as set        recommended   A             B             C
+          healthy calls refused       20 (2.8%)     0 (0.0%)      0 (0.0%)      108 (15.0%)   5 (0.7%)
+          failing calls let through   95            15            40            3             19
+          time callers waited         112.1 s       32.6 s        57.6 s        17.9 s        36.5 s
+          openings                    5             6             33            2             18
+          fails fast after, in incident
+            1 at 00:03:00, 3m 6s      45.1 s        4.4 s         3.8 s         937 ms        937 ms
+          meets healthy calls' cap    missed        met           met           missed        met
+          meets time to fail fast     missed        met           met           met           met
+
+        every figure exact: the recording has every call's outcome
+    "#]]);
+    golden(
+        &recording,
+        &settings,
+        &["--fail-fast-within", "500ms", "--max-settings", "60"],
+        0,
+        &expect![[r#"
+
+            s: 1,096 calls, 1 incident; 60 settings tried
+              searched: cb_failure_rate, cb_window_size, cb_min_calls, cb_open_duration, cb_half_open_calls,
+                cb_slow_threshold, total_timeout
+              objectives:
+                refuse at most 1% of healthy calls (7 of 720)
+                fail fast within 500 ms in every incident
+                let as few failing calls through as can be
+              as set: misses the healthy calls' cap and the time to fail fast
+              recommended: cb_failure_rate=0.1, cb_slow_threshold=250ms
+                no setting tried meets every objective: this one is known no worse than as set on any figure and
+                  better on at least one
+                misses the time to fail fast by 3.9 s: the longest an incident goes before it fails fast 4.4 s,
+                  the cap 500 ms
+                refuses fewer healthy calls, lets fewer failing calls through, fails fast sooner than as set
+                decided by incident 1 (2026-12-01 00:03:00.120 UTC, 3m 6s): it fails fast after 4.4 s; as set,
+                  it fails fast after 45.1 s
+              A: cb_window_size=20, cb_min_calls=4, cb_failure_rate=0.1, cb_slow_threshold=250ms
+                misses the healthy calls' cap and the time to fail fast; refuses more healthy calls, lets fewer
+                  failing calls through, fails fast sooner than the recommended
+
+                                          as set        recommended   A
+              healthy calls refused       20 (2.8%)     0 (0.0%)      53 (7.4%)
+              failing calls let through   95            15            8
+              time callers waited         112.1 s       32.6 s        24.3 s
+              openings                    5             6             7
+              fails fast after, in incident
+                1 at 00:03:00, 3m 6s      45.1 s        4.4 s         937 ms
+              meets healthy calls' cap    missed        met           missed
+              meets time to fail fast     missed        missed        missed
+
+            every figure exact: the recording has every call's outcome
+        "#]],
+    );
+    let enforcing = dir.join("enforcing.toml");
+    std::fs::write(&enforcing, HANG_SETTINGS.replace("\"observe\"", "\"auto\"")).unwrap();
+    golden(
+        &hang_recording(&dir, true),
+        &enforcing,
+        &["--healthy-refused", "5%", "--max-settings", "30"],
+        3,
+        &expect![[r#"
+
+            s: 1,096 calls, 1 incident; 30 settings tried
+              searched: cb_failure_rate, cb_window_size, cb_min_calls, cb_open_duration, cb_half_open_calls,
+                cb_slow_threshold, total_timeout
+              objectives:
+                refuse at most 5% of healthy calls (≈41 (35 to 48) of ≈825 (706 to 973))
+                fail fast within 20.0 s in every incident
+                let as few failing calls through as can be
+              as set: misses the time to fail fast; cannot tell whether it meets the healthy calls' cap
+              recommended: none: no setting tried meets every objective, and none is known no worse than as set
+                on any figure and better on one; none is told apart from as set and from no breaker as a trade
+                no setting tried is known to refuse at most 5% of healthy calls (≈41 (35 to 48) of ≈825 (706 to
+                  973)): the closest, cb_open_duration=5s, has ≈0 (0 to 143) healthy calls refused
+
+                                          as set
+              healthy calls refused       ≈125 (15.2%)
+              failing calls let through   ≈95±107
+              time callers waited         ≈112.1 s
+              openings                    ≈5±6
+              fails fast after, in incident
+                1 at 00:03:00, 2m 44s     45.1 s
+              meets healthy calls' cap    cannot tell
+              meets time to fail fast     missed
+
+            ≈: estimated from the answers guessed for calls the recording's guard refused; ?: the recording
+              cannot tell (--json says why); every figure exact: record in observe mode (cb_mode = "observe")
+        "#]],
+    );
 }
