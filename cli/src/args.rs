@@ -137,8 +137,9 @@ pub(crate) struct ReplayArgs {
     /// How many replays of each setting may be spent walking the ways of answering the
     /// calls without a recorded outcome (default: as many as make about half a million
     /// replayed calls, at least 2, at most 1024). Within it, every way is replayed and
-    /// each range holds every figure those calls could give; past it, as many samples
-    /// again are replayed, and the ranges are those of the replays made, and say so.
+    /// each range holds every figure those calls could give; past it, the ranges are
+    /// proven to hold every way without replaying each (wider), and say so. Either way
+    /// a range holds every way of answering them.
     #[arg(long, value_name = "N")]
     pub(crate) max_replays: Option<usize>,
     /// Refuse the recording at its first line that cannot be read (default: skip it and

@@ -500,9 +500,28 @@ fn reach(calls: &[recording::Call], settings: &SystemSettings) -> u64 {
     u64::try_from(u128::from(calls) * u128::from(open) / u128::from(span)).unwrap_or(u64::MAX)
 }
 
+/// `input`, read through a gzip decoder where it begins as gzip does (`1f 8b`).
+fn gunzipped<'r>(
+    input: impl std::io::BufRead + 'r,
+) -> std::io::Result<Box<dyn std::io::BufRead + 'r>> {
+    let mut input = input;
+    let gzip = input.fill_buf()?.starts_with(&[0x1f, 0x8b]);
+    Ok(if gzip {
+        Box::new(BufReader::with_capacity(
+            1 << 20,
+            flate2::bufread::MultiGzDecoder::new(input),
+        ))
+    } else {
+        Box::new(input)
+    })
+}
+
+/// The recording at `path` (`-`: stdin), gzipped or not.
 pub(crate) fn read_recording(path: &std::path::Path, strict: bool) -> Result<Recording, Failure> {
     let result = if path.as_os_str() == "-" {
-        recording::read(std::io::stdin().lock(), strict)
+        gunzipped(std::io::stdin().lock())
+            .map_err(|e| Failure::Io(format!("cannot read stdin: {e}")))
+            .map(|input| recording::read(input, strict))?
     } else {
         let file = std::fs::File::open(path)
             .map_err(|e| Failure::Io(format!("cannot read {}: {e}", path.display())))?;
@@ -512,7 +531,9 @@ pub(crate) fn read_recording(path: &std::path::Path, strict: bool) -> Result<Rec
                 path.display()
             )));
         }
-        recording::read(BufReader::with_capacity(1 << 20, file), strict)
+        gunzipped(BufReader::with_capacity(1 << 20, file))
+            .map_err(|e| Failure::Io(format!("cannot read {}: {e}", path.display())))
+            .map(|input| recording::read(input, strict))?
     };
     result.map_err(|e| Failure::Io(format!("{}: {e}", path.display())))
 }

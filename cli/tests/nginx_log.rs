@@ -420,8 +420,42 @@ async fn a_log_behind_an_enforcing_guard_has_holes_that_leave_a_looser_setting_u
         for r in [looser, stricter] {
             let verdict = &r["verdicts"][key];
             assert_eq!(verdict["verdict"], "cannot tell", "{key}: {verdict}");
+            // No number beside it, top level or per incident: the reason instead.
+            assert!(r[key].is_null(), "{key}: {}", r[key]);
+            assert!(r["cannot_tell_why"][key].is_string(), "{key}");
         }
     }
+    for r in [looser, stricter] {
+        let incident = &r["incidents"][0];
+        assert!(incident["failing_let_through"].is_null(), "{incident}");
+        assert!(
+            incident["failing_let_through_cannot_tell"].is_string(),
+            "{incident}"
+        );
+    }
+    // The failing calls the settings it ran with let through are all in the log: kept.
+    assert!(as_set["failing_let_through"].as_u64().unwrap() > 0, "{as_set}");
+    assert!(as_set["healthy_refused"].is_null(), "{as_set}");
+    assert!(as_set["incidents"][0]["failing_let_through"].is_u64());
+    // The stricter setting opens again after the first hole began, in the incident:
+    // those openings rest on the holes (the calls missing there would have fed it).
+    let hole_start = holes[0]["start_ms"].as_f64().unwrap();
+    let after_hole: Vec<&Value> = stricter["openings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["at_ms"].as_f64().unwrap() >= hole_start)
+        .collect();
+    assert!(!after_hole.is_empty(), "{}", stricter["openings"]);
+    assert!(
+        after_hole.iter().all(|o| o["rests_on_holes"] == true),
+        "{after_hole:?}"
+    );
+    assert!(as_set["openings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|o| o["rests_on_holes"] == false));
     // The looser setting's time to fast fail cannot be told (it had not failed fast when
     // the hole began); the stricter one's is told, exact and no later (sooner by about
     // five calls' 50 ms, unless a loaded machine sent them in one millisecond).

@@ -284,3 +284,48 @@ fn the_json_has_the_shape_the_reference_documents() {
     assert_eq!(got_one, want_one, "a system's shape");
     assert_eq!(got_top, want_top, "the top level's shape");
 }
+
+/// A gzipped recording is read as it is, from a file or from stdin: the same answer as
+/// the plain one.
+#[test]
+fn a_gzipped_recording_is_read_as_it_is() {
+    use std::io::Write as _;
+    let plain = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/demo-recording.jsonl"
+    );
+    let text = std::fs::read(plain).unwrap();
+    let dir = scratch("gzip");
+    let gz = dir.join("day.jsonl.gz");
+    let mut encoder = flate2::write::GzEncoder::new(
+        std::fs::File::create(&gz).unwrap(),
+        flate2::Compression::default(),
+    );
+    encoder.write_all(&text).unwrap();
+    encoder.finish().unwrap();
+    let answer = |recording: &str, stdin: Option<&Path>| {
+        let mut command = bin();
+        command.args([
+            "replay",
+            recording,
+            "--system",
+            "sber",
+            "--max-replays",
+            "1",
+        ]);
+        if let Some(path) = stdin {
+            command.write_stdin(std::fs::read(path).unwrap());
+        }
+        let output = command.output().unwrap();
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        assert!(stderr(&output).is_empty(), "{}", stderr(&output));
+        // The first line names the recording, and folds where its name ends.
+        let out = String::from_utf8(output.stdout).unwrap();
+        let words: Vec<&str> = out.split_once(':').unwrap().1.split_whitespace().collect();
+        words.join(" ")
+    };
+    let expected = answer(plain, None);
+    assert_eq!(answer(gz.to_str().unwrap(), None), expected);
+    assert_eq!(answer("-", Some(&gz)), expected);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -90,7 +90,7 @@ fn the_screen_says_in_words_which_setting_is_better_and_how_sure() {
                 fails fast in incident 1    cannot tell        389 guessed answers fed the breaker first, and it
                                                                may never have failed fast
                 failing calls let through   worse              ≈163 against ≈40, on all 19 draws
-                healthy calls refused       cannot tell apart  ≈473 against ≈603; −326 to +160 over 19 draws
+                healthy calls refused       cannot tell apart  ≈473 against ≈603; −326 to +160
                 time callers waited         worse              ≈49.1 s against ≈27.0 s, on all 19 draws
 
             to tell what is estimated or cannot be told: record in observe mode (cb_mode = "observe"), log at a
@@ -173,4 +173,23 @@ fn the_detail_gives_the_numbers_and_marks_what_is_guessed() {
           opened 2026-12-04 14:48:02.835 UTC  sber forced open by an operator
     "#]],
     );
+}
+
+/// A `--compare` of many keys at once folds its heading within the width, on the screen
+/// and in `--detail`.
+#[test]
+fn a_long_list_of_changed_keys_folds_within_the_width() {
+    let keys = "cb_failure_rate=0.45,cb_open_duration=7,cb_half_open_calls=4,cb_window_size=80,\
+                cb_min_calls=40";
+    for extra in [
+        &["--compare", keys][..],
+        &["--compare", keys, "--detail"][..],
+    ] {
+        let text = replay(extra);
+        fits(&text);
+        assert!(
+            text.contains("cb_failure_rate=0.45, cb_open_duration=7"),
+            "{text}"
+        );
+    }
 }

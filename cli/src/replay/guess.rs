@@ -361,6 +361,41 @@ mod tests {
     }
 
     #[test]
+    fn draws_vary_around_the_evidence_and_a_hang_s_draws_all_fail() {
+        use Recorded::{Failure, Rejected, Success, Timeout};
+        // 4 of 10 failing on each side of a gap of 200.
+        let side = [
+            Success, Failure, Success, Success, Failure, Success, Failure, Success, Success,
+            Failure,
+        ];
+        let mut calls: Vec<Call> = side.iter().map(|o| call(*o)).collect();
+        calls.extend((0..200).map(|_| call(Rejected)));
+        calls.extend(side.iter().map(|o| call(*o)));
+        let draws = draws(&calls, 19, 1);
+        assert_eq!(draws.len(), 19);
+        assert!(draws.iter().all(|d| d.len() == 200));
+        let failing: Vec<usize> = draws
+            .iter()
+            .map(|d| d.iter().filter(|f| **f).count())
+            .collect();
+        // Around 80 each, never the same every draw, never spread evenly.
+        assert!(
+            failing.iter().all(|n| (20..=160).contains(n)),
+            "{failing:?}"
+        );
+        assert!(failing.iter().any(|n| *n != failing[0]), "{failing:?}");
+        let mean = failing.iter().sum::<usize>() as f64 / 19.0;
+        assert!((50.0..110.0).contains(&mean), "{mean}");
+        // The same seed draws the same.
+        assert_eq!(super::draws(&calls, 19, 1), draws);
+        // Every call around a hang's gap timed out: every draw answers it failing.
+        let mut hung: Vec<Call> = (0..10).map(|_| call(Timeout)).collect();
+        hung.extend((0..50).map(|_| call(Rejected)));
+        hung.extend((0..3).map(|_| call(Timeout)));
+        assert!(super::draws(&hung, 19, 1).iter().flatten().all(|f| *f));
+    }
+
+    #[test]
     fn a_hang_whose_trials_fail_is_answered_failing_and_a_recovery_moves_across() {
         use Recorded::{Rejected, Success, Timeout};
         let mut calls: Vec<Call> = (0..10).map(|_| call(Timeout)).collect();

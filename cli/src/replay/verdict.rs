@@ -13,8 +13,12 @@
 //! and refused. `cli/tests/estimate.rs` holds it against the truth. Where that
 //! interval spans nearly every call that could count toward it ([`SAYS_NOTHING`]), or a
 //! time to fast fail is known only to lie between a moment and never, the recording
-//! **cannot tell** it. A difference is called one only where the two intervals do not
-//! overlap.
+//! **cannot tell** it.
+//!
+//! A setting is compared with another on the same guessed answers ([`paired`]): each
+//! is replayed on the same [`DRAWS`] draws of the answers the recording lacks, and a
+//! difference is told where it has the same sign on every draw; "same" only where the
+//! two are known equal; otherwise they cannot be told apart.
 
 use super::figures::{FastFailRange, Figure, Figures, Range};
 use super::report::{SystemReport, Variant};
@@ -452,6 +456,71 @@ mod tests {
             counted(7, count(3), Some(Range { low: 7, high: 7 }), 10),
             exact(7)
         );
+    }
+
+    /// A setting whose figures on each draw are `counts` (failing calls let through),
+    /// estimated.
+    fn drawn(counts: &[usize]) -> Variant {
+        let figures = |n: usize| {
+            let mut f = Figures::default();
+            f.counts[Figure::FailingLetThrough] = n;
+            f
+        };
+        Variant {
+            label: String::new(),
+            ran_with: false,
+            figures: figures(counts[0]),
+            draws: counts.iter().map(|n| figures(*n)).collect(),
+            bounds: crate::replay::figures::Bounds::of(&Figures::default()),
+            replay: crate::replay::engine::Replay {
+                fates: Vec::new(),
+                transitions: Vec::new(),
+                asked: Vec::new(),
+                decisions: 0,
+                times: Vec::new(),
+            },
+            limit: 1,
+            reach: 0,
+            replays: 1,
+            cannot_tell: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_difference_is_told_where_every_draw_agrees_on_its_sign() {
+        let through = Subject::Figure(Figure::FailingLetThrough);
+        let base = drawn(&[50, 60, 40, 55]);
+        let judge = |alt: &[usize]| {
+            let (b, a) = (told(50, 20, 80), told(60, 30, 90));
+            paired((&b, &a), &base, &drawn(alt), through)
+        };
+        // Every draw more, though the intervals overlap: worse.
+        let worse = judge(&[51, 70, 41, 90]);
+        assert_eq!(worse.verdict, Verdict::Worse);
+        assert_eq!(worse.spread, Some((1, 35, 4)));
+        assert_eq!(judge(&[49, 10, 39, 0]).verdict, Verdict::Better);
+        // One draw the other way: cannot tell them apart.
+        let apart = judge(&[51, 70, 39, 90]);
+        assert_eq!(apart.verdict, Verdict::Apart);
+        assert_eq!(apart.spread, Some((-1, 35, 4)));
+        // Equal on every draw: the same.
+        assert_eq!(judge(&[50, 60, 40, 55]).verdict, Verdict::Same);
+        // Either one untold: no comparison.
+        let untold = paired(
+            (&told(50, 20, 80), &Known::CannotTell(String::new())),
+            &base,
+            &drawn(&[1, 1, 1, 1]),
+            through,
+        );
+        assert_eq!(untold.verdict, Verdict::CannotTell);
+        // Both exact: the values say it, no draw needed.
+        let exact = paired(
+            (&told(5, 5, 5), &told(5, 5, 5)),
+            &base,
+            &drawn(&[1, 9, 1, 1]),
+            through,
+        );
+        assert_eq!((exact.verdict, exact.spread), (Verdict::Same, None));
     }
 
     #[test]

@@ -49,8 +49,7 @@ pub(crate) struct Budget {
     pub(crate) replays: usize,
 }
 
-/// Replayed calls that the default budget's walk spends on one setting, about (as
-/// many again on samples, past it).
+/// Replayed calls that the default budget's walk spends on one setting, about.
 const DEFAULT_CALLS: usize = 500_000;
 /// The default budget's most replays.
 const DEFAULT_MOST: usize = 1024;

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use crate::output::{counted, thousands};
 
-use super::screen::{system_header, wrap, WIDTH};
+use super::screen::{spaced, system_header, wrap, WIDTH};
 use crate::replay::figures::{FastFailRange, Figure, Range};
 use crate::replay::recording::Recording;
 use crate::replay::report::{preamble, span, when, SystemReport, Variant};
@@ -117,7 +117,8 @@ fn ways(variant: &Variant) -> String {
 
 /// One setting's block.
 fn setting(out: &mut String, recording: &Recording, report: &SystemReport<'_>, v: &Variant) {
-    let _ = writeln!(out, "\n{}, {}:", report.name, v.label);
+    let heading = format!("{}, {}:", report.name, spaced(&v.label));
+    let _ = writeln!(out, "\n{}", wrap(&heading, 0, 2, WIDTH));
     if !v.cannot_tell.is_empty() {
         for why in &v.cannot_tell {
             row(out, "cannot tell", why);

@@ -79,6 +79,12 @@ fn glued(text: &str) -> Vec<String> {
     words
 }
 
+/// A setting's label with a space after each comma (`read_timeout=5, total_timeout=6`),
+/// so that a long list of keys folds within the width.
+pub(crate) fn spaced(label: &str) -> String {
+    label.split(',').collect::<Vec<_>>().join(", ")
+}
+
 /// One line of the screen, `indent` spaces in, folded within [`WIDTH`].
 fn line(out: &mut String, indent: usize, text: &str) {
     let _ = writeln!(
@@ -121,7 +127,7 @@ fn signed(d: i128, time: bool) -> String {
 
 /// How sure a comparison is, in words, with both values where they differ or are
 /// estimated: `exact`, `≈99 against 54, on all 19 draws`, `≈99 against ≈84; −12 to
-/// +40 over 19 draws` (the difference's spread), or why it cannot be told.
+/// +40` (the difference's spread over the draws), or why it cannot be told.
 fn certainty(base: &Known, alternative: &Known, compared: Compared, subject: Subject) -> String {
     let (b, a) = match (base, alternative) {
         (Known::CannotTell(why), _) | (_, Known::CannotTell(why)) => return why.clone(),
@@ -137,11 +143,9 @@ fn certainty(base: &Known, alternative: &Known, compared: Compared, subject: Sub
             thousands(a.guessed.max(b.guessed))
         ),
         (Verdict::Same, Some((_, _, draws))) => format!("{values}, equal on all {draws} draws"),
-        (Verdict::Apart, Some((low, high, draws))) => format!(
-            "{values}; {} to {} over {draws} draws",
-            signed(low, time),
-            signed(high, time)
-        ),
+        (Verdict::Apart, Some((low, high, _))) => {
+            format!("{values}; {} to {}", signed(low, time), signed(high, time))
+        }
         (_, Some((_, _, draws))) => format!("{values}, on all {draws} draws"),
     }
 }
@@ -206,8 +210,9 @@ fn judged(report: &SystemReport<'_>, alt: &Variant) -> Vec<(String, Verdict, Str
 /// An alternative against the settings it ran with; whether any of it rests on
 /// guessed answers.
 fn alternative(out: &mut String, report: &SystemReport<'_>, alt: &Variant) -> bool {
+    let label = spaced(&alt.label);
     if let Some(why) = alt.cannot_tell.first() {
-        line(out, 2, &format!("{}: cannot tell: {why}", alt.label));
+        line(out, 2, &format!("{label}: cannot tell: {why}"));
         return false;
     }
     let lines = judged(report, alt);
@@ -215,10 +220,14 @@ fn alternative(out: &mut String, report: &SystemReport<'_>, alt: &Variant) -> bo
         .iter()
         .all(|(_, v, sure)| *v == Verdict::Same && sure == "exact")
     {
-        let _ = writeln!(out, "  {}: the same on each, exact", alt.label);
+        line(out, 2, &format!("{label}: the same on each, exact"));
         return false;
     }
-    let _ = writeln!(out, "  {}, against the settings it ran with:", alt.label);
+    line(
+        out,
+        2,
+        &format!("{label}, against the settings it ran with:"),
+    );
     for (label, v, sure) in &lines {
         verdict_line(out, label, *v, sure);
     }
