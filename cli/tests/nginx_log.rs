@@ -434,7 +434,10 @@ async fn a_log_behind_an_enforcing_guard_has_holes_that_leave_a_looser_setting_u
         );
     }
     // The failing calls the settings it ran with let through are all in the log: kept.
-    assert!(as_set["failing_let_through"].as_u64().unwrap() > 0, "{as_set}");
+    assert!(
+        as_set["failing_let_through"].as_u64().unwrap() > 0,
+        "{as_set}"
+    );
     assert!(as_set["healthy_refused"].is_null(), "{as_set}");
     assert!(as_set["incidents"][0]["failing_let_through"].is_u64());
     // The stricter setting opens again after the first hole began, in the incident:

@@ -743,7 +743,12 @@ fn the_screens_as_a_person_reads_them() {
     let settings = dir.join("resilience.toml");
     std::fs::write(&settings, HANG_SETTINGS).unwrap();
     let recording = hang_recording(&dir, false);
-    golden(&recording, &settings, &[], 0, &expect![[r#"
+    golden(
+        &recording,
+        &settings,
+        &[],
+        0,
+        &expect![[r#"
 
         s: 1,096 calls, 1 incident; 200 settings tried
           searched: cb_failure_rate, cb_window_size, cb_min_calls, cb_open_duration, cb_half_open_calls,
@@ -782,7 +787,8 @@ fn the_screens_as_a_person_reads_them() {
           meets time to fail fast     missed        met           met           met           met
 
         every figure exact: the recording has every call's outcome
-    "#]]);
+    "#]],
+    );
     golden(
         &recording,
         &settings,
