@@ -305,7 +305,7 @@ fn replay_system<'a>(
     variants: &[(String, Settings)],
     max_replays: Option<usize>,
 ) -> SystemReport<'a> {
-    let mut prepared = Prepared::new(name, system, max_replays);
+    let mut prepared = Prepared::new(name, system, max_replays).with_draws(verdict::DRAWS);
     let mut runs = Vec::new();
     for (label, settings) in variants {
         if let Some(s) = settings.system(name) {
@@ -332,7 +332,8 @@ pub(crate) struct Prepared<'a> {
     // answered (`ways`).
     options: Arc<[guess::Options]>,
     // Draws of their answers, each setting replayed on every one (paired: the n-th of
-    // each setting on the same answers); none where every call has its outcome.
+    // each setting on the same answers); none where every call has its outcome, or
+    // unless asked for (`with_draws`).
     draws: Arc<[Vec<bool>]>,
     budget: Budget,
     incidents: Vec<figures::Incident>,
@@ -353,11 +354,24 @@ impl<'a> Prepared<'a> {
             actions: engine::actions(&system.transitions),
             read_limit: knowable::read_limit(system),
             options: guess::options(&system.calls).into(),
-            draws: guess::draws(&system.calls, verdict::DRAWS, DRAWS_SEED).into(),
+            draws: Vec::new().into(),
             budget: Budget::new(max_replays, system.calls.len()),
             incidents: incidents(&system.calls, &[]),
             holes: Vec::new(),
         }
+    }
+
+    /// Replays every setting also on `n` draws of the answers its recording lacks
+    /// ([`guess::draws`]), the same draws for each, so that two settings compare on the
+    /// same answers ([`verdict::paired`]; `replay` draws [`verdict::DRAWS`]). Without it
+    /// (0), a comparison is interval against interval ([`compare`]).
+    pub(crate) fn with_draws(mut self, n: usize) -> Self {
+        self.draws = if self.options.is_empty() {
+            Vec::new().into()
+        } else {
+            guess::draws(&self.system.calls, n, DRAWS_SEED).into()
+        };
+        self
     }
 
     /// The settings the service ran with, replayed: where its traffic fell while this
@@ -396,7 +410,7 @@ impl<'a> Prepared<'a> {
             figures::limit(settings),
         );
         let cannot_tell = knowable::cannot_tell(self.system, settings);
-        let draws = if self.options.is_empty() || !cannot_tell.is_empty() {
+        let draws = if self.draws.is_empty() || !cannot_tell.is_empty() {
             Vec::new()
         } else {
             replayable.drawn(settings, &assessed.replay, &self.draws, &self.holes)
