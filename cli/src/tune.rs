@@ -21,7 +21,7 @@ use crate::failure::Failure;
 use crate::load::vars;
 use crate::output::{counted, print, warn};
 use crate::replay::recording::Recording;
-use crate::replay::{read_recording, recorded_systems, wrap, Known, Prepared, Told};
+use crate::replay::{read_recording, recorded_systems, wrap, Known, Prepared, Told, DRAWS};
 
 mod answer;
 mod objectives;
@@ -233,7 +233,9 @@ fn tune_system<'a>(
     ran_with: &outbound_guard_settings::SystemSettings,
     common: &Common<'_>,
 ) -> Tuned<'a> {
-    let mut prepared = Prepared::new(name, system, Some(TUNE_REPLAYS));
+    // Every setting on the same draws of the answers the recording lacks, as `replay`
+    // draws them: the recommendation and the alternatives are compared on them.
+    let mut prepared = Prepared::new(name, system, Some(TUNE_REPLAYS)).with_draws(DRAWS);
     let first = prepared.ran_with("as set", ran_with);
     // The healthy calls as the figures count them: the refused ones as their guessed
     // answers have them, with the estimate's error.
