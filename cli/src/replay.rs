@@ -364,7 +364,7 @@ impl<'a> Prepared<'a> {
     /// Replays every setting also on `n` draws of the answers its recording lacks
     /// ([`guess::draws`]), the same draws for each, so that two settings compare on the
     /// same answers ([`verdict::paired`]; `replay` draws [`verdict::DRAWS`]). Without it
-    /// (0), a comparison is interval against interval ([`compare`]).
+    /// (0), a comparison is interval against interval ([`compare()`]).
     pub(crate) fn with_draws(mut self, n: usize) -> Self {
         self.draws = if self.options.is_empty() {
             Vec::new().into()
