@@ -46,6 +46,11 @@ pub(crate) enum Command {
     /// Search the settings each system should run, from a recording of its own traffic
     /// (best an observe-mode one): the recommended setting against objectives stated in
     /// a person's terms, the alternatives that trade one for another, and the evidence.
+    ///
+    /// Exit status: 0 every system has a recommended setting; 1 a settings or file
+    /// problem; 2 a usage problem; 3 no system has one (none meets every objective or is
+    /// known better than the settings as run, or the recording cannot be tuned); 4 some
+    /// systems have one and some have not. With 3 or 4, `--write` writes nothing.
     Tune(TuneArgs),
 }
 
@@ -169,8 +174,9 @@ pub(crate) struct TuneArgs {
     #[arg(long, value_name = "S")]
     pub(crate) system: Option<String>,
     /// Objective: refuse at most this share of the recording's healthy calls
-    /// (`0.1%`, or `0.001`).
-    #[arg(long, value_name = "SHARE", default_value = "0.1%", value_parser = share)]
+    /// (`1%`, or `0.01`; the default allows what a breaker that opens refuses after an
+    /// incident ends, before its next trial).
+    #[arg(long, value_name = "SHARE", default_value = "1%", value_parser = share)]
     pub(crate) healthy_refused: f64,
     /// Objective: fail fast within this long in every incident (from its first failure
     /// to the first call refused; an incident over sooner meets it).

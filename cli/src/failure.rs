@@ -8,6 +8,9 @@ pub(crate) enum Failure {
     Settings(SettingsError),
     Usage(String),
     Io(String),
+    /// The answer is printed, and says no: exit with this status (3 or more), the
+    /// message (if any) on stderr.
+    Answer(u8, String),
 }
 
 impl From<SettingsError> for Failure {

@@ -54,6 +54,12 @@ fn main() -> ExitCode {
             output::warn(&format!("outbound-guard: {message}"));
             ExitCode::from(2)
         }
+        Err(Failure::Answer(status, message)) => {
+            if !message.is_empty() {
+                output::warn(&format!("outbound-guard: {message}"));
+            }
+            ExitCode::from(status)
+        }
     }
 }
 

@@ -47,6 +47,9 @@ pub(crate) use report::{span, when, Variant};
 #[cfg(test)]
 pub(crate) use verdict::told;
 pub(crate) use verdict::{compare, Known, Told, Verdict};
+/// `tune` states its healthy total with the error its figures have, and compares
+/// settings on the same draws as `replay`.
+pub(crate) use verdict::{paired, Subject, DRAWS, ESTIMATE_ERROR};
 use ways::{Budget, Replayable};
 
 /// The seed of the draws of the answers a recording lacks: the same replay draws the

@@ -20,8 +20,8 @@ use crate::args::TuneArgs;
 use crate::failure::Failure;
 use crate::load::vars;
 use crate::output::{counted, print, warn};
-use crate::replay::recording::{Recorded, Recording};
-use crate::replay::{read_recording, recorded_systems, Prepared};
+use crate::replay::recording::Recording;
+use crate::replay::{read_recording, recorded_systems, wrap, Known, Prepared, Told, DRAWS};
 
 mod answer;
 mod objectives;
@@ -29,8 +29,8 @@ mod search;
 mod space;
 mod write;
 
-use answer::{choose, Tuned};
-use objectives::{judge, Objectives};
+use answer::{choose, Because, Chosen, Tuned};
+use objectives::{judge, totals, Objectives};
 use search::{Common, Search, Tried};
 use space::{groups, Base, Change, Seen};
 
@@ -117,7 +117,32 @@ pub(crate) fn run_command(args: &TuneArgs) -> Result<(), Failure> {
     } else {
         print(&answered.screen(args))?;
     }
-    unwritten.map_or(Ok(()), Err)
+    unwritten.map_or_else(
+        || status(&tuned).map_or(Ok(()), |s| Err(Failure::Answer(s, String::new()))),
+        Err,
+    )
+}
+
+/// The exit status where not every system has a recommended setting: 3 where none
+/// has (nothing could be tuned), 4 where some have and some have not.
+pub(crate) const NONE_TUNED: u8 = 3;
+/// See [`NONE_TUNED`].
+pub(crate) const SOME_TUNED: u8 = 4;
+
+/// [`NONE_TUNED`], [`SOME_TUNED`], or `None` where every system has a recommended
+/// setting.
+fn status(tuned: &[Tuned<'_>]) -> Option<u8> {
+    let with = tuned
+        .iter()
+        .filter(|t| t.chosen.recommended.is_some())
+        .count();
+    if with == tuned.len() {
+        None
+    } else if with == 0 {
+        Some(NONE_TUNED)
+    } else {
+        Some(SOME_TUNED)
+    }
 }
 
 /// The recording, the lines skipped warned of.
@@ -150,7 +175,7 @@ impl Answered<'_> {
         let systems: serde_json::Map<String, serde_json::Value> = self
             .tuned
             .iter()
-            .map(|t| (t.name.clone(), t.json(self.recording)))
+            .map(|t| (t.name.clone(), t.json(self.recording, self.objectives)))
             .collect();
         let o = self.objectives;
         serde_json::json!({
@@ -185,10 +210,17 @@ impl Answered<'_> {
         }
         out.push_str(&legend(self.tuned));
         if let Some(path) = &self.written {
-            let _ = writeln!(
-                out,
-                "wrote {path}: the recommended keys changed, the rest as it was"
-            );
+            let line = format!("wrote {path}: the recommended keys changed, the rest as it was");
+            let _ = writeln!(out, "{}", wrap(&line, 0, 2, 100));
+            for t in self.tuned {
+                if let Some((_, Because::BetterThanAsSet)) = t.chosen.recommended {
+                    let line = format!(
+                        "`{}`: a setting known better than as set, though it does not meet every objective",
+                        t.name
+                    );
+                    let _ = writeln!(out, "  {}", wrap(&line, 2, 4, 100));
+                }
+            }
         }
         out
     }
@@ -201,13 +233,13 @@ fn tune_system<'a>(
     ran_with: &outbound_guard_settings::SystemSettings,
     common: &Common<'_>,
 ) -> Tuned<'a> {
-    let mut prepared = Prepared::new(name, system, Some(TUNE_REPLAYS));
+    // Every setting on the same draws of the answers the recording lacks, as `replay`
+    // draws them: the recommendation and the alternatives are compared on them.
+    let mut prepared = Prepared::new(name, system, Some(TUNE_REPLAYS)).with_draws(DRAWS);
     let first = prepared.ran_with("as set", ran_with);
-    let healthy = system
-        .calls
-        .iter()
-        .filter(|c| matches!(c.outcome, Recorded::Success | Recorded::Rejected))
-        .count();
+    // The healthy calls as the figures count them: the refused ones as their guessed
+    // answers have them, with the estimate's error.
+    let (healthy, failing) = totals(&system.calls);
     let groups = groups(ran_with, Seen::of(&system.calls));
     let judged = judge(
         &prepared.judge(&first),
@@ -236,10 +268,14 @@ fn tune_system<'a>(
     } else {
         search.run(first)
     };
-    let (recommended, alternatives) = if cannot.is_some() {
-        (None, Vec::new())
+    // No breaker at all: no healthy call refused, every failing call let through, each
+    // incident its whole length.
+    let longest = prepared.incidents().map(|(_, l)| l).max().unwrap_or(0);
+    let no_breaker = [exact(0), Known::Told(failing), exact(longest)];
+    let chosen = if cannot.is_some() {
+        Chosen::default()
     } else {
-        choose(&tried)
+        choose(&tried, &no_breaker)
     };
     let mut keys: Vec<&'static str> = groups
         .iter()
@@ -250,13 +286,23 @@ fn tune_system<'a>(
         name: name.to_owned(),
         prepared,
         tried,
-        recommended,
-        alternatives,
+        chosen,
         interrupted,
         healthy,
+        failing,
         keys,
         cannot,
     }
+}
+
+/// A value known exactly.
+fn exact(value: u64) -> Known {
+    Known::Told(Told {
+        value,
+        low: value,
+        high: value,
+        guessed: 0,
+    })
 }
 
 /// Why a recording with holes cannot be tuned.
@@ -301,8 +347,8 @@ fn systems(
     Ok(names)
 }
 
-/// Writes the recommended keys of every system to `to`; an error, and nothing written,
-/// where a system has no recommendation.
+/// Writes the recommended keys of every system to `to`; an error ([`NONE_TUNED`] or
+/// [`SOME_TUNED`]), and nothing written, where a system has no recommendation.
 fn write_recommended(
     text: &str,
     tuned: &[Tuned<'_>],
@@ -312,16 +358,22 @@ fn write_recommended(
     let mut changes = Vec::new();
     let mut settings = Vec::new();
     for t in tuned {
-        let Some(r) = t.recommended else {
+        let Some(r) = t.chosen.index() else {
             let why = t.cannot.as_deref().map_or_else(
-                || "no setting tried meets every objective".to_owned(),
+                || {
+                    "no setting tried meets every objective or is known better than as set"
+                        .to_owned()
+                },
                 |why| format!("it cannot be tuned: {why}"),
             );
-            return Err(Failure::Usage(format!(
-                "--write {}: `{}`: {why}; nothing is written (the answer: run without --write)",
-                to.display(),
-                t.name
-            )));
+            return Err(Failure::Answer(
+                status(tuned).unwrap_or(NONE_TUNED),
+                format!(
+                    "--write {}: `{}`: {why}; nothing is written",
+                    to.display(),
+                    t.name
+                ),
+            ));
         };
         changes.push((t.name.as_str(), &t.tried[r].change));
         settings.push(&t.tried[r].settings);

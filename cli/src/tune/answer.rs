@@ -6,12 +6,14 @@ use std::fmt::Write as _;
 
 use serde_json::{json, Value};
 
-use super::objectives::{healthy_cap, Meets, Objective, Objectives};
+use super::objectives::{healthy_cap, Cap, Meets, Objective, Objectives};
 use super::search::{front, Tried};
 use super::space::label;
 use crate::output::{counted, thousands};
 use crate::replay::recording::Recording;
-use crate::replay::{compare, span, when, wrap, FigureKind, Judge, Known, Prepared, Verdict};
+use crate::replay::{
+    compare, paired, span, when, wrap, FigureKind, Judge, Known, Prepared, Subject, Told, Verdict,
+};
 
 /// One system's search and what it chose.
 pub(crate) struct Tuned<'a> {
@@ -19,13 +21,13 @@ pub(crate) struct Tuned<'a> {
     pub(crate) prepared: Prepared<'a>,
     /// Every setting tried, the settings it ran with first.
     pub(crate) tried: Vec<Tried>,
-    /// The best that meets every objective, if one does (0: the settings it ran with).
-    pub(crate) recommended: Option<usize>,
-    /// Up to three on the front that each do better than it on one figure.
-    pub(crate) alternatives: Vec<usize>,
+    /// The recommended setting and the alternatives.
+    pub(crate) chosen: Chosen,
     pub(crate) interrupted: bool,
-    /// The recording's healthy calls.
-    pub(crate) healthy: usize,
+    /// The recording's healthy calls, and its failing calls (all let through with no
+    /// breaker), as far as it tells them.
+    pub(crate) healthy: Told,
+    pub(crate) failing: Told,
     /// The keys searched.
     pub(crate) keys: Vec<&'static str>,
     /// Why it cannot be tuned at all, if it cannot.
@@ -37,11 +39,14 @@ fn letter(n: usize) -> char {
     char::from(b'A' + u8::try_from(n % 26).unwrap_or(0))
 }
 
+/// A column's width: the name's 30 and five columns fit 100.
+const COLUMN: usize = 13;
+
 /// A row of the table: its name, then each column's cell.
 fn row(out: &mut String, name: &str, cells: Vec<String>) {
     let mut line = format!("  {name:<28}");
     for c in cells {
-        let _ = write!(line, "{c:<13} ");
+        let _ = write!(line, "{c:<COLUMN$} ");
     }
     let _ = writeln!(out, "{}", line.trim_end());
 }
@@ -55,28 +60,103 @@ fn say(out: &mut String, indent: usize, text: &str) {
     let _ = writeln!(out, "{:indent$}{}", "", wrap(text, indent, indent + 2, 100));
 }
 
-/// The recommended setting and the alternatives of `tried`.
-pub(crate) fn choose(tried: &[Tried]) -> (Option<usize>, Vec<usize>) {
-    let recommended = (0..tried.len())
-        .filter(|&i| tried[i].judged.missed() == 0)
-        .min_by_key(|&i| tried[i].rank());
+/// Why a setting is recommended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Because {
+    /// It meets every objective (the best of those that do).
+    MeetsEvery,
+    /// None tried meets every objective; it is known no worse than the settings it ran
+    /// with on any figure and known better on at least one.
+    BetterThanAsSet,
+}
+
+/// The recommended setting, why, and the alternatives.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Chosen {
+    /// The recommended one, if any (0: the settings it ran with), and why.
+    pub(crate) recommended: Option<(usize, Because)>,
+    /// Up to three on the front that each trade: known better than the recommended
+    /// (or the settings it ran with) on a figure, told apart from the settings it ran
+    /// with, and known to let fewer failing calls through than no breaker at all.
+    pub(crate) alternatives: Vec<usize>,
+}
+
+impl Chosen {
+    pub(crate) fn index(&self) -> Option<usize> {
+        self.recommended.map(|(r, _)| r)
+    }
+}
+
+/// `t`'s figures of the front against `base`'s (the lower the better): the counts
+/// compared on the same draws of the answers the recording lacks (paired), the slowest
+/// incident interval against interval.
+fn versus(base: &Tried, t: &Tried) -> [Verdict; 3] {
+    let subjects = [
+        Some(Subject::Figure(FigureKind::HealthyRefused)),
+        Some(Subject::Figure(FigureKind::FailingLetThrough)),
+        None,
+    ];
+    std::array::from_fn(|k| {
+        let (b, a) = (&base.judged.known[k], &t.judged.known[k]);
+        match subjects[k] {
+            Some(subject) => paired((b, a), &base.variant, &t.variant, subject).verdict,
+            None => compare(b, a),
+        }
+    })
+}
+
+/// Whether `t` is known no worse than `base` on every figure of the front and known
+/// better on one.
+fn known_better(t: &Tried, base: &Tried) -> bool {
+    let v = versus(base, t);
+    v.iter()
+        .all(|v| matches!(v, Verdict::Better | Verdict::Same))
+        && v.contains(&Verdict::Better)
+}
+
+/// The recommended setting and the alternatives of `tried` (the settings it ran with
+/// at 0), `no_breaker` the figures of the front with no breaker.
+pub(crate) fn choose(tried: &[Tried], no_breaker: &[Known; 3]) -> Chosen {
+    let best = |keep: &dyn Fn(usize) -> bool| {
+        (0..tried.len())
+            .filter(|&i| keep(i))
+            .min_by_key(|&i| tried[i].rank())
+    };
+    let as_set = &tried[0];
+    let recommended = best(&|i| tried[i].judged.missed() == 0)
+        .map(|r| (r, Because::MeetsEvery))
+        .or_else(|| {
+            best(&|i| i != 0 && known_better(&tried[i], as_set))
+                .map(|r| (r, Because::BetterThanAsSet))
+        });
+    let reference = &tried[recommended.map_or(0, |(r, _)| r)];
+    let trades = |i: usize| {
+        let t = &tried[i];
+        versus(reference, t).contains(&Verdict::Better)
+            && versus(as_set, t)
+                .iter()
+                .any(|v| matches!(v, Verdict::Better | Verdict::Worse))
+            && compare(&no_breaker[1], &t.judged.known[1]) == Verdict::Better
+    };
     let front = front(tried);
     let mut alternatives: Vec<usize> = Vec::new();
     for figure in 0..3 {
         let pick = front
             .iter()
             .copied()
-            .filter(|&i| i != 0 && Some(i) != recommended && !alternatives.contains(&i))
+            .filter(|&i| {
+                i != 0
+                    && Some(i) != recommended.map(|(r, _)| r)
+                    && !alternatives.contains(&i)
+                    && trades(i)
+            })
             .min_by_key(|&i| (tried[i].judged.front[figure], tried[i].rank()));
-        let Some(i) = pick else { continue };
-        // An alternative trades: better than the recommended on the figure it is best at.
-        let better = recommended
-            .is_none_or(|r| tried[i].judged.front[figure] < tried[r].judged.front[figure]);
-        if better {
-            alternatives.push(i);
-        }
+        alternatives.extend(pick);
     }
-    (recommended, alternatives)
+    Chosen {
+        recommended,
+        alternatives,
+    }
 }
 
 /// A figure as a cell: `120`, `≈120±30` (estimated, and its error where it fits), `?`
@@ -90,7 +170,7 @@ fn cell(known: &Known, words: impl Fn(u64) -> String) -> String {
                 .saturating_sub(t.value)
                 .max(t.value.saturating_sub(t.low));
             let with = format!("≈{}±{}", words(t.value), words(error));
-            if with.chars().count() <= 13 {
+            if with.chars().count() <= COLUMN {
                 with
             } else {
                 format!("≈{}", words(t.value))
@@ -98,6 +178,31 @@ fn cell(known: &Known, words: impl Fn(u64) -> String) -> String {
         }
         Known::CannotTell(_) => "?".to_owned(),
     }
+}
+
+/// A figure in words: `120` where exact, `≈120 (90 to 150)` where estimated, `cannot be
+/// told`.
+fn told_words(known: &Known, words: impl Fn(u64) -> String) -> String {
+    match known {
+        Known::Told(t) if t.exact() => words(t.value),
+        Known::Told(t) => format!(
+            "≈{} ({} to {})",
+            words(t.value),
+            words(t.low),
+            words(t.high)
+        ),
+        Known::CannotTell(_) => "cannot be told".to_owned(),
+    }
+}
+
+/// A total as JSON: its estimate and interval.
+fn interval(t: Told) -> Value {
+    json!({"value": t.value, "low": t.low, "high": t.high, "exact": t.exact()})
+}
+
+/// Microseconds as milliseconds.
+fn ms(micros: u64) -> f64 {
+    micros as f64 / 1000.0
 }
 
 fn count(n: u64) -> String {
@@ -115,24 +220,34 @@ fn fast_fail_words(micros: u64) -> String {
 
 fn meets_words(m: &Meets) -> &'static str {
     match m {
-        Meets::Yes => "yes",
-        Meets::No => "no",
-        Meets::Likely(true) => "likely",
-        Meets::Likely(false) => "likely not",
-        Meets::Unknown(_) => "?",
+        Meets::Met => "met",
+        Meets::Missed => "missed",
+        Meets::CannotTell(_) => "cannot tell",
         Meets::NotJudged(_) => "not judged",
     }
 }
 
+/// An estimate and its interval in words: `1,234`, or `≈1,234 (1,000 to 1,500)`.
+fn estimated(value: u64, low: u64, high: u64) -> String {
+    if low == high {
+        count(value)
+    } else {
+        format!("≈{} ({} to {})", count(value), count(low), count(high))
+    }
+}
+
 /// The objectives in words.
-fn objective_words(o: Objectives, objective: Objective, healthy: usize) -> String {
+fn objective_words(o: Objectives, objective: Objective, healthy: Told) -> String {
     match objective {
-        Objective::HealthyRefused => format!(
-            "refuse at most {}% of healthy calls ({} of {})",
-            percent(o.healthy_refused),
-            count(healthy_cap(o.healthy_refused, healthy)),
-            thousands(healthy)
-        ),
+        Objective::HealthyRefused => {
+            let cap = healthy_cap(o.healthy_refused, healthy);
+            format!(
+                "refuse at most {}% of healthy calls ({} of {})",
+                percent(o.healthy_refused),
+                estimated(cap.value, cap.low, cap.high),
+                estimated(healthy.value, healthy.low, healthy.high)
+            )
+        }
         Objective::FailFast => format!(
             "fail fast within {} in every incident",
             span(u64::try_from(o.fail_fast_within.as_micros()).unwrap_or(u64::MAX))
@@ -153,28 +268,52 @@ fn percent(share: f64) -> String {
     }
 }
 
-/// The objectives a setting meets and misses, in words.
-fn meets_line(t: &Tried) -> String {
-    let missed: Vec<&str> = Objective::ALL
-        .iter()
-        .zip(&t.judged.meets)
-        // Without a cap, the failing calls' objective is always met.
-        .filter(|(_, m)| !m.by_estimate())
-        .map(|(o, _)| match o {
-            Objective::HealthyRefused => "the healthy calls' cap",
-            Objective::FailFast => "the time to fail fast",
-            Objective::FailingThrough => "the failing calls' cap",
-        })
-        .collect();
-    if missed.is_empty() {
-        "meets every objective".to_owned()
-    } else {
-        format!("misses {}", missed.join(" and "))
+/// An objective's name in a sentence.
+fn objective_name(o: Objective) -> &'static str {
+    match o {
+        Objective::HealthyRefused => "the healthy calls' cap",
+        Objective::FailFast => "the time to fail fast",
+        Objective::FailingThrough => "the failing calls' cap",
     }
 }
 
-/// How `t` trades against `against`, figure by figure of the front: a difference within
-/// the figures' error is none, and one the recording cannot tell is said so.
+/// The objectives a setting meets, misses and cannot be told to meet, in words.
+fn meets_line(t: &Tried) -> String {
+    let which = |missed: bool| -> Vec<&str> {
+        Objective::ALL
+            .iter()
+            .zip(&t.judged.meets)
+            .filter(|(_, m)| {
+                if missed {
+                    **m == Meets::Missed
+                } else {
+                    matches!(m, Meets::CannotTell(_))
+                }
+            })
+            .map(|(o, _)| objective_name(*o))
+            .collect()
+    };
+    let (missed, untold) = (which(true), which(false));
+    let mut parts = Vec::new();
+    if !missed.is_empty() {
+        parts.push(format!("misses {}", missed.join(" and ")));
+    }
+    if !untold.is_empty() {
+        parts.push(format!(
+            "cannot tell whether it meets {}",
+            untold.join(" and ")
+        ));
+    }
+    if parts.is_empty() {
+        "meets every objective".to_owned()
+    } else {
+        parts.join("; ")
+    }
+}
+
+/// How `t` trades against `against`, figure by figure of the front: better or worse
+/// where told, the figures whose difference is within their error said "cannot tell
+/// apart", and those the recording cannot tell said so.
 fn trade(t: &Tried, against: &Tried, against_name: &str) -> String {
     let words = [
         (
@@ -194,24 +333,31 @@ fn trade(t: &Tried, against: &Tried, against_name: &str) -> String {
         ),
     ];
     let mut parts = Vec::new();
+    let mut apart = Vec::new();
     let mut unknown = Vec::new();
-    for ((ours, theirs), (better, worse, figure)) in
-        t.judged.known.iter().zip(&against.judged.known).zip(words)
-    {
-        match compare(theirs, ours) {
+    let mut same = Vec::new();
+    for (verdict, (better, worse, figure)) in versus(against, t).into_iter().zip(words) {
+        match verdict {
             Verdict::Better => parts.push(better),
             Verdict::Worse => parts.push(worse),
-            Verdict::Same => {}
-            Verdict::Apart | Verdict::CannotTell => unknown.push(figure),
+            Verdict::Same => same.push(figure),
+            Verdict::Apart => apart.push(figure),
+            Verdict::CannotTell => unknown.push(figure),
         }
     }
     let mut out = if parts.is_empty() {
-        format!("the same as {against_name} on each figure it can be told")
+        format!("known better or worse than {against_name} on no figure")
     } else {
         format!("{} than {against_name}", parts.join(", "))
     };
-    if !unknown.is_empty() {
-        let _ = write!(out, " (cannot tell: {})", unknown.join(", "));
+    for (list, words) in [
+        (same, "the same"),
+        (apart, "cannot tell apart"),
+        (unknown, "cannot tell"),
+    ] {
+        if !list.is_empty() {
+            let _ = write!(out, "; {words}: {}", list.join(", "));
+        }
     }
     out
 }
@@ -224,10 +370,10 @@ impl Tuned<'_> {
     /// The columns: the settings it ran with, the recommended, the alternatives.
     fn columns(&self) -> Vec<(String, usize)> {
         let mut columns = vec![("as set".to_owned(), 0)];
-        if let Some(r) = self.recommended.filter(|&r| r != 0) {
+        if let Some(r) = self.chosen.index().filter(|&r| r != 0) {
             columns.push(("recommended".to_owned(), r));
         }
-        for (n, &i) in self.alternatives.iter().enumerate() {
+        for (n, &i) in self.chosen.alternatives.iter().enumerate() {
             columns.push((letter(n).to_string(), i));
         }
         columns
@@ -270,49 +416,73 @@ impl Tuned<'_> {
         out
     }
 
-    /// The settings it ran with, the recommended and the alternatives, each with the
-    /// objectives it meets and how it trades; the objectives nothing judges.
-    fn choices(&self, out: &mut String, recording: &Recording, objectives: Objectives) {
+    /// The recommended setting, why, and how it trades against the settings it ran
+    /// with; or why there is none.
+    fn recommendation(&self, out: &mut String, recording: &Recording, objectives: Objectives) {
         let base = &self.tried[0];
-        say(out, 2, &format!("as set: {}", meets_line(base)));
-        match self.recommended {
-            Some(0) => {
+        match self.chosen.recommended {
+            Some((0, _)) => {
                 say(
                     out,
                     2,
                     "recommended: the settings it ran with: no setting tried does better and meets every objective",
                 );
             }
-            Some(r) => {
+            Some((r, because)) => {
                 let t = &self.tried[r];
                 say(out, 2, &format!("recommended: {}", label(&t.change)));
-                say(
-                    out,
-                    4,
-                    &format!("{}; {}", meets_line(t), trade(t, base, "as set")),
-                );
+                if because == Because::BetterThanAsSet {
+                    say(
+                        out,
+                        4,
+                        "no setting tried meets every objective: this one is known no worse than as set on any figure and better on at least one",
+                    );
+                    for line in self.shortfalls(t, objectives) {
+                        say(out, 4, &line);
+                    }
+                    say(out, 4, &trade(t, base, "as set"));
+                } else {
+                    say(
+                        out,
+                        4,
+                        &format!("{}; {}", meets_line(t), trade(t, base, "as set")),
+                    );
+                }
                 if let Some(line) = self.decided(recording, r) {
                     say(out, 4, &line);
                 }
             }
             None => {
+                let then = if self.chosen.alternatives.is_empty() {
+                    "none is told apart from as set and from no breaker as a trade"
+                } else {
+                    "the alternatives trade one for another"
+                };
                 say(
                     out,
                     2,
-                    "recommended: none: no setting tried meets every objective; the alternatives trade one for another",
+                    &format!("recommended: none: no setting tried meets every objective, and none is known no worse than as set on any figure and better on one; {then}"),
                 );
                 for line in self.unmet(objectives) {
                     say(out, 4, &line);
                 }
             }
         }
-        let against = self.recommended.unwrap_or(0);
-        let against_name = if self.recommended.is_some_and(|r| r != 0) {
+    }
+
+    /// The settings it ran with, the recommended and the alternatives, each with the
+    /// objectives it meets and how it trades; the objectives nothing judges.
+    fn choices(&self, out: &mut String, recording: &Recording, objectives: Objectives) {
+        let base = &self.tried[0];
+        say(out, 2, &format!("as set: {}", meets_line(base)));
+        self.recommendation(out, recording, objectives);
+        let against = self.chosen.index().unwrap_or(0);
+        let against_name = if against != 0 {
             "the recommended"
         } else {
             "as set"
         };
-        for (n, &i) in self.alternatives.iter().enumerate() {
+        for (n, &i) in self.chosen.alternatives.iter().enumerate() {
             let t = &self.tried[i];
             say(out, 2, &format!("{}: {}", letter(n), label(&t.change)));
             say(
@@ -326,7 +496,7 @@ impl Tuned<'_> {
             );
         }
         for (objective, meets) in Objective::ALL.iter().zip(&self.tried[against].judged.meets) {
-            if let Meets::Unknown(why) | Meets::NotJudged(why) = meets {
+            if let Meets::NotJudged(why) = meets {
                 say(
                     out,
                     2,
@@ -355,16 +525,22 @@ impl Tuned<'_> {
                 .map(|(_, i)| cell(&self.judge(&self.tried[*i]).figure(f), words))
                 .collect()
         };
-        let healthy = self.healthy.max(1) as f64;
+        let healthy = self.healthy.value.max(1) as f64;
         let shares: Vec<String> = columns
             .iter()
             .map(|(_, i)| {
                 let known = self
                     .judge(&self.tried[*i])
                     .figure(FigureKind::HealthyRefused);
-                cell(&known, |v| {
+                // The share where it fits the column.
+                let share = cell(&known, |v| {
                     format!("{} ({:.1}%)", count(v), v as f64 * 100.0 / healthy)
-                })
+                });
+                if share.chars().count() <= COLUMN {
+                    share
+                } else {
+                    cell(&known, count)
+                }
             })
             .collect();
         row(out, "healthy calls refused", shares);
@@ -467,7 +643,7 @@ impl Tuned<'_> {
     fn unmet(&self, objectives: Objectives) -> Vec<String> {
         let mut lines = Vec::new();
         for (k, objective) in Objective::ALL.iter().enumerate() {
-            if self.tried.iter().any(|t| t.judged.meets[k].by_estimate()) {
+            if self.tried.iter().any(|t| t.judged.meets[k].met()) {
                 continue;
             }
             let closest = (0..self.tried.len()).min_by_key(|&i| {
@@ -481,21 +657,81 @@ impl Tuned<'_> {
             let j = &self.tried[i].judged;
             let best = match objective {
                 Objective::HealthyRefused => {
-                    format!("{} healthy calls refused", count(j.front[0]))
+                    format!("{} healthy calls refused", told_words(&j.known[0], count))
                 }
                 Objective::FailFast => format!(
                     "an incident {} before it failed fast or ended",
-                    span(j.front[2])
+                    told_words(&j.known[2], span)
                 ),
                 Objective::FailingThrough => {
-                    format!("{} failing calls let through", count(j.front[1]))
+                    format!(
+                        "{} failing calls let through",
+                        told_words(&j.known[1], count)
+                    )
                 }
             };
             lines.push(format!(
-                "no setting tried can {}: the closest, {}, has {best}",
+                "no setting tried is known to {}: the closest, {}, has {best}",
                 objective_words(objectives, *objective, self.healthy),
                 label(&self.tried[i].change)
             ));
+        }
+        lines
+    }
+
+    /// What `t` misses of each objective it is not known to meet, and by how much
+    /// (its estimate against the cap).
+    fn shortfalls(&self, t: &Tried, objectives: Objectives) -> Vec<String> {
+        let within = u64::try_from(objectives.fail_fast_within.as_micros()).unwrap_or(u64::MAX);
+        let caps = [
+            healthy_cap(objectives.healthy_refused, self.healthy),
+            Cap::exact(within),
+            Cap::exact(objectives.failing_through.unwrap_or(u64::MAX)),
+        ];
+        let mut lines = Vec::new();
+        for (k, objective) in Objective::ALL.iter().enumerate() {
+            let meets = &t.judged.meets[k];
+            if meets.met() {
+                continue;
+            }
+            // The front's figure each objective rests on.
+            let f = [0, 2, 1][k];
+            let (value, cap) = (t.judged.front[f], caps[k]);
+            let words = |v: u64| {
+                if *objective == Objective::FailFast {
+                    span(v)
+                } else {
+                    count(v)
+                }
+            };
+            let figure = match objective {
+                Objective::HealthyRefused => "healthy calls refused",
+                Objective::FailFast => "the longest an incident goes before it fails fast",
+                Objective::FailingThrough => "failing calls let through",
+            };
+            let cap_words = if cap.low == cap.high {
+                words(cap.value)
+            } else {
+                format!(
+                    "≈{} ({} to {})",
+                    words(cap.value),
+                    words(cap.low),
+                    words(cap.high)
+                )
+            };
+            let estimate = told_words(&t.judged.known[f], words);
+            lines.push(match meets {
+                Meets::Missed => format!(
+                    "misses {} by {}: {figure} {estimate}, the cap {cap_words}",
+                    objective_name(*objective),
+                    words(value.saturating_sub(cap.value))
+                ),
+                Meets::CannotTell(why) => format!(
+                    "cannot tell whether it meets {}: {figure} {estimate}, the cap {cap_words} ({why})",
+                    objective_name(*objective)
+                ),
+                _ => continue,
+            });
         }
         lines
     }
@@ -517,7 +753,20 @@ impl Tuned<'_> {
             FigureKind::Waited,
         ]
         .into_iter()
-        .map(|f| (f.key().to_owned(), known(judge.figure(f))))
+        .map(|f| {
+            let mut k = judge.figure(f);
+            // `_ms`: the time callers waited in milliseconds, as every `_ms` key.
+            if let (true, Known::Told(t)) = (f.is_time(), &k) {
+                return (
+                    f.key().to_owned(),
+                    json!({"value": ms(t.value), "low": ms(t.low), "high": ms(t.high), "exact": t.exact()}),
+                );
+            }
+            if let Known::CannotTell(why) = &mut k {
+                return (f.key().to_owned(), json!({"cannot_tell": why}));
+            }
+            (f.key().to_owned(), known(k))
+        })
         .collect();
         let fast_fail: Vec<Value> = (0..self.prepared.incidents().count())
             .map(|i| match judge.fast_fail(i) {
@@ -531,9 +780,10 @@ impl Tuned<'_> {
             .zip(&t.judged.meets)
             .map(|(o, m)| {
                 let v = match m {
-                    Meets::Unknown(why) => json!({"unknown": why}),
+                    Meets::Met => json!("met"),
+                    Meets::Missed => json!("missed"),
+                    Meets::CannotTell(why) => json!({"cannot_tell": why}),
                     Meets::NotJudged(why) => json!({"not_judged": why}),
-                    other => json!(meets_words(other)),
                 };
                 (o.key().to_owned(), v)
             })
@@ -551,7 +801,7 @@ impl Tuned<'_> {
     }
 
     /// The system as JSON.
-    pub(crate) fn json(&self, recording: &Recording) -> Value {
+    pub(crate) fn json(&self, recording: &Recording, objectives: Objectives) -> Value {
         let incidents: Vec<Value> = self
             .prepared
             .incidents()
@@ -561,7 +811,8 @@ impl Tuned<'_> {
             .collect();
         json!({
             "calls": self.prepared.calls(),
-            "healthy_calls": self.healthy,
+            "healthy_calls": interval(self.healthy),
+            "failing_calls": interval(self.failing),
             "incidents": incidents,
             "holes": self.prepared.has_holes(),
             "cannot_tune": self.cannot,
@@ -569,8 +820,15 @@ impl Tuned<'_> {
             "tried": self.tried.len(),
             "interrupted": self.interrupted,
             "as_set": self.setting_json(&self.tried[0]),
-            "recommended": self.recommended.map(|r| self.setting_json(&self.tried[r])),
-            "alternatives": self.alternatives.iter().map(|&i| self.setting_json(&self.tried[i])).collect::<Vec<_>>(),
+            "recommended": self.chosen.index().map(|r| self.setting_json(&self.tried[r])),
+            "recommended_because": self.chosen.recommended.map(|(_, b)| match b {
+                Because::MeetsEvery => "meets_every_objective",
+                Because::BetterThanAsSet => "better_than_as_set",
+            }),
+            "recommended_misses": self.chosen.recommended
+                .filter(|(_, b)| *b == Because::BetterThanAsSet)
+                .map(|(r, _)| self.shortfalls(&self.tried[r], objectives)),
+            "alternatives": self.chosen.alternatives.iter().map(|&i| self.setting_json(&self.tried[i])).collect::<Vec<_>>(),
             "front": front(&self.tried).into_iter().map(|i| self.setting_json(&self.tried[i])).collect::<Vec<_>>(),
         })
     }

@@ -12,7 +12,7 @@ use outbound_guard_settings::SystemSettings;
 
 use super::objectives::{judge, Judged, Objectives};
 use super::space::{label, text_of, Base, Change, Group};
-use crate::replay::{Prepared, Variant};
+use crate::replay::{Prepared, Told, Variant};
 
 /// One setting tried.
 pub(crate) struct Tried {
@@ -24,11 +24,18 @@ pub(crate) struct Tried {
 }
 
 impl Tried {
-    /// How it ranks, the lower the better: the objectives its estimate misses, the
-    /// calls it decides wrong, the time callers waited, the keys it changes.
-    pub(crate) fn rank(&self) -> (usize, u64, u64, usize) {
+    /// How it ranks, the lower the better: the objectives not known met, those its
+    /// estimate misses, the calls it decides wrong, the time callers waited, the keys
+    /// it changes.
+    pub(crate) fn rank(&self) -> (usize, usize, u64, u64, usize) {
         let j = &self.judged;
-        (j.missed(), j.wrong(), j.waited, self.change.len())
+        (
+            j.missed(),
+            j.estimate_missed(),
+            j.wrong(),
+            j.waited,
+            self.change.len(),
+        )
     }
 }
 
@@ -49,8 +56,8 @@ pub(crate) struct Search<'a> {
     pub(crate) prepared: &'a Prepared<'a>,
     pub(crate) system: &'a str,
     pub(crate) groups: &'a [Group],
-    /// The recording's healthy calls.
-    pub(crate) healthy: usize,
+    /// The recording's healthy calls, as far as it tells them.
+    pub(crate) healthy: Told,
 }
 
 /// Whether `a` is at least as good as `b` on every figure of the front and better on
