@@ -1,5 +1,5 @@
 //! Writing the guarded method: the body, quoted once, as the call of one
-//! `Guard::call_with` judged by the method's options, and the guard's refusal through
+//! `Guard::call_judged` judged by the method's options, and the guard's refusal through
 //! `error_map`. The tokens, and what each line is for, are shown once, in
 //! `doc/expansion.md` (the `adapter` attribute's documentation includes it); the
 //! snapshots in `tests/snapshots/` hold every case in full.
@@ -30,6 +30,9 @@ pub(crate) fn circuit_breaker(
 }
 
 fn expand(args: TokenStream, item: TokenStream, lookup: &dyn Lookup) -> syn::Result<TokenStream> {
+    if let Some(by) = guarded_by(&item) {
+        return Err(twice(by));
+    }
     let mut errors = Errors::default();
     let args = Args::parse(args).map_err(|e| errors.push(e)).ok();
     let method = validate::method(item).map_err(|e| errors.push(e)).ok();
@@ -46,6 +49,43 @@ fn expand(args: TokenStream, item: TokenStream, lookup: &dyn Lookup) -> syn::Res
         (Some(args), Some(method), Ok(declared)) => Ok(generate(&args, &method, &declared, None)),
         _ => unreachable!("every failure above was recorded as an error"),
     }
+}
+
+/// Who guarded a method already: an attribute's expansion binds its guard to
+/// [`METHOD_MARK`], a block's to [`BLOCK_MARK`], and an attribute expanded after either
+/// finds it in its input. By that mark, not by the attribute's name, which a `use … as …`
+/// alias changes and a macro cannot resolve.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum GuardedBy {
+    /// A `#[circuit_breaker]` (under any name) expanded before this one.
+    Method,
+    /// The method's `#[adapter]` block.
+    Block,
+}
+
+/// The name a method-level expansion binds its guard to: the mark of a guarded method.
+pub(crate) const METHOD_MARK: &str = "__cb_guard";
+/// The name a block's expansion binds each method's guard to.
+pub(crate) const BLOCK_MARK: &str = "__cb_block_guard";
+
+/// Who guarded the item already, if anyone did (see [`GuardedBy`]).
+pub(crate) fn guarded_by(tokens: &TokenStream) -> Option<GuardedBy> {
+    tokens.clone().into_iter().find_map(|tree| match tree {
+        proc_macro2::TokenTree::Ident(ident) if ident == METHOD_MARK => Some(GuardedBy::Method),
+        proc_macro2::TokenTree::Ident(ident) if ident == BLOCK_MARK => Some(GuardedBy::Block),
+        proc_macro2::TokenTree::Group(group) => guarded_by(&group.stream()),
+        _ => None,
+    })
+}
+
+/// The one error of a `#[circuit_breaker]` on a method guarded already, on this
+/// attribute: a method guarded twice takes two permits and counts twice on each call.
+fn twice(by: GuardedBy) -> syn::Error {
+    let message = match by {
+        GuardedBy::Method => "this method is already guarded by the `#[circuit_breaker]` above: guarded twice, each call would take two bulkhead permits and count twice against the breaker; remove this attribute (merge its arguments into the other)",
+        GuardedBy::Block => "this method is already guarded by its `#[outbound_guard::adapter]` block: guarded twice, each call would take two bulkhead permits and count twice against the breaker; to change the block's arguments for this method, write the attribute as `#[circuit_breaker(…)]` (the block finds it by that name, not through a `use … as …` alias), or remove it",
+    };
+    syn::Error::new(Span::call_site(), message)
 }
 
 /// What a method's own `system = "…"` brings into its body (see
@@ -112,15 +152,24 @@ pub(crate) fn generate(
     };
     // `&self` lends the guard to the call; another receiver gives `self` to the body,
     // so the guard is cloned first.
+    // The guard's binding is the mark of a guarded method (see [`guarded_by`]).
+    let mark = Ident::new(
+        if block.is_some() {
+            BLOCK_MARK
+        } else {
+            METHOD_MARK
+        },
+        Span::call_site(),
+    );
     let (guard, lent) = match method.receiver {
-        Receiver::Shared => (quote!(#reach(#this)), quote!(__cb_guard)),
+        Receiver::Shared => (quote!(#reach(#this)), quote!(#mark)),
         Receiver::Exclusive { by_deref: true } => (
             quote!(::core::clone::Clone::clone(#reach(&*#this))),
-            quote!(&__cb_guard),
+            quote!(&#mark),
         ),
         Receiver::Exclusive { by_deref: false } => (
             quote!(::core::clone::Clone::clone(#reach(&#this))),
-            quote!(&__cb_guard),
+            quote!(&#mark),
         ),
     };
     let mut judge = TokenStream::new();
@@ -147,7 +196,7 @@ pub(crate) fn generate(
     };
     // A body of one expression keeps its braces: it stays a block of its own.
     let call = quote! {
-        let __cb_guard = #guard;
+        let #mark = #guard;
         #[allow(unknown_lints, unused_braces)]
         let __cb_judged = #krate::__private::call(
             #lent,
