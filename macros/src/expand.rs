@@ -183,9 +183,13 @@ pub(crate) fn generate(
     if *slow_as_error {
         judge.extend(quote!(.slow_as_error()));
     }
-    // Spanned on the user's path: a wrong signature, or a function returning another
-    // error type, is one type error there that names the signature needed.
-    let map = quote_spanned!(error_map.span()=> #krate::__private::error_map::<#ret>(#error_map));
+    // The map as a function pointer to the method's own error type, spanned on the
+    // user's path: a wrong signature, or a function returning another port's error, is
+    // one type error there that names the signature needed (`fn(CircuitBreakerError) ->
+    // E`), not a suggestion to add a `From` impl, and no note about a runtime function.
+    let map = quote_spanned! {error_map.span()=>
+        let __cb_map: fn(#krate::CircuitBreakerError) -> <#ret as #krate::__private::ResultType>::Error = #error_map;
+    };
     let block = match &method.body {
         Body::Native(block) | Body::AsyncTrait(block) | Body::ImplFuture(block) => block,
     };
@@ -208,7 +212,8 @@ pub(crate) fn generate(
             },
         )
         .await;
-        #krate::__private::flatten(__cb_judged, #map)
+        #map
+        #krate::__private::flatten(__cb_judged, __cb_map)
     };
     let body = match &method.body {
         Body::Native(_) => quote! {

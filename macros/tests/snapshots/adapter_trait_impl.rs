@@ -19,12 +19,13 @@ impl PaymentPort for SberAdapter {
                 },
             )
             .await;
-        ::outbound_guard::__private::flatten(
-            __cb_judged,
-            ::outbound_guard::__private::error_map::<
-                Result<PaymentRef, PaymentPortError>,
-            >(PaymentPortError::system_unavailable),
-        )
+        let __cb_map: fn(
+            ::outbound_guard::CircuitBreakerError,
+        ) -> <Result<
+            PaymentRef,
+            PaymentPortError,
+        > as ::outbound_guard::__private::ResultType>::Error = PaymentPortError::system_unavailable;
+        ::outbound_guard::__private::flatten(__cb_judged, __cb_map)
     }
     async fn confirm(&self, payment: &PaymentRef) -> Result<(), PaymentPortError> {
         let __cb_block_guard = ::outbound_guard::__private::declared(self);
@@ -45,12 +46,15 @@ impl PaymentPort for SberAdapter {
                 },
             )
             .await;
-        ::outbound_guard::__private::flatten(
-            __cb_judged,
-            ::outbound_guard::__private::error_map::<
-                Result<(), PaymentPortError>,
-            >(|e| PaymentPortError::Slow(e)),
-        )
+        let __cb_map: fn(
+            ::outbound_guard::CircuitBreakerError,
+        ) -> <Result<
+            (),
+            PaymentPortError,
+        > as ::outbound_guard::__private::ResultType>::Error = |e| PaymentPortError::Slow(
+            e,
+        );
+        ::outbound_guard::__private::flatten(__cb_judged, __cb_map)
     }
     fn last(&self) -> Option<PaymentRef> {
         self.cache.last()
