@@ -183,13 +183,9 @@ pub(crate) fn generate(
     if *slow_as_error {
         judge.extend(quote!(.slow_as_error()));
     }
-    // The map as a function pointer to the method's own error type, spanned on the
-    // user's path: a wrong signature, or a function returning another port's error, is
-    // one type error there that names the signature needed (`fn(CircuitBreakerError) ->
-    // E`), not a suggestion to add a `From` impl, and no note about a runtime function.
-    let map = quote_spanned! {error_map.span()=>
-        let __cb_map: fn(#krate::CircuitBreakerError) -> <#ret as #krate::__private::ResultType>::Error = #error_map;
-    };
+    // Spanned on the user's path: a wrong signature, or a function returning another
+    // error type, is one type error there that names the signature needed.
+    let map = quote_spanned!(error_map.span()=> #krate::__private::error_map::<#ret>(#error_map));
     let block = match &method.body {
         Body::Native(block) | Body::AsyncTrait(block) | Body::ImplFuture(block) => block,
     };
@@ -212,8 +208,7 @@ pub(crate) fn generate(
             },
         )
         .await;
-        #map
-        #krate::__private::flatten(__cb_judged, __cb_map)
+        #krate::__private::flatten(__cb_judged, #map)
     };
     let body = match &method.body {
         Body::Native(_) => quote! {

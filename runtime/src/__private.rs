@@ -94,6 +94,17 @@ impl<T, E> ResultType for Result<T, E> {
     type Error = E;
 }
 
+/// The method's `error_map`, as a function pointer to the method's own error type `R`'s
+/// `E`: a wrong signature, or a function returning another port's error, is one type
+/// error on the user's path naming the signature needed
+/// (`fn(CircuitBreakerError) -> E`), not a suggestion to add a `From` impl.
+#[inline]
+pub fn error_map<R: ResultType>(
+    error_map: fn(CircuitBreakerError) -> R::Error,
+) -> fn(CircuitBreakerError) -> R::Error {
+    error_map
+}
+
 /// The method's options, typed by its declared `Result` `R`: a `failure_if` of the wrong
 /// signature is one type error on the user's path naming the signature needed
 /// (`fn(&E) -> bool`).

@@ -19,13 +19,12 @@ impl PaymentPort for SberAdapter {
                 },
             )
             .await;
-        let __cb_map: fn(
-            ::outbound_guard::CircuitBreakerError,
-        ) -> <Result<
-            PaymentRef,
-            PaymentPortError,
-        > as ::outbound_guard::__private::ResultType>::Error = PaymentPortError::system_unavailable;
-        ::outbound_guard::__private::flatten(__cb_judged, __cb_map)
+        ::outbound_guard::__private::flatten(
+            __cb_judged,
+            ::outbound_guard::__private::error_map::<
+                Result<PaymentRef, PaymentPortError>,
+            >(PaymentPortError::system_unavailable),
+        )
     }
     async fn confirm(&self, payment: &PaymentRef) -> Result<(), PaymentPortError> {
         let __cb_block_guard = ::outbound_guard::__private::declared(self);
@@ -46,15 +45,12 @@ impl PaymentPort for SberAdapter {
                 },
             )
             .await;
-        let __cb_map: fn(
-            ::outbound_guard::CircuitBreakerError,
-        ) -> <Result<
-            (),
-            PaymentPortError,
-        > as ::outbound_guard::__private::ResultType>::Error = |e| PaymentPortError::Slow(
-            e,
-        );
-        ::outbound_guard::__private::flatten(__cb_judged, __cb_map)
+        ::outbound_guard::__private::flatten(
+            __cb_judged,
+            ::outbound_guard::__private::error_map::<
+                Result<(), PaymentPortError>,
+            >(|e| PaymentPortError::Slow(e)),
+        )
     }
     fn last(&self) -> Option<PaymentRef> {
         self.cache.last()

@@ -60,13 +60,12 @@ impl SberAdapter {
                     },
                 )
                 .await;
-            let __cb_map: fn(
-                ::outbound_guard::CircuitBreakerError,
-            ) -> <Result<
-                Customer,
-                CustomerPortError,
-            > as ::outbound_guard::__private::ResultType>::Error = CustomerPortError::system_unavailable;
-            ::outbound_guard::__private::flatten(__cb_judged, __cb_map)
+            ::outbound_guard::__private::flatten(
+                __cb_judged,
+                ::outbound_guard::__private::error_map::<
+                    Result<Customer, CustomerPortError>,
+                >(CustomerPortError::system_unavailable),
+            )
         })
     }
 }

@@ -23,12 +23,11 @@ impl SberAdapter {
                 },
             )
             .await;
-        let __cb_map: fn(
-            ::my_resilience::CircuitBreakerError,
-        ) -> <Result<
-            (),
-            PaymentPortError,
-        > as ::my_resilience::__private::ResultType>::Error = PaymentPortError::system_unavailable;
-        ::my_resilience::__private::flatten(__cb_judged, __cb_map)
+        ::my_resilience::__private::flatten(
+            __cb_judged,
+            ::my_resilience::__private::error_map::<
+                Result<(), PaymentPortError>,
+            >(PaymentPortError::system_unavailable),
+        )
     }
 }

@@ -29,13 +29,12 @@ impl SberAdapter {
                     },
                 )
                 .await;
-            let __cb_map: fn(
-                ::outbound_guard::CircuitBreakerError,
-            ) -> <Result<
-                PaymentRef,
-                PaymentPortError,
-            > as ::outbound_guard::__private::ResultType>::Error = PaymentPortError::system_unavailable;
-            ::outbound_guard::__private::flatten(__cb_judged, __cb_map)
+            ::outbound_guard::__private::flatten(
+                __cb_judged,
+                ::outbound_guard::__private::error_map::<
+                    Result<PaymentRef, PaymentPortError>,
+                >(PaymentPortError::system_unavailable),
+            )
         }
     }
 }
