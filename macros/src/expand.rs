@@ -7,6 +7,7 @@
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
+use syn::LitStr;
 
 use crate::args::{Args, Errors};
 use crate::lookup::Lookup;
@@ -68,14 +69,19 @@ pub(crate) const METHOD_MARK: &str = "__cb_guard";
 /// The name a block's expansion binds each method's guard to.
 pub(crate) const BLOCK_MARK: &str = "__cb_block_guard";
 
-/// Who guarded the item already, if anyone did (see [`GuardedBy`]).
+/// Who guarded the item already, if anyone did (see [`GuardedBy`]). The tokens are read
+/// as one string, which the compiler hands over at once: walking them token by token
+/// would cross from the macro to the compiler for each one, on every method.
 pub(crate) fn guarded_by(tokens: &TokenStream) -> Option<GuardedBy> {
-    tokens.clone().into_iter().find_map(|tree| match tree {
-        proc_macro2::TokenTree::Ident(ident) if ident == METHOD_MARK => Some(GuardedBy::Method),
-        proc_macro2::TokenTree::Ident(ident) if ident == BLOCK_MARK => Some(GuardedBy::Block),
-        proc_macro2::TokenTree::Group(group) => guarded_by(&group.stream()),
-        _ => None,
-    })
+    let text = tokens.to_string();
+    let bound = |mark: &str| text.contains(&format!("let {mark} ="));
+    if bound(BLOCK_MARK) {
+        Some(GuardedBy::Block)
+    } else if bound(METHOD_MARK) {
+        Some(GuardedBy::Method)
+    } else {
+        None
+    }
 }
 
 /// The one error of a `#[circuit_breaker]` on a method guarded already, on this
@@ -138,7 +144,10 @@ pub(crate) fn generate(
         _ => Span::call_site(),
     };
     let receiver = block.unwrap_or(self_token);
-    let this = Ident::new("self", self_token.located_at(receiver));
+    // A method that names its system reaches the guard through a call spanned on the
+    // literal, its argument `self` too: the literal is what an error there points at.
+    let at = system.as_ref().map_or(receiver, LitStr::span);
+    let this = Ident::new("self", self_token.located_at(at));
     // The system the call is for: the literal, or the type's declared system.
     let (reach, system) = match system {
         Some(system) => (
@@ -150,8 +159,6 @@ pub(crate) fn generate(
             quote_spanned!(receiver=> <Self as #krate::SystemAdapter>::SYSTEM),
         ),
     };
-    // `&self` lends the guard to the call; another receiver gives `self` to the body,
-    // so the guard is cloned first.
     // The guard's binding is the mark of a guarded method (see [`guarded_by`]).
     let mark = Ident::new(
         if block.is_some() {
@@ -161,16 +168,25 @@ pub(crate) fn generate(
         },
         Span::call_site(),
     );
+    // The call that reaches the guard is spanned where its errors point, whole. `&self`
+    // lends the guard to the call; another receiver gives `self` to the body, so the
+    // guard is cloned first.
     let (guard, lent) = match method.receiver {
-        Receiver::Shared => (quote!(#reach(#this)), quote!(#mark)),
-        Receiver::Exclusive { by_deref: true } => (
-            quote!(::core::clone::Clone::clone(#reach(&*#this))),
-            quote!(&#mark),
-        ),
-        Receiver::Exclusive { by_deref: false } => (
-            quote!(::core::clone::Clone::clone(#reach(&#this))),
-            quote!(&#mark),
-        ),
+        Receiver::Shared => (quote_spanned!(at=> #reach(#this)), quote!(#mark)),
+        Receiver::Exclusive { by_deref: true } => {
+            let reached = quote_spanned!(at=> #reach(&*#this));
+            (
+                quote!(::core::clone::Clone::clone(#reached)),
+                quote!(&#mark),
+            )
+        }
+        Receiver::Exclusive { by_deref: false } => {
+            let reached = quote_spanned!(at=> #reach(&#this));
+            (
+                quote!(::core::clone::Clone::clone(#reached)),
+                quote!(&#mark),
+            )
+        }
     };
     let mut judge = TokenStream::new();
     if let Some(failure_if) = failure_if {

@@ -73,7 +73,7 @@ pub struct Name<
 )]
 pub trait Declares<N: ?Sized>: Guarded {
     /// The adapter's guard, for a method that names its system `N` (on itself or its
-    /// block): called as `<Self as Declares<Name<…>>>::guard_of(self)`, spanned on the
+    /// block): called as `Declares::<Name<…>>::guard_of(self)`, spanned on the
     /// literal, so that an adapter whose derive declares another system, or that
     /// derives no `Guarded`, is one error there, without a note about a function's
     /// bound.

@@ -186,7 +186,7 @@ fn a_system_on_the_method_is_called_tracked_recorded_and_tied_to_the_type() {
         quote!(::core::include_bytes!("/service/resilience.toml")).to_string(),
         quote!(system: "sber", by: "`#[circuit_breaker(system = \"sber\")]` on `register`")
             .to_string(),
-        "< Self as :: outbound_guard :: __private :: Declares < :: outbound_guard :: __private :: Name < 's' , 'b' , 'e' , 'r' > >> :: guard_of (self)".to_owned(),
+        ":: outbound_guard :: __private :: Declares :: < :: outbound_guard :: __private :: Name < 's' , 'b' , 'e' , 'r' > > :: guard_of (self)".to_owned(),
         ":: outbound_guard :: __private :: call (__cb_guard , \"sber\" ,".to_owned(),
     ] {
         assert!(out.contains(&expected), "missing {expected}:\n{out}");
