@@ -167,16 +167,8 @@ fn rewrite(
     let asked = !refinements.is_empty();
     let receiver = matches!(method.sig.inputs.first(), Some(syn::FnArg::Receiver(_)));
     if !asked && !receiver {
-        // An associated function: it cannot reach the adapter's guard. A constructor
-        // (`fn new(guard: Guard) -> Self`) is left as it is; an async one is named.
-        if looks_async(method) {
-            errors.push(syn::Error::new(
-                method.sig.ident.span(),
-                format!(
-                    "`{}` has no `self` receiver, so it cannot go through the adapter's guard: if it calls the system, take `&self`; if it builds the adapter (an async constructor), mark it `#[unguarded(reason = \"constructor, calls nothing\")]`",
-                    method.sig.ident
-                ),
-            ));
+        if let Err(e) = associated(method) {
+            errors.push(e);
         }
         errors.finish()?;
         return Ok(None);
@@ -213,6 +205,22 @@ fn rewrite(
         TokenStream::new()
     };
     Ok(Some(generate(&args, &checked, &declared, Some(self_span))))
+}
+
+/// An associated function (no `self`) of the block, unmarked: it cannot reach the
+/// adapter's guard. A constructor (`fn new(guard: Guard) -> Self`) is left as it is; an
+/// async one is an error saying what to do.
+fn associated(method: &ImplItemFn) -> syn::Result<()> {
+    if !looks_async(method) {
+        return Ok(());
+    }
+    Err(syn::Error::new(
+        method.sig.ident.span(),
+        format!(
+            "`{}` has no `self` receiver, so it cannot go through the adapter's guard: if it calls the system, take `&self`; if it builds the adapter (an async constructor), mark it `#[unguarded(reason = \"constructor, calls nothing\")]`",
+            method.sig.ident
+        ),
+    ))
 }
 
 /// Removes the attributes named `name` (as `name`, `outbound_guard::name` or any path

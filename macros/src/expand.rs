@@ -159,46 +159,8 @@ pub(crate) fn generate(
             quote_spanned!(receiver=> <Self as #krate::SystemAdapter>::SYSTEM),
         ),
     };
-    // The guard's binding is the mark of a guarded method (see [`guarded_by`]).
-    let mark = Ident::new(
-        if block.is_some() {
-            BLOCK_MARK
-        } else {
-            METHOD_MARK
-        },
-        Span::call_site(),
-    );
-    // The call that reaches the guard is spanned where its errors point, whole. `&self`
-    // lends the guard to the call; another receiver gives `self` to the body, so the
-    // guard is cloned first.
-    let (guard, lent) = match method.receiver {
-        Receiver::Shared => (quote_spanned!(at=> #reach(#this)), quote!(#mark)),
-        Receiver::Exclusive { by_deref: true } => {
-            let reached = quote_spanned!(at=> #reach(&*#this));
-            (
-                quote!(::core::clone::Clone::clone(#reached)),
-                quote!(&#mark),
-            )
-        }
-        Receiver::Exclusive { by_deref: false } => {
-            let reached = quote_spanned!(at=> #reach(&#this));
-            (
-                quote!(::core::clone::Clone::clone(#reached)),
-                quote!(&#mark),
-            )
-        }
-    };
-    let mut judge = TokenStream::new();
-    if let Some(failure_if) = failure_if {
-        // Spanned on the user's path: a wrong signature is reported there.
-        judge.extend(quote_spanned!(failure_if.span()=> .failure_if(#failure_if)));
-    }
-    if let Some(retry_after) = retry_after {
-        judge.extend(quote_spanned!(retry_after.span()=> .retry_after(#retry_after)));
-    }
-    if *slow_as_error {
-        judge.extend(quote!(.slow_as_error()));
-    }
+    let (mark, guard, lent) = lend(&reach, &this, method.receiver, at, block.is_some());
+    let judge = judge(failure_if.as_ref(), retry_after.as_ref(), *slow_as_error);
     // Spanned on the user's path: a wrong signature, or a function returning another
     // error type, is one type error there that names the signature needed.
     let map = quote_spanned!(error_map.span()=> #krate::__private::error_map::<#ret>(#error_map));
@@ -226,7 +188,24 @@ pub(crate) fn generate(
         .await;
         #krate::__private::flatten(__cb_judged, #map)
     };
-    let body = match &method.body {
+    let body = wrap(&method.body, declared, &pin_return, &call);
+    let mut out = TokenStream::new();
+    for attr in attrs {
+        attr.to_tokens(&mut out);
+    }
+    quote!(#out #vis #sig { #body })
+}
+
+/// The method's new body: the guarded `call`, after what the method's literal brings
+/// (`declared`), as the method's kind of body returns it (awaited in an `async fn`, in an
+/// `async move` block for `impl Future`, boxed as `#[async_trait]` left it).
+fn wrap(
+    body: &Body,
+    declared: &TokenStream,
+    pin_return: &TokenStream,
+    call: &TokenStream,
+) -> TokenStream {
+    match body {
         Body::Native(_) => quote! {
             #declared
             #call
@@ -245,12 +224,62 @@ pub(crate) fn generate(
                 #call
             })
         },
-    };
-    let mut out = TokenStream::new();
-    for attr in attrs {
-        attr.to_tokens(&mut out);
     }
-    quote!(#out #vis #sig { #body })
+}
+
+/// The options' builder calls after `options::<Ret>()`, each spanned on the user's
+/// path: a wrong signature is reported there.
+fn judge(
+    failure_if: Option<&syn::Expr>,
+    retry_after: Option<&syn::Expr>,
+    slow: bool,
+) -> TokenStream {
+    let mut judge = TokenStream::new();
+    if let Some(failure_if) = failure_if {
+        judge.extend(quote_spanned!(failure_if.span()=> .failure_if(#failure_if)));
+    }
+    if let Some(retry_after) = retry_after {
+        judge.extend(quote_spanned!(retry_after.span()=> .retry_after(#retry_after)));
+    }
+    if slow {
+        judge.extend(quote!(.slow_as_error()));
+    }
+    judge
+}
+
+/// The guard's binding (the mark of a guarded method, see [`guarded_by`]), the call that
+/// reaches the guard (`reach(this)`, spanned `at`, whole, where its errors point), and
+/// what the call is given: `&self` lends the guard; another receiver gives `self` to the
+/// body, so the guard is cloned first.
+fn lend(
+    reach: &TokenStream,
+    this: &Ident,
+    receiver: Receiver,
+    at: Span,
+    in_block: bool,
+) -> (Ident, TokenStream, TokenStream) {
+    let mark = Ident::new(
+        if in_block { BLOCK_MARK } else { METHOD_MARK },
+        Span::call_site(),
+    );
+    let (guard, lent) = match receiver {
+        Receiver::Shared => (quote_spanned!(at=> #reach(#this)), quote!(#mark)),
+        Receiver::Exclusive { by_deref: true } => {
+            let reached = quote_spanned!(at=> #reach(&*#this));
+            (
+                quote!(::core::clone::Clone::clone(#reached)),
+                quote!(&#mark),
+            )
+        }
+        Receiver::Exclusive { by_deref: false } => {
+            let reached = quote_spanned!(at=> #reach(&#this));
+            (
+                quote!(::core::clone::Clone::clone(#reached)),
+                quote!(&#mark),
+            )
+        }
+    };
+    (mark, guard, lent)
 }
 
 #[cfg(test)]
