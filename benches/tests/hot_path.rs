@@ -189,10 +189,10 @@ fn card_counts(mix: Mix) -> Counts {
     })
 }
 
-/// The same through `Guard::call_with` with a `failure_if`.
-fn guard_call_with_counts(mix: Mix) -> Counts {
+/// The same through `Guard::call_judged` with a `failure_if`.
+fn guard_call_judged_counts(mix: Mix) -> Counts {
     async fn one(guard: &Guard, options: CallOptions<Boom>, mix: Mix, i: u64) -> bool {
-        let answer = guard.call_with(options, op_async(mix, i)).await;
+        let answer = guard.call_judged(options, op_async(mix, i)).await;
         matches!(answer, Ok(Ok(_)))
     }
     let guard = guard();
@@ -235,10 +235,10 @@ fn the_full_guard_allocates_nothing_per_call() {
             "Guard::call, {mix:?}: {} allocations in {CALLS} calls",
             counts.allocations
         );
-        let counts = guard_call_with_counts(mix);
+        let counts = guard_call_judged_counts(mix);
         assert_eq!(
             counts.allocations, 0,
-            "Guard::call_with, {mix:?}: {} allocations in {CALLS} calls",
+            "Guard::call_judged, {mix:?}: {} allocations in {CALLS} calls",
             counts.allocations
         );
         let counts = card_counts(mix);
@@ -289,7 +289,7 @@ mod clock_reads {
         for mix in Mix::ALL {
             for (api, counts) in [
                 ("Guard::call", guard_call_counts(mix)),
-                ("Guard::call_with", guard_call_with_counts(mix)),
+                ("Guard::call_judged", guard_call_judged_counts(mix)),
                 ("#[circuit_breaker(system = …)]", card_counts(mix)),
             ] {
                 assert!(

@@ -32,13 +32,24 @@ use syn::spanned::Spanned;
 use syn::{Attribute, ImplItem, ImplItemFn, ItemImpl, LitStr, Meta, ReturnType, Type, Visibility};
 
 use crate::args::{Args, Errors};
-use crate::expand::{declared, generate};
+use crate::expand::{declared, generate, guarded_by, GuardedBy};
 use crate::lookup::Lookup;
 use crate::validate;
 
 /// The attribute: the block with every method guarded, or the errors next to the block
 /// with the markers removed (so that one mistake does not cascade).
 pub(crate) fn adapter(args: TokenStream, item: TokenStream, lookup: &dyn Lookup) -> TokenStream {
+    // An `#[adapter]` expanded before this one (under any name) left its mark in the
+    // methods it guarded: guarding them again would take two permits per call.
+    if guarded_by(&item) == Some(GuardedBy::Block) {
+        let mut tokens = syn::Error::new(
+            Span::call_site(),
+            "this block is already guarded by the `#[outbound_guard::adapter]` above: guarded twice, each call would take two bulkhead permits and count twice against the breaker; remove this attribute (merge its arguments into the other)",
+        )
+        .to_compile_error();
+        tokens.extend(item);
+        return tokens;
+    }
     let Ok(mut block) = syn::parse2::<ItemImpl>(item.clone()) else {
         let mut tokens = syn::Error::new(
             item.clone()
@@ -154,6 +165,14 @@ fn rewrite(
         return Ok(None);
     }
     let asked = !refinements.is_empty();
+    let receiver = matches!(method.sig.inputs.first(), Some(syn::FnArg::Receiver(_)));
+    if !asked && !receiver {
+        if let Err(e) = associated(method) {
+            errors.push(e);
+        }
+        errors.finish()?;
+        return Ok(None);
+    }
     if !asked && !looks_async(method) {
         let public = matches!(method.vis, Visibility::Public(_));
         if is_trait_impl || public {
@@ -186,6 +205,22 @@ fn rewrite(
         TokenStream::new()
     };
     Ok(Some(generate(&args, &checked, &declared, Some(self_span))))
+}
+
+/// An associated function (no `self`) of the block, unmarked: it cannot reach the
+/// adapter's guard. A constructor (`fn new(guard: Guard) -> Self`) is left as it is; an
+/// async one is an error saying what to do.
+fn associated(method: &ImplItemFn) -> syn::Result<()> {
+    if !looks_async(method) {
+        return Ok(());
+    }
+    Err(syn::Error::new(
+        method.sig.ident.span(),
+        format!(
+            "`{}` has no `self` receiver, so it cannot go through the adapter's guard: if it calls the system, take `&self`; if it builds the adapter (an async constructor), mark it `#[unguarded(reason = \"constructor, calls nothing\")]`",
+            method.sig.ident
+        ),
+    ))
 }
 
 /// Removes the attributes named `name` (as `name`, `outbound_guard::name` or any path

@@ -13,6 +13,16 @@ use syn::{Expr, ExprLit, Lit, LitStr, Meta, Path, Token};
 pub(crate) const ACCEPTED: &str =
     "`system = \"…\"`, `error_map = path`, `failure_if = path`, `retry_after = path`, `slow_as_error`, `crate = path`";
 
+/// The arguments' names, for the "did you mean" of an unknown one.
+const NAMES: [&str; 6] = [
+    "system",
+    "error_map",
+    "failure_if",
+    "retry_after",
+    "slow_as_error",
+    "crate",
+];
+
 /// The arguments as written, each optional: a method under `#[adapter]` gives only
 /// what it changes.
 #[derive(Default)]
@@ -150,10 +160,13 @@ impl Given {
                     &meta,
                     "`slow_as_error` is a flag and takes no value: write `slow_as_error`",
                 )),
-                _ => errors.push(syn::Error::new_spanned(
-                    meta.path(),
-                    format!("unknown argument `{name}`; expected one of {ACCEPTED}"),
-                )),
+                _ => {
+                    let hint = outbound_guard_settings::__private::did_you_mean(&name, NAMES);
+                    errors.push(syn::Error::new_spanned(
+                        meta.path(),
+                        format!("unknown argument `{name}`; {hint}expected one of {ACCEPTED}"),
+                    ));
+                }
             }
         }
         Ok(given)

@@ -1,5 +1,5 @@
 //! Writing the guarded method: the body, quoted once, as the call of one
-//! `Guard::call_with` judged by the method's options, and the guard's refusal through
+//! `Guard::call_judged` judged by the method's options, and the guard's refusal through
 //! `error_map`. The tokens, and what each line is for, are shown once, in
 //! `doc/expansion.md` (the `adapter` attribute's documentation includes it); the
 //! snapshots in `tests/snapshots/` hold every case in full.
@@ -7,6 +7,7 @@
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
+use syn::LitStr;
 
 use crate::args::{Args, Errors};
 use crate::lookup::Lookup;
@@ -30,6 +31,9 @@ pub(crate) fn circuit_breaker(
 }
 
 fn expand(args: TokenStream, item: TokenStream, lookup: &dyn Lookup) -> syn::Result<TokenStream> {
+    if let Some(by) = guarded_by(&item) {
+        return Err(twice(by));
+    }
     let mut errors = Errors::default();
     let args = Args::parse(args).map_err(|e| errors.push(e)).ok();
     let method = validate::method(item).map_err(|e| errors.push(e)).ok();
@@ -46,6 +50,48 @@ fn expand(args: TokenStream, item: TokenStream, lookup: &dyn Lookup) -> syn::Res
         (Some(args), Some(method), Ok(declared)) => Ok(generate(&args, &method, &declared, None)),
         _ => unreachable!("every failure above was recorded as an error"),
     }
+}
+
+/// Who guarded a method already: an attribute's expansion binds its guard to
+/// [`METHOD_MARK`], a block's to [`BLOCK_MARK`], and an attribute expanded after either
+/// finds it in its input. By that mark, not by the attribute's name, which a `use … as …`
+/// alias changes and a macro cannot resolve.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum GuardedBy {
+    /// A `#[circuit_breaker]` (under any name) expanded before this one.
+    Method,
+    /// The method's `#[adapter]` block.
+    Block,
+}
+
+/// The name a method-level expansion binds its guard to: the mark of a guarded method.
+pub(crate) const METHOD_MARK: &str = "__cb_guard";
+/// The name a block's expansion binds each method's guard to.
+pub(crate) const BLOCK_MARK: &str = "__cb_block_guard";
+
+/// Who guarded the item already, if anyone did (see [`GuardedBy`]). The tokens are read
+/// as one string, which the compiler hands over at once: walking them token by token
+/// would cross from the macro to the compiler for each one, on every method.
+pub(crate) fn guarded_by(tokens: &TokenStream) -> Option<GuardedBy> {
+    let text = tokens.to_string();
+    let bound = |mark: &str| text.contains(&format!("let {mark} ="));
+    if bound(BLOCK_MARK) {
+        Some(GuardedBy::Block)
+    } else if bound(METHOD_MARK) {
+        Some(GuardedBy::Method)
+    } else {
+        None
+    }
+}
+
+/// The one error of a `#[circuit_breaker]` on a method guarded already, on this
+/// attribute: a method guarded twice takes two permits and counts twice on each call.
+fn twice(by: GuardedBy) -> syn::Error {
+    let message = match by {
+        GuardedBy::Method => "this method is already guarded by the `#[circuit_breaker]` above: guarded twice, each call would take two bulkhead permits and count twice against the breaker; remove this attribute (merge its arguments into the other)",
+        GuardedBy::Block => "this method is already guarded by its `#[outbound_guard::adapter]` block: guarded twice, each call would take two bulkhead permits and count twice against the breaker; to change the block's arguments for this method, write the attribute as `#[circuit_breaker(…)]` (the block finds it by that name, not through a `use … as …` alias), or remove it",
+    };
+    syn::Error::new(Span::call_site(), message)
 }
 
 /// What a method's own `system = "…"` brings into its body (see
@@ -98,7 +144,10 @@ pub(crate) fn generate(
         _ => Span::call_site(),
     };
     let receiver = block.unwrap_or(self_token);
-    let this = Ident::new("self", self_token.located_at(receiver));
+    // A method that names its system reaches the guard through a call spanned on the
+    // literal, its argument `self` too: the literal is what an error there points at.
+    let at = system.as_ref().map_or(receiver, LitStr::span);
+    let this = Ident::new("self", self_token.located_at(at));
     // The system the call is for: the literal, or the type's declared system.
     let (reach, system) = match system {
         Some(system) => (
@@ -110,30 +159,8 @@ pub(crate) fn generate(
             quote_spanned!(receiver=> <Self as #krate::SystemAdapter>::SYSTEM),
         ),
     };
-    // `&self` lends the guard to the call; another receiver gives `self` to the body,
-    // so the guard is cloned first.
-    let (guard, lent) = match method.receiver {
-        Receiver::Shared => (quote!(#reach(#this)), quote!(__cb_guard)),
-        Receiver::Exclusive { by_deref: true } => (
-            quote!(::core::clone::Clone::clone(#reach(&*#this))),
-            quote!(&__cb_guard),
-        ),
-        Receiver::Exclusive { by_deref: false } => (
-            quote!(::core::clone::Clone::clone(#reach(&#this))),
-            quote!(&__cb_guard),
-        ),
-    };
-    let mut judge = TokenStream::new();
-    if let Some(failure_if) = failure_if {
-        // Spanned on the user's path: a wrong signature is reported there.
-        judge.extend(quote_spanned!(failure_if.span()=> .failure_if(#failure_if)));
-    }
-    if let Some(retry_after) = retry_after {
-        judge.extend(quote_spanned!(retry_after.span()=> .retry_after(#retry_after)));
-    }
-    if *slow_as_error {
-        judge.extend(quote!(.slow_as_error()));
-    }
+    let (mark, guard, lent) = lend(&reach, &this, method.receiver, at, block.is_some());
+    let judge = judge(failure_if.as_ref(), retry_after.as_ref(), *slow_as_error);
     // Spanned on the user's path: a wrong signature, or a function returning another
     // error type, is one type error there that names the signature needed.
     let map = quote_spanned!(error_map.span()=> #krate::__private::error_map::<#ret>(#error_map));
@@ -147,7 +174,7 @@ pub(crate) fn generate(
     };
     // A body of one expression keeps its braces: it stays a block of its own.
     let call = quote! {
-        let __cb_guard = #guard;
+        let #mark = #guard;
         #[allow(unknown_lints, unused_braces)]
         let __cb_judged = #krate::__private::call(
             #lent,
@@ -161,7 +188,24 @@ pub(crate) fn generate(
         .await;
         #krate::__private::flatten(__cb_judged, #map)
     };
-    let body = match &method.body {
+    let body = wrap(&method.body, declared, &pin_return, &call);
+    let mut out = TokenStream::new();
+    for attr in attrs {
+        attr.to_tokens(&mut out);
+    }
+    quote!(#out #vis #sig { #body })
+}
+
+/// The method's new body: the guarded `call`, after what the method's literal brings
+/// (`declared`), as the method's kind of body returns it (awaited in an `async fn`, in an
+/// `async move` block for `impl Future`, boxed as `#[async_trait]` left it).
+fn wrap(
+    body: &Body,
+    declared: &TokenStream,
+    pin_return: &TokenStream,
+    call: &TokenStream,
+) -> TokenStream {
+    match body {
         Body::Native(_) => quote! {
             #declared
             #call
@@ -180,12 +224,62 @@ pub(crate) fn generate(
                 #call
             })
         },
-    };
-    let mut out = TokenStream::new();
-    for attr in attrs {
-        attr.to_tokens(&mut out);
     }
-    quote!(#out #vis #sig { #body })
+}
+
+/// The options' builder calls after `options::<Ret>()`, each spanned on the user's
+/// path: a wrong signature is reported there.
+fn judge(
+    failure_if: Option<&syn::Expr>,
+    retry_after: Option<&syn::Expr>,
+    slow: bool,
+) -> TokenStream {
+    let mut judge = TokenStream::new();
+    if let Some(failure_if) = failure_if {
+        judge.extend(quote_spanned!(failure_if.span()=> .failure_if(#failure_if)));
+    }
+    if let Some(retry_after) = retry_after {
+        judge.extend(quote_spanned!(retry_after.span()=> .retry_after(#retry_after)));
+    }
+    if slow {
+        judge.extend(quote!(.slow_as_error()));
+    }
+    judge
+}
+
+/// The guard's binding (the mark of a guarded method, see [`guarded_by`]), the call that
+/// reaches the guard (`reach(this)`, spanned `at`, whole, where its errors point), and
+/// what the call is given: `&self` lends the guard; another receiver gives `self` to the
+/// body, so the guard is cloned first.
+fn lend(
+    reach: &TokenStream,
+    this: &Ident,
+    receiver: Receiver,
+    at: Span,
+    in_block: bool,
+) -> (Ident, TokenStream, TokenStream) {
+    let mark = Ident::new(
+        if in_block { BLOCK_MARK } else { METHOD_MARK },
+        Span::call_site(),
+    );
+    let (guard, lent) = match receiver {
+        Receiver::Shared => (quote_spanned!(at=> #reach(#this)), quote!(#mark)),
+        Receiver::Exclusive { by_deref: true } => {
+            let reached = quote_spanned!(at=> #reach(&*#this));
+            (
+                quote!(::core::clone::Clone::clone(#reached)),
+                quote!(&#mark),
+            )
+        }
+        Receiver::Exclusive { by_deref: false } => {
+            let reached = quote_spanned!(at=> #reach(&#this));
+            (
+                quote!(::core::clone::Clone::clone(#reached)),
+                quote!(&#mark),
+            )
+        }
+    };
+    (mark, guard, lent)
 }
 
 #[cfg(test)]

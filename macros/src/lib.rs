@@ -129,7 +129,12 @@ pub fn circuit_breaker(args: TokenStream, item: TokenStream) -> TokenStream {
 /// has rewritten, whichever of the two attributes comes first). A method of a trait
 /// impl, or a `pub` method of an inherent block, that is neither guarded nor marked
 /// `#[unguarded(reason = "…")]` is a compile error: a method added later cannot skip the
-/// breaker unnoticed.
+/// breaker unnoticed. An associated function without `self` (a constructor such as
+/// `pub fn new(guard: Guard) -> Result<Self, …>`) cannot reach the guard and is left as
+/// it is; an `async fn` without `self` is an error. A method or block is guarded once: a
+/// second `#[circuit_breaker]` on a method or `#[adapter]` on a block, under any name,
+/// is one error on the second (write a refinement inside a block as
+/// `#[circuit_breaker(…)]`, by that name).
 ///
 /// # The adapter's system
 ///

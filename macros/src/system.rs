@@ -8,7 +8,7 @@
 //! (a method's or block's literal against the derive's, which a macro cannot read): the
 //! derive writes `impl Declares<Name<'s', 'b', 'e', 'r'>> for SberAdapter` (or, naming
 //! no system, `Declares` of every name), and each method with a literal reaches its
-//! guard through `guard::<Self, Name<…>>` spanned on it, which needs that impl, so a
+//! guard through `Declares::<Name<…>>::guard_of(self)` spanned on it, which needs that impl, so a
 //! disagreement is one type error on the literal to fix, in `cargo check` and in generic
 //! impls too.
 
@@ -87,11 +87,11 @@ fn name_of(krate: &TokenStream, chars: &[char], span: Span) -> TokenStream {
 }
 
 /// The path that reaches the adapter's guard for a method of `system`:
-/// `#krate::__private::guard::<Self, Name<…>>`, spanned on the literal, so that a type
+/// `#krate::__private::Declares::<Name<…>>::guard_of`, spanned on the literal, so that a type
 /// whose derive declares another system (or no derive) is one error there.
 pub(crate) fn guard_of(krate: &TokenStream, system: &LitStr) -> TokenStream {
     let name = name_type(krate, system);
-    quote_spanned!(system.span()=> #krate::__private::guard::<Self, #name>)
+    quote_spanned!(system.span()=> #krate::__private::Declares::<#name>::guard_of)
 }
 
 #[cfg(test)]

@@ -275,7 +275,7 @@ mod tests {
         let options = outbound_guard::CallOptions::new().retry_after(|e: &Busy| e.0);
         for _ in 0..2 {
             let answer = guard
-                .call_with(options, async {
+                .call_judged(options, async {
                     let response = client()
                         .get(format!("{url}/busy/429/120"))
                         .send()

@@ -12,14 +12,6 @@ use crate::error::CircuitBreakerError;
 use crate::guard::Guard;
 use crate::wiring::SystemAdapter;
 
-/// The adapter's guard, for a method that names its system `N` (on itself or its
-/// block): an adapter whose derive declares another system, or that derives no
-/// `Guarded`, is one error here, on the literal (see [`Name`]).
-#[inline]
-pub fn guard<A: Declares<N> + ?Sized, N: ?Sized>(adapter: &A) -> &Guard {
-    adapter.guard()
-}
-
 /// The adapter's guard, for a method that names no system and calls its type's
 /// (`<A as SystemAdapter>::SYSTEM`): a type that declares none is one error here.
 #[inline]
@@ -48,7 +40,7 @@ where
 /// A system's name as a type, `Name<'s', 'b', 'e', 'r'>` for `sber`: sixteen characters
 /// a level, a longer name going on in `Rest`. The derive writes
 /// `impl Declares<Name<…>> for Adapter` for the system it declares, and a method or
-/// block naming one reaches the guard through [`guard`]`::<Self, Name<…>>`, so that one
+/// block naming one reaches the guard through [`Declares::guard_of`], so that one
 /// naming another system is a type error on its literal, found by `cargo check` too, in
 /// generic impls as well. Never built: a type only.
 pub struct Name<
@@ -76,10 +68,20 @@ pub struct Name<
 /// on each call).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not an adapter of this system",
-    label = "`{Self}`'s derive declares another system, or `{Self}` does not derive `Guarded`",
-    note = "an adapter holds its system's guard (`#[derive(outbound_guard::Guarded)]` on `{Self}`) and calls one system (R-RES-ISO-1): make this `system` and the one beside the derive agree, or name the system in one place"
+    label = "add `#[derive(outbound_guard::Guarded)]` to `{Self}`; if it has it, name the system its `#[guarded(system = …)]` declares",
+    note = "an adapter holds one system's guard and calls that system (R-RES-ISO-1): a method or block of a type that declares its system may leave `system` out"
 )]
-pub trait Declares<N: ?Sized>: Guarded {}
+pub trait Declares<N: ?Sized>: Guarded {
+    /// The adapter's guard, for a method that names its system `N` (on itself or its
+    /// block): called as `Declares::<Name<…>>::guard_of(self)`, spanned on the
+    /// literal, so that an adapter whose derive declares another system, or that
+    /// derives no `Guarded`, is one error there, without a note about a function's
+    /// bound.
+    #[inline]
+    fn guard_of(&self) -> &Guard {
+        self.guard()
+    }
+}
 
 /// The error type of a method's declared `Result` (also through an alias such as
 /// `io::Result<T>`).

@@ -1,4 +1,4 @@
-//! One guarded call: [`GuardedCall`], the future of [`Guard::call`], [`Guard::call_with`],
+//! One guarded call: [`GuardedCall`], the future of [`Guard::call`], [`Guard::call_judged`],
 //! the attributes' expansion and the client layers, judged by a [`Judge`].
 //!
 //! - `call.rs` (this file): the future and its stages, a thin shell generic over the call;
@@ -39,7 +39,7 @@ type Wait = Pin<Box<dyn Future<Output = Result<Slot, CircuitBreakerError>> + Sen
 pin_project_lite::pin_project! {
     /// One guarded call as a future: a bulkhead permit, the breaker's permission, the
     /// call under the total timeout, and the elapsed check that counts its outcome, as
-    /// its judge `J` reads it ([`CallOptions`] for [`Guard::call`], [`Guard::call_with`]
+    /// its judge `J` reads it ([`CallOptions`] for [`Guard::call`], [`Guard::call_judged`]
     /// and the attributes; the tower and tonic layers bring their own). The outer `Err`
     /// is the guard's refusal, the `Ok` what the judge returns (for [`CallOptions`], the
     /// call's own `Result`).
@@ -242,29 +242,11 @@ fn ended(stage: &mut Stage) {
 impl Guard {
     /// Runs `future` guarded, for code that does not use the attribute: the outer `Err`
     /// is the guard's, the inner `Result` the call's own. Every `Err` of the call counts
-    /// as a failure; a slow call's value is returned. [`call_with`](Self::call_with)
-    /// takes the attribute's options.
+    /// as a failure; a slow call's value is returned. [`call_judged`](Self::call_judged)
+    /// with [`CallOptions`] takes the attribute's options.
     ///
     /// The returned future does nothing until polled; see [`GuardedCall`] for what
     /// dropping it early gives back.
-    ///
-    /// # Errors
-    ///
-    /// The future's output is the guard's refusal (see [`call_with`](Self::call_with));
-    /// the call's own error is the inner `Err`.
-    #[inline]
-    pub fn call<T, E, F>(&self, future: F) -> GuardedCall<F, CallOptions<E>>
-    where
-        F: Future<Output = Result<T, E>>,
-    {
-        self.call_with(CallOptions::new(), future)
-    }
-
-    /// Runs `future` guarded and judged by `options`: what the attributes expand to.
-    /// The outer `Err` is the guard's, the inner `Result` the call's own.
-    ///
-    /// The returned future does nothing until polled; its steps, what each outcome
-    /// counts as and what dropping it early gives back: [`GuardedCall`].
     ///
     /// # Errors
     ///
@@ -274,8 +256,20 @@ impl Guard {
     /// time left), [`Cause::HalfOpenFull`](crate::Cause::HalfOpenFull) while half-open
     /// with every trial taken, [`Cause::ForcedOpen`](crate::Cause::ForcedOpen) while forced
     /// open; [`Cause::Timeout`](crate::Cause::Timeout) when `total_timeout` cut the call
-    /// off, and [`Cause::Slow`](crate::Cause::Slow) for a slow call under
-    /// [`CallOptions::slow_as_error`]. The call's own error is the inner `Err`.
+    /// off. The call's own error is the inner `Err`.
+    #[inline]
+    pub fn call<T, E, F>(&self, future: F) -> GuardedCall<F, CallOptions<E>>
+    where
+        F: Future<Output = Result<T, E>>,
+    {
+        judged(self, CallOptions::new(), future)
+    }
+
+    /// Runs `future` guarded and judged by `options`.
+    #[deprecated(
+        since = "0.2.0",
+        note = "use `call_judged(options, future)`: the same call, judged by the same `CallOptions`"
+    )]
     #[inline]
     pub fn call_with<T, E, F>(
         &self,
@@ -288,16 +282,22 @@ impl Guard {
         judged(self, options, future)
     }
 
-    /// Runs `future` guarded and judged by `judge`: a client of any kind (a message
-    /// producer, a database driver, a hand-written hyper service) whose outcomes count
-    /// its own way. [`call_with`](Self::call_with) is this with [`CallOptions`]' judge;
-    /// the tower and tonic layers are this with theirs. [`Judge`] shows one.
+    /// Runs `future` guarded and judged by `judge`: the attribute's options as values
+    /// ([`CallOptions`]: `failure_if`, `retry_after`, `slow_as_error`), or a judge of a
+    /// client of any kind (a message producer, a database driver, a hand-written hyper
+    /// service) whose outcomes count its own way; the tower and tonic layers are this
+    /// with theirs. [`Judge`] shows one. The outer `Err` is the guard's, the `Ok` what
+    /// the judge returns (for [`CallOptions`], the call's own `Result`).
+    ///
+    /// The returned future does nothing until polled; its steps, what each outcome
+    /// counts as and what dropping it early gives back: [`GuardedCall`].
     ///
     /// # Errors
     ///
-    /// As [`call_with`](Self::call_with): the future's output is the guard's refusal
-    /// (or [`Cause::Slow`](crate::Cause::Slow) from a judge that returns slow calls as
-    /// errors); the judge's output is the `Ok`.
+    /// As [`call`](Self::call): the future's output is the guard's refusal, or
+    /// [`Cause::Slow`](crate::Cause::Slow) for a slow call under
+    /// [`CallOptions::slow_as_error`] (or from a judge that returns slow calls as
+    /// errors).
     #[inline]
     pub fn call_judged<F, J>(&self, judge: J, future: F) -> GuardedCall<F, J>
     where

@@ -16,8 +16,8 @@ use outbound_guard_settings::SystemSettings;
 ///
 /// Adapters keep their system's guard in a field and `#[derive(Guarded)]`; the
 /// [`#[adapter]`](crate::adapter) attribute on their impl block then runs each call
-/// through the guard with [`call_with`](Guard::call_with). Code without the attribute calls
-/// [`call`](Guard::call) or [`call_with`](Guard::call_with); either way the call is one
+/// through the guard with [`call_judged`](Guard::call_judged). Code without the attribute calls
+/// [`call`](Guard::call) or [`call_judged`](Guard::call_judged); either way the call is one
 /// [`GuardedCall`](crate::GuardedCall), whose documentation tells its steps.
 ///
 /// ```
@@ -217,7 +217,7 @@ impl Guard {
 
     /// Bulkhead permits held right now by calls already past `cb_slow_threshold`.
     /// When it equals [`bulkhead_permits`](Self::bulkhead_permits), the system is
-    /// hanging, not busy: see [`call_with`](Self::call_with).
+    /// hanging, not busy: see [`call_judged`](Self::call_judged).
     pub(crate) fn slow_in_flight(&self) -> usize {
         self.inner.slow.held()
     }

@@ -15,7 +15,7 @@
 //! [`Guard`] built from it at startup ([`Guards`]), and adapters that hold their
 //! system's guard (`#[derive(Guarded)]`) and know their system at compile time
 //! ([`SystemAdapter`], so [`Guards::adapter`] refuses a wrong guard where the adapter
-//! is built). Code without the attribute calls [`Guard::call_with`] with
+//! is built). Code without the attribute calls [`Guard::call_judged`] with
 //! [`CallOptions`]; tests build errors with [`CircuitBreakerError::from_cause`]. What a
 //! guarded call does, step by step: [`GuardedCall`].
 //!

@@ -491,7 +491,7 @@ async fn slow_as_error_returns_cause_slow() {
     let guard = Guard::new(&system(""));
     let slow_as_error = CallOptions::new().slow_as_error();
     let err = guard
-        .call_with(slow_as_error, async {
+        .call_judged(slow_as_error, async {
             sleep(16 * S).await;
             Ok::<_, ()>(42)
         })
@@ -511,7 +511,7 @@ async fn slow_as_error_returns_cause_slow() {
 
     // A fast call with slow_as_error is a plain success.
     let r = guard
-        .call_with(slow_as_error, async { Ok::<_, ()>(7) })
+        .call_judged(slow_as_error, async { Ok::<_, ()>(7) })
         .await;
     assert_eq!(r, Ok(Ok(7)));
     assert_eq!(counts(guard.breaker()), (State::Closed, 1, 2));
@@ -578,7 +578,7 @@ async fn the_failure_predicate_makes_a_business_error_a_success() {
         let guard = guard.clone();
         async move {
             guard
-                .call_with(outage_only(), async { Err::<(), _>(e) })
+                .call_judged(outage_only(), async { Err::<(), _>(e) })
                 .await
         }
     };
@@ -596,7 +596,7 @@ async fn the_failure_predicate_makes_a_business_error_a_success() {
 
     // A business error that is also slow still counts as slow.
     let r = guard
-        .call_with(outage_only(), async {
+        .call_judged(outage_only(), async {
             sleep(16 * S).await;
             Err::<(), _>(PayError::Declined)
         })

@@ -1,5 +1,6 @@
-//! `Guard::call_with`: the attribute's options for code without the attribute, judged
-//! as the attribute judges, on paused time.
+//! `Guard::call_judged` with `CallOptions`: the attribute's options for code without the
+//! attribute, judged as the attribute judges, on paused time; and `Guard::call_with`,
+//! deprecated, the same call.
 
 use std::time::Duration;
 
@@ -26,13 +27,13 @@ async fn slow_ok() -> Result<u32, PortError> {
 async fn slow_as_error_returns_the_slow_cause_instead_of_the_value() {
     let guard = guard();
     let err = guard
-        .call_with(CallOptions::new().slow_as_error(), slow_ok())
+        .call_judged(CallOptions::new().slow_as_error(), slow_ok())
         .await
         .unwrap_err();
     assert!(matches!(err.cause(), Cause::Slow { .. }), "{err}");
     // Without it the value comes back, and the slowness still counts.
     assert_eq!(
-        guard.call_with(CallOptions::new(), slow_ok()).await,
+        guard.call_judged(CallOptions::new(), slow_ok()).await,
         Ok(Ok(7))
     );
     assert_eq!(guard.breaker().snapshot().failures, 2);
@@ -43,12 +44,12 @@ async fn failure_if_decides_which_errors_count() {
     let guard = guard();
     let options = CallOptions::new().failure_if(|e: &PortError| *e == PortError::Outage);
     let declined = guard
-        .call_with(options, async { Err::<(), _>(PortError::Declined) })
+        .call_judged(options, async { Err::<(), _>(PortError::Declined) })
         .await;
     assert_eq!(declined, Ok(Err(PortError::Declined)));
     assert_eq!(guard.breaker().snapshot().failures, 0);
     let outage = guard
-        .call_with(options, async { Err::<(), _>(PortError::Outage) })
+        .call_judged(options, async { Err::<(), _>(PortError::Outage) })
         .await;
     assert_eq!(outage, Ok(Err(PortError::Outage)));
     assert_eq!(guard.breaker().snapshot().failures, 1);
@@ -61,7 +62,7 @@ async fn a_slow_declined_call_is_not_turned_into_the_slow_cause() {
         .failure_if(|e: &PortError| *e == PortError::Outage)
         .slow_as_error();
     let answer = guard
-        .call_with(options, async {
+        .call_judged(options, async {
             tokio::time::sleep(Duration::from_secs(2)).await;
             Err::<(), _>(PortError::Declined)
         })
@@ -129,7 +130,7 @@ async fn copied_options_judge_as_the_original() {
         .slow_as_error();
     let copy = options.clone();
     let declined = guard
-        .call_with(copy, async { Err::<(), _>(PortError::Declined) })
+        .call_judged(copy, async { Err::<(), _>(PortError::Declined) })
         .await;
     assert_eq!(declined.unwrap(), Err(PortError::Declined));
     assert_eq!(
@@ -138,7 +139,7 @@ async fn copied_options_judge_as_the_original() {
         "the copy kept failure_if"
     );
     let slow = guard
-        .call_with(options.clone(), async {
+        .call_judged(options.clone(), async {
             tokio::time::sleep(std::time::Duration::from_secs(16)).await;
             Ok::<_, PortError>(())
         })
@@ -184,12 +185,12 @@ async fn the_retry_hint_is_read_only_from_errors_that_count() {
             Some(Duration::from_secs(120))
         });
     let declined = guard
-        .call_with(options, async { Err::<u32, _>(PortError::Declined) })
+        .call_judged(options, async { Err::<u32, _>(PortError::Declined) })
         .await;
     assert_eq!(declined, Ok(Err(PortError::Declined)));
     assert_eq!(guard.breaker().snapshot().failures, 0);
     let outage = guard
-        .call_with(options, async { Err::<u32, _>(PortError::Outage) })
+        .call_judged(options, async { Err::<u32, _>(PortError::Outage) })
         .await;
     assert_eq!(outage, Ok(Err(PortError::Outage)));
     assert_eq!(guard.breaker().snapshot().failures, 1);
@@ -256,5 +257,23 @@ async fn a_call_slow_within_its_first_poll_is_counted_slow_at_its_end() {
         .await;
     assert_eq!(answer, Ok(Ok(())), "a slow call's value still comes back");
     assert_eq!(*outcomes.0.lock().unwrap(), ["slow"]);
+    assert_eq!(guard.breaker().snapshot().failures, 1);
+}
+
+/// The deprecated door still opens onto the same call: judged by the same options.
+#[tokio::test(start_paused = true)]
+#[allow(deprecated)]
+async fn call_with_is_call_judged() {
+    let guard = guard();
+    let err = guard
+        .call_with(CallOptions::new().slow_as_error(), slow_ok())
+        .await
+        .unwrap_err();
+    assert!(matches!(err.cause(), Cause::Slow { .. }), "{err}");
+    let options = CallOptions::new().failure_if(|e: &PortError| *e == PortError::Outage);
+    let declined = guard
+        .call_with(options, async { Err::<(), _>(PortError::Declined) })
+        .await;
+    assert_eq!(declined.unwrap(), Err(PortError::Declined));
     assert_eq!(guard.breaker().snapshot().failures, 1);
 }

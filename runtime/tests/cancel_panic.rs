@@ -609,7 +609,7 @@ async fn a_panicking_classifier_is_a_failure_and_keeps_unwinding() {
     let task = tokio::spawn(async move {
         let options = CallOptions::new()
             .failure_if(|code: &u32| -> bool { panic!("classifier panics on {code}") });
-        let _ = g.call_with(options, async { Err::<(), u32>(7) }).await;
+        let _ = g.call_judged(options, async { Err::<(), u32>(7) }).await;
     });
     assert_eq!(
         panic_message(task.await.unwrap_err()),

@@ -326,14 +326,14 @@ async fn a_port_error_carries_its_hint_through_call_options() {
     let guard = Guard::new(&system(""));
     for _ in 0..5 {
         let declined = guard
-            .call_with(options(), async { Err::<(), _>(PortError::Declined) })
+            .call_judged(options(), async { Err::<(), _>(PortError::Declined) })
             .await;
         assert_eq!(declined, Ok(Err(PortError::Declined)));
     }
     // 5 of 10 failed: the 10th call opens it.
     for _ in 0..5 {
         let busy = guard
-            .call_with(options(), async {
+            .call_judged(options(), async {
                 Err::<(), _>(PortError::Busy(Some(90 * S)))
             })
             .await;
@@ -342,7 +342,7 @@ async fn a_port_error_carries_its_hint_through_call_options() {
     assert_eq!(guard.breaker().state(), State::Open);
     assert_eq!(guard.breaker().snapshot().retry_hint, Some(90 * S));
     let refused: Result<Result<(), PortError>, CircuitBreakerError> =
-        guard.call_with(options(), async { Ok(()) }).await;
+        guard.call_judged(options(), async { Ok(()) }).await;
     assert_eq!(
         *refused.unwrap_err().cause(),
         Cause::Open {

@@ -137,3 +137,36 @@ pub fn cargo_build(project: &Path, target: &Path) -> Output {
         .output()
         .expect("run cargo")
 }
+
+/// An adapter defined in a library crate, as the design card writes it: its
+/// `system = "sber"` literal lives in this crate, while the guards it is given are built
+/// in another (a test binary), from settings parsed there. The check that a call's guard
+/// is its own system's must hold across crates, whose string literals have addresses of
+/// their own.
+#[derive(outbound_guard::Guarded)]
+pub struct LibraryAdapter {
+    /// The guard it was built with, by the crate that uses it.
+    pub guard: outbound_guard::Guard,
+}
+
+/// `LibraryAdapter`'s port error: the guard's refusal.
+#[derive(Debug)]
+pub struct LibraryError(pub outbound_guard::CircuitBreakerError);
+
+impl LibraryError {
+    fn unavailable(error: outbound_guard::CircuitBreakerError) -> Self {
+        LibraryError(error)
+    }
+}
+
+impl LibraryAdapter {
+    /// A guarded call that returns the bulkhead permits in use while it runs.
+    ///
+    /// # Errors
+    ///
+    /// The guard's refusal, as [`LibraryError`].
+    #[outbound_guard::circuit_breaker(system = "sber", error_map = LibraryError::unavailable)]
+    pub async fn register(&self) -> Result<usize, LibraryError> {
+        Ok(self.guard.in_flight())
+    }
+}

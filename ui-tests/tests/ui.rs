@@ -37,3 +37,70 @@ fn pass() {
     let cases = trybuild::TestCases::new();
     cases.pass("tests/pass/*.rs");
 }
+
+/// The paths of the runtime a user never writes (`#[doc(hidden)]`): an error naming one
+/// points at machinery, not at the user's code.
+const HIDDEN: [&str; 6] = [
+    "__private",
+    "__bounds",
+    "Declares",
+    "Name<",
+    "ResultType",
+    "__settings_file",
+];
+
+/// The errors whose check is a trait only the runtime names (an adapter's system against
+/// its derive's): rustc prints the unimplemented trait in a `help:` line of its own
+/// whatever `#[diagnostic::on_unimplemented]` says, so there, and only there, the trait
+/// may appear. Every other line of them, and every line of every other error, is free of
+/// hidden paths.
+const TRAIT_NAMED_BY_RUSTC: [&str; 6] = [
+    "adapter-refine-other-system",
+    "adapter-system-mismatch",
+    "card-missing-derive",
+    "generic-block-system-other-than-derive",
+    "method-system-other-than-derive",
+    "trait-method-system-other-than-derive",
+];
+
+/// rustc's notes on the bound of a runtime function the expansion calls, which no
+/// attribute can silence: the function that reaches a type's declared system (a type
+/// that declares none) and the one that types `error_map` (one of the wrong signature).
+/// Listed line by line, so that any other leak fails.
+const RUSTC_NOTES: [&str; 4] = [
+    "note: required by a bound in `outbound_guard::__private::declared`",
+    "  --> $WORKSPACE/runtime/src/__private.rs",
+    "   | pub fn declared<A: SystemAdapter + ?Sized>(adapter: &A) -> &Guard {",
+    "   | pub fn error_map<R: ResultType>(",
+];
+
+#[test]
+fn no_error_names_a_hidden_path() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fail");
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(&dir).expect("tests/fail") {
+        let path = entry.expect("an entry of tests/fail").path();
+        if path.extension().is_none_or(|e| e != "stderr") {
+            continue;
+        }
+        let case = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let text = std::fs::read_to_string(&path).expect("a .stderr file");
+        let rustc_help = TRAIT_NAMED_BY_RUSTC.contains(&case.as_str());
+        for line in text.lines() {
+            let allowed = RUSTC_NOTES.contains(&line)
+                || rustc_help
+                    && (line.starts_with("help: the trait `")
+                        || line.trim_start().starts_with("but trait `"));
+            if let Some(hidden) = HIDDEN.iter().find(|h| line.contains(*h)) {
+                if !allowed {
+                    found.push(format!("{case}.stderr names `{hidden}`: {line}"));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "hidden paths in errors:\n{}",
+        found.join("\n")
+    );
+}

@@ -245,3 +245,37 @@ async fn the_cards_form_with_its_own_guard_counts_against_its_system_only() {
         0
     );
 }
+
+/// The adapter's literal in one crate (`outbound_guard_ui_tests`), the guards and a
+/// second adapter with the same literal in another (this test): every call through the
+/// right guard is admitted, whichever crate's literal it carries and in whatever order,
+/// and one through another system's guard is refused.
+#[tokio::test]
+async fn the_right_guard_is_admitted_whichever_crate_names_the_system() {
+    use outbound_guard_ui_tests::LibraryAdapter;
+
+    let guards = guards();
+    let library = LibraryAdapter {
+        guard: guards.get("sber").unwrap(),
+    };
+    let card = CardAdapter {
+        guard: guards.get("sber").unwrap(),
+    };
+    for _ in 0..3 {
+        assert_eq!(library.register().await.unwrap(), 1);
+        assert!(card.register().await.unwrap_err().0.is_none());
+    }
+    assert_eq!(guards.get("sber").unwrap().breaker().snapshot().calls, 6);
+    let wrong = LibraryAdapter {
+        guard: guards.get("customer").unwrap(),
+    };
+    let refused = wrong.register().await.unwrap_err().0;
+    assert!(
+        matches!(refused.cause(), Cause::WrongGuard { wanted } if *wanted == "sber"),
+        "{refused}"
+    );
+    assert_eq!(
+        guards.get("customer").unwrap().breaker().snapshot().calls,
+        0
+    );
+}

@@ -759,7 +759,7 @@ where
 {
     let result = if hinted {
         let options = CallOptions::new().retry_after(|hint: &Option<Duration>| *hint);
-        guard.call_with(options, upstream).await
+        guard.call_judged(options, upstream).await
     } else {
         guard.call(upstream).await
     };

@@ -186,7 +186,7 @@ fn a_system_on_the_method_is_called_tracked_recorded_and_tied_to_the_type() {
         quote!(::core::include_bytes!("/service/resilience.toml")).to_string(),
         quote!(system: "sber", by: "`#[circuit_breaker(system = \"sber\")]` on `register`")
             .to_string(),
-        ":: outbound_guard :: __private :: guard :: < Self , :: outbound_guard :: __private :: Name < 's' , 'b' , 'e' , 'r' > > (self)".to_owned(),
+        ":: outbound_guard :: __private :: Declares :: < :: outbound_guard :: __private :: Name < 's' , 'b' , 'e' , 'r' > > :: guard_of (self)".to_owned(),
         ":: outbound_guard :: __private :: call (__cb_guard , \"sber\" ,".to_owned(),
     ] {
         assert!(out.contains(&expected), "missing {expected}:\n{out}");
@@ -304,19 +304,121 @@ fn an_unmarked_port_method_is_an_error_and_the_rest_still_expands() {
         out.contains("`cached` is neither guarded nor marked"),
         "{out}"
     );
-    assert!(out.contains("__cb_guard"), "{out}");
+    assert!(out.contains("__cb_block_guard"), "{out}");
 }
 
 #[test]
-fn a_private_helper_of_an_inherent_block_may_stay_plain() {
+fn a_private_helper_and_a_constructor_of_an_inherent_block_may_stay_plain() {
     let out = adapter_errors(quote! {
         impl A {
             fn url(&self) -> u32 { 1 }
-            pub fn new() -> Self { A }
+            pub fn new(guard: Guard) -> Result<Self, Box<dyn Error>> { Ok(A { guard }) }
+            pub fn status(&self) -> u32 { 1 }
         }
     });
     assert!(!out.contains("`url` is neither"), "{out}");
-    assert!(out.contains("`new` is neither guarded nor marked"), "{out}");
+    assert!(!out.contains("`new`"), "{out}");
+    assert!(
+        out.contains("`status` is neither guarded nor marked"),
+        "{out}"
+    );
+    assert_eq!(out.matches("compile_error").count(), 1, "{out}");
+}
+
+#[test]
+fn an_async_function_without_a_receiver_in_a_block_is_one_error_saying_what_to_do() {
+    let out = adapter_errors(quote! {
+        impl A {
+            pub async fn connect(url: &str) -> Result<Self, E> { Ok(A) }
+        }
+    });
+    assert_eq!(out.matches("compile_error").count(), 1, "{out}");
+    assert!(out.contains("`connect` has no `self` receiver"), "{out}");
+    assert!(out.contains("#[unguarded(reason"), "{out}");
+}
+
+#[test]
+fn a_method_guarded_twice_is_one_error_whatever_the_attributes_are_called() {
+    let method = quote!(
+        async fn register(&self) -> Result<(), E> {
+            Ok(())
+        }
+    );
+    // The first attribute's expansion is the second's input, under any name.
+    let once = circuit_breaker(quote!(system = "sber", error_map = E::map), method.clone());
+    let twice = circuit_breaker(quote!(system = "sber", error_map = E::map), once.clone());
+    let text = twice.to_string();
+    assert_eq!(text.matches("compile_error").count(), 1, "{text}");
+    assert!(
+        text.contains("already guarded by the `#[circuit_breaker]` above"),
+        "{text}"
+    );
+    // The method stays guarded once.
+    assert_eq!(text.matches("let __cb_guard").count(), 1, "{text}");
+    // A method its block guarded, then an aliased card: one error saying how to refine.
+    let block = adapter(
+        quote!(system = "sber", error_map = E::map),
+        quote!(impl A { #[cb(slow_as_error)] #method }),
+    );
+    let file: syn::File = syn::parse2(block).unwrap();
+    let Some(syn::Item::Impl(block)) = file.items.last() else {
+        panic!("an impl block")
+    };
+    let guarded = &block.items[0];
+    let text = circuit_breaker(quote!(slow_as_error), quote!(#guarded)).to_string();
+    assert_eq!(text.matches("compile_error").count(), 1, "{text}");
+    assert!(
+        text.contains("already guarded by its `#[outbound_guard::adapter]` block"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_block_guarded_twice_is_one_error() {
+    let block = quote!(impl A {
+        async fn register(&self) -> Result<(), E> { Ok(()) }
+    });
+    let once = adapter(quote!(system = "sber", error_map = E::map), block);
+    let file: syn::File = syn::parse2(once).unwrap();
+    let guarded = file.items.last().unwrap();
+    let twice = adapter(
+        quote!(system = "sber", error_map = E::map),
+        quote!(#guarded),
+    )
+    .to_string();
+    assert_eq!(twice.matches("compile_error").count(), 1, "{twice}");
+    assert!(
+        twice.contains("already guarded by the `#[outbound_guard::adapter]` above"),
+        "{twice}"
+    );
+    assert_eq!(twice.matches("let __cb_block_guard").count(), 1, "{twice}");
+}
+
+#[test]
+fn an_unknown_argument_gets_a_did_you_mean() {
+    let out = circuit_breaker(
+        quote!(sytem = "sber", error_map = E::map),
+        quote!(
+            async fn f(&self) -> Result<(), E> {
+                Ok(())
+            }
+        ),
+    )
+    .to_string();
+    assert!(
+        out.contains("unknown argument `sytem`; did you mean `system`?"),
+        "{out}"
+    );
+    let out = circuit_breaker(
+        quote!(bogus = 3, error_map = E::map),
+        quote!(
+            async fn f(&self) -> Result<(), E> {
+                Ok(())
+            }
+        ),
+    )
+    .to_string();
+    assert!(!out.contains("did you mean"), "{out}");
 }
 
 #[test]
@@ -539,7 +641,8 @@ fn blocks_never_declare_the_system_for_their_type() {
             let out = adapter(args.clone(), block.clone()).to_string();
             assert!(!out.contains("compile_error"), "{out}");
             assert!(!out.contains("SystemAdapter for"), "{out}");
-            assert!(!out.contains("Declares <"), "{out}");
+            // No `impl Declares<…> for A`: the methods only call through it.
+            assert!(!out.contains("> for A"), "{out}");
         }
     }
 }

@@ -3,12 +3,12 @@ where
     T: Send,
 {
     pub async fn get(&mut self, id: u64) -> Result<Customer, CustomerPortError> {
-        let __cb_guard = ::core::clone::Clone::clone(
+        let __cb_block_guard = ::core::clone::Clone::clone(
             ::outbound_guard::__private::declared(&*self),
         );
         #[allow(unknown_lints, unused_braces)]
         let __cb_judged = ::outbound_guard::__private::call(
-                &__cb_guard,
+                &__cb_block_guard,
                 <Self as ::outbound_guard::SystemAdapter>::SYSTEM,
                 ::outbound_guard::__private::options::<
                     Result<Customer, CustomerPortError>,

@@ -1,9 +1,9 @@
 impl PaymentPort for SberAdapter {
     async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> {
-        let __cb_guard = ::outbound_guard::__private::declared(self);
+        let __cb_block_guard = ::outbound_guard::__private::declared(self);
         #[allow(unknown_lints, unused_braces)]
         let __cb_judged = ::outbound_guard::__private::call(
-                __cb_guard,
+                __cb_block_guard,
                 <Self as ::outbound_guard::SystemAdapter>::SYSTEM,
                 ::outbound_guard::__private::options::<
                     Result<PaymentRef, PaymentPortError>,
@@ -27,10 +27,10 @@ impl PaymentPort for SberAdapter {
         )
     }
     async fn confirm(&self, payment: &PaymentRef) -> Result<(), PaymentPortError> {
-        let __cb_guard = ::outbound_guard::__private::declared(self);
+        let __cb_block_guard = ::outbound_guard::__private::declared(self);
         #[allow(unknown_lints, unused_braces)]
         let __cb_judged = ::outbound_guard::__private::call(
-                __cb_guard,
+                __cb_block_guard,
                 <Self as ::outbound_guard::SystemAdapter>::SYSTEM,
                 ::outbound_guard::__private::options::<Result<(), PaymentPortError>>()
                     .failure_if(PaymentPortError::is_outage)

@@ -34,10 +34,9 @@ impl SberAdapter {
             > {
                 return __cb_ret;
             }
-            let __cb_guard = ::outbound_guard::__private::guard::<
-                Self,
+            let __cb_guard = ::outbound_guard::__private::Declares::<
                 ::outbound_guard::__private::Name<'c', 'u', 's', 't', 'o', 'm', 'e', 'r'>,
-            >(self);
+            >::guard_of(self);
             #[allow(unknown_lints, unused_braces)]
             let __cb_judged = ::outbound_guard::__private::call(
                     __cb_guard,

@@ -15,10 +15,9 @@ impl SberAdapter {
                 by: "`#[circuit_breaker(system = \"sber\")]` on `register`",
             };
         };
-        let __cb_guard = ::outbound_guard::__private::guard::<
-            Self,
+        let __cb_guard = ::outbound_guard::__private::Declares::<
             ::outbound_guard::__private::Name<'s', 'b', 'e', 'r'>,
-        >(self);
+        >::guard_of(self);
         #[allow(unknown_lints, unused_braces)]
         let __cb_judged = ::outbound_guard::__private::call(
                 __cb_guard,

@@ -1,8 +1,8 @@
-//! [`CallOptions`]: how [`Guard::call_with`](crate::Guard::call_with) judges a call.
+//! [`CallOptions`]: how [`Guard::call_judged`](crate::Guard::call_judged) judges a call.
 
 use std::time::Duration;
 
-/// How [`Guard::call_with`](crate::Guard::call_with) judges a call: the options of `#[circuit_breaker]`
+/// How [`Guard::call_judged`](crate::Guard::call_judged) judges a call: the options of `#[circuit_breaker]`
 /// (`failure_if`, `slow_as_error`) as values.
 ///
 /// ```
@@ -18,7 +18,7 @@ use std::time::Duration;
 ///     .failure_if(|e: &PortError| *e == PortError::Outage)
 ///     .slow_as_error();
 /// let declined = guard
-///     .call_with(options, async { Err::<(), _>(PortError::Declined) })
+///     .call_judged(options, async { Err::<(), _>(PortError::Declined) })
 ///     .await;
 /// assert_eq!(declined.unwrap(), Err(PortError::Declined));
 /// // A declined payment is the system answering: it counts as a success.
@@ -26,7 +26,7 @@ use std::time::Duration;
 /// # }
 /// ```
 #[derive(Debug)]
-#[must_use = "options do nothing until passed to `Guard::call_with`"]
+#[must_use = "options do nothing until passed to `Guard::call_judged`"]
 pub struct CallOptions<E> {
     pub(super) failure_if: Option<fn(&E) -> bool>,
     pub(super) slow_as_error: bool,

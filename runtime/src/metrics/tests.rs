@@ -883,7 +883,7 @@ async fn the_open_period_and_the_retry_hints_that_lengthened_it_are_shown() {
             9 => CallOptions::new().retry_after(|(): &()| Some(Duration::from_secs(120))),
             _ => CallOptions::new(),
         };
-        let _ = sber.call_with(options, async { Err::<(), ()>(()) }).await;
+        let _ = sber.call_judged(options, async { Err::<(), ()>(()) }).await;
     }
     assert_eq!(shown_state(&r, "sber"), "open");
     assert_eq!(

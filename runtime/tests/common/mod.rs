@@ -59,7 +59,7 @@ impl<T, E> Held<'_, T, E> {
     }
 }
 
-/// Starts `guard.call_with(options, …)` and drives it until the call itself runs (then
+/// Starts `guard.call_judged(options, …)` and drives it until the call itself runs (then
 /// it is held, see [`Held`]), waiting for a bulkhead permit if need be; or the guard's
 /// refusal, as the call would get it.
 pub async fn hold_with<T: Send + 'static, E: Send + 'static>(
@@ -69,7 +69,7 @@ pub async fn hold_with<T: Send + 'static, E: Send + 'static>(
     let (end, ended) = tokio::sync::oneshot::channel::<Result<T, E>>();
     let (started, mut running) = tokio::sync::oneshot::channel::<()>();
     let mut call: std::pin::Pin<Box<dyn std::future::Future<Output = Judged<T, E>> + Send + '_>> =
-        Box::pin(guard.call_with(options, async move {
+        Box::pin(guard.call_judged(options, async move {
             let _ = started.send(());
             ended.await.expect("a held call is finished or dropped")
         }));

@@ -1,0 +1,25 @@
+use outbound_guard::{CircuitBreakerError, Guarded};
+
+pub struct PortError;
+
+impl PortError {
+    fn unavailable(_: CircuitBreakerError) -> Self {
+        PortError
+    }
+}
+
+#[derive(Guarded)]
+pub struct SberAdapter {
+    guard: outbound_guard::Guard,
+}
+
+// Two `#[adapter]` on one block: one error on the second.
+#[outbound_guard::adapter(system = "sber", error_map = PortError::unavailable)]
+#[outbound_guard::adapter(system = "sber", error_map = PortError::unavailable)]
+impl SberAdapter {
+    pub async fn register(&self) -> Result<(), PortError> {
+        Ok(())
+    }
+}
+
+fn main() {}
