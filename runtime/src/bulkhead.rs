@@ -1,5 +1,7 @@
 //! The bulkhead (R-RES-BH-1): at most `permits` calls of a system at once, a caller
-//! waiting at most `bulkhead_wait` for a permit when it is full.
+//! waiting at most `bulkhead_wait` for a permit when it is full. An adaptive bulkhead
+//! (`limiter.rs`) resizes it, between its floor and the settings' permits, as latency
+//! says.
 //!
 //! Fair: first come, first served. A released permit goes to the oldest waiter, and a
 //! caller arriving while others wait queues behind them, so nobody can overtake a waiter
@@ -55,7 +57,11 @@ use tokio::time::Instant;
 
 use crate::sync::{AtomicU64, AtomicUsize, Ordering};
 use line::Line;
+pub(crate) use limiter::{Change, Limiter};
 
+#[cfg(all(test, not(outbound_guard_loom)))]
+mod adaptive_tests;
+mod limiter;
 mod line;
 #[cfg(all(test, outbound_guard_loom))]
 mod loom_tests;
@@ -237,7 +243,7 @@ impl<L: Line> Bulkhead<L> {
     /// use: growing first cancels what a shrink still owes, then adds permits (to the
     /// waiters first); shrinking takes back free permits (the line's, then the word's)
     /// and owes the rest, paid by the permits released next. Callers serialise resizes
-    /// (a reload holds the registry's reload lock).
+    /// (they hold the [`Limiter`]'s lock).
     pub(crate) fn resize(&self, permits: usize) {
         let permits = permits.clamp(1, Self::MAX_PERMITS);
         let old = self.permits.swap(permits, Ordering::AcqRel);

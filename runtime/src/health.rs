@@ -101,8 +101,11 @@ pub struct SystemHealth {
     /// Of those, permits held by calls already past `cb_slow_threshold`: all of them
     /// means the system hangs (and waiters turned away count against the breaker).
     pub slow_in_flight: usize,
-    /// The bulkhead's size.
+    /// The bulkhead's size: an adaptive bulkhead's ceiling.
     pub bulkhead_permits: usize,
+    /// The bulkhead's limit now: `bulkhead_permits` when fixed; when adaptive, the
+    /// limit its latency gives ([`Guard::bulkhead_limit`]).
+    pub bulkhead_limit: usize,
 }
 
 impl Guard {
@@ -123,6 +126,7 @@ impl Guard {
             in_flight: self.in_flight(),
             slow_in_flight: self.slow_in_flight(),
             bulkhead_permits: self.bulkhead_permits(),
+            bulkhead_limit: self.bulkhead_limit(),
             snapshot,
         }
     }
@@ -259,6 +263,7 @@ mod json {
         in_flight: usize,
         slow_in_flight: usize,
         bulkhead_permits: usize,
+        bulkhead_limit: usize,
         observing: bool,
         would_have_refused: u64,
     }
@@ -284,6 +289,7 @@ mod json {
                 in_flight: self.in_flight,
                 slow_in_flight: self.slow_in_flight,
                 bulkhead_permits: self.bulkhead_permits,
+                bulkhead_limit: self.bulkhead_limit,
                 observing: snapshot.observing,
                 would_have_refused: snapshot.would_have_refused,
             }

@@ -214,11 +214,14 @@ fn every_configured_system_is_registered_at_startup_before_its_first_call() {
         Some(8.0)
     );
 
+    // A fixed bulkhead's limit is its permits.
+    assert_eq!(gauge(&r, "resilience_bulkhead_limit", "sber"), Some(4.0));
+
     // Nothing else: 6 outcomes + 4 reasons + 5 states + 15 transitions + failure rate,
-    // duration, in use, permits, open period, retry hints, observing, and 2 reasons an
-    // observing breaker would have refused = 39 series per system.
+    // duration, in use, permits, limit, open period, retry hints, observing, and 2
+    // reasons an observing breaker would have refused = 40 series per system.
     let all = r.all_series();
-    assert_eq!(all.len(), 78, "{all:#?}");
+    assert_eq!(all.len(), 80, "{all:#?}");
     assert!(all.iter().all(|s| s.starts_with("resilience_")));
 
     // Described, with Prometheus' base units.
@@ -238,6 +241,7 @@ fn every_configured_system_is_registered_at_startup_before_its_first_call() {
         "resilience_call_duration_seconds",
         "resilience_bulkhead_in_use",
         "resilience_bulkhead_permits",
+        "resilience_bulkhead_limit",
         "resilience_transitions_total",
         "resilience_open_period_seconds",
         "resilience_retry_hints_total",
