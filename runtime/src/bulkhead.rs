@@ -49,6 +49,9 @@
 //! interleaving of a few callers, a releaser, a cancelled waiter and a resize, with a
 //! line of loom's primitives (`model_line.rs`) in place of tokio's semaphore.
 
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{ready, Context, Poll, Waker};
 use std::time::Duration;
 
 use crossbeam_utils::CachePadded;
@@ -56,8 +59,8 @@ use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
 use crate::sync::{AtomicU64, AtomicUsize, Ordering};
-use line::Line;
 pub(crate) use limiter::{Change, Limiter};
+use line::Line;
 
 #[cfg(all(test, not(outbound_guard_loom)))]
 mod adaptive_tests;
@@ -67,6 +70,8 @@ mod line;
 mod loom_tests;
 #[cfg(all(test, outbound_guard_loom))]
 mod model_line;
+#[cfg(all(test, not(outbound_guard_loom)))]
+mod model_tests;
 #[cfg(test)]
 mod tests;
 
@@ -98,6 +103,55 @@ struct Waiting<'a>(&'a AtomicU64);
 impl Drop for Waiting<'_> {
     fn drop(&mut self) {
         self.0.fetch_sub(WAITER, Ordering::AcqRel);
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// A caller waiting in line, counted waiting until its wait is over or dropped.
+    /// Dropped after the line handed it a permit it had not taken yet (cancelled, or its
+    /// `bulkhead_wait` ran out just then), it takes that permit and returns it as a
+    /// call's end does ([`Bulkhead::release`]: what a shrink owes is paid first), rather
+    /// than letting the line hand it on to the next waiter past a lowered size.
+    struct InLine<'a, L, W>
+    where
+        L: Line,
+        W: Future<Output = ()>,
+    {
+        bulkhead: &'a Bulkhead<L>,
+        waiting: Option<Waiting<'a>>,
+        #[pin]
+        wait: W,
+        over: bool,
+    }
+
+    impl<'a, L, W> PinnedDrop for InLine<'a, L, W>
+    where
+        L: Line,
+        W: Future<Output = ()>,
+    {
+        fn drop(this: Pin<&mut Self>) {
+            let this = this.project();
+            if *this.over {
+                return;
+            }
+            let handed = this.wait.poll(&mut Context::from_waker(Waker::noop()));
+            if handed.is_ready() {
+                drop(this.waiting.take());
+                this.bulkhead.release();
+            }
+        }
+    }
+}
+
+impl<L: Line, W: Future<Output = ()>> Future for InLine<'_, L, W> {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let this = self.project();
+        ready!(this.wait.poll(cx));
+        *this.over = true;
+        drop(this.waiting.take());
+        Poll::Ready(())
     }
 }
 
@@ -170,10 +224,16 @@ impl<L: Line> Bulkhead<L> {
     /// Waits in line until it has a permit, counted waiting meanwhile. Cancel-safe, as
     /// [`acquire`](Self::acquire).
     async fn wait_in_line(&self) {
-        let Some(_waiting) = self.count_waiting() else {
+        let Some(waiting) = self.count_waiting() else {
             return; // a permit came back meanwhile
         };
-        self.line.wait().await;
+        InLine {
+            bulkhead: self,
+            waiting: Some(waiting),
+            wait: self.line.wait(),
+            over: false,
+        }
+        .await;
     }
 
     /// Counts the caller waiting, from now until the returned value is dropped; `None`

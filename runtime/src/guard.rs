@@ -123,6 +123,11 @@ impl Guard {
         guard.inner.breaker.announce_settings(settings);
         // The file's `cb_mode`, if not `auto`.
         guard.inner.breaker.apply_mode(settings.cb_mode(), None);
+        // An adaptive bulkhead starts at its floor, unless observing.
+        guard
+            .inner
+            .limiter
+            .size(&guard.inner.bulkhead, !guard.inner.breaker.observing());
         guard
     }
 

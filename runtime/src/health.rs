@@ -143,7 +143,7 @@ impl Guard {
 ///           "opened_by":"failure_rate","set_by":null,"failure_rate_threshold":0.3,
 ///           "since":"2026-05-01T03:12:09.512Z","for_seconds":12.5,"retry_after_seconds":17.5,
 ///           "open_for_seconds":30.0,"retry_hint_seconds":null,
-///           "in_flight":0,"slow_in_flight":0,"bulkhead_permits":8,
+///           "in_flight":0,"slow_in_flight":0,"bulkhead_permits":8,"bulkhead_limit":8,
 ///           "observing":false,"would_have_refused":0}}}
 /// ```
 ///
@@ -160,7 +160,9 @@ impl Guard {
 /// `half_open`, never `open` with nothing left. `observing` is `true` in observe mode
 /// (`cb_mode = "observe"`): the state is the one the breaker would be in, it refuses
 /// nothing (its status is then `degraded`, never `down`), and `would_have_refused`
-/// counts the calls it let through that it would have refused.
+/// counts the calls it let through that it would have refused. `bulkhead_limit` is
+/// the bulkhead's limit now: `bulkhead_permits` for a fixed bulkhead, the limit its
+/// latency gives for an adaptive one.
 ///
 /// ```
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {

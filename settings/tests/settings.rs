@@ -835,7 +835,10 @@ fn the_bulkhead_is_fixed_by_default_and_adaptive_in_the_file_or_the_environment(
     );
     assert_eq!(default.bulkhead_floor(), 1);
     let file = sber("bulkhead = \"adaptive\"\nbulkhead_floor = 3").unwrap();
-    assert_eq!((file.bulkhead(), file.bulkhead_adaptive()), ("adaptive", true));
+    assert_eq!(
+        (file.bulkhead(), file.bulkhead_adaptive()),
+        ("adaptive", true)
+    );
     assert_eq!(file.bulkhead_floor(), 3);
     let env = sber_env(
         "bulkhead = \"fixed\"",
@@ -879,7 +882,11 @@ fn a_bulkhead_floor_above_the_bulkheads_permits_is_refused() {
     )
     .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Order, "{err}");
-    assert_eq!(err.variable_name(), Some("CLIENT_SBER__MAX_CONNECTIONS"), "{err}");
+    assert_eq!(
+        err.variable_name(),
+        Some("CLIENT_SBER__MAX_CONNECTIONS"),
+        "{err}"
+    );
 }
 
 #[test]

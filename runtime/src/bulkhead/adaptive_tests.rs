@@ -107,7 +107,10 @@ async fn limits(guard: &Guard, from: Instant, to: Instant) -> (usize, usize) {
     let (mut low, mut high) = (usize::MAX, 0);
     while Instant::now() < to {
         let limit = guard.bulkhead_limit();
-        assert!(guard.in_flight() <= 8, "never more than the ceiling in flight");
+        assert!(
+            guard.in_flight() <= 8,
+            "never more than the ceiling in flight"
+        );
         (low, high) = (low.min(limit), high.max(limit));
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
@@ -123,23 +126,45 @@ async fn a_capacity_drop_brings_the_limit_to_the_capacity_and_its_return_gives_i
     let upstream = Upstream::new(8, MS100);
     let t0 = Instant::now();
     let (seen, tasks) = drive(&guard, &upstream, 32, t0 + Duration::from_secs(80));
-    let (low, high) = limits(&guard, t0 + Duration::from_secs(5), t0 + Duration::from_secs(20)).await;
-    assert_eq!((low, high), (8, 8), "8 workers: the limit stays at the ceiling");
+    let (low, high) = limits(
+        &guard,
+        t0 + Duration::from_secs(5),
+        t0 + Duration::from_secs(20),
+    )
+    .await;
+    assert_eq!(
+        (low, high),
+        (8, 8),
+        "8 workers: the limit stays at the ceiling"
+    );
     let before = seen.ok.load(Ordering::SeqCst);
     upstream.set_workers(2);
-    let (low, high) = limits(&guard, t0 + Duration::from_secs(25), t0 + Duration::from_secs(60)).await;
+    let (low, high) = limits(
+        &guard,
+        t0 + Duration::from_secs(25),
+        t0 + Duration::from_secs(60),
+    )
+    .await;
     assert!(low >= 2 && high <= 3, "2 workers: the limit {low}..={high}");
     let degraded = seen.ok.load(Ordering::SeqCst) - before;
     // 2 workers of 100 ms serve 20 a second: 40 s of it, 800 calls.
-    assert!(degraded >= 720, "{degraded} successes in the degraded phase, of 800");
+    assert!(
+        degraded >= 720,
+        "{degraded} successes in the degraded phase, of 800"
+    );
     upstream.set_workers(8);
     let back = t0 + Duration::from_secs(60);
     while guard.bulkhead_limit() < 8 {
         tokio::time::sleep(MS100).await;
     }
     let settled = Instant::now() - back;
-    eprintln!("2 workers: limit {low}..={high}, {degraded} of 800 served; back to 8 in {settled:?}");
-    assert!(settled <= Duration::from_secs(10), "capacity given back after {settled:?}");
+    eprintln!(
+        "2 workers: limit {low}..={high}, {degraded} of 800 served; back to 8 in {settled:?}"
+    );
+    assert!(
+        settled <= Duration::from_secs(10),
+        "capacity given back after {settled:?}"
+    );
     for task in tasks {
         task.await.unwrap();
     }
@@ -163,8 +188,15 @@ async fn an_upstream_slow_for_ten_minutes_keeps_the_limit_low_without_drifting_b
     let (low, high) = limits(&guard, t0 + Duration::from_secs(40), minutes(11)).await;
     eprintln!("slow for ten minutes: the limit {low}..={high}");
     assert_eq!(low, 1, "the limit came down to its floor");
-    assert!(high <= 4, "the limit crept back up to {high} in ten minutes");
-    assert_eq!(guard.bulkhead_limit(), 1, "and is at the floor after ten minutes");
+    assert!(
+        high <= 4,
+        "the limit crept back up to {high} in ten minutes"
+    );
+    assert_eq!(
+        guard.bulkhead_limit(),
+        1,
+        "and is at the floor after ten minutes"
+    );
     for task in tasks {
         task.await.unwrap();
     }
@@ -218,7 +250,9 @@ async fn time_to_fail_fast(guard: &Guard, warm: Duration) -> Duration {
     let t0 = Instant::now();
     let (_seen, tasks) = drive(guard, &upstream, 32, t0 + warm + Duration::from_secs(120));
     tokio::time::sleep(warm).await;
-    upstream.service_micros.store(3_600_000_000, Ordering::SeqCst);
+    upstream
+        .service_micros
+        .store(3_600_000_000, Ordering::SeqCst);
     let hang = Instant::now();
     while guard.breaker().state() != crate::State::Open {
         tokio::time::sleep(Duration::from_millis(10)).await;
@@ -241,4 +275,86 @@ async fn a_hang_fails_fast_no_later_than_with_the_fixed_bulkhead() {
             "after {warm:?}: adaptive {adaptive:?}, fixed {fixed:?}"
         );
     }
+}
+
+/// Settings of `sber` from `toml`.
+fn settings(toml: &str) -> outbound_guard_settings::SystemSettings {
+    Settings::parse(&format!("[systems.sber]\n{toml}\n"), "test")
+        .unwrap()
+        .system("sber")
+        .unwrap()
+        .clone()
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_reload_keeps_the_limit_where_the_new_ceiling_allows() {
+    let guard = guard(ADAPTIVE);
+    let upstream = Upstream::new(2, MS100);
+    let t0 = Instant::now();
+    let (_seen, tasks) = drive(&guard, &upstream, 32, t0 + Duration::from_secs(30));
+    tokio::time::sleep(Duration::from_secs(20)).await;
+    let low = guard.bulkhead_limit();
+    assert!((2..=3).contains(&low), "{low}");
+    // A wider ceiling (16): the limit stays, the permits gauge is the new ceiling.
+    guard.apply(&settings(&format!("{ADAPTIVE}\nmax_connections = 20")));
+    assert_eq!(
+        (guard.bulkhead_limit(), guard.bulkhead_permits()),
+        (low, 16)
+    );
+    assert_eq!(guard.bulkhead().permits(), low);
+    // A ceiling under the limit (1): the limit is clamped to it.
+    guard.apply(&settings(&format!("{ADAPTIVE}\nmax_connections = 2")));
+    assert_eq!((guard.bulkhead_limit(), guard.bulkhead().permits()), (1, 1));
+    // Fixed again: the bulkhead is its permits.
+    guard.apply(&settings("max_connections = 10"));
+    assert_eq!((guard.bulkhead_limit(), guard.bulkhead().permits()), (8, 8));
+    // Adaptive again by a reload: the limit in force (the ceiling), kept.
+    guard.apply(&settings(ADAPTIVE));
+    assert_eq!(guard.bulkhead_limit(), 8);
+    for task in tasks {
+        task.await.unwrap();
+    }
+    assert_eq!(guard.in_flight(), 0);
+}
+
+#[tokio::test(start_paused = true)]
+async fn in_observe_mode_the_limit_is_computed_and_the_bulkhead_stays_at_its_permits() {
+    let guard = guard(&format!("{ADAPTIVE}\ncb_mode = \"observe\""));
+    let upstream = Upstream::new(8, MS100);
+    let t0 = Instant::now();
+    let (_seen, tasks) = drive(&guard, &upstream, 32, t0 + Duration::from_secs(40));
+    tokio::time::sleep(Duration::from_secs(10)).await;
+    upstream.set_workers(2);
+    let (low, high) = limits(
+        &guard,
+        t0 + Duration::from_secs(20),
+        t0 + Duration::from_secs(40),
+    )
+    .await;
+    assert!(high <= 3, "the limit is computed: {low}..={high}");
+    assert_eq!(
+        guard.bulkhead().permits(),
+        8,
+        "and refuses nothing below the ceiling"
+    );
+    assert_eq!(guard.in_flight(), 8);
+    for task in tasks {
+        task.await.unwrap();
+    }
+}
+
+#[test]
+fn a_change_reads_in_words() {
+    let change = super::Change {
+        from: 8,
+        to: 4,
+        ratio: 2.1,
+        baseline: Duration::from_millis(40),
+    };
+    assert_eq!(
+        change.describe("sber"),
+        "sber's limit 8 → 4: latency 2.1× its baseline of 40 ms"
+    );
+    assert!(change.is_jump());
+    assert!(!super::Change { to: 7, ..change }.is_jump());
 }

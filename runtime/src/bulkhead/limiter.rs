@@ -49,7 +49,7 @@ use crate::sync::{AtomicUsize, Mutex, MutexGuard, Ordering};
 
 /// A window's average above this many times the baseline: the upstream queues; the
 /// limit comes down.
-pub(crate) const SHRINK_ABOVE: f64 = 2.0;
+pub(crate) const SHRINK_ABOVE: f64 = 1.8;
 /// A window's average below this many times the baseline, with the bulkhead full: one
 /// more permit.
 pub(crate) const GROW_BELOW: f64 = 1.3;
@@ -127,14 +127,17 @@ struct Baseline {
 impl Baseline {
     /// The baseline: the lowest window average remembered, if any.
     fn value(&self) -> Option<Duration> {
-        self.past.iter().chain([&self.current]).flatten().min().copied()
+        self.past
+            .iter()
+            .chain([&self.current])
+            .flatten()
+            .min()
+            .copied()
     }
 
     /// A window averaged `average`, ending `now`.
     fn offer(&mut self, average: Duration, now: Instant, rng: &mut fastrand::Rng) {
-        let ends = *self
-            .ends
-            .get_or_insert_with(|| now + jittered(rng));
+        let ends = *self.ends.get_or_insert_with(|| now + jittered(rng));
         if now >= ends {
             self.past[self.next] = self.current.take();
             self.next = (self.next + 1) % PERIODS;
@@ -229,6 +232,22 @@ impl Limiter {
         }
         state.enforce(bulkhead, enforce);
         change
+    }
+
+    /// Sizes `bulkhead` to the limit (to the ceiling unless `enforce`): as the guard is
+    /// built, whose bulkhead starts at its permits.
+    pub(crate) fn size<L: Line>(&self, bulkhead: &Bulkhead<L>, enforce: bool) {
+        self.lock().enforce(bulkhead, enforce);
+    }
+
+    /// Sets the limit to `to` and sizes `bulkhead` to it: a window's end, driven by
+    /// the loom models, which cannot afford a window's worth of samples.
+    #[cfg(all(test, outbound_guard_loom))]
+    pub(crate) fn set<L: Line>(&self, bulkhead: &Bulkhead<L>, to: usize) {
+        let mut state = self.lock();
+        state.limit = to.clamp(state.floor, state.ceiling);
+        self.shown.store(state.limit, Ordering::Release);
+        state.enforce(bulkhead, true);
     }
 
     /// A reload's settings: the ceiling and floor they give, the mode; an adaptive

@@ -8,9 +8,9 @@ use ::metrics::{Counter, Gauge, Histogram};
 use outbound_guard_settings::SystemSettings;
 
 use super::names::{
-    BULKHEAD_IN_USE, BULKHEAD_LIMIT, BULKHEAD_PERMITS, CALLS_TOTAL, CALL_DURATION_SECONDS, FAILURE_RATE, OBSERVING,
-    OPEN_PERIOD_SECONDS, REJECTIONS_TOTAL, RETRY_HINTS_TOTAL, STATE, TRANSITIONS_TOTAL,
-    WOULD_REJECT_TOTAL,
+    BULKHEAD_IN_USE, BULKHEAD_LIMIT, BULKHEAD_PERMITS, CALLS_TOTAL, CALL_DURATION_SECONDS,
+    FAILURE_RATE, OBSERVING, OPEN_PERIOD_SECONDS, REJECTIONS_TOTAL, RETRY_HINTS_TOTAL, STATE,
+    TRANSITIONS_TOTAL, WOULD_REJECT_TOTAL,
 };
 use crate::error::Cause;
 use crate::observer::{CallEvent, Observer, Outcome, Transition};
@@ -153,10 +153,11 @@ impl SystemMetrics {
         in_use.set(0.0);
         permits.set(settings.bulkhead_permits() as f64);
         // A fixed bulkhead's limit is its permits; an adaptive one starts at its floor.
+        let permits = settings.bulkhead_permits();
         limit.set(if settings.bulkhead_adaptive() {
-            settings.bulkhead_floor().min(settings.bulkhead_permits() as u32) as f64
+            (settings.bulkhead_floor() as usize).min(permits) as f64
         } else {
-            settings.bulkhead_permits() as f64
+            permits as f64
         });
 
         SystemMetrics {
