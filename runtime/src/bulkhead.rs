@@ -59,6 +59,7 @@ use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
 use crate::sync::{AtomicU64, AtomicUsize, Ordering};
+use limiter::Resize;
 pub(crate) use limiter::{Change, Limiter};
 use line::Line;
 
@@ -103,6 +104,20 @@ struct Waiting<'a>(&'a AtomicU64);
 impl Drop for Waiting<'_> {
     fn drop(&mut self) {
         self.0.fetch_sub(WAITER, Ordering::AcqRel);
+    }
+}
+
+impl<L: Line> Resize for Bulkhead<L> {
+    fn in_use(&self) -> usize {
+        Bulkhead::in_use(self)
+    }
+
+    fn size(&self) -> usize {
+        self.permits()
+    }
+
+    fn resize(&self, size: usize) {
+        Bulkhead::resize(self, size);
     }
 }
 

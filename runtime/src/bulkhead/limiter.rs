@@ -34,7 +34,7 @@
 //!
 //! Every change happens under one lock, so concurrent updates (windows ending on two
 //! threads, a reload) never lose one another, and the bulkhead is resized under it
-//! too: [`Bulkhead::resize`] needs its callers serialised. The lock is taken only in
+//! too: the bulkhead's resize needs its callers serialised. The lock is taken only in
 //! adaptive mode, once per success.
 
 use std::hash::BuildHasher;
@@ -43,9 +43,17 @@ use std::time::Duration;
 use outbound_guard_settings::SystemSettings;
 use tokio::time::Instant;
 
-use super::line::Line;
-use super::Bulkhead;
 use crate::sync::{AtomicUsize, Mutex, MutexGuard, Ordering};
+
+/// What the limiter sizes: the bulkhead ([`Bulkhead`](super::Bulkhead) in a service).
+pub(crate) trait Resize {
+    /// Permits held now.
+    fn in_use(&self) -> usize;
+    /// The size now.
+    fn size(&self) -> usize;
+    /// Sizes it to `size`, revoking no permit held; callers serialise.
+    fn resize(&self, size: usize);
+}
 
 /// A window's average above this many times the baseline: the upstream queues; the
 /// limit comes down.
@@ -209,9 +217,9 @@ impl Limiter {
     /// A success that started at `start` ended at `end`, holding a permit of
     /// `bulkhead`; `enforce` unless the breaker observes (then the bulkhead stays at
     /// its ceiling). The limit's change, if the window it closed changed it.
-    pub(crate) fn sample<L: Line>(
+    pub(crate) fn sample<B: Resize>(
         &self,
-        bulkhead: &Bulkhead<L>,
+        bulkhead: &B,
         start: Instant,
         end: Instant,
         enforce: bool,
@@ -236,14 +244,14 @@ impl Limiter {
 
     /// Sizes `bulkhead` to the limit (to the ceiling unless `enforce`): as the guard is
     /// built, whose bulkhead starts at its permits.
-    pub(crate) fn size<L: Line>(&self, bulkhead: &Bulkhead<L>, enforce: bool) {
+    pub(crate) fn size<B: Resize>(&self, bulkhead: &B, enforce: bool) {
         self.lock().enforce(bulkhead, enforce);
     }
 
     /// Sets the limit to `to` and sizes `bulkhead` to it: a window's end, driven by
     /// the loom models, which cannot afford a window's worth of samples.
     #[cfg(all(test, outbound_guard_loom))]
-    pub(crate) fn set<L: Line>(&self, bulkhead: &Bulkhead<L>, to: usize) {
+    pub(crate) fn set<B: Resize>(&self, bulkhead: &B, to: usize) {
         let mut state = self.lock();
         state.limit = to.clamp(state.floor, state.ceiling);
         self.shown.store(state.limit, Ordering::Release);
@@ -253,9 +261,9 @@ impl Limiter {
     /// A reload's settings: the ceiling and floor they give, the mode; an adaptive
     /// limit kept where the new ceiling and floor allow, the ceiling when the bulkhead
     /// turns adaptive (the limit in force, kept) or fixed. The baseline is kept.
-    pub(crate) fn reconfigure<L: Line>(
+    pub(crate) fn reconfigure<B: Resize>(
         &self,
-        bulkhead: &Bulkhead<L>,
+        bulkhead: &B,
         settings: &SystemSettings,
         enforce: bool,
     ) {
@@ -324,13 +332,13 @@ impl State {
     }
 
     /// Sizes `bulkhead` to the limit, or to the ceiling unless `enforce`.
-    fn enforce<L: Line>(&self, bulkhead: &Bulkhead<L>, enforce: bool) {
+    fn enforce<B: Resize>(&self, bulkhead: &B, enforce: bool) {
         let size = if self.adaptive && enforce {
             self.limit
         } else {
             self.ceiling
         };
-        if bulkhead.permits() != size {
+        if bulkhead.size() != size {
             bulkhead.resize(size);
         }
     }
