@@ -955,3 +955,30 @@ async fn observe_mode_is_shown_and_its_calls_are_counted_as_they_ran() {
     assert!(customer.call(async { Ok::<_, ()>(()) }).await.is_err());
     assert_eq!(calls(r, "customer", "rejected"), Some(1));
 }
+
+#[tokio::test(start_paused = true)]
+async fn the_limit_gauge_follows_an_adaptive_bulkhead_and_the_permits_gauge_stays_its_ceiling() {
+    let recorder = TestRecorder::new();
+    let settings = Settings::parse("[systems.sber]\nbulkhead = \"adaptive\"\n", "test").unwrap();
+    let guards = metrics::with_local_recorder(&*recorder, || {
+        Guards::builder(&settings).metrics(true).build()
+    });
+    let r = &recorder;
+    let sber = guards.get("sber").unwrap();
+    // A replica starts at its floor (1), under its 8 permits.
+    assert_eq!(gauge(r, "resilience_bulkhead_limit", "sber"), Some(1.0));
+    assert_eq!(gauge(r, "resilience_bulkhead_permits", "sber"), Some(8.0));
+    // A window of ten successes at a steady 100 ms, the bulkhead full: the limit doubles.
+    for _ in 0..10 {
+        sber.call(async {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            Ok::<_, ()>(())
+        })
+        .await
+        .unwrap()
+        .unwrap();
+    }
+    assert_eq!(sber.bulkhead_limit(), 2);
+    assert_eq!(gauge(r, "resilience_bulkhead_limit", "sber"), Some(2.0));
+    assert_eq!(gauge(r, "resilience_bulkhead_permits", "sber"), Some(8.0));
+}
