@@ -261,9 +261,19 @@ impl Guard {
     }
 
     /// The limit moved: its gauge, and an event when it moved by more than a permit.
+    /// The gauge shows the limit read after it is set, until that read agrees: a change
+    /// made meanwhile on another thread is never left behind by this one's.
     #[cold]
     fn limit_changed(&self, change: &Change) {
-        self.inner.metrics.bulkhead_limit(change.to);
+        let mut limit = self.bulkhead_limit();
+        loop {
+            self.inner.metrics.bulkhead_limit(limit);
+            let again = self.bulkhead_limit();
+            if again == limit {
+                break;
+            }
+            limit = again;
+        }
         if change.is_jump() {
             crate::hooks::limit_changed(self.system(), change);
         }

@@ -259,10 +259,11 @@ impl GuardMetrics {
         }
     }
 
-    /// The bulkhead's limit moved (or a reload set it): `resilience_bulkhead_limit`.
+    /// The bulkhead's limit moved (or a reload set it): `resilience_bulkhead_limit`. It
+    /// runs inside a call's end: a panicking recorder (user code) is contained.
     pub(crate) fn bulkhead_limit(&self, limit: usize) {
         if let Some(metrics) = &self.0 {
-            metrics.limit.set(limit as f64);
+            let _ = catch_unwind(AssertUnwindSafe(|| metrics.limit.set(limit as f64)));
         }
     }
 }
