@@ -431,3 +431,40 @@ fn check_and_explain_never_print_credentials() {
         "{out}"
     );
 }
+
+#[test]
+fn the_adaptive_bulkheads_keys_are_checked_and_explained() {
+    // A floor above the bulkhead's permits (max_connections 5: 4 permits) is refused,
+    // on its line, as a service's startup refuses it.
+    let text = "[systems.sber]\nmax_connections = 5\nbulkhead = \"adaptive\"\nbulkhead_floor = 5\n";
+    let path = file("floor-above.toml", text);
+    let startup = Settings::from_path(&path, &[]).unwrap_err();
+    assert_eq!(startup.kind(), ErrorKind::Order);
+    assert!(
+        startup.to_string().contains(":4:") && startup.to_string().contains("`bulkhead_floor`"),
+        "{startup}"
+    );
+    bin()
+        .args(["check".as_ref(), path.as_os_str()])
+        .assert()
+        .code(1)
+        .stderr(format!("{startup}\n"));
+    // `explain` shows both keys: the file's floor, the environment's mode.
+    let path = file("adaptive.toml", "[systems.sber]\nbulkhead_floor = 2\n");
+    let output = bin()
+        .args(["explain".as_ref(), path.as_os_str(), "--env".as_ref()])
+        .env("CLIENT_SBER__BULKHEAD", "adaptive")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let out = String::from_utf8(output.stdout).unwrap();
+    let line = |key: &str| {
+        out.lines()
+            .find(|l| l.trim_start().starts_with(&format!("{key} ")))
+            .unwrap_or_else(|| panic!("no line for {key}:\n{out}"))
+            .to_owned()
+    };
+    assert!(line("bulkhead").contains("= adaptive "), "{out}");
+    assert!(line("bulkhead").contains("CLIENT_SBER__BULKHEAD"), "{out}");
+    assert!(line("bulkhead_floor").contains("= 2"), "{out}");
+}

@@ -1,5 +1,7 @@
 //! The bulkhead (R-RES-BH-1): at most `permits` calls of a system at once, a caller
-//! waiting at most `bulkhead_wait` for a permit when it is full.
+//! waiting at most `bulkhead_wait` for a permit when it is full. An adaptive bulkhead
+//! (`limiter.rs`) resizes it, between its floor and the settings' permits, as latency
+//! says.
 //!
 //! Fair: first come, first served. A released permit goes to the oldest waiter, and a
 //! caller arriving while others wait queues behind them, so nobody can overtake a waiter
@@ -47,6 +49,9 @@
 //! interleaving of a few callers, a releaser, a cancelled waiter and a resize, with a
 //! line of loom's primitives (`model_line.rs`) in place of tokio's semaphore.
 
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{ready, Context, Poll, Waker};
 use std::time::Duration;
 
 use crossbeam_utils::CachePadded;
@@ -54,13 +59,20 @@ use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
 use crate::sync::{AtomicU64, AtomicUsize, Ordering};
+use limiter::Resize;
+pub(crate) use limiter::{Change, Limiter};
 use line::Line;
 
+#[cfg(all(test, not(outbound_guard_loom)))]
+mod adaptive_tests;
+mod limiter;
 mod line;
 #[cfg(all(test, outbound_guard_loom))]
 mod loom_tests;
 #[cfg(all(test, outbound_guard_loom))]
 mod model_line;
+#[cfg(all(test, not(outbound_guard_loom)))]
+mod model_tests;
 #[cfg(test)]
 mod tests;
 
@@ -92,6 +104,69 @@ struct Waiting<'a>(&'a AtomicU64);
 impl Drop for Waiting<'_> {
     fn drop(&mut self) {
         self.0.fetch_sub(WAITER, Ordering::AcqRel);
+    }
+}
+
+impl<L: Line> Resize for Bulkhead<L> {
+    fn in_use(&self) -> usize {
+        Bulkhead::in_use(self)
+    }
+
+    fn size(&self) -> usize {
+        self.permits()
+    }
+
+    fn resize(&self, size: usize) {
+        Bulkhead::resize(self, size);
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// A caller waiting in line, counted waiting until its wait is over or dropped.
+    /// Dropped after the line handed it a permit it had not taken yet (cancelled, or its
+    /// `bulkhead_wait` ran out just then), it takes that permit and returns it as a
+    /// call's end does ([`Bulkhead::release`]: what a shrink owes is paid first), rather
+    /// than letting the line hand it on to the next waiter past a lowered size.
+    struct InLine<'a, L, W>
+    where
+        L: Line,
+        W: Future<Output = ()>,
+    {
+        bulkhead: &'a Bulkhead<L>,
+        waiting: Option<Waiting<'a>>,
+        #[pin]
+        wait: W,
+        over: bool,
+    }
+
+    impl<'a, L, W> PinnedDrop for InLine<'a, L, W>
+    where
+        L: Line,
+        W: Future<Output = ()>,
+    {
+        fn drop(this: Pin<&mut Self>) {
+            let this = this.project();
+            if *this.over {
+                return;
+            }
+            let handed = this.wait.poll(&mut Context::from_waker(Waker::noop()));
+            if handed.is_ready() {
+                drop(this.waiting.take());
+                this.bulkhead.release();
+            }
+        }
+    }
+}
+
+impl<L: Line, W: Future<Output = ()>> Future for InLine<'_, L, W> {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let this = self.project();
+        ready!(this.wait.poll(cx));
+        *this.over = true;
+        drop(this.waiting.take());
+        Poll::Ready(())
     }
 }
 
@@ -164,10 +239,16 @@ impl<L: Line> Bulkhead<L> {
     /// Waits in line until it has a permit, counted waiting meanwhile. Cancel-safe, as
     /// [`acquire`](Self::acquire).
     async fn wait_in_line(&self) {
-        let Some(_waiting) = self.count_waiting() else {
+        let Some(waiting) = self.count_waiting() else {
             return; // a permit came back meanwhile
         };
-        self.line.wait().await;
+        InLine {
+            bulkhead: self,
+            waiting: Some(waiting),
+            wait: self.line.wait(),
+            over: false,
+        }
+        .await;
     }
 
     /// Counts the caller waiting, from now until the returned value is dropped; `None`
@@ -237,7 +318,7 @@ impl<L: Line> Bulkhead<L> {
     /// use: growing first cancels what a shrink still owes, then adds permits (to the
     /// waiters first); shrinking takes back free permits (the line's, then the word's)
     /// and owes the rest, paid by the permits released next. Callers serialise resizes
-    /// (a reload holds the registry's reload lock).
+    /// (they hold the [`Limiter`]'s lock).
     pub(crate) fn resize(&self, permits: usize) {
         let permits = permits.clamp(1, Self::MAX_PERMITS);
         let old = self.permits.swap(permits, Ordering::AcqRel);

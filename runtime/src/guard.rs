@@ -5,8 +5,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Duration;
 
+use tokio::time::Instant;
+
 use crate::breaker::Breaker;
-use crate::bulkhead::Bulkhead;
+use crate::bulkhead::{Bulkhead, Change, Limiter};
 use crate::metrics::GuardMetrics;
 use crate::observer::Observer;
 use crate::saturation::SlowHolders;
@@ -45,6 +47,8 @@ struct Inner {
     bulkhead_wait: AtomicU64,
     breaker: Breaker,
     bulkhead: Bulkhead,
+    /// The bulkhead's limit when it is adaptive; the only one to resize it.
+    limiter: Limiter,
     /// Bulkhead permits held by calls already counted slow.
     slow: SlowHolders,
     metrics: GuardMetrics,
@@ -111,6 +115,7 @@ impl Guard {
                 bulkhead_wait: AtomicU64::new(packed(settings.bulkhead_wait())),
                 breaker: Breaker::observed(settings, observers),
                 bulkhead: Bulkhead::new(permits),
+                limiter: Limiter::new(settings),
                 slow: SlowHolders::default(),
                 metrics,
             }),
@@ -118,6 +123,11 @@ impl Guard {
         guard.inner.breaker.announce_settings(settings);
         // The file's `cb_mode`, if not `auto`.
         guard.inner.breaker.apply_mode(settings.cb_mode(), None);
+        // An adaptive bulkhead starts at its floor, unless observing.
+        guard
+            .inner
+            .limiter
+            .size(&guard.inner.bulkhead, !guard.inner.breaker.observing());
         guard
     }
 
@@ -174,7 +184,6 @@ impl Guard {
         debug_assert_eq!(settings.name(), self.system());
         let previous = self.settings().cb_mode();
         self.inner.breaker.reconfigure(settings);
-        self.inner.bulkhead.resize(settings.bulkhead_permits());
         self.inner
             .metrics
             .bulkhead_resized(settings.bulkhead_permits());
@@ -197,6 +206,14 @@ impl Guard {
         self.inner
             .breaker
             .apply_mode(settings.cb_mode(), Some(previous));
+        // The bulkhead's new size, once observe mode is settled: an adaptive limit kept
+        // where the new ceiling and floor allow.
+        self.inner.limiter.reconfigure(
+            &self.inner.bulkhead,
+            settings,
+            !self.inner.breaker.observing(),
+        );
+        self.inner.metrics.bulkhead_limit(self.bulkhead_limit());
     }
 
     /// The system's breaker.
@@ -205,9 +222,61 @@ impl Guard {
         &self.inner.breaker
     }
 
-    /// The bulkhead's size: `max_connections × 0.8`, at least 1.
+    /// The bulkhead's size: `max_connections × 0.8`, at least 1; an adaptive
+    /// bulkhead's ceiling.
     pub fn bulkhead_permits(&self) -> usize {
-        self.inner.bulkhead.permits()
+        self.inner.limiter.ceiling()
+    }
+
+    /// The bulkhead's limit now: [`bulkhead_permits`](Self::bulkhead_permits) for a
+    /// fixed bulkhead; for an adaptive one, the limit its latency gives, from its floor
+    /// to its permits (computed in observe mode too, where the bulkhead admits up to
+    /// its permits).
+    pub fn bulkhead_limit(&self) -> usize {
+        self.inner
+            .limiter
+            .limit()
+            .unwrap_or_else(|| self.bulkhead_permits())
+    }
+
+    /// A success that started at `start` ended at `end`, still holding its permit: a
+    /// sample for an adaptive bulkhead; nothing for a fixed one.
+    #[inline]
+    pub(crate) fn succeeded(&self, start: Instant, end: Instant) {
+        if self.inner.limiter.sampling() {
+            self.adapt(start, end);
+        }
+    }
+
+    #[inline(never)]
+    fn adapt(&self, start: Instant, end: Instant) {
+        let enforce = !self.inner.breaker.observing();
+        if let Some(change) = self
+            .inner
+            .limiter
+            .sample(&self.inner.bulkhead, start, end, enforce)
+        {
+            self.limit_changed(&change);
+        }
+    }
+
+    /// The limit moved: its gauge, and an event when it moved by more than a permit.
+    /// The gauge shows the limit read after it is set, until that read agrees: a change
+    /// made meanwhile on another thread is never left behind by this one's.
+    #[cold]
+    fn limit_changed(&self, change: &Change) {
+        let mut limit = self.bulkhead_limit();
+        loop {
+            self.inner.metrics.bulkhead_limit(limit);
+            let again = self.bulkhead_limit();
+            if again == limit {
+                break;
+            }
+            limit = again;
+        }
+        if change.is_jump() {
+            crate::hooks::limit_changed(self.system(), change);
+        }
     }
 
     /// Bulkhead permits taken right now.

@@ -101,8 +101,11 @@ pub struct SystemHealth {
     /// Of those, permits held by calls already past `cb_slow_threshold`: all of them
     /// means the system hangs (and waiters turned away count against the breaker).
     pub slow_in_flight: usize,
-    /// The bulkhead's size.
+    /// The bulkhead's size: an adaptive bulkhead's ceiling.
     pub bulkhead_permits: usize,
+    /// The bulkhead's limit now: `bulkhead_permits` when fixed; when adaptive, the
+    /// limit its latency gives ([`Guard::bulkhead_limit`]).
+    pub bulkhead_limit: usize,
 }
 
 impl Guard {
@@ -123,6 +126,7 @@ impl Guard {
             in_flight: self.in_flight(),
             slow_in_flight: self.slow_in_flight(),
             bulkhead_permits: self.bulkhead_permits(),
+            bulkhead_limit: self.bulkhead_limit(),
             snapshot,
         }
     }
@@ -139,7 +143,7 @@ impl Guard {
 ///           "opened_by":"failure_rate","set_by":null,"failure_rate_threshold":0.3,
 ///           "since":"2026-05-01T03:12:09.512Z","for_seconds":12.5,"retry_after_seconds":17.5,
 ///           "open_for_seconds":30.0,"retry_hint_seconds":null,
-///           "in_flight":0,"slow_in_flight":0,"bulkhead_permits":8,
+///           "in_flight":0,"slow_in_flight":0,"bulkhead_permits":8,"bulkhead_limit":8,
 ///           "observing":false,"would_have_refused":0}}}
 /// ```
 ///
@@ -156,7 +160,9 @@ impl Guard {
 /// `half_open`, never `open` with nothing left. `observing` is `true` in observe mode
 /// (`cb_mode = "observe"`): the state is the one the breaker would be in, it refuses
 /// nothing (its status is then `degraded`, never `down`), and `would_have_refused`
-/// counts the calls it let through that it would have refused.
+/// counts the calls it let through that it would have refused. `bulkhead_limit` is
+/// the bulkhead's limit now: `bulkhead_permits` for a fixed bulkhead, the limit its
+/// latency gives for an adaptive one.
 ///
 /// ```
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
@@ -259,6 +265,7 @@ mod json {
         in_flight: usize,
         slow_in_flight: usize,
         bulkhead_permits: usize,
+        bulkhead_limit: usize,
         observing: bool,
         would_have_refused: u64,
     }
@@ -284,6 +291,7 @@ mod json {
                 in_flight: self.in_flight,
                 slow_in_flight: self.slow_in_flight,
                 bulkhead_permits: self.bulkhead_permits,
+                bulkhead_limit: self.bulkhead_limit,
                 observing: snapshot.observing,
                 would_have_refused: snapshot.would_have_refused,
             }

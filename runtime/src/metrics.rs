@@ -16,7 +16,8 @@
 //! | `resilience_failure_rate` | gauge | `system` | Failures / outcomes in the breaker's window, 0–1 (0 for an empty window; the window restarts with every state). While open: the rate that tripped it (the window's at the moment it opened, or the trials' when one failed), so a dashboard shows why. |
 //! | `resilience_call_duration_seconds` | histogram | `system` | How long calls ran, in seconds, for calls that started (success, failure, slow, timeout). |
 //! | `resilience_bulkhead_in_use` | gauge | `system` | Bulkhead permits taken right now. |
-//! | `resilience_bulkhead_permits` | gauge | `system` | The bulkhead's size (`max_connections × 0.8`); saturation is `in_use / permits`. |
+//! | `resilience_bulkhead_permits` | gauge | `system` | The bulkhead's size (`max_connections × 0.8`), which stays the ceiling of an adaptive bulkhead; saturation is `in_use / permits` for a fixed bulkhead. |
+//! | `resilience_bulkhead_limit` | gauge | `system` | The bulkhead's limit now: its permits when fixed; when adaptive, the limit its latency gives (floor to permits), computed in observe mode too; saturation of an adaptive bulkhead is `in_use / limit`. |
 //! | `resilience_open_period_seconds` | gauge | `system` | The length of the running open period, set as the breaker opens: `cb_open_duration`, or longer when backed off (`cb_open_backoff`), jittered (`cb_open_jitter`) or as the upstream's retry hint asked; at most `cb_open_max`. 0 unless open. |
 //! | `resilience_retry_hints_total` | counter | `system` | Openings made longer by the upstream's retry hint (`Retry-After` of a 429 or 503, `grpc-retry-pushback-ms`). |
 //! | `resilience_transitions_total` | counter | `system`, `from`, `to` | Breaker transitions, operators' actions included. The 15 transitions the breaker can make are registered at 0: its own four (closed → open, open → half-open, half-open → closed or open) and an operator's force open, disable and reset from any other state. An action that finds the breaker in its target state is no transition: not counted (a reset of a closed breaker empties its window and is logged, but counts no `closed → closed`). In observe mode, the transitions it would have made. |
@@ -74,9 +75,9 @@ mod tests;
 // the table's, read by queries rather than by Rust code.
 pub use self::names::CALL_DURATION_SECONDS;
 use self::names::{
-    BULKHEAD_IN_USE, BULKHEAD_PERMITS, CALLS_TOTAL, FAILURE_RATE, OBSERVING, OPEN_PERIOD_SECONDS,
-    REJECTIONS_TOTAL, RETRY_HINTS_TOTAL, SETTINGS_RELOADS_TOTAL, STATE, TRANSITIONS_TOTAL,
-    WOULD_REJECT_TOTAL,
+    BULKHEAD_IN_USE, BULKHEAD_LIMIT, BULKHEAD_PERMITS, CALLS_TOTAL, FAILURE_RATE, OBSERVING,
+    OPEN_PERIOD_SECONDS, REJECTIONS_TOTAL, RETRY_HINTS_TOTAL, SETTINGS_RELOADS_TOTAL, STATE,
+    TRANSITIONS_TOTAL, WOULD_REJECT_TOTAL,
 };
 
 /// The standard ladder of bucket bounds [`duration_buckets`] takes from, in seconds:
@@ -206,6 +207,11 @@ pub(crate) fn describe() {
     );
     ::metrics::describe_gauge!(BULKHEAD_IN_USE, Unit::Count, "Bulkhead permits taken now.");
     ::metrics::describe_gauge!(BULKHEAD_PERMITS, Unit::Count, "The bulkhead's size.");
+    ::metrics::describe_gauge!(
+        BULKHEAD_LIMIT,
+        Unit::Count,
+        "The bulkhead's limit now: its size when fixed, the adaptive limit when adaptive."
+    );
     ::metrics::describe_counter!(
         TRANSITIONS_TOTAL,
         Unit::Count,
@@ -250,6 +256,14 @@ impl GuardMetrics {
         if let Some(metrics) = &self.0 {
             ::metrics::gauge!(BULKHEAD_PERMITS, "system" => metrics.system.clone())
                 .set(permits as f64);
+        }
+    }
+
+    /// The bulkhead's limit moved (or a reload set it): `resilience_bulkhead_limit`. It
+    /// runs inside a call's end: a panicking recorder (user code) is contained.
+    pub(crate) fn bulkhead_limit(&self, limit: usize) {
+        if let Some(metrics) = &self.0 {
+            let _ = catch_unwind(AssertUnwindSafe(|| metrics.limit.set(limit as f64)));
         }
     }
 }

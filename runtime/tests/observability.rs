@@ -835,6 +835,10 @@ async fn the_health_json_says_what_the_snapshot_says() {
     assert_eq!(s["retry_hint_seconds"], serde_json::Value::Null);
     assert_eq!(s["in_flight"], 0);
     assert_eq!(s["bulkhead_permits"], 8);
+    assert_eq!(
+        s["bulkhead_limit"], 8,
+        "a fixed bulkhead's limit is its permits"
+    );
     let since = s["since"].as_str().unwrap();
     assert_eq!(since.len(), "2026-05-01T03:12:09.512Z".len(), "{since}");
     assert!(
@@ -874,6 +878,7 @@ async fn the_health_json_says_what_the_snapshot_says() {
             "in_flight",
             "slow_in_flight",
             "bulkhead_permits",
+            "bulkhead_limit",
             "observing",
             "would_have_refused"
         ]

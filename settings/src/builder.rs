@@ -95,6 +95,7 @@ macro_rules! set {
     (Rate) => { f64 };
     (Factor) => { f64 };
     (Mode) => { CbMode };
+    (Bulkhead) => { &str };
 
     (Url, $v:expr) => {
         Value::Text($v.into())
@@ -116,6 +117,9 @@ macro_rules! set {
     };
     (Mode, $v:expr) => {
         Value::Text(CbMode::as_str($v).to_owned())
+    };
+    (Bulkhead, $v:expr) => {
+        Value::Text($v.to_owned())
     };
 }
 

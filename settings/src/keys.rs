@@ -39,6 +39,8 @@ pub(crate) enum Kind {
     /// A plain number within bounds: a multiplier, a share that may be 0.
     Factor,
     Mode,
+    /// `bulkhead`'s kind: `fixed` or `adaptive`.
+    Bulkhead,
 }
 
 /// The table of keys, defined once: `for_each_key!(expand)` calls `expand! { … }` with
@@ -112,6 +114,16 @@ macro_rules! for_each_key {
             /// The longest a call waits for a bulkhead permit before it is rejected:
             /// `connect_timeout` by default (the guide's pool timeout); 0 rejects at once.
             BulkheadWait bulkhead_wait: Seconds { default: connect_timeout, zero: allowed }
+            /// The bulkhead's kind: `"fixed"` (the default, the guide's: always
+            /// `max_connections × 0.8` permits) or `"adaptive"` (that many at most, and fewer,
+            /// down to `bulkhead_floor`, while the upstream's latency against its baseline
+            /// says calls queue there; see the adaptive bulkhead's guide). Read as
+            /// `"fixed"` or `"adaptive"`; [`bulkhead_adaptive`](crate::SystemSettings::bulkhead_adaptive)
+            /// says which.
+            Bulkhead bulkhead: Bulkhead {}
+            /// The fewest permits an adaptive bulkhead keeps: 1 by default; at most the
+            /// bulkhead's permits (`max_connections × 0.8`), checked whatever `bulkhead` says.
+            BulkheadFloor bulkhead_floor: Count { default: 1, min: 1, max: $crate::keys::MAX_CONNECTIONS }
             /// The operator's switch, applied at startup and whenever a reload changes it:
             /// `"auto"` (the default; the breaker decides), `"forced_open"` (every call
             /// rejected), `"disabled"` (every call admitted, nothing counted) or `"observe"`

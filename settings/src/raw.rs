@@ -262,6 +262,7 @@ pub(crate) fn expected(kind: Kind) -> &'static str {
         Kind::Rate => "a share between 0 and 1 such as 0.5",
         Kind::Factor => "a number such as 2.0",
         Kind::Mode => "one of \"auto\", \"forced_open\", \"disabled\", \"observe\"",
+        Kind::Bulkhead => "one of \"fixed\", \"adaptive\"",
     }
 }
 
@@ -273,7 +274,7 @@ fn from_toml(key: Key, value: toml::Value) -> Result<Value, String> {
     let kind = key.kind();
     let expected = || format!("expected {}", expected(kind));
     match (kind, value) {
-        (Kind::Url | Kind::Mode, toml::Value::String(s)) => Ok(Value::Text(s)),
+        (Kind::Url | Kind::Mode | Kind::Bulkhead, toml::Value::String(s)) => Ok(Value::Text(s)),
         (Kind::Count, toml::Value::Integer(i)) => Ok(Value::Integer(i)),
         (Kind::Rate | Kind::Factor, toml::Value::Integer(i)) => Ok(Value::Number(i as f64)),
         (Kind::Rate | Kind::Factor, toml::Value::Float(f)) => Ok(Value::Number(f)),
@@ -330,7 +331,7 @@ pub(crate) fn from_env(key: Key, text: &str) -> Result<Value, &'static str> {
     let kind = key.kind();
     let text = text.trim();
     match kind {
-        Kind::Url | Kind::Mode => Ok(Value::Text(text.to_owned())),
+        Kind::Url | Kind::Mode | Kind::Bulkhead => Ok(Value::Text(text.to_owned())),
         Kind::Count => text
             .parse()
             .map(Value::Integer)

@@ -29,6 +29,7 @@ macro_rules! kind {
     (read Rate) => { f64 };
     (read Factor) => { f64 };
     (read Mode) => { CbMode };
+    (read Bulkhead) => { bool };
 
     (field Url) => { Option<String> };
     (field Seconds) => { Duration };
@@ -36,6 +37,7 @@ macro_rules! kind {
     (field Rate) => { f64 };
     (field Factor) => { f64 };
     (field Mode) => { CbMode };
+    (field Bulkhead) => { bool };
 
     (get Url) => { Option<&str> };
     (get Seconds) => { Duration };
@@ -43,6 +45,7 @@ macro_rules! kind {
     (get Rate) => { f64 };
     (get Factor) => { f64 };
     (get Mode) => { CbMode };
+    (get Bulkhead) => { &'static str };
 }
 
 /// Reads one key with its default and bounds, as the table states them.
@@ -71,6 +74,9 @@ macro_rules! read {
     ($r:ident, $key:expr, Mode {}) => {
         $r.mode($key)
     };
+    ($r:ident, $key:expr, Bulkhead {}) => {
+        $r.adaptive($key)
+    };
 }
 
 /// Converts between the kinds' representations: a read value into its field (`field`), a
@@ -86,12 +92,18 @@ macro_rules! convert {
     (get Url, $v:expr) => {
         $v.as_deref()
     };
+    (get Bulkhead, $v:expr) => {
+        bulkhead_name($v)
+    };
     (get $kind:ident, $v:expr) => {
         $v
     };
 
     (debug Url, $v:expr) => {
         &$v.as_deref().map(mask_url)
+    };
+    (debug Bulkhead, $v:expr) => {
+        &bulkhead_name($v)
     };
     (debug $kind:ident, $v:expr) => {
         &$v
@@ -173,10 +185,24 @@ impl SystemSettings {
         ((self.max_connections() as usize * 4) / 5).max(1)
     }
 
+    /// Whether `bulkhead` is `"adaptive"`: the bulkhead's permits are then its ceiling,
+    /// and its limit moves between `bulkhead_floor` and them.
+    pub fn bulkhead_adaptive(&self) -> bool {
+        self.bulkhead
+    }
+
     /// The environment variable that overrides `key` of this system.
     pub fn env_var(&self, key: Key) -> String {
         env_var(self.name(), key)
     }
+}
+
+/// `bulkhead`'s values as written: `fixed`, `adaptive`.
+pub(crate) const BULKHEAD_KINDS: [&str; 2] = ["fixed", "adaptive"];
+
+/// `bulkhead` as written, from whether it is adaptive.
+fn bulkhead_name(adaptive: bool) -> &'static str {
+    BULKHEAD_KINDS[usize::from(adaptive)]
 }
 
 /// Reads one key with its default, and reports problems against it.
@@ -309,6 +335,23 @@ impl Reader<'_> {
         }
     }
 
+    /// `bulkhead`: whether it is `adaptive` (`fixed` by default).
+    fn adaptive(&self, key: Key) -> Result<bool, SettingsError> {
+        match self.entry(key).map(|e| &e.value) {
+            None => Ok(false),
+            Some(Value::Text(text)) => match text.trim() {
+                "fixed" => Ok(false),
+                "adaptive" => Ok(true),
+                _ => Err(self.fail(
+                    ErrorKind::Malformed,
+                    key,
+                    format!("got {text:?}, expected {}", expected(Kind::Bulkhead)),
+                )),
+            },
+            Some(_) => unreachable_kind(),
+        }
+    }
+
     fn rate(&self, key: Key, default: f64) -> Result<f64, SettingsError> {
         let rate = match self.entry(key).map(|e| &e.value) {
             None => default,
@@ -423,6 +466,14 @@ impl RawSystem {
                 Key::CbSlowThreshold,
                 Key::TotalTimeout,
                 format!("{slow} s is not less than `total_timeout` = {total} s: a slow call must be caught before the timeout (need 0 < cb_slow_threshold < total_timeout; the guide uses read_timeout / 2)"),
+            ));
+        }
+        let ceiling = ((v.max_connections as usize * 4) / 5).max(1);
+        if v.bulkhead_floor as usize > ceiling {
+            return Err(r.fail_order(
+                Key::BulkheadFloor,
+                Key::MaxConnections,
+                format!("{} is more than the bulkhead's {ceiling} permits (`max_connections` = {} × 0.8): an adaptive bulkhead's floor cannot be above its ceiling (need 1 ≤ bulkhead_floor ≤ max_connections × 0.8)", v.bulkhead_floor, v.max_connections),
             ));
         }
         Ok(v.into_settings(system))

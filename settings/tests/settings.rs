@@ -748,6 +748,8 @@ fn every_key_has_a_working_override() {
         (Key::MaxConnections, "20"),
         (Key::MaxKeepalive, "4"),
         (Key::BulkheadWait, "0.25"),
+        (Key::Bulkhead, "adaptive"),
+        (Key::BulkheadFloor, "3"),
         (Key::CbMode, "forced_open"),
     ];
     assert_eq!(values.len(), KEYS.len());
@@ -780,6 +782,7 @@ fn every_key_has_a_working_override() {
     assert_eq!(s.max_keepalive(), 4);
     assert_eq!(s.cb_mode(), outbound_guard_settings::CbMode::ForcedOpen);
     assert_eq!(s.bulkhead_wait(), secs(0.25));
+    assert_eq!((s.bulkhead(), s.bulkhead_floor()), ("adaptive", 3));
 }
 
 #[test]
@@ -821,6 +824,69 @@ fn observe_mode_is_set_in_the_file_or_the_environment() {
     let text = err.to_string();
     assert!(text.contains("cb_mode"), "{text}");
     assert!(text.contains("\"observe\""), "{text}");
+}
+
+#[test]
+fn the_bulkhead_is_fixed_by_default_and_adaptive_in_the_file_or_the_environment() {
+    let default = sber("").unwrap();
+    assert_eq!(
+        (default.bulkhead(), default.bulkhead_adaptive()),
+        ("fixed", false)
+    );
+    assert_eq!(default.bulkhead_floor(), 1);
+    let file = sber("bulkhead = \"adaptive\"\nbulkhead_floor = 3").unwrap();
+    assert_eq!(
+        (file.bulkhead(), file.bulkhead_adaptive()),
+        ("adaptive", true)
+    );
+    assert_eq!(file.bulkhead_floor(), 3);
+    let env = sber_env(
+        "bulkhead = \"fixed\"",
+        &[
+            ("CLIENT_SBER__BULKHEAD", "adaptive"),
+            ("CLIENT_SBER__BULKHEAD_FLOOR", "2"),
+        ],
+    )
+    .unwrap();
+    assert!(env.bulkhead_adaptive());
+    assert_eq!(env.bulkhead_floor(), 2);
+    rejects(
+        "bulkhead = \"vegas\"",
+        ErrorKind::Malformed,
+        Some("bulkhead"),
+        "one of \"fixed\", \"adaptive\"",
+    );
+    rejects(
+        "bulkhead_floor = 0",
+        ErrorKind::OutOfRange,
+        Some("bulkhead_floor"),
+        "from 1 to",
+    );
+}
+
+#[test]
+fn a_bulkhead_floor_above_the_bulkheads_permits_is_refused() {
+    // max_connections 10: 8 permits.
+    assert_eq!(sber("bulkhead_floor = 8").unwrap().bulkhead_floor(), 8);
+    let err = rejects(
+        "bulkhead_floor = 9",
+        ErrorKind::Order,
+        Some("bulkhead_floor"),
+        "cannot be above its ceiling",
+    );
+    assert!(err.message().contains("8 permits"), "{err}");
+    // Lowering the ceiling under a floor written in the file, from the environment.
+    let err = sber_env(
+        "bulkhead_floor = 4",
+        &[("CLIENT_SBER__MAX_CONNECTIONS", "4")],
+    )
+    .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Order, "{err}");
+    assert_eq!(
+        err.variable_name(),
+        Some("CLIENT_SBER__MAX_CONNECTIONS"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -54,8 +54,11 @@ fn value(
         // The replayed upstream answers without a URL, and the HTTP client's idle pool
         // is not the guard's; `cb_mode` is replayed as `auto` (the question is what the
         // breaker would have refused), an operator's mode changes coming from the
-        // recording.
-        Key::BaseUrl | Key::MaxKeepalive | Key::CbMode => return None,
+        // recording. The replay runs the bulkhead at its permits: how an adaptive limit
+        // would have done on a recording is not for a replay to say.
+        Key::BaseUrl | Key::MaxKeepalive | Key::CbMode | Key::Bulkhead | Key::BulkheadFloor => {
+            return None
+        }
         // Nothing is connected to, but it must stay below `read_timeout`.
         Key::ConnectTimeout => ms(1),
         Key::ReadTimeout => ms(timeouts.0),

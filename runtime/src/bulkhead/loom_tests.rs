@@ -16,7 +16,7 @@ use loom::thread;
 
 use super::line::Line;
 use super::model_line::ModelLine;
-use super::Bulkhead;
+use super::{Bulkhead, Limiter};
 
 type Model = Bulkhead<ModelLine>;
 
@@ -227,4 +227,88 @@ impl Shared {
         }
         self.enter_at_most(most);
     }
+}
+
+/// An adaptive limiter of `max_connections` (its ceiling `max_connections × 0.8`).
+fn limiter(max_connections: u32) -> (Limiter, outbound_guard_settings::SystemSettings) {
+    let text =
+        format!("[systems.s]\nbulkhead = \"adaptive\"\nmax_connections = {max_connections}\n");
+    let settings = outbound_guard_settings::Settings::parse(&text, "loom")
+        .unwrap()
+        .system("s")
+        .unwrap()
+        .clone();
+    (Limiter::new(&settings), settings)
+}
+
+#[test]
+fn limit_updates_racing_a_reload_and_the_permits_lose_no_update() {
+    check(|| {
+        // A ceiling of 2 (max_connections 3), the limit at 2; one permit held.
+        let (limiter, _) = limiter(3);
+        let limiter = Arc::new(limiter);
+        let shared = Shared::new(1);
+        limiter.set(&shared.bulkhead, 2);
+        assert_eq!(shared.bulkhead.permits(), 2);
+        shared.take();
+        // A reload to a ceiling of 3 (max_connections 4), keeping the limit.
+        let (_, wider) = self::limiter(4);
+        let reload = {
+            let (limiter, shared) = (Arc::clone(&limiter), Arc::clone(&shared));
+            thread::spawn(move || limiter.reconfigure(&shared.bulkhead, &wider, true))
+        };
+        // A window's end cutting the limit to 1.
+        let cut = {
+            let (limiter, shared) = (Arc::clone(&limiter), Arc::clone(&shared));
+            thread::spawn(move || limiter.set(&shared.bulkhead, 1))
+        };
+        let caller = {
+            let shared = Arc::clone(&shared);
+            thread::spawn(move || {
+                shared.take_at_most(3);
+                shared.leave();
+            })
+        };
+        shared.leave();
+        reload.join().unwrap();
+        cut.join().unwrap();
+        caller.join().unwrap();
+        // Whatever the order, the bulkhead's size is the limit the limiter shows, and
+        // every permit of it is back.
+        let limit = limiter.limit().expect("adaptive");
+        assert_eq!(shared.bulkhead.permits(), limit);
+        assert!(limit == 1 || limit == 2, "{limit}");
+        shared.assert_all_back(limit);
+    });
+}
+
+#[test]
+fn two_windows_ending_at_once_leave_the_bulkhead_at_the_later_limit() {
+    check(|| {
+        let (limiter, _) = limiter(4); // a ceiling of 3
+        let limiter = Arc::new(limiter);
+        let shared = Shared::new(1);
+        limiter.set(&shared.bulkhead, 3);
+        shared.take();
+        shared.take();
+        let windows: Vec<_> = [1, 3]
+            .into_iter()
+            .map(|to| {
+                let (limiter, shared) = (Arc::clone(&limiter), Arc::clone(&shared));
+                thread::spawn(move || limiter.set(&shared.bulkhead, to))
+            })
+            .collect();
+        let holder = {
+            let shared = Arc::clone(&shared);
+            thread::spawn(move || shared.leave())
+        };
+        shared.leave();
+        for window in windows {
+            window.join().unwrap();
+        }
+        holder.join().unwrap();
+        let limit = limiter.limit().expect("adaptive");
+        assert_eq!(shared.bulkhead.permits(), limit);
+        shared.assert_all_back(limit);
+    });
 }

@@ -71,7 +71,7 @@ impl Slot {
             kept_out(&guard, generation, episode);
         }
         let cause = Cause::BulkheadFull {
-            permits: guard.bulkhead_permits(),
+            permits: guard.bulkhead().permits(),
             waited: wait,
         };
         rejected(&guard, &cause);
@@ -97,7 +97,7 @@ fn kept_out(guard: &Guard, generation: u64, episode: Episode) {
     if breaker.closed_generation() != Some(generation)
         || !guard
             .slow_holders()
-            .saturated_since(guard.bulkhead_permits(), episode)
+            .saturated_since(guard.bulkhead().permits(), episode)
     {
         return;
     }
@@ -279,6 +279,10 @@ impl RunningCall {
         // even if the clock read at its end lands on the threshold itself.
         let slow = self.ran_longer(end, threshold) || self.slow_counted;
         let failed = verdict.is_failure();
+        if !failed {
+            // A sample for an adaptive bulkhead, slow or not, before the permit goes back.
+            self.guard().succeeded(self.start, end);
+        }
         let outcome = match (failed, slow) {
             (true, _) => Outcome::Failure,
             (false, true) => Outcome::Slow,

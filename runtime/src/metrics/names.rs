@@ -15,6 +15,9 @@ pub const CALL_DURATION_SECONDS: &str = "resilience_call_duration_seconds";
 pub(crate) const BULKHEAD_IN_USE: &str = "resilience_bulkhead_in_use";
 /// `resilience_bulkhead_permits{system}`: the bulkhead's size.
 pub(crate) const BULKHEAD_PERMITS: &str = "resilience_bulkhead_permits";
+/// `resilience_bulkhead_limit{system}`: the bulkhead's limit now: its permits when
+/// fixed, the adaptive limit (floor to permits) when adaptive.
+pub(crate) const BULKHEAD_LIMIT: &str = "resilience_bulkhead_limit";
 /// `resilience_transitions_total{system, from, to}`: breaker transitions.
 pub(crate) const TRANSITIONS_TOTAL: &str = "resilience_transitions_total";
 /// `resilience_open_period_seconds{system}`: the running open period's length, 0 unless

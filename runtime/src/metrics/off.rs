@@ -52,4 +52,7 @@ pub(crate) fn settings_reloaded(_ok: bool) {}
 impl GuardMetrics {
     #[inline(always)]
     pub(crate) fn bulkhead_resized(self, _permits: usize) {}
+
+    #[inline(always)]
+    pub(crate) fn bulkhead_limit(self, _limit: usize) {}
 }

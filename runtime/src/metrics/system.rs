@@ -8,9 +8,9 @@ use ::metrics::{Counter, Gauge, Histogram};
 use outbound_guard_settings::SystemSettings;
 
 use super::names::{
-    BULKHEAD_IN_USE, BULKHEAD_PERMITS, CALLS_TOTAL, CALL_DURATION_SECONDS, FAILURE_RATE, OBSERVING,
-    OPEN_PERIOD_SECONDS, REJECTIONS_TOTAL, RETRY_HINTS_TOTAL, STATE, TRANSITIONS_TOTAL,
-    WOULD_REJECT_TOTAL,
+    BULKHEAD_IN_USE, BULKHEAD_LIMIT, BULKHEAD_PERMITS, CALLS_TOTAL, CALL_DURATION_SECONDS,
+    FAILURE_RATE, OBSERVING, OPEN_PERIOD_SECONDS, REJECTIONS_TOTAL, RETRY_HINTS_TOTAL, STATE,
+    TRANSITIONS_TOTAL, WOULD_REJECT_TOTAL,
 };
 use crate::error::Cause;
 use crate::observer::{CallEvent, Observer, Outcome, Transition};
@@ -73,6 +73,7 @@ pub(super) struct SystemMetrics {
     pub(super) failure_rate: Gauge,
     duration: Histogram,
     pub(super) in_use: Gauge,
+    pub(super) limit: Gauge,
     /// `[from][to]`; registered for every possible transition, noop otherwise.
     transitions: [[Counter; State::ALL.len()]; State::ALL.len()],
     open_period: Gauge,
@@ -122,6 +123,7 @@ impl SystemMetrics {
         let duration = ::metrics::histogram!(CALL_DURATION_SECONDS, "system" => label());
         let in_use = ::metrics::gauge!(BULKHEAD_IN_USE, "system" => label());
         let permits = ::metrics::gauge!(BULKHEAD_PERMITS, "system" => label());
+        let limit = ::metrics::gauge!(BULKHEAD_LIMIT, "system" => label());
         let open_period = ::metrics::gauge!(OPEN_PERIOD_SECONDS, "system" => label());
         let retry_hints = ::metrics::counter!(RETRY_HINTS_TOTAL, "system" => label());
         let observing = ::metrics::gauge!(OBSERVING, "system" => label());
@@ -150,6 +152,13 @@ impl SystemMetrics {
         failure_rate.set(0.0);
         in_use.set(0.0);
         permits.set(settings.bulkhead_permits() as f64);
+        // A fixed bulkhead's limit is its permits; an adaptive one starts at its floor.
+        let permits = settings.bulkhead_permits();
+        limit.set(if settings.bulkhead_adaptive() {
+            (settings.bulkhead_floor() as usize).min(permits) as f64
+        } else {
+            permits as f64
+        });
 
         SystemMetrics {
             system,
@@ -160,6 +169,7 @@ impl SystemMetrics {
             failure_rate,
             duration,
             in_use,
+            limit,
             transitions,
             open_period,
             retry_hints,

@@ -214,11 +214,14 @@ fn every_configured_system_is_registered_at_startup_before_its_first_call() {
         Some(8.0)
     );
 
+    // A fixed bulkhead's limit is its permits.
+    assert_eq!(gauge(&r, "resilience_bulkhead_limit", "sber"), Some(4.0));
+
     // Nothing else: 6 outcomes + 4 reasons + 5 states + 15 transitions + failure rate,
-    // duration, in use, permits, open period, retry hints, observing, and 2 reasons an
-    // observing breaker would have refused = 39 series per system.
+    // duration, in use, permits, limit, open period, retry hints, observing, and 2
+    // reasons an observing breaker would have refused = 40 series per system.
     let all = r.all_series();
-    assert_eq!(all.len(), 78, "{all:#?}");
+    assert_eq!(all.len(), 80, "{all:#?}");
     assert!(all.iter().all(|s| s.starts_with("resilience_")));
 
     // Described, with Prometheus' base units.
@@ -238,6 +241,7 @@ fn every_configured_system_is_registered_at_startup_before_its_first_call() {
         "resilience_call_duration_seconds",
         "resilience_bulkhead_in_use",
         "resilience_bulkhead_permits",
+        "resilience_bulkhead_limit",
         "resilience_transitions_total",
         "resilience_open_period_seconds",
         "resilience_retry_hints_total",
@@ -950,4 +954,31 @@ async fn observe_mode_is_shown_and_its_calls_are_counted_as_they_ran() {
     assert_eq!(gauge(r, "resilience_observing", "customer"), Some(0.0));
     assert!(customer.call(async { Ok::<_, ()>(()) }).await.is_err());
     assert_eq!(calls(r, "customer", "rejected"), Some(1));
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_limit_gauge_follows_an_adaptive_bulkhead_and_the_permits_gauge_stays_its_ceiling() {
+    let recorder = TestRecorder::new();
+    let settings = Settings::parse("[systems.sber]\nbulkhead = \"adaptive\"\n", "test").unwrap();
+    let guards = metrics::with_local_recorder(&*recorder, || {
+        Guards::builder(&settings).metrics(true).build()
+    });
+    let r = &recorder;
+    let sber = guards.get("sber").unwrap();
+    // A replica starts at its floor (1), under its 8 permits.
+    assert_eq!(gauge(r, "resilience_bulkhead_limit", "sber"), Some(1.0));
+    assert_eq!(gauge(r, "resilience_bulkhead_permits", "sber"), Some(8.0));
+    // A window of ten successes at a steady 100 ms, the bulkhead full: the limit doubles.
+    for _ in 0..10 {
+        sber.call(async {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            Ok::<_, ()>(())
+        })
+        .await
+        .unwrap()
+        .unwrap();
+    }
+    assert_eq!(sber.bulkhead_limit(), 2);
+    assert_eq!(gauge(r, "resilience_bulkhead_limit", "sber"), Some(2.0));
+    assert_eq!(gauge(r, "resilience_bulkhead_permits", "sber"), Some(8.0));
 }

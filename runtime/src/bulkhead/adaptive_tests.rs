@@ -1,0 +1,360 @@
+//! The adaptive bulkhead against an upstream of `workers` workers and a queue (a fair
+//! semaphore, then the service time): its latency grows with the calls in flight past
+//! its workers, as a real one's does. Paused time: minutes of traffic run in a moment,
+//! the same way each run.
+
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::Semaphore;
+use tokio::time::Instant;
+
+use crate::{Guard, Settings};
+
+/// The upstream: its workers (resized as its capacity changes), its service time, and
+/// whether it answers 5xx at once.
+struct Upstream {
+    workers: Semaphore,
+    capacity: AtomicUsize,
+    service_micros: AtomicU64,
+    failing: std::sync::atomic::AtomicBool,
+}
+
+impl Upstream {
+    fn new(workers: usize, service: Duration) -> Arc<Self> {
+        Arc::new(Upstream {
+            workers: Semaphore::new(workers),
+            capacity: AtomicUsize::new(workers),
+            service_micros: AtomicU64::new(service.as_micros() as u64),
+            failing: false.into(),
+        })
+    }
+
+    /// Changes the number of workers (one in service finishes its call first).
+    fn set_workers(self: &Arc<Self>, workers: usize) {
+        let old = self.capacity.swap(workers, Ordering::SeqCst);
+        if workers > old {
+            self.workers.add_permits(workers - old);
+        } else {
+            let owed = old - workers - self.workers.forget_permits(old - workers);
+            if owed > 0 {
+                let upstream = Arc::clone(self);
+                tokio::spawn(async move {
+                    let owed = u32::try_from(owed).unwrap();
+                    upstream.workers.acquire_many(owed).await.unwrap().forget();
+                });
+            }
+        }
+    }
+
+    async fn serve(&self) -> Result<(), &'static str> {
+        if self.failing.load(Ordering::SeqCst) {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+            return Err("503");
+        }
+        let _worker = self.workers.acquire().await.unwrap();
+        let service = Duration::from_micros(self.service_micros.load(Ordering::SeqCst));
+        tokio::time::sleep(service).await;
+        Ok(())
+    }
+}
+
+/// What the callers saw: successes, and the limit's lowest and highest over a span.
+#[derive(Default)]
+struct Seen {
+    ok: AtomicU64,
+    refused: AtomicU64,
+}
+
+fn guard(toml: &str) -> Guard {
+    let settings = Settings::parse(&format!("[systems.sber]\n{toml}\n"), "test").unwrap();
+    Guard::new(settings.system("sber").unwrap())
+}
+
+/// `callers` tasks calling `upstream` through `guard` in a loop until `until`.
+fn drive(
+    guard: &Guard,
+    upstream: &Arc<Upstream>,
+    callers: usize,
+    until: Instant,
+) -> (Arc<Seen>, Vec<tokio::task::JoinHandle<()>>) {
+    let seen = Arc::new(Seen::default());
+    let tasks = (0..callers)
+        .map(|_| {
+            let (guard, upstream, seen) = (guard.clone(), Arc::clone(upstream), Arc::clone(&seen));
+            tokio::spawn(async move {
+                while Instant::now() < until {
+                    match guard.call(upstream.serve()).await {
+                        Ok(Ok(())) => seen.ok.fetch_add(1, Ordering::SeqCst),
+                        Ok(Err(_)) => 0,
+                        Err(_) => {
+                            seen.refused.fetch_add(1, Ordering::SeqCst);
+                            tokio::time::sleep(Duration::from_millis(50)).await;
+                            0
+                        }
+                    };
+                }
+            })
+        })
+        .collect();
+    (seen, tasks)
+}
+
+/// The limit's `(lowest, highest)` sampled every 100 ms from `from` to `to`.
+async fn limits(guard: &Guard, from: Instant, to: Instant) -> (usize, usize) {
+    tokio::time::sleep_until(from).await;
+    let (mut low, mut high) = (usize::MAX, 0);
+    while Instant::now() < to {
+        let limit = guard.bulkhead_limit();
+        assert!(
+            guard.in_flight() <= 8,
+            "never more than the ceiling in flight"
+        );
+        (low, high) = (low.min(limit), high.max(limit));
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    (low, high)
+}
+
+const ADAPTIVE: &str = "bulkhead = \"adaptive\"";
+const MS100: Duration = Duration::from_millis(100);
+
+#[tokio::test(start_paused = true)]
+async fn a_capacity_drop_brings_the_limit_to_the_capacity_and_its_return_gives_it_back() {
+    let guard = guard(ADAPTIVE);
+    let upstream = Upstream::new(8, MS100);
+    let t0 = Instant::now();
+    let (seen, tasks) = drive(&guard, &upstream, 32, t0 + Duration::from_secs(80));
+    let (low, high) = limits(
+        &guard,
+        t0 + Duration::from_secs(5),
+        t0 + Duration::from_secs(20),
+    )
+    .await;
+    assert_eq!(
+        (low, high),
+        (8, 8),
+        "8 workers: the limit stays at the ceiling"
+    );
+    let before = seen.ok.load(Ordering::SeqCst);
+    upstream.set_workers(2);
+    let (low, high) = limits(
+        &guard,
+        t0 + Duration::from_secs(25),
+        t0 + Duration::from_secs(60),
+    )
+    .await;
+    assert!(low >= 2 && high <= 3, "2 workers: the limit {low}..={high}");
+    let degraded = seen.ok.load(Ordering::SeqCst) - before;
+    // 2 workers of 100 ms serve 20 a second: 40 s of it, 800 calls.
+    assert!(
+        degraded >= 720,
+        "{degraded} successes in the degraded phase, of 800"
+    );
+    upstream.set_workers(8);
+    let back = t0 + Duration::from_secs(60);
+    while guard.bulkhead_limit() < 8 {
+        tokio::time::sleep(MS100).await;
+    }
+    let settled = Instant::now() - back;
+    eprintln!(
+        "2 workers: limit {low}..={high}, {degraded} of 800 served; back to 8 in {settled:?}"
+    );
+    assert!(
+        settled <= Duration::from_secs(10),
+        "capacity given back after {settled:?}"
+    );
+    for task in tasks {
+        task.await.unwrap();
+    }
+    assert_eq!(guard.breaker().state(), crate::State::Closed);
+    assert_eq!(guard.in_flight(), 0);
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_upstream_slow_for_ten_minutes_keeps_the_limit_low_without_drifting_back() {
+    // The baseline is learned at 100 ms, then the upstream's service takes 2.5 times
+    // that for ten minutes, with workers enough for every call (no queue the limit
+    // could drain): only a baseline that ratchets up would let the limit climb back.
+    let guard = guard(ADAPTIVE);
+    let upstream = Upstream::new(64, MS100);
+    let t0 = Instant::now();
+    let minutes = |m: u64| t0 + Duration::from_secs(60 * m);
+    let (_seen, tasks) = drive(&guard, &upstream, 32, minutes(11));
+    tokio::time::sleep(Duration::from_secs(30)).await;
+    assert_eq!(guard.bulkhead_limit(), 8);
+    upstream.service_micros.store(250_000, Ordering::SeqCst);
+    let (low, high) = limits(&guard, t0 + Duration::from_secs(40), minutes(11)).await;
+    eprintln!("slow for ten minutes: the limit {low}..={high}");
+    assert_eq!(low, 1, "the limit came down to its floor");
+    assert!(
+        high <= 4,
+        "the limit crept back up to {high} in ten minutes"
+    );
+    assert_eq!(
+        guard.bulkhead_limit(),
+        1,
+        "and is at the floor after ten minutes"
+    );
+    for task in tasks {
+        task.await.unwrap();
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_steady_upstream_keeps_a_steady_limit() {
+    // Fewer workers than the ceiling of 8: the limit settles at or above the workers,
+    // where latency is under twice its baseline, and stays there ten minutes long.
+    for workers in [3, 4, 6] {
+        let guard = guard(ADAPTIVE);
+        let upstream = Upstream::new(workers, MS100);
+        let t0 = Instant::now();
+        let end = t0 + Duration::from_secs(630);
+        let (_seen, tasks) = drive(&guard, &upstream, 32, end);
+        let (low, high) = limits(&guard, t0 + Duration::from_secs(30), end).await;
+        eprintln!("{workers} workers: the limit over ten minutes {low}..={high}");
+        assert!(
+            low >= workers && high - low <= 1,
+            "{workers} workers: the limit moved over {low}..={high}"
+        );
+        for task in tasks {
+            task.await.unwrap();
+        }
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_burst_of_fast_5xx_leaves_the_limit_alone() {
+    for workers in [8, 2] {
+        let guard = guard(&format!("{ADAPTIVE}\ncb_failure_rate = 1.0"));
+        let upstream = Upstream::new(workers, MS100);
+        let t0 = Instant::now();
+        let (_seen, tasks) = drive(&guard, &upstream, 32, t0 + Duration::from_secs(40));
+        tokio::time::sleep(Duration::from_secs(20)).await;
+        let before = guard.bulkhead_limit();
+        upstream.failing.store(true, Ordering::SeqCst);
+        let (low, high) = limits(&guard, Instant::now(), t0 + Duration::from_secs(25)).await;
+        assert_eq!((low, high), (before, before), "{workers} workers");
+        upstream.failing.store(false, Ordering::SeqCst);
+        for task in tasks {
+            task.await.unwrap();
+        }
+    }
+}
+
+/// How long after an upstream starts to hang every call is refused at once, through
+/// `guard` with the guide's defaults, 32 callers, after `warm` of 2 workers.
+async fn time_to_fail_fast(guard: &Guard, warm: Duration) -> Duration {
+    let upstream = Upstream::new(2, MS100);
+    let t0 = Instant::now();
+    let (_seen, tasks) = drive(guard, &upstream, 32, t0 + warm + Duration::from_secs(120));
+    tokio::time::sleep(warm).await;
+    upstream
+        .service_micros
+        .store(3_600_000_000, Ordering::SeqCst);
+    let hang = Instant::now();
+    while guard.breaker().state() != crate::State::Open {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let fast = Instant::now() - hang;
+    for task in tasks {
+        task.abort();
+    }
+    fast
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_hang_fails_fast_no_later_than_with_the_fixed_bulkhead() {
+    for warm in [Duration::ZERO, Duration::from_secs(30)] {
+        let fixed = time_to_fail_fast(&guard(""), warm).await;
+        let adaptive = time_to_fail_fast(&guard(ADAPTIVE), warm).await;
+        eprintln!("hang after {warm:?}: open after {fixed:?} fixed, {adaptive:?} adaptive");
+        assert!(
+            adaptive <= fixed,
+            "after {warm:?}: adaptive {adaptive:?}, fixed {fixed:?}"
+        );
+    }
+}
+
+/// Settings of `sber` from `toml`.
+fn settings(toml: &str) -> outbound_guard_settings::SystemSettings {
+    Settings::parse(&format!("[systems.sber]\n{toml}\n"), "test")
+        .unwrap()
+        .system("sber")
+        .unwrap()
+        .clone()
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_reload_keeps_the_limit_where_the_new_ceiling_allows() {
+    let guard = guard(ADAPTIVE);
+    let upstream = Upstream::new(2, MS100);
+    let t0 = Instant::now();
+    let (_seen, tasks) = drive(&guard, &upstream, 32, t0 + Duration::from_secs(30));
+    tokio::time::sleep(Duration::from_secs(20)).await;
+    let low = guard.bulkhead_limit();
+    assert!((2..=3).contains(&low), "{low}");
+    // A wider ceiling (16): the limit stays, the permits gauge is the new ceiling.
+    guard.apply(&settings(&format!("{ADAPTIVE}\nmax_connections = 20")));
+    assert_eq!(
+        (guard.bulkhead_limit(), guard.bulkhead_permits()),
+        (low, 16)
+    );
+    assert_eq!(guard.bulkhead().permits(), low);
+    // A ceiling under the limit (1): the limit is clamped to it.
+    guard.apply(&settings(&format!("{ADAPTIVE}\nmax_connections = 2")));
+    assert_eq!((guard.bulkhead_limit(), guard.bulkhead().permits()), (1, 1));
+    // Fixed again: the bulkhead is its permits.
+    guard.apply(&settings("max_connections = 10"));
+    assert_eq!((guard.bulkhead_limit(), guard.bulkhead().permits()), (8, 8));
+    // Adaptive again by a reload: the limit in force (the ceiling), kept.
+    guard.apply(&settings(ADAPTIVE));
+    assert_eq!(guard.bulkhead_limit(), 8);
+    for task in tasks {
+        task.await.unwrap();
+    }
+    assert_eq!(guard.in_flight(), 0);
+}
+
+#[tokio::test(start_paused = true)]
+async fn in_observe_mode_the_limit_is_computed_and_the_bulkhead_stays_at_its_permits() {
+    let guard = guard(&format!("{ADAPTIVE}\ncb_mode = \"observe\""));
+    let upstream = Upstream::new(8, MS100);
+    let t0 = Instant::now();
+    let (_seen, tasks) = drive(&guard, &upstream, 32, t0 + Duration::from_secs(40));
+    tokio::time::sleep(Duration::from_secs(10)).await;
+    upstream.set_workers(2);
+    let (low, high) = limits(
+        &guard,
+        t0 + Duration::from_secs(20),
+        t0 + Duration::from_secs(40),
+    )
+    .await;
+    assert!(high <= 3, "the limit is computed: {low}..={high}");
+    assert_eq!(
+        guard.bulkhead().permits(),
+        8,
+        "and refuses nothing below the ceiling"
+    );
+    assert_eq!(guard.in_flight(), 8);
+    for task in tasks {
+        task.await.unwrap();
+    }
+}
+
+#[test]
+fn a_change_reads_in_words() {
+    let change = super::Change {
+        from: 8,
+        to: 4,
+        ratio: 2.1,
+        baseline: Duration::from_millis(40),
+    };
+    assert_eq!(
+        change.describe("sber"),
+        "sber's limit 8 → 4: latency 2.1× its baseline of 40 ms"
+    );
+    assert!(change.is_jump());
+    assert!(!super::Change { to: 7, ..change }.is_jump());
+}

@@ -1,0 +1,345 @@
+//! The adaptive limit of a bulkhead (`bulkhead = "adaptive"`): how many of the
+//! bulkhead's permits (its ceiling, `max_connections × 0.8`) calls may hold now, never
+//! fewer than `bulkhead_floor`, following the upstream's latency against its baseline.
+//!
+//! Only successes are samples, slow ones included: failures, timeouts, panics and
+//! cancelled calls are the breaker's business, so a burst of fast 5xx moves nothing, and
+//! a hang (no call ends) leaves the limit where it was. The successes are averaged in
+//! windows of at least [`MIN_SAMPLES`] calls (and at least the limit's worth). At each
+//! window's end:
+//!
+//! - above [`SHRINK_ABOVE`] × the baseline, calls queue at the upstream: the limit goes
+//!   to `limit / ratio` (what the upstream served at the baseline's latency, the
+//!   ratio's share of the calls in flight), rounded up, never below the floor. Calls
+//!   admitted before that are not sampled (they queued behind the old limit);
+//! - below [`GROW_BELOW`] × the baseline, and the bulkhead was full during the window
+//!   (some call ended with the limit's worth in flight), one more permit, up to the
+//!   ceiling;
+//! - in between, the limit stays: the gap between the two thresholds is what keeps a
+//!   steady upstream from swinging the limit.
+//!
+//! The baseline is the lowest window average seen over the last [`PERIODS`] periods,
+//! each period of a length drawn between 2 and 4 minutes (jittered, so the replicas'
+//! re-measurements spread): each period's end drops the oldest period's lowest, so a
+//! baseline can rise only after a whole memory (20 to 40 minutes) of windows slower
+//! than it, never during a ten-minute degradation, and falls at once when a window is
+//! faster. Re-measuring is passive: the calls the limit lets through are measured, and
+//! the limit is never lowered to measure.
+//!
+//! A replica starts at the floor and doubles the limit each window whose latency stays
+//! below [`GROW_BELOW`] × the baseline, up to the ceiling (a slow start): its first
+//! windows, with few calls in flight, measure the upstream's unloaded latency, which a
+//! start at the ceiling in front of a queueing upstream would take for its baseline. A
+//! restart forgets the baseline and starts again.
+//!
+//! Every change happens under one lock, so concurrent updates (windows ending on two
+//! threads, a reload) never lose one another, and the bulkhead is resized under it
+//! too: the bulkhead's resize needs its callers serialised. The lock is taken only in
+//! adaptive mode, once per success.
+
+use std::hash::BuildHasher;
+use std::time::Duration;
+
+use outbound_guard_settings::SystemSettings;
+use tokio::time::Instant;
+
+use crate::sync::{AtomicUsize, Mutex, MutexGuard, Ordering};
+
+/// What the limiter sizes: the bulkhead ([`Bulkhead`](super::Bulkhead) in a service).
+pub(crate) trait Resize {
+    /// Permits held now.
+    fn in_use(&self) -> usize;
+    /// The size now.
+    fn size(&self) -> usize;
+    /// Sizes it to `size`, revoking no permit held; callers serialise.
+    fn resize(&self, size: usize);
+}
+
+/// A window's average above this many times the baseline: the upstream queues; the
+/// limit comes down.
+pub(crate) const SHRINK_ABOVE: f64 = 1.8;
+/// A window's average below this many times the baseline, with the bulkhead full: one
+/// more permit.
+pub(crate) const GROW_BELOW: f64 = 1.3;
+/// The fewest successes a window averages.
+pub(crate) const MIN_SAMPLES: u32 = 10;
+/// The periods of the baseline's memory.
+pub(crate) const PERIODS: usize = 10;
+/// The shortest period; each is drawn up to twice this.
+pub(crate) const PERIOD: Duration = Duration::from_secs(120);
+
+/// One change of the limit: `from` → `to`, at `ratio` × the `baseline`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Change {
+    pub(crate) from: usize,
+    pub(crate) to: usize,
+    pub(crate) ratio: f64,
+    pub(crate) baseline: Duration,
+}
+
+impl Change {
+    /// A change of more than one permit, which an event tells.
+    pub(crate) fn is_jump(&self) -> bool {
+        self.from.abs_diff(self.to) > 1
+    }
+
+    /// The change in words: `sber's limit 8 → 4: latency 2.1× its baseline of 40 ms`.
+    pub(crate) fn describe(&self, system: &str) -> String {
+        format!(
+            "{system}'s limit {} → {}: latency {:.1}× its baseline of {} ms",
+            self.from,
+            self.to,
+            self.ratio,
+            self.baseline.as_millis()
+        )
+    }
+}
+
+/// One system's adaptive limit.
+#[derive(Debug)]
+pub(crate) struct Limiter {
+    /// The limit, for readers; 0 while the bulkhead is fixed (then nothing is sampled).
+    shown: AtomicUsize,
+    /// The bulkhead's permits in the settings: the limit's ceiling.
+    ceiling: AtomicUsize,
+    state: Mutex<State>,
+}
+
+#[derive(Debug)]
+struct State {
+    adaptive: bool,
+    /// Starting: the limit doubles (rather than grows by one) while latency stays low.
+    starting: bool,
+    ceiling: usize,
+    floor: usize,
+    limit: usize,
+    /// Calls that started before this are not sampled: admitted before the last cut.
+    since: Option<Instant>,
+    sum: Duration,
+    count: u32,
+    /// Some call of the window ended with the limit's worth in flight.
+    full: bool,
+    baseline: Baseline,
+    rng: fastrand::Rng,
+}
+
+/// The lowest window average of each of the last periods.
+#[derive(Debug, Default)]
+struct Baseline {
+    past: [Option<Duration>; PERIODS],
+    next: usize,
+    current: Option<Duration>,
+    ends: Option<Instant>,
+}
+
+impl Baseline {
+    /// The baseline: the lowest window average remembered, if any.
+    fn value(&self) -> Option<Duration> {
+        self.past
+            .iter()
+            .chain([&self.current])
+            .flatten()
+            .min()
+            .copied()
+    }
+
+    /// A window averaged `average`, ending `now`.
+    fn offer(&mut self, average: Duration, now: Instant, rng: &mut fastrand::Rng) {
+        let ends = *self.ends.get_or_insert_with(|| now + jittered(rng));
+        if now >= ends {
+            self.past[self.next] = self.current.take();
+            self.next = (self.next + 1) % PERIODS;
+            self.ends = Some(now + jittered(rng));
+        }
+        self.current = Some(self.current.map_or(average, |low| low.min(average)));
+    }
+}
+
+/// A period's length: from [`PERIOD`] to twice it.
+fn jittered(rng: &mut fastrand::Rng) -> Duration {
+    PERIOD + PERIOD.mul_f64(rng.f64())
+}
+
+impl Limiter {
+    /// The limit of `settings`' system as a replica starts: at its floor, where the
+    /// first windows measure the upstream's latency with few calls in flight (the
+    /// baseline), then doubling each window whose latency stays low, up to the
+    /// ceiling, until latency rises (a slow start).
+    pub(crate) fn new(settings: &SystemSettings) -> Self {
+        let ceiling = settings.bulkhead_permits();
+        let adaptive = settings.bulkhead_adaptive();
+        let floor = (settings.bulkhead_floor() as usize).min(ceiling);
+        Limiter {
+            shown: AtomicUsize::new(if adaptive { floor } else { 0 }),
+            ceiling: AtomicUsize::new(ceiling),
+            state: Mutex::new(State {
+                adaptive,
+                starting: true,
+                ceiling,
+                floor,
+                limit: if adaptive { floor } else { ceiling },
+                since: None,
+                sum: Duration::ZERO,
+                count: 0,
+                full: false,
+                baseline: Baseline::default(),
+                // Random per process and system, so replicas' periods spread.
+                rng: fastrand::Rng::with_seed(
+                    std::collections::hash_map::RandomState::new().hash_one(settings.name()),
+                ),
+            }),
+        }
+    }
+
+    /// Whether successes are sampled: the bulkhead is adaptive.
+    #[inline]
+    pub(crate) fn sampling(&self) -> bool {
+        self.shown.load(Ordering::Relaxed) != 0
+    }
+
+    /// The adaptive limit (computed in observe mode too); `None` for a fixed bulkhead.
+    pub(crate) fn limit(&self) -> Option<usize> {
+        Some(self.shown.load(Ordering::Acquire)).filter(|&limit| limit != 0)
+    }
+
+    /// The ceiling: the bulkhead's permits in the settings.
+    pub(crate) fn ceiling(&self) -> usize {
+        self.ceiling.load(Ordering::Acquire)
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // Nothing panics under the lock; a poisoned one holds consistent figures.
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// A success that started at `start` ended at `end`, holding a permit of
+    /// `bulkhead`; `enforce` unless the breaker observes (then the bulkhead stays at
+    /// its ceiling). The limit's change, if the window it closed changed it.
+    pub(crate) fn sample<B: Resize>(
+        &self,
+        bulkhead: &B,
+        start: Instant,
+        end: Instant,
+        enforce: bool,
+    ) -> Option<Change> {
+        let mut state = self.lock();
+        if !state.adaptive || state.since.is_some_and(|since| start < since) {
+            return None;
+        }
+        state.sum += end.saturating_duration_since(start);
+        state.count += 1;
+        state.full |= bulkhead.in_use() >= state.limit;
+        if state.count < MIN_SAMPLES.max(state.limit as u32) {
+            return None;
+        }
+        let change = state.close_window(end);
+        if let Some(change) = change {
+            self.shown.store(change.to, Ordering::Release);
+        }
+        state.enforce(bulkhead, enforce);
+        change
+    }
+
+    /// Sizes `bulkhead` to the limit (to the ceiling unless `enforce`): as the guard is
+    /// built, whose bulkhead starts at its permits.
+    pub(crate) fn size<B: Resize>(&self, bulkhead: &B, enforce: bool) {
+        self.lock().enforce(bulkhead, enforce);
+    }
+
+    /// Sets the limit to `to` and sizes `bulkhead` to it: a window's end, driven by
+    /// the loom models, which cannot afford a window's worth of samples.
+    #[cfg(all(test, outbound_guard_loom))]
+    pub(crate) fn set<B: Resize>(&self, bulkhead: &B, to: usize) {
+        let mut state = self.lock();
+        state.limit = to.clamp(state.floor, state.ceiling);
+        self.shown.store(state.limit, Ordering::Release);
+        state.enforce(bulkhead, true);
+    }
+
+    /// A reload's settings: the ceiling and floor they give, the mode; an adaptive
+    /// limit kept where the new ceiling and floor allow, the ceiling when the bulkhead
+    /// turns adaptive (the limit in force, kept) or fixed. The baseline is kept.
+    pub(crate) fn reconfigure<B: Resize>(
+        &self,
+        bulkhead: &B,
+        settings: &SystemSettings,
+        enforce: bool,
+    ) {
+        let mut state = self.lock();
+        let was_adaptive = state.adaptive;
+        state.adaptive = settings.bulkhead_adaptive();
+        state.ceiling = settings.bulkhead_permits();
+        state.floor = (settings.bulkhead_floor() as usize).min(state.ceiling);
+        state.limit = if state.adaptive && was_adaptive {
+            state.limit.clamp(state.floor, state.ceiling)
+        } else {
+            state.starting = false;
+            state.ceiling
+        };
+        state.restart_window();
+        self.ceiling.store(state.ceiling, Ordering::Release);
+        self.shown.store(
+            if state.adaptive { state.limit } else { 0 },
+            Ordering::Release,
+        );
+        state.enforce(bulkhead, enforce);
+    }
+}
+
+impl State {
+    fn restart_window(&mut self) {
+        self.sum = Duration::ZERO;
+        self.count = 0;
+        self.full = false;
+    }
+
+    /// Ends the window at `end`: the baseline offered its average, the limit moved.
+    fn close_window(&mut self, end: Instant) -> Option<Change> {
+        let average = self.sum / self.count;
+        let full = self.full;
+        self.restart_window();
+        self.baseline.offer(average, end, &mut self.rng);
+        let baseline = self.baseline.value()?.max(Duration::from_nanos(1));
+        let ratio = average.as_secs_f64() / baseline.as_secs_f64();
+        let from = self.limit;
+        let to = if ratio > SHRINK_ABOVE {
+            // `limit / ratio`, rounded up; a ratio past any limit gives 1.
+            let served = (from as f64 / ratio).ceil() as usize;
+            served.max(self.floor).min(from)
+        } else if ratio < GROW_BELOW && full {
+            let grown = if self.starting { from * 2 } else { from + 1 };
+            grown.min(self.ceiling)
+        } else {
+            from
+        };
+        // The slow start ends at the ceiling or at the first sign of queueing.
+        self.starting &= ratio < GROW_BELOW && to < self.ceiling;
+        if to == from {
+            return None;
+        }
+        if to < from {
+            self.since = Some(end);
+        }
+        self.limit = to;
+        Some(Change {
+            from,
+            to,
+            ratio,
+            baseline,
+        })
+    }
+
+    /// Sizes `bulkhead` to the limit, or to the ceiling unless `enforce`.
+    fn enforce<B: Resize>(&self, bulkhead: &B, enforce: bool) {
+        let size = if self.adaptive && enforce {
+            self.limit
+        } else {
+            self.ceiling
+        };
+        if bulkhead.size() != size {
+            bulkhead.resize(size);
+        }
+    }
+}
