@@ -36,6 +36,11 @@
 //! the line holds it verbatim ([`CARD`]); the workspace README, the runtime's README and
 //! the runtime's front page each quote it.
 //!
+//! The `outbound-guard` command is introduced alike where it is introduced (the first
+//! line of `cli/src/main.rs`, `cli/Cargo.toml`'s description, the README's paragraph that
+//! links its README): each names every subcommand of `cli/src/args.rs`'s `Command`, in
+//! its order.
+//!
 //! A failure names the file, the line and the missing path or item.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -985,4 +990,73 @@ fn the_checker_finds_a_missing_path_a_missing_method_and_a_missing_type() {
         vec![vec!["x", "Y", "z"], vec!["B", "c"]]
     );
     assert_eq!(code_spans("see `a` and ``b`c``"), vec!["a", "b`c"]);
+}
+
+/// The `outbound-guard` command's subcommands, lower-cased, in the order its `Command`
+/// enum declares them (`cli/src/args.rs`).
+fn subcommands(root: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(root.join("cli/src/args.rs")).expect("the CLI's arguments");
+    let parsed = syn::parse_file(&text).expect("the CLI's arguments parse");
+    parsed
+        .items
+        .iter()
+        .find_map(|item| match item {
+            syn::Item::Enum(e) if e.ident == "Command" => Some(e),
+            _ => None,
+        })
+        .expect("the CLI's `Command` enum")
+        .variants
+        .iter()
+        .map(|v| v.ident.to_string().to_lowercase())
+        .collect()
+}
+
+/// The subcommands a description names, in its order (`checks` is `check`).
+fn named_commands(description: &str, commands: &[String]) -> Vec<String> {
+    description
+        .split(|c: char| !c.is_ascii_alphabetic())
+        .filter_map(|word| {
+            let word = word.to_lowercase();
+            commands
+                .iter()
+                .find(|c| word == **c || word == format!("{c}s") || word == format!("{c}es"))
+                .cloned()
+        })
+        .collect()
+}
+
+#[test]
+fn the_command_is_described_alike_wherever_it_is_introduced() {
+    let root = workspace_root();
+    let commands = subcommands(&root);
+    assert!(commands.len() >= 5, "the CLI's commands: {commands:?}");
+    let read = |file: &str| std::fs::read_to_string(root.join(file)).expect("a file");
+    let main = read("cli/src/main.rs");
+    let manifest: toml::Table = read("cli/Cargo.toml").parse().expect("the CLI's manifest");
+    let readme = read("README.md");
+    let readme = readme
+        .split("\n\n")
+        .find(|p| p.contains("command](cli/README.md)"))
+        .expect("README.md introduces the command with a link to its README");
+    let introductions = [
+        (
+            "cli/src/main.rs",
+            main.lines().next().unwrap_or_default().to_owned(),
+        ),
+        (
+            "cli/Cargo.toml",
+            manifest["package"]["description"]
+                .as_str()
+                .expect("a description")
+                .to_owned(),
+        ),
+        (
+            "README.md",
+            readme[readme.find("command](cli/README.md)").unwrap_or(0)..].to_owned(),
+        ),
+    ];
+    for (file, text) in introductions {
+        let named = named_commands(&text, &commands);
+        assert_eq!(named, commands, "{file} introduces the command as: {text}");
+    }
 }
