@@ -1121,3 +1121,42 @@ fn the_command_is_described_alike_wherever_it_is_introduced() {
         assert_eq!(named, commands, "{file} introduces the command as: {text}");
     }
 }
+
+/// The first fenced block of `lines`, without its fences.
+fn first_block(lines: &[String]) -> Vec<String> {
+    let mut inside = lines
+        .iter()
+        .skip_while(|l| !l.trim_start().starts_with("```"))
+        .skip(1);
+    let block = inside
+        .by_ref()
+        .take_while(|l| !l.trim_start().starts_with("```"));
+    block.cloned().collect()
+}
+
+/// The runtime's front page shows the README's block (not compiled there, as its types
+/// are the example's), which `examples/payments-demo/tests/docs.rs` compiles.
+#[test]
+fn the_runtimes_front_page_leads_with_the_readmes_compiled_block() {
+    let root = workspace_root();
+    let read = |file: &str| std::fs::read_to_string(root.join(file)).expect("a file");
+    let front: Vec<String> = read("runtime/src/lib.rs")
+        .lines()
+        .map_while(|l| l.strip_prefix("//!"))
+        .map(|l| l.strip_prefix(' ').unwrap_or(l).to_owned())
+        .collect();
+    let readme: Vec<String> = read("runtime/README.md")
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    let block = first_block(&front);
+    assert!(
+        block.iter().any(|l| l.contains(CARD)),
+        "the front page's block: {block:#?}"
+    );
+    assert_eq!(
+        block,
+        first_block(&readme),
+        "runtime/src/lib.rs's first block is runtime/README.md's"
+    );
+}
