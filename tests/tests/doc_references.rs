@@ -331,7 +331,8 @@ fn files_with(dir: &Path, extension: &str, out: &mut Vec<PathBuf>) {
             .and_then(|n| n.to_str())
             .unwrap_or_default();
         if path.is_dir() {
-            if !name.starts_with('.') && name != "target" {
+            // A build directory is marked by cargo's `CACHEDIR.TAG`, wherever it lies.
+            if !name.starts_with('.') && name != "target" && !path.join("CACHEDIR.TAG").is_file() {
                 files_with(&path, extension, out);
             }
         } else if path.extension().is_some_and(|e| e == extension) {
