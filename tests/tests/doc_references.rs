@@ -793,9 +793,6 @@ fn about_removal(entry: &str) -> bool {
         "gone",
         "deprecated",
         "no longer",
-        "instead of",
-        "became",
-        "was ",
     ]
     .iter()
     .any(|w| entry.contains(w))
