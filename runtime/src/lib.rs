@@ -1,15 +1,21 @@
 //! Circuit breaker, bulkhead and timeouts for the out-adapters of async services, as
-//! the Resilience Style Guide writes them, from one attribute on the adapter's impl
-//! block ([`adapter`]; [`circuit_breaker`] does the same for one method):
+//! the Resilience Style Guide writes them, from one attribute on the adapter's public
+//! async method, as the guide's design card writes it ([`circuit_breaker`]):
 //!
 //! ```ignore
-//! #[outbound_guard::adapter(error_map = PaymentPortError::system_unavailable)]
+//! use outbound_guard::circuit_breaker;
+//!
 //! impl PaymentPort for SberAdapter {
+//!     #[circuit_breaker(system = "sber", error_map = PaymentPortError::system_unavailable)]
 //!     async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> {
-//!         /* … */
+//!         self.post_payment(order).await // the HTTP call, with `?` and `return` as usual
 //!     }
 //! }
 //! ```
+//!
+//! (The runtime's README shows this block, compiled by the workspace's tests.)
+//! [`adapter`] on the impl block, `#[adapter(system = "sber", error_map = …)]`, says it
+//! once for every method of the block.
 //!
 //! Each system has a table in the service's `resilience.toml` ([`Settings`]), one
 //! [`Guard`] built from it at startup ([`Guards`]), and adapters that hold their
@@ -130,9 +136,10 @@ pub mod settings {
 /// `Result<Settings, SettingsError>`; [`Settings::origin`] says which file is in effect.
 ///
 /// The settings must hold every system this binary calls: each system of the compiled-in
-/// file, and each system named by a guard in any crate linked into the binary
-/// (`#[derive(Guarded)] #[guarded(system = …)]`, which every guarded method calls),
-/// collected at link time) or by [`calls!`]. A mounted file that cannot be read is an
+/// file, and each system named in any crate linked into the binary, collected at link
+/// time: by `#[derive(Guarded)] #[guarded(system = …)]`, by an
+/// `#[adapter(system = …)]` block, by a `#[circuit_breaker(system = …)]` method, or by
+/// [`calls!`]. A mounted file that cannot be read is an
 /// error naming its path and the variable; one without a table for such a system is an
 /// error naming the system.
 ///

@@ -13,10 +13,12 @@ use crate::guard::Guard;
 /// }
 /// ```
 ///
-/// That is all a method guarded with its system named on it needs
-/// (`#[circuit_breaker(system = "sber", error_map = …)]`, the design card's form). With
-/// `#[guarded(system = "sber")]` beside the derive, the type also declares its system
-/// ([`SystemAdapter`]), and its methods and `#[adapter]` blocks may leave `system` out.
+/// That is all a method guarded with its system named on it needs, as the design card
+/// writes it:
+/// `#[circuit_breaker(system = "sber", error_map = PaymentPortError::system_unavailable)]`.
+/// With `#[guarded(system = "sber")]` beside the derive, the type also declares its
+/// system ([`SystemAdapter`]), and its methods and `#[adapter]` blocks may leave `system`
+/// out.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` does not say which field holds its circuit-breaker guard",
     label = "a guarded method needs this adapter's `outbound_guard::Guard`",

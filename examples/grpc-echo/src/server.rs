@@ -31,19 +31,19 @@ use crate::pb::{CountReply, CountRequest, EchoReply, EchoRequest};
 #[derive(Debug)]
 pub struct TestServer {
     addr: SocketAddr,
-    state: Arc<State>,
+    state: Arc<Seen>,
     task: JoinHandle<()>,
 }
 
 /// What the handlers saw, shared with the [`TestServer`] handle.
 #[derive(Debug, Default)]
-struct State {
+struct Seen {
     calls: AtomicU64,
     streams_abandoned: AtomicU64,
     grpc_timeouts: Mutex<Vec<Option<String>>>,
 }
 
-impl State {
+impl Seen {
     /// Counts a call that reached a handler; returns its number and the `grpc-timeout`
     /// it was sent with.
     fn arrive<T>(&self, request: &Request<T>) -> (u64, Option<String>) {
@@ -69,7 +69,7 @@ impl TestServer {
     pub async fn start() -> std::io::Result<TestServer> {
         let listener = TcpListener::bind("127.0.0.1:0").await?;
         let addr = listener.local_addr()?;
-        let state = Arc::new(State::default());
+        let state = Arc::new(Seen::default());
         let service = EchoServer::new(Handlers {
             state: Arc::clone(&state),
         });
@@ -162,7 +162,7 @@ pub fn parse_grpc_timeout(value: &str) -> Option<Duration> {
 
 /// The service's handlers.
 struct Handlers {
-    state: Arc<State>,
+    state: Arc<Seen>,
 }
 
 /// The status a request asked for.

@@ -168,8 +168,10 @@ mod runtime_readme {
         }
     }
 
+    use outbound_guard::circuit_breaker;
+
     impl PaymentPort for SberAdapter {
-        #[outbound_guard::circuit_breaker(system = "sber", error_map = PaymentPortError::system_unavailable)]
+        #[circuit_breaker(system = "sber", error_map = PaymentPortError::system_unavailable)]
         async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> {
             self.post_payment(order).await // the HTTP call, with `?` and `return` as usual
         }

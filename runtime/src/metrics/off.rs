@@ -1,6 +1,6 @@
 //! Without the `metrics` feature: the crate-internal API of `metrics.rs`, recording
 //! nothing, so that the guard, its calls and the registry read the same either way
-//! (tokio's `runtime/metrics/mock.rs`; `CallSpan` in `log.rs` does the same for spans).
+//! (tokio's `tokio/src/runtime/metrics/mock.rs`; `CallSpan` in `log.rs` does the same for spans).
 //! Chosen once, in `lib.rs`.
 
 use std::sync::Arc;
