@@ -128,6 +128,9 @@ impl Guard {
             .inner
             .limiter
             .size(&guard.inner.bulkhead, !guard.inner.breaker.observing());
+        if let Some(limit) = guard.inner.limiter.limit() {
+            guard.inner.breaker.announce_limit(limit);
+        }
         guard
     }
 
@@ -208,12 +211,16 @@ impl Guard {
             .apply_mode(settings.cb_mode(), Some(previous));
         // The bulkhead's new size, once observe mode is settled: an adaptive limit kept
         // where the new ceiling and floor allow.
+        let was_adaptive = self.inner.limiter.limit().is_some();
         self.inner.limiter.reconfigure(
             &self.inner.bulkhead,
             settings,
             !self.inner.breaker.observing(),
         );
         self.inner.metrics.bulkhead_limit(self.bulkhead_limit());
+        if was_adaptive || self.inner.limiter.limit().is_some() {
+            self.inner.breaker.announce_limit(self.bulkhead_limit());
+        }
     }
 
     /// The system's breaker.
@@ -260,7 +267,8 @@ impl Guard {
         }
     }
 
-    /// The limit moved: its gauge, and an event when it moved by more than a permit.
+    /// The limit moved: its gauge, its observers (told the limit read back, as the
+    /// gauge), and an event when it moved by more than a permit.
     /// The gauge shows the limit read after it is set, until that read agrees: a change
     /// made meanwhile on another thread is never left behind by this one's.
     #[cold]
@@ -274,6 +282,7 @@ impl Guard {
             }
             limit = again;
         }
+        self.inner.breaker.announce_limit(limit);
         if change.is_jump() {
             crate::hooks::limit_changed(self.system(), change);
         }

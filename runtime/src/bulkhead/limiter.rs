@@ -84,6 +84,7 @@ impl Change {
     }
 
     /// The change in words: `sber's limit 8 → 4: latency 2.1× its baseline of 40 ms`.
+    #[cfg_attr(not(any(feature = "tracing", test)), allow(dead_code))]
     pub(crate) fn describe(&self, system: &str) -> String {
         format!(
             "{system}'s limit {} → {}: latency {:.1}× its baseline of {} ms",
