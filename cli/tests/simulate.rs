@@ -619,6 +619,13 @@ fn a_queueing_upstream_fixed_against_adaptive_in_one_table() {
         goodput: successful calls a second; admitted: from the bulkhead's permit to the answer; settled: seconds into the phase until one served 90% of the capacity
     "]]
     .assert_eq(&table);
+    // The docs show this very table.
+    let docs =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/adaptive-bulkhead.md");
+    let docs = std::fs::read_to_string(docs).unwrap();
+    for row in table.lines().filter(|l| l.starts_with('|')) {
+        assert!(docs.contains(row), "docs/adaptive-bulkhead.md lacks {row}");
+    }
     let svg = std::fs::read_to_string(out.join("sber-queue.svg")).unwrap();
     assert!(svg.starts_with("<svg"));
     for text in [
