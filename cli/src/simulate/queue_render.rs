@@ -175,7 +175,7 @@ pub(crate) fn picture(path: &Path, compared: &Compared<'_>) -> Result<(), Error>
     );
     let root = root.titled(&title, ("sans-serif", 18))?;
     let (top, bottom) = root.split_vertically(330);
-    let most = compared.upstream.capacity(compared.upstream.workers) * 1.25;
+    let most = compared.upstream.capacity(compared.upstream.workers) * 1.5;
     let mut chart = ChartBuilder::on(&top)
         .margin(10)
         .margin_right(25)
@@ -225,7 +225,7 @@ where
         .flat_map(|(_, run, _)| run.limits.iter().map(|l| l.1))
         .max()
         .unwrap_or(1) as f64
-        * 1.25;
+        * 1.6;
     let mut chart = ChartBuilder::on(area)
         .margin(10)
         .margin_right(25)
