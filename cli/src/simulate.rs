@@ -31,6 +31,9 @@ use render::{seconds, to_json, to_tables, Scenario};
 /// The most callers one run may have.
 const MAX_CALLERS: u128 = 200_000;
 
+/// The most calls, served or refused, one `queue` run may make (a few seconds).
+const QUEUE_MAX_CALLS: f64 = 5_000_000.0;
+
 /// Runs `simulate`: every scenario asked for, for every system asked for, printed as
 /// tables or JSON, with an SVG timeline per run when `--out` names a directory.
 /// Refuses a rate, an interval or a run size a simulation cannot take.
@@ -246,6 +249,15 @@ fn upstream_of(args: &SimulateArgs) -> Result<queue::Upstream, Failure> {
                 seconds(args.fault_for)
             ),
             "expected a phase longer than 0 and a run of at most an hour",
+        );
+    }
+    // The calls a run may make: each worker's, and each caller's refused every 10 ms.
+    let calls = span.as_secs_f64()
+        * (f64::from(args.workers) / args.service.as_secs_f64() + f64::from(args.callers) * 100.0);
+    if calls > QUEUE_MAX_CALLS {
+        return usage(
+            &format!("about {calls:.0} calls per run (--workers, --service, --callers, --phase, --fault-for)"),
+            &format!("at most {QUEUE_MAX_CALLS}; shorten the run or use fewer callers"),
         );
     }
     Ok(queue::Upstream {

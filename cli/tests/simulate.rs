@@ -701,6 +701,7 @@ fn the_queue_scenarios_flags_are_checked() {
             &["--service", "0s"][..],
             "--service 0.0 s: expected between 1ms and 60s",
         ),
+        (&["--fault-for", "3000s"][..], "calls per run"),
     ] {
         bin()
             .arg("simulate")
@@ -708,7 +709,7 @@ fn the_queue_scenarios_flags_are_checked() {
             .args(["--scenario", "queue"])
             .args(flags)
             .assert()
-            .failure()
+            .code(2)
             .stderr(predicates::str::contains(says));
     }
 }
