@@ -267,22 +267,22 @@ impl Guard {
         }
     }
 
-    /// The limit moved: its gauge, its observers (told the limit read back, as the
-    /// gauge), and an event when it moved by more than a permit.
-    /// The gauge shows the limit read after it is set, until that read agrees: a change
-    /// made meanwhile on another thread is never left behind by this one's.
+    /// The limit moved: its gauge and its observers, and an event when it moved by more
+    /// than a permit. Both are given the limit read after it is set, until that read
+    /// agrees: a change made meanwhile on another thread is never left behind by this
+    /// one's (the last value each is given is the limit).
     #[cold]
     fn limit_changed(&self, change: &Change) {
         let mut limit = self.bulkhead_limit();
         loop {
             self.inner.metrics.bulkhead_limit(limit);
+            self.inner.breaker.announce_limit(limit);
             let again = self.bulkhead_limit();
             if again == limit {
                 break;
             }
             limit = again;
         }
-        self.inner.breaker.announce_limit(limit);
         if change.is_jump() {
             crate::hooks::limit_changed(self.system(), change);
         }
