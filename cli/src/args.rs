@@ -98,6 +98,21 @@ pub(crate) struct SimulateArgs {
     /// How long the recovery scenario's hang lasts.
     #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = duration)]
     pub(crate) fault_for: Duration,
+    /// `queue`: the upstream's workers (calls served at once; more wait in its queue).
+    #[arg(long, value_name = "N", default_value_t = 8)]
+    pub(crate) workers: u32,
+    /// `queue`: its workers during the degraded phase (`--fault-for` long).
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    pub(crate) degraded: u32,
+    /// `queue`: how long a worker takes to serve one call.
+    #[arg(long, value_name = "DURATION", default_value = "100ms", value_parser = duration)]
+    pub(crate) service: Duration,
+    /// `queue`: callers calling in a loop, each one call at a time.
+    #[arg(long, value_name = "N", default_value_t = 32)]
+    pub(crate) callers: u32,
+    /// `queue`: how long each healthy phase lasts, before the drop and after it.
+    #[arg(long, value_name = "DURATION", default_value = "20s", value_parser = duration)]
+    pub(crate) phase: Duration,
     /// Also run every system with one key changed (`cb_failure_rate=0.3`), or several
     /// that must change together (`read_timeout=5,total_timeout=6`), side by side;
     /// repeat it to compare several alternatives.
@@ -290,6 +305,10 @@ pub enum ScenarioKind {
     /// breaker stays open as long as it asked (capped by `cb_open_max`).
     #[value(name = "429")]
     RateLimited,
+    /// The upstream has `--workers` workers of `--service` each behind a queue, so its
+    /// latency grows with the calls in flight; `--callers` call it in a loop; its
+    /// workers drop to `--degraded` for `--fault-for`. Run only when asked for.
+    Queue,
 }
 
 impl ScenarioKind {
@@ -301,6 +320,7 @@ impl ScenarioKind {
             ScenarioKind::Slow => "slow",
             ScenarioKind::Recovery => "recovery",
             ScenarioKind::RateLimited => "429",
+            ScenarioKind::Queue => "queue",
         }
     }
 }

@@ -21,6 +21,8 @@ use crate::load::{load, vars};
 
 pub(crate) mod engine;
 mod plot;
+mod queue;
+mod queue_render;
 mod render;
 
 use engine::{run, Run, Script};
@@ -28,6 +30,9 @@ use render::{seconds, to_json, to_tables, Scenario};
 
 /// The most callers one run may have.
 const MAX_CALLERS: u128 = 200_000;
+
+/// The most calls, served or refused, one `queue` run may make (a few seconds).
+const QUEUE_MAX_CALLS: f64 = 5_000_000.0;
 
 /// Runs `simulate`: every scenario asked for, for every system asked for, printed as
 /// tables or JSON, with an SVG timeline per run when `--out` names a directory.
@@ -144,6 +149,9 @@ pub(crate) fn run_command(args: &SimulateArgs) -> Result<(), Failure> {
         .iter()
         .map(|change| compare_settings(args, change, &settings))
         .collect::<Result<Vec<_>, _>>()?;
+    if args.scenario == Some(ScenarioKind::Queue) {
+        return queue_command(args, &systems, &compared);
+    }
     let kinds: Vec<ScenarioKind> = match args.scenario {
         Some(kind) => vec![kind],
         None => vec![
@@ -203,6 +211,116 @@ pub(crate) fn run_command(args: &SimulateArgs) -> Result<(), Failure> {
         crate::output::print(&to_tables(args, &systems, &report, &labels))?;
     }
     Ok(())
+}
+
+/// The `queue` scenario's upstream, its flags checked.
+fn upstream_of(args: &SimulateArgs) -> Result<queue::Upstream, Failure> {
+    let usage = |flag: &str, why: &str| Err(Failure::Usage(format!("{flag}: {why}")));
+    if !(1..=1000).contains(&args.workers) {
+        return usage(
+            &format!("--workers {}", args.workers),
+            "expected between 1 and 1000 workers",
+        );
+    }
+    if args.degraded > args.workers {
+        return usage(
+            &format!("--degraded {}", args.degraded),
+            &format!("expected at most --workers ({})", args.workers),
+        );
+    }
+    if !(1..=1000).contains(&args.callers) {
+        return usage(
+            &format!("--callers {}", args.callers),
+            "expected between 1 and 1000 callers",
+        );
+    }
+    if args.service < Duration::from_millis(1) || args.service > Duration::from_secs(60) {
+        return usage(
+            &format!("--service {}", seconds(args.service)),
+            "expected between 1ms and 60s, such as 100ms",
+        );
+    }
+    let span = args.phase * 2 + args.fault_for;
+    if args.phase.is_zero() || span > Duration::from_secs(3600) {
+        return usage(
+            &format!(
+                "--phase {} and --fault-for {}",
+                seconds(args.phase),
+                seconds(args.fault_for)
+            ),
+            "expected a phase longer than 0 and a run of at most an hour",
+        );
+    }
+    // The calls a run may make: each worker's, and each caller's refused every 10 ms.
+    let calls = span.as_secs_f64()
+        * (f64::from(args.workers) / args.service.as_secs_f64() + f64::from(args.callers) * 100.0);
+    if calls > QUEUE_MAX_CALLS {
+        return usage(
+            &format!("about {calls:.0} calls per run (--workers, --service, --callers, --phase, --fault-for)"),
+            &format!("at most {QUEUE_MAX_CALLS}; shorten the run or use fewer callers"),
+        );
+    }
+    Ok(queue::Upstream {
+        workers: args.workers,
+        degraded: args.degraded,
+        service: args.service,
+        callers: args.callers,
+        phase: args.phase,
+        degraded_for: args.fault_for,
+    })
+}
+
+/// The `queue` scenario for every system: the settings as written and each
+/// alternative, in one table and one picture per system.
+fn queue_command(
+    args: &SimulateArgs,
+    systems: &[&SystemSettings],
+    compared: &[(String, Settings)],
+) -> Result<(), Failure> {
+    let upstream = upstream_of(args)?;
+    if let Some(dir) = &args.out {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| Failure::Io(format!("--out {}: cannot create it: {e}", dir.display())))?;
+    }
+    let (mut tables, mut json) = (Vec::new(), Vec::new());
+    for system in systems {
+        let mut variants = vec![("as written".to_owned(), (*system).clone())];
+        variants.extend(compared.iter().filter_map(|(label, other)| {
+            other
+                .system(system.name())
+                .map(|s| (label.clone(), s.clone()))
+        }));
+        let runs = variants
+            .into_iter()
+            .map(|(label, settings)| {
+                let run = queue::run(&settings, &upstream);
+                let phases = queue::phases(&upstream, &run);
+                (label, run, phases)
+            })
+            .collect();
+        let compared = queue_render::Compared {
+            system: system.name(),
+            upstream,
+            runs,
+        };
+        if let Some(dir) = &args.out {
+            let path = dir.join(format!("{}-queue.svg", system.name()));
+            queue_render::picture(&path, &compared)
+                .map_err(|e| Failure::Io(format!("cannot write {}: {e}", path.display())))?;
+            if !args.json {
+                crate::output::warn(&format!("wrote {}", path.display()));
+            }
+        }
+        tables.push(queue_render::table(&compared));
+        json.push(queue_render::to_json(&compared));
+    }
+    if args.json {
+        let json = serde_json::json!({ "systems": json });
+        let text = serde_json::to_string_pretty(&json).unwrap_or_default();
+        crate::output::print(&(text + "\n"))
+    } else {
+        crate::output::print(&tables.join("\n"))
+    }
 }
 
 /// A comparison's label as part of a file name: `cb_failure_rate-0.3`.

@@ -567,3 +567,149 @@ fn observe_mode_is_simulated_as_the_breaker_it_would_be() {
     );
     assert_eq!(observe, auto);
 }
+
+/// The `queue` scenario's settings: the benchmark's (`benches/examples/adaptive.rs`),
+/// the guide's defaults but `read_timeout = "600ms"`.
+const QUEUE_SETTINGS: &str =
+    "[systems.sber]\nconnect_timeout = \"300ms\"\nread_timeout = \"600ms\"\n";
+
+/// `simulate --scenario queue` as `docs/adaptive-bulkhead.md` runs it: 8 workers of
+/// 100 ms, 2 for 40 s, 32 callers, fixed against adaptive.
+fn queue_run(out: &std::path::Path, json: bool) -> std::process::Output {
+    let settings = out.join("resilience.toml");
+    std::fs::write(&settings, QUEUE_SETTINGS).unwrap();
+    let mut command = bin();
+    command
+        .arg("simulate")
+        .arg(&settings)
+        .args(["--scenario", "queue", "--fault-for", "40s"])
+        .args(["--compare", "bulkhead=adaptive", "--out"])
+        .arg(out);
+    if json {
+        command.arg("--json");
+    }
+    command.output().unwrap()
+}
+
+/// The metastable failure the fixed bulkhead falls into, and the adaptive one keeping
+/// the upstream's capacity in every phase, the table the docs show.
+#[test]
+fn a_queueing_upstream_fixed_against_adaptive_in_one_table() {
+    let out = scratch("queue-table");
+    let output = queue_run(&out, false);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let table = String::from_utf8(output.stdout).unwrap();
+    expect_test::expect![[r"
+        sber: queue, 8 workers of 100 ms behind a queue, 2 for 40.0 s after 20.0 s, 32 callers
+
+        | settings | phase | capacity | goodput | p50 / p99 admitted | p50 / p99 from the caller's start | bulkhead full | breaker refused | timeouts | openings | limit | settled |
+        |---|---|---|---|---|---|---|---|---|---|---|---|
+        | as written | 8 workers | 80/s | 79.6/s (99%) | 100 / 100 ms | 300 / 390 ms | 400 | 0 | 0 | 0 | 8 | 0 s |
+        | as written | 2 workers | 20/s | 1.5/s (8%) | 400 / 400 ms | 600 / 690 ms | 97 | 121921 | 0 | 2 | 8 | 0 s |
+        | as written | 8 workers again | 80/s | 0.0/s (0%) | – | – | 0 | 64000 | 0 | 0 | 8 | never |
+        | bulkhead=adaptive | 8 workers | 80/s | 74.0/s (92%) | 100 / 100 ms | 300 / 390 ms | 508 | 0 | 0 | 0 | 1–8 | 2 s |
+        | bulkhead=adaptive | 2 workers | 20/s | 20.1/s (101%) | 200 / 400 ms | 490 / 680 ms | 2984 | 0 | 0 | 0 | 3–8 | 0 s |
+        | bulkhead=adaptive | 8 workers again | 80/s | 77.8/s (97%) | 100 / 100 ms | 300 / 390 ms | 432 | 0 | 0 | 0 | 3–8 | 1 s |
+
+        goodput: successful calls a second; admitted: from the bulkhead's permit to the answer; settled: seconds into the phase until one served 90% of the capacity
+    "]]
+    .assert_eq(&table);
+    // The docs show this very table.
+    let docs =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/adaptive-bulkhead.md");
+    let docs = std::fs::read_to_string(docs).unwrap();
+    for row in table.lines().filter(|l| l.starts_with('|')) {
+        assert!(docs.contains(row), "docs/adaptive-bulkhead.md lacks {row}");
+    }
+    let svg = std::fs::read_to_string(out.join("sber-queue.svg")).unwrap();
+    assert!(svg.starts_with("<svg"));
+    for text in [
+        "the upstream",
+        "bulkhead=adaptive",
+        "as written",
+        "bulkhead limit",
+    ] {
+        assert!(svg.contains(text), "{text}");
+    }
+}
+
+/// The figures behind the table, as JSON: with the fixed bulkhead the breaker opens on
+/// the slow calls of its own queueing, goodput collapses and stays at none after the
+/// capacity is back; with the adaptive one no opening, goodput within 10% of the
+/// capacity in every phase, and the limit down to the two workers' worth.
+#[test]
+fn the_adaptive_limit_keeps_the_capacity_where_the_fixed_one_opens() {
+    let out = scratch("queue-json");
+    let output = queue_run(&out, true);
+    assert_eq!(output.status.code(), Some(0));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let system = &report["systems"][0];
+    assert_eq!(system["system"], "sber");
+    let runs = system["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    let share = |p: &serde_json::Value| {
+        p["goodput_per_s"].as_f64().unwrap() / p["capacity_per_s"].as_f64().unwrap()
+    };
+    let (fixed, adaptive) = (&runs[0]["phases"], &runs[1]["phases"]);
+    assert_eq!(runs[0]["settings"], "as written");
+    assert!(share(&fixed[0]) > 0.9, "{fixed:#}");
+    assert!(share(&fixed[1]) < 0.25, "{fixed:#}");
+    assert!(fixed[1]["openings"].as_u64().unwrap() >= 1, "{fixed:#}");
+    assert!(share(&fixed[2]) < 0.1, "{fixed:#}");
+    assert_eq!(runs[1]["settings"], "bulkhead=adaptive");
+    for phase in adaptive.as_array().unwrap() {
+        assert!(share(phase) >= 0.9, "{phase:#}");
+        assert_eq!(phase["openings"], 0, "{phase:#}");
+        assert_eq!(phase["timeouts"], 0, "{phase:#}");
+    }
+    assert!(
+        adaptive[1]["limit_low"].as_u64().unwrap() <= 3,
+        "{adaptive:#}"
+    );
+    // Healthy, once admitted, at the upstream's unloaded latency.
+    assert!(
+        adaptive[2]["admitted_p99_ms"].as_f64().unwrap() <= 200.0,
+        "{adaptive:#}"
+    );
+}
+
+/// The upstream's flags are checked, each named with what it allows.
+#[test]
+fn the_queue_scenarios_flags_are_checked() {
+    let out = scratch("queue-flags");
+    let settings = out.join("resilience.toml");
+    std::fs::write(&settings, QUEUE_SETTINGS).unwrap();
+    for (flags, says) in [
+        (
+            &["--degraded", "9"][..],
+            "--degraded 9: expected at most --workers (8)",
+        ),
+        (
+            &["--workers", "0"][..],
+            "--workers 0: expected between 1 and 1000 workers",
+        ),
+        (
+            &["--callers", "0"][..],
+            "--callers 0: expected between 1 and 1000 callers",
+        ),
+        (
+            &["--service", "0s"][..],
+            "--service 0.0 s: expected between 1ms and 60s",
+        ),
+        (&["--fault-for", "3000s"][..], "calls per run"),
+    ] {
+        bin()
+            .arg("simulate")
+            .arg(&settings)
+            .args(["--scenario", "queue"])
+            .args(flags)
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains(says));
+    }
+}

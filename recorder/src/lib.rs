@@ -48,7 +48,10 @@
 //! reload; a failure that lasted the whole `read_timeout` in effect was cut by the
 //! client, and is written `"outcome":"timeout","cut":"read_timeout"`, so that a replay
 //! knows it lasted at least that long (the writer thread decides it: the call's own
-//! cost does not change).
+//! cost does not change). An adaptive bulkhead (`bulkhead = "adaptive"`) writes the same
+//! line again with `"bulkhead_limit":N` when the guard is built, after each reload and at
+//! each change of its limit: a reader that does not know the key reads it as the limits
+//! it already had.
 //!
 //! In observe mode (`cb_mode = "observe"`) a line `{"system":"sber","start":…,"observing":true}`
 //! says so when it is turned on (`false` when turned off), every call is recorded with

@@ -79,6 +79,12 @@ pub(crate) enum Record {
         read_timeout: Duration,
         total_timeout: Duration,
     },
+    /// An adaptive bulkhead's limit from now on.
+    BulkheadLimit {
+        system: SystemName,
+        at: Instant,
+        limit: usize,
+    },
     /// Observe mode turned on or off for a system.
     Observing {
         system: Box<str>,

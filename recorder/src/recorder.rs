@@ -111,6 +111,14 @@ impl Observer for Recorder {
         });
     }
 
+    fn on_bulkhead_limit(&self, system: &str, limit: usize) {
+        self.push(Record::BulkheadLimit {
+            system: SystemName::new(system),
+            at: Instant::now(),
+            limit,
+        });
+    }
+
     fn on_observing(&self, system: &str, observing: bool) {
         self.push(Record::Observing {
             system: system.into(),

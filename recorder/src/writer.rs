@@ -138,8 +138,9 @@ impl File {
 /// empty it writes out what it has gathered and sleeps for [`POLL`].
 pub(crate) fn run(records: &Receiver<Record>, mut file: File, clock: Clock, counters: &Counters) {
     let mut text = Vec::with_capacity(256);
-    // Each system's `read_timeout` in effect, from its latest limits' record.
-    let mut read_timeouts: std::collections::HashMap<Box<str>, Duration> =
+    // Each system's `read_timeout` and `total_timeout` in effect, from its latest
+    // limits' record.
+    let mut timeouts: std::collections::HashMap<Box<str>, (Duration, Duration)> =
         std::collections::HashMap::new();
     loop {
         let record = match records.try_recv() {
@@ -162,9 +163,9 @@ pub(crate) fn run(records: &Receiver<Record>, mut file: File, clock: Clock, coun
                 // A failure that lasted the client's whole `read_timeout` was cut by it:
                 // the upstream had not answered, and would have taken at least that long.
                 let cut = outcome == Outcome::Failure
-                    && read_timeouts
+                    && timeouts
                         .get(system.as_str())
-                        .is_some_and(|limit| duration >= *limit);
+                        .is_some_and(|(read, _)| duration >= *read);
                 let written = line::call(
                     &mut text,
                     system.as_str(),
@@ -198,7 +199,20 @@ pub(crate) fn run(records: &Receiver<Record>, mut file: File, clock: Clock, coun
             } => {
                 let (read, total) = (line::span(read_timeout), line::span(total_timeout));
                 Line::limits(&system, line::micros(clock.wall(at)), read, total).write(&mut text);
-                read_timeouts.insert(system, read_timeout);
+                timeouts.insert(system, (read_timeout, total_timeout));
+            }
+            Record::BulkheadLimit { system, at, limit } => {
+                // The limits' line again, with the limit: a reader that does not know
+                // `bulkhead_limit` reads it as the limits it already had. Without them
+                // (their record dropped with a full queue) it is dropped too.
+                let Some(&(read, total)) = timeouts.get(system.as_str()) else {
+                    counters.dropped_queue_full.fetch_add(1, Ordering::Relaxed);
+                    continue;
+                };
+                let at = line::micros(clock.wall(at));
+                let (read, total) = (line::span(read), line::span(total));
+                let limit = u32::try_from(limit).unwrap_or(u32::MAX);
+                Line::bulkhead_limit(system.as_str(), at, read, total, limit).write(&mut text);
             }
             Record::Observing {
                 system,

@@ -276,3 +276,143 @@ async fn every_line_it_writes_reads_as_the_format_and_is_written_again_as_itself
         "{text}"
     );
 }
+
+/// An adaptive bulkhead's limit is recorded as it moves, on the limits' line a reader
+/// that does not know `bulkhead_limit` reads as the limits it always was: a real guard
+/// in adaptive mode, 32 callers in front of an upstream of 8 workers of 100 ms each
+/// behind a queue, whose workers drop to 2. The limit starts at the floor, climbs to
+/// the ceiling, falls when the calls queue, and every change is a line, in order, the
+/// last one the guard's limit.
+#[tokio::test(start_paused = true)]
+async fn an_adaptive_limit_is_recorded_as_it_moves_on_the_limits_line() {
+    use outbound_guard_recording::Line;
+    use tokio::sync::Semaphore;
+
+    let path = dir("adaptive").join("calls.jsonl");
+    let settings = Settings::parse(
+        "[systems.sber]\nbulkhead = \"adaptive\"\nbulkhead_floor = 1\nmax_connections = 10\nread_timeout = \"1500ms\"\ntotal_timeout = \"2s\"\ncb_slow_threshold = \"1s\"\nconnect_timeout = \"500ms\"",
+        "inline",
+    )
+    .unwrap();
+    let recorder = Arc::new(Recorder::to_file(&path, RecorderOptions::default()).unwrap());
+    let guards = Guards::builder(&settings)
+        .observer(recorder.clone())
+        .build();
+    let guard = guards.get("sber").unwrap().clone();
+    assert_eq!(guard.bulkhead_permits(), 8);
+    let workers = Arc::new(Semaphore::new(8));
+    let until = tokio::time::Instant::now() + Duration::from_secs(30);
+    let mut callers = Vec::new();
+    for _ in 0..32 {
+        let (guard, workers) = (guard.clone(), workers.clone());
+        callers.push(tokio::spawn(async move {
+            while tokio::time::Instant::now() < until {
+                let workers = workers.clone();
+                let answer = guard
+                    .call(async move {
+                        let _worker = workers.acquire().await.unwrap();
+                        tokio::time::sleep(Duration::from_millis(100)).await;
+                        Ok::<_, ()>(())
+                    })
+                    .await;
+                if answer.is_err() {
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+            }
+        }));
+    }
+    tokio::time::sleep(Duration::from_secs(10)).await;
+    let at_eight = guard.bulkhead_limit();
+    // Six of the eight workers gone: the calls queue at the upstream.
+    let gone = workers.clone().acquire_many_owned(6).await.unwrap();
+    for caller in callers {
+        caller.await.unwrap();
+    }
+    drop(gone);
+    recorder.flush();
+    assert_eq!(at_eight, 8, "the limit found the ceiling");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut limits = Vec::new();
+    for written in text.lines() {
+        let line = Line::parse(written).unwrap_or_else(|e| panic!("{e}: {written}"));
+        assert_eq!(line.to_json(), written);
+        if let Line::Limits(l) = &line {
+            // The timeouts repeated on every line: read alone, each is the limits.
+            assert_eq!((l.read_timeout_ms, l.total_timeout_ms), (1500.0, 2000.0));
+            limits.extend(l.bulkhead_limit);
+        }
+    }
+    assert_eq!(
+        limits.first(),
+        Some(&1),
+        "a replica starts at its floor: {limits:?}"
+    );
+    let top = limits.iter().position(|&l| l == 8).expect("climbed to 8");
+    assert!(limits[..top].windows(2).all(|w| w[0] < w[1]), "{limits:?}");
+    let low = *limits[top..].iter().min().unwrap();
+    assert!(low <= 3, "fell to the 2 workers' worth: {limits:?}");
+    assert_eq!(
+        limits.last().map(|&l| l as usize),
+        Some(guard.bulkhead_limit()),
+        "{limits:?}"
+    );
+    assert_eq!(recorder.stats().dropped_queue_full, 0);
+    println!("limits recorded: {limits:?}");
+}
+
+/// A fixed bulkhead writes no limit: its lines are the ones written before the
+/// adaptive bulkhead existed.
+#[tokio::test(start_paused = true)]
+async fn a_fixed_bulkhead_writes_no_limit() {
+    let path = dir("fixed").join("calls.jsonl");
+    let settings = Settings::parse("[systems.sber]\nmax_connections = 10", "inline").unwrap();
+    let recorder = Arc::new(Recorder::to_file(&path, RecorderOptions::default()).unwrap());
+    let guards = Guards::builder(&settings)
+        .observer(recorder.clone())
+        .build();
+    let guard = guards.get("sber").unwrap();
+    for _ in 0..30 {
+        let _ = guard.call(async { Ok::<_, ()>(()) }).await;
+    }
+    let more = Settings::parse("[systems.sber]\nmax_connections = 20", "inline").unwrap();
+    guards.reload(&more).unwrap();
+    recorder.flush();
+    let lines = lines(&path);
+    // The limits at build and at the reload, and the calls.
+    assert_eq!(lines.len(), 32);
+    assert!(lines.iter().all(|l| l.get("bulkhead_limit").is_none()));
+}
+
+/// A reload writes the limit it leaves: a floor raised lifts it, a bulkhead turned
+/// fixed writes its permits (and nothing after that).
+#[tokio::test(start_paused = true)]
+async fn a_reload_writes_the_limit_it_leaves() {
+    let path = dir("reload-limit").join("calls.jsonl");
+    let table = |more: &str| {
+        Settings::parse(
+            &format!("[systems.sber]\nmax_connections = 10\n{more}"),
+            "inline",
+        )
+        .unwrap()
+    };
+    let recorder = Arc::new(Recorder::to_file(&path, RecorderOptions::default()).unwrap());
+    let guards = Guards::builder(&table("bulkhead = \"adaptive\""))
+        .observer(recorder.clone())
+        .build();
+    guards
+        .reload(&table("bulkhead = \"adaptive\"\nbulkhead_floor = 3"))
+        .unwrap();
+    guards.reload(&table("")).unwrap();
+    guards.reload(&table("cb_failure_rate = 0.4")).unwrap();
+    recorder.flush();
+    let limits: Vec<Option<u64>> = lines(&path)
+        .iter()
+        .map(|l| l.get("bulkhead_limit").and_then(Value::as_u64))
+        .collect();
+    // Each reload's limits line, then its limit's.
+    assert_eq!(
+        limits,
+        [None, Some(1), None, Some(3), None, Some(8), None],
+        "{limits:?}"
+    );
+}

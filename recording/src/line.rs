@@ -84,7 +84,10 @@ pub struct Transition<'a> {
     pub observing: bool,
 }
 
-/// The limits' line: `{"system":…,"start":…,"read_timeout_ms":…,"total_timeout_ms":…}`.
+/// The limits' line: `{"system":…,"start":…,"read_timeout_ms":…,"total_timeout_ms":…}`,
+/// with `bulkhead_limit` for an adaptive bulkhead's limit (a line of its own at each
+/// change, the timeouts repeated: a reader that does not know the field reads the line
+/// as the limits it always was).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Limits<'a> {
     /// The system whose calls they are.
@@ -95,6 +98,10 @@ pub struct Limits<'a> {
     pub read_timeout_ms: f64,
     /// Their `total_timeout`, in milliseconds.
     pub total_timeout_ms: f64,
+    /// An adaptive bulkhead's limit from then on: how many calls it admits (at least
+    /// 1); absent for a fixed bulkhead, which admits its permits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bulkhead_limit: Option<u32>,
 }
 
 impl Limits<'_> {
@@ -183,7 +190,25 @@ impl<'a> Line<'a> {
             start: Start::Millis(millis(at_micros)),
             read_timeout_ms: millis(read_micros),
             total_timeout_ms: millis(total_micros),
+            bulkhead_limit: None,
         })
+    }
+
+    /// The limits' line with an adaptive bulkhead's `limit`: the system's calls run
+    /// under these from `at_micros` on, at most `limit` at a time.
+    #[must_use]
+    pub fn bulkhead_limit(
+        system: &'a str,
+        at_micros: u64,
+        read_micros: u64,
+        total_micros: u64,
+        limit: u32,
+    ) -> Line<'a> {
+        let mut line = Line::limits(system, at_micros, read_micros, total_micros);
+        if let Line::Limits(limits) = &mut line {
+            limits.bulkhead_limit = Some(limit);
+        }
+        line
     }
 
     /// The line of observe mode turned on or off at `at_micros`.

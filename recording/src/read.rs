@@ -47,6 +47,8 @@ struct Fields<'a> {
     read_timeout_ms: Option<f64>,
     #[serde(default)]
     total_timeout_ms: Option<f64>,
+    #[serde(default)]
+    bulkhead_limit: Option<u32>,
 }
 
 /// A limit's milliseconds, checked: between 0 and a day.
@@ -83,6 +85,7 @@ impl<'a> Fields<'a> {
             observing,
             read_timeout_ms,
             total_timeout_ms,
+            bulkhead_limit,
         } = self;
         if let Some(to) = transition {
             return Ok(Line::Transition(Transition {
@@ -108,6 +111,10 @@ impl<'a> Fields<'a> {
                 start,
                 read_timeout_ms: limit(read, "read_timeout_ms")?,
                 total_timeout_ms: limit(total, "total_timeout_ms")?,
+                bulkhead_limit: match bulkhead_limit {
+                    Some(0) => return Err("`bulkhead_limit` 0: expected at least 1".into()),
+                    other => other,
+                },
             }));
         }
         let outcome = outcome.ok_or("neither `outcome`, `transition` nor `observing`")?;

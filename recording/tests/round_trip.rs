@@ -41,6 +41,7 @@ fn every_kind_of_line_reads_back_as_written() {
         ),
         Line::limits("sber", 1_764_858_808_000_000, 1_500_000, 2_000_000),
         Line::observing("sber", 1_764_858_808_000_000, false),
+        Line::bulkhead_limit("sber", 1_764_858_808_300_000, 1_500_000, 2_000_000, 3),
     ];
     let mut out = Vec::new();
     for line in &lines {
@@ -79,6 +80,11 @@ fn every_kind_of_line_reads_back_as_written() {
     assert_eq!(
         (limits.read_micros(), limits.total_micros()),
         (1_500_000, 2_000_000)
+    );
+    assert_eq!(limits.bulkhead_limit, None);
+    assert!(
+        text.contains(r#""total_timeout_ms":2000.0,"bulkhead_limit":3}"#),
+        "{text}"
     );
 }
 

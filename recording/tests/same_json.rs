@@ -24,7 +24,7 @@ fn demo_lines() -> Vec<String> {
 }
 
 /// The format's examples in `docs/recording.md`, one of each kind, as the recorder
-/// writes them now.
+/// writes them now (the last, the limits' line with an adaptive bulkhead's limit).
 fn docs_lines() -> Vec<String> {
     let docs = workspace_file("docs/recording.md");
     let format = docs
@@ -33,7 +33,7 @@ fn docs_lines() -> Vec<String> {
         .and_then(|rest| rest.split("```").next())
         .expect("docs/recording.md has its format block");
     let lines: Vec<String> = format.lines().map(String::from).collect();
-    assert_eq!(lines.len(), 8, "{format}");
+    assert_eq!(lines.len(), 9, "{format}");
     lines
 }
 
@@ -97,11 +97,66 @@ fn real_recordings_read_as_before_and_are_written_again_as_before() {
         // Written again: the same bytes as the flat `Line` wrote, and the same fields
         // and values as the line read (the demo's padded `…878.520` is `…878.52`).
         let written = now.to_json();
-        assert_eq!(written, before.to_json(), "{text}");
+        assert_eq!(without_limit(&written), before.to_json(), "{text}");
         let value = |text: &str| serde_json::from_str::<serde_json::Value>(text).unwrap();
         assert_eq!(value(&written), value(&text), "{text}");
         assert_eq!(Line::parse(&written).unwrap(), now, "{text}");
     }
+}
+
+/// A line as a writer that does not know `bulkhead_limit` writes it: without it.
+fn without_limit(text: &str) -> String {
+    match text.split_once(r#","bulkhead_limit":"#) {
+        Some((before, after)) => before.to_owned() + &after[after.find('}').unwrap()..],
+        None => text.to_owned(),
+    }
+}
+
+/// An adaptive bulkhead's limit, as the recorder writes it, read by the reader as it
+/// was before the limit was recorded (`tests/flat`): the limits it always was, the
+/// same timeouts, no line it cannot read; read now, the limit too. A limit of 0, or
+/// not a whole number, is refused now; before, it was ignored.
+#[test]
+fn a_recorded_limit_reads_before_as_the_limits_it_always_was() {
+    let text =
+        Line::bulkhead_limit("sber", 1_796_395_663_120_250, 1_500_000, 2_000_000, 2).to_json();
+    assert_eq!(
+        text,
+        r#"{"system":"sber","start":1796395663120.25,"read_timeout_ms":1500.0,"total_timeout_ms":2000.0,"bulkhead_limit":2}"#
+    );
+    assert_eq!(
+        docs_lines().last(),
+        Some(&text),
+        "docs/recording.md shows it"
+    );
+    let before = flat::Line::parse(&text).unwrap();
+    assert_eq!(
+        before.entry(),
+        Ok(flat::Entry::Limits {
+            read_micros: 1_500_000,
+            total_micros: 2_000_000
+        })
+    );
+    assert_eq!(read_now(&text), read_before(&text));
+    let Ok(Line::Limits(limits)) = Line::parse(&text) else {
+        panic!("{text}")
+    };
+    assert_eq!(limits.bulkhead_limit, Some(2));
+    for bad in [
+        r#"{"system":"s","start":1,"read_timeout_ms":1,"total_timeout_ms":2,"bulkhead_limit":0}"#,
+        r#"{"system":"s","start":1,"read_timeout_ms":1,"total_timeout_ms":2,"bulkhead_limit":2.5}"#,
+        r#"{"system":"s","start":1,"read_timeout_ms":1,"total_timeout_ms":2,"bulkhead_limit":-1}"#,
+    ] {
+        assert!(Line::parse(bad).is_err(), "{bad}");
+        assert!(read_before(bad).is_ok(), "{bad}");
+    }
+    let message = Line::parse(
+        r#"{"system":"s","start":1,"read_timeout_ms":1,"total_timeout_ms":2,"bulkhead_limit":0}"#,
+    );
+    assert_eq!(
+        message,
+        Err("`bulkhead_limit` 0: expected at least 1".into())
+    );
 }
 
 /// A line in the recorder's own writing reads back and is written again as the very

@@ -560,6 +560,19 @@ impl Breaker {
         });
     }
 
+    /// Tells the observers an adaptive bulkhead's limit.
+    #[cold]
+    pub(crate) fn announce_limit(&self, limit: usize) {
+        observer::notify(
+            &self.observers,
+            &self.name,
+            "on_bulkhead_limit",
+            |observer| {
+                observer.on_bulkhead_limit(&self.name, limit);
+            },
+        );
+    }
+
     /// Applies the file's `cb_mode` when it changed from `previous` (`None` at startup,
     /// where `auto` changes nothing). Back to `auto`, only a state the file set is reset:
     /// an operator's action stands until an operator undoes it.

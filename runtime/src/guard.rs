@@ -128,6 +128,9 @@ impl Guard {
             .inner
             .limiter
             .size(&guard.inner.bulkhead, !guard.inner.breaker.observing());
+        if let Some(limit) = guard.inner.limiter.limit() {
+            guard.inner.breaker.announce_limit(limit);
+        }
         guard
     }
 
@@ -208,12 +211,16 @@ impl Guard {
             .apply_mode(settings.cb_mode(), Some(previous));
         // The bulkhead's new size, once observe mode is settled: an adaptive limit kept
         // where the new ceiling and floor allow.
+        let was_adaptive = self.inner.limiter.limit().is_some();
         self.inner.limiter.reconfigure(
             &self.inner.bulkhead,
             settings,
             !self.inner.breaker.observing(),
         );
         self.inner.metrics.bulkhead_limit(self.bulkhead_limit());
+        if was_adaptive || self.inner.limiter.limit().is_some() {
+            self.inner.breaker.announce_limit(self.bulkhead_limit());
+        }
     }
 
     /// The system's breaker.
@@ -260,14 +267,16 @@ impl Guard {
         }
     }
 
-    /// The limit moved: its gauge, and an event when it moved by more than a permit.
-    /// The gauge shows the limit read after it is set, until that read agrees: a change
-    /// made meanwhile on another thread is never left behind by this one's.
+    /// The limit moved: its gauge and its observers, and an event when it moved by more
+    /// than a permit. Both are given the limit read after it is set, until that read
+    /// agrees: a change made meanwhile on another thread is never left behind by this
+    /// one's (the last value each is given is the limit).
     #[cold]
     fn limit_changed(&self, change: &Change) {
         let mut limit = self.bulkhead_limit();
         loop {
             self.inner.metrics.bulkhead_limit(limit);
+            self.inner.breaker.announce_limit(limit);
             let again = self.bulkhead_limit();
             if again == limit {
                 break;

@@ -104,6 +104,15 @@ pub trait Observer: Send + Sync + 'static {
         let _ = settings;
     }
 
+    /// An adaptive bulkhead's limit: how many calls it admits from now on. Called when
+    /// the guard is built, on each reload and on each change of the limit (steps of one
+    /// included), on the thread of the call whose end moved it; on a reload that turns
+    /// the bulkhead fixed, with its permits. Never called for a bulkhead that stays
+    /// fixed. A recorder writes it, so that a recording shows what the limit was.
+    fn on_bulkhead_limit(&self, system: &str, limit: usize) {
+        let _ = (system, limit);
+    }
+
     /// Whether [`on_call`](Self::on_call) does anything. An observer of transitions
     /// only returns `false`, and the per-call path then skips it. Asked once, when the
     /// breaker is built.

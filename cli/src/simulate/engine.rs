@@ -144,6 +144,8 @@ fn calls(script: &Script, fault: Fault) -> (Vec<Call>, Vec<Options>, Vec<bool>) 
             ScenarioKind::Hang | ScenarioKind::Recovery => (Recorded::Timeout, 0),
             ScenarioKind::Slow => (Recorded::Success, u32_micros(script.slow)),
             ScenarioKind::RateLimited => (Recorded::Failure, latency),
+            // Its answers depend on the calls in flight: it runs in `queue`, not here.
+            ScenarioKind::Queue => (Recorded::Success, latency),
             ScenarioKind::Errors => {
                 unknown.push(Options {
                     success: (Recorded::Success, latency),

@@ -82,7 +82,7 @@ pub(crate) fn to_json(
                         ScenarioKind::RateLimited => {
                             value["retry_after_ms"] = ms(Some(s.retry_after));
                         }
-                        ScenarioKind::Hang => {}
+                        ScenarioKind::Hang | ScenarioKind::Queue => {}
                     }
                     let alternatives: Vec<serde_json::Value> = compared
                         .iter()
@@ -215,6 +215,7 @@ fn scenario_name(o: &Scenario) -> String {
         ScenarioKind::Slow => format!("slow {}", seconds(s.slow)),
         ScenarioKind::Recovery => format!("recovery after {}", seconds(s.fault_for)),
         ScenarioKind::RateLimited => format!("429, Retry-After {}", seconds(s.retry_after)),
+        ScenarioKind::Queue => "queue".to_owned(),
     };
     if o.warm == 0 {
         format!("{what}, cold")
