@@ -792,7 +792,8 @@ impl Tuned<'_> {
             "label": label(&t.change),
             "change": t.change.iter().map(|(k, v)| (k.name().to_owned(), json!(v))).collect::<serde_json::Map<_, _>>(),
             "figures": figures,
-            "waited_ms": t.judged.waited as f64 / 1000.0,
+            // `null` where the time callers waited cannot be told.
+            "waited_ms": (t.judged.waited != u64::MAX).then(|| t.judged.waited as f64 / 1000.0),
             "fast_fail": fast_fail,
             "slowest_incident_ms": t.judged.front[2] as f64 / 1000.0,
             "objectives": objectives,

@@ -145,7 +145,13 @@ fn setting(recording: &Recording, report: &SystemReport<'_>, v: &Variant) -> Val
             "rests_on_holes": !v.ran_with && report.rests_on_holes(o.at),
         })
     });
-    out.insert("openings".into(), openings.collect());
+    // A setting the recording cannot tell has no openings to list: `null`, not none.
+    let openings: Value = if v.cannot_tell.is_empty() {
+        openings.collect()
+    } else {
+        Value::Null
+    };
+    out.insert("openings".into(), openings);
     let transitions = v.replay.transitions.iter().map(
         |t| json!({"at_ms": ms(t.at), "from": t.from.as_str(), "to": t.to.as_str(), "why": t.why}),
     );
