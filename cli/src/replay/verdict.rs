@@ -175,6 +175,22 @@ struct Guesses {
     drawn: Option<Drawn>,
 }
 
+/// The failing calls `variant` let through in incident `i`: where guessed answers are
+/// behind it, the median over the draws (as the figures' values), else as replayed.
+pub(crate) fn incident_through(variant: &Variant, i: usize) -> usize {
+    let met = &variant.figures.incidents[i];
+    let drawn = drawn(
+        variant
+            .draws
+            .iter()
+            .filter_map(|d| d.incidents.get(i).map(|m| m.failing_let_through as u64)),
+    );
+    match drawn {
+        Some(d) if met.guessed > 0 => usize::try_from(d.median).unwrap_or(usize::MAX),
+        _ => met.failing_let_through,
+    }
+}
+
 /// A figure over the draws of the answers a recording lacks: their median, least and
 /// greatest.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

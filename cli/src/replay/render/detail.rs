@@ -149,10 +149,10 @@ fn setting(out: &mut String, recording: &Recording, report: &SystemReport<'_>, v
             _ if !report.holes.is_empty() && !v.ran_with => {
                 format!("cannot tell: {}", verdict::IN_HOLES)
             }
-            0 => thousands(met.failing_let_through),
+            0 => thousands(verdict::incident_through(v, i)),
             g => format!(
                 "{} ({} guessed)",
-                thousands(met.failing_let_through),
+                thousands(verdict::incident_through(v, i)),
                 thousands(g)
             ),
         };

@@ -91,7 +91,10 @@ fn verdicts(report: &SystemReport<'_>, base: &Variant, alternative: &Variant) ->
         if let (Known::Told(t), Some(f), Value::Object(o)) = (&a, figure, &mut this) {
             let drawn = verdict::drawn(alternative.draws.iter().map(|d| d.counts[f] as u64));
             if let Some(d) = drawn.filter(|_| !t.exact()) {
-                o.insert("drawn".into(), json!([unit_of(f, d.low), unit_of(f, d.high)]));
+                o.insert(
+                    "drawn".into(),
+                    json!([unit_of(f, d.low), unit_of(f, d.high)]),
+                );
             }
         }
         json!({
@@ -190,7 +193,7 @@ fn setting(recording: &Recording, report: &SystemReport<'_>, v: &Variant) -> Val
             "to_fast_fail_ms_range": r.map(|(fast, _)| fast_range(fast)),
             "to_fast_fail_guessed": m.guessed_before_fast_fail,
             "unseen": m.unseen,
-            "failing_let_through": through_untold.is_none().then_some(m.failing_let_through),
+            "failing_let_through": through_untold.is_none().then(|| verdict::incident_through(v, i)),
             "failing_let_through_cannot_tell": through_untold,
             "failing_let_through_guessed": m.guessed,
             "failing_let_through_range": r.map(|(_, through)| range(Figure::FailingLetThrough, through)),
