@@ -475,6 +475,28 @@ mod tests {
     }
 
     #[test]
+    fn an_estimate_is_the_draws_median_within_the_draws_and_the_even_spread() {
+        assert_eq!(super::drawn(std::iter::empty()), None);
+        let d = super::drawn([30, 10, 20, 50, 40].into_iter()).unwrap();
+        assert_eq!((d.median, d.low, d.high), (30, 10, 50));
+        // Value the median; the interval from the least of the draws and the even
+        // spread's value (60 here) to the greatest, 2 either way (half of 4 guessed).
+        let guesses = Guesses {
+            drawn: Some(d),
+            ..count(4)
+        };
+        let Known::Told(t) = counted(60, guesses, None, 1000) else {
+            panic!("told")
+        };
+        assert_eq!((t.value, t.low, t.high), (30, 8, 62));
+        let within = counted(60, guesses, Some(Range { low: 25, high: 45 }), 1000);
+        let Known::Told(t) = within else {
+            panic!("told")
+        };
+        assert_eq!((t.value, t.low, t.high), (30, 25, 45));
+    }
+
+    #[test]
     fn an_estimate_keeps_within_its_proven_range_and_one_spanning_all_says_nothing() {
         let proven = Range { low: 95, high: 98 };
         let Known::Told(t) = counted(96, count(40), Some(proven), 1000) else {
