@@ -374,6 +374,22 @@ impl<'a> Prepared<'a> {
         self
     }
 
+    /// The failing calls of the recording on each draw of the answers it lacks (those
+    /// recorded failing, and those the draw answers so): what no breaker at all lets
+    /// through on that draw. Empty where nothing is drawn.
+    pub(crate) fn failing_drawn(&self) -> Vec<u64> {
+        let recorded = self
+            .system
+            .calls
+            .iter()
+            .filter(|c| c.outcome.failing())
+            .count() as u64;
+        self.draws
+            .iter()
+            .map(|d| recorded + d.iter().filter(|&&f| f).count() as u64)
+            .collect()
+    }
+
     /// The settings the service ran with, replayed: where its traffic fell while this
     /// breaker was open ([`holes`]), the incidents are found again around the holes and
     /// it is replayed again with them. Call it first: every [`variant`](Self::variant)

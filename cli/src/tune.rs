@@ -275,7 +275,7 @@ fn tune_system<'a>(
     let chosen = if cannot.is_some() {
         Chosen::default()
     } else {
-        choose(&tried, &no_breaker)
+        choose(&tried, (&no_breaker, &prepared.failing_drawn()))
     };
     let mut keys: Vec<&'static str> = groups
         .iter()

@@ -9,7 +9,7 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use common::bin;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 /// The demo's recording: thousands of lines of output in JSON.
 const RECORDING: &str = concat!(
@@ -328,4 +328,99 @@ fn a_gzipped_recording_is_read_as_it_is() {
     assert_eq!(answer(gz.to_str().unwrap(), None), expected);
     assert_eq!(answer("-", Some(&gz)), expected);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Six calls in flight at once: `n` calls of 30 ms, one every 5 ms.
+fn overlapping(n: usize) -> Vec<String> {
+    (0..n)
+        .map(|i| {
+            format!(
+                r#"{{"system":"s","start":{:.3},"duration_ms":30.000,"outcome":"success"}}"#,
+                1_796_400_000_000.0 + 5.0 * i as f64
+            )
+        })
+        .collect()
+}
+
+/// An adaptive bulkhead's limit follows the latency the calls in flight cause; a
+/// recording's latencies did not react to the replayed calls, so where more calls than
+/// its floor were in flight at once, every figure cannot be told, with why; where the
+/// floor is never reached, the limit never binds and the replay holds.
+#[test]
+fn an_adaptive_bulkhead_above_its_floor_cannot_be_told() {
+    let dir = scratch("adaptive");
+    let lines = overlapping(40);
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let fixed = "[systems.s]\nmax_connections = 10\n";
+    let (recording, settings) = files(&dir, &lines, fixed);
+    let output = bin()
+        .args(["replay", &recording, "--settings", &settings, "--json"])
+        .args(["--compare", "bulkhead=adaptive"])
+        .args(["--compare", "bulkhead=adaptive,bulkhead_floor=8"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let replays = report["systems"]["s"]["replays"].as_array().unwrap();
+    let why = |i: usize| replays[i]["cannot_tell"].as_array().unwrap().clone();
+    assert!(why(0).is_empty(), "{:?}", why(0));
+    assert!(
+        why(2).is_empty(),
+        "a floor of 8 is never reached: {:?}",
+        why(2)
+    );
+    let reason = why(1)[0].as_str().unwrap().to_owned();
+    assert!(
+        reason.starts_with(
+            "bulkhead = \"adaptive\" moves its limit between bulkhead_floor = 1 and 8 permits"
+        ) && reason.contains("up to 6 calls may be in flight at once"),
+        "{reason}"
+    );
+    assert_eq!(replays[1]["openings"], Value::Null);
+    assert_eq!(replays[0]["openings"], json!([]));
+    for figure in [
+        "failing_let_through",
+        "healthy_refused",
+        "waited_ms",
+        "bulkhead_refused",
+    ] {
+        assert_eq!(replays[1][figure], Value::Null, "{figure}");
+        assert_eq!(
+            replays[1]["cannot_tell_why"][figure],
+            reason.as_str(),
+            "{figure}"
+        );
+        assert_ne!(replays[0][figure], Value::Null, "{figure}");
+    }
+
+    // The settings as run, adaptive: cannot be told, in words on the screen.
+    let adaptive =
+        "[systems.s]\nmax_connections = 10\nbulkhead = \"adaptive\"\nbulkhead_floor = 2\n";
+    std::fs::write(&settings, adaptive).unwrap();
+    let screen = bin()
+        .args(["replay", &recording, "--settings", &settings])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&screen.stdout);
+    assert!(
+        text.contains("as set: cannot tell: bulkhead = \"adaptive\" moves its limit between bulkhead_floor = 2"),
+        "{text}"
+    );
+
+    // tune neither claims a figure for it nor proposes the key.
+    let tune = bin()
+        .args(["tune", &recording, "--settings", &settings, "--json"])
+        .output()
+        .unwrap();
+    let answer: Value = serde_json::from_slice(&tune.stdout).unwrap();
+    let s = &answer["systems"]["s"];
+    assert_eq!(s["recommended"], Value::Null);
+    assert_eq!(s["as_set"]["meets_every_objective"], false);
+    assert_eq!(s["as_set"]["waited_ms"], Value::Null);
+    assert!(s["as_set"]["figures"]["healthy_refused"]["cannot_tell"]
+        .as_str()
+        .unwrap()
+        .starts_with("bulkhead = \"adaptive\""));
+    let searched = s["searched"].to_string();
+    assert!(!searched.contains("bulkhead"), "{searched}");
 }

@@ -4,9 +4,19 @@
 //! `read_timeout` (or `total_timeout`) is longer than any call of the recording was
 //! allowed, where some call reached that limit, is flagged and its figures are not
 //! given: they would rest on an answer nobody saw.
+//!
+//! An adaptive bulkhead (`bulkhead = "adaptive"`) lowers its limit, down to
+//! `bulkhead_floor`, while the upstream's latency says calls queue there: a recording's
+//! latencies did not react to the calls the replayed guard would have let in, so how
+//! that limit would have moved is not recorded. Where more calls than the floor may be
+//! in flight at once, the limit may have refused or kept waiting some of them, and a
+//! call it refuses never reaches the breaker: every figure could change, and none is
+//! given. Where the floor is never reached, the limit never binds and the replay holds.
 
 use outbound_guard_settings::SystemSettings;
 
+use super::engine::TIMER_SLACK;
+use super::guess;
 use super::recording::{Recorded, SystemRecording};
 use super::report::span;
 
@@ -76,5 +86,43 @@ pub(crate) fn cannot_tell(recording: &SystemRecording, settings: &SystemSettings
             ));
         }
     }
+    reasons.extend(adaptive(recording, settings));
     reasons
+}
+
+/// Why an adaptive bulkhead cannot be told on `recording`: the most calls that may be
+/// in flight at once is above its floor. Each call runs its recorded duration, one
+/// without an answer, cut or timed out up to `total_timeout` (and the timers' slack).
+fn adaptive(recording: &SystemRecording, settings: &SystemSettings) -> Option<String> {
+    if !settings.bulkhead_adaptive() {
+        return None;
+    }
+    let floor = usize::try_from(settings.bulkhead_floor()).unwrap_or(usize::MAX);
+    let total = u64::try_from(settings.total_timeout().as_micros())
+        .unwrap_or(u64::MAX)
+        .saturating_add(TIMER_SLACK);
+    let mut ends = std::collections::BinaryHeap::new();
+    let mut most = 0;
+    for c in &recording.calls {
+        let runs = if guess::unknown(c) || matches!(c.outcome, Recorded::Timeout | Recorded::Cut) {
+            total
+        } else {
+            u64::from(c.duration).min(total)
+        };
+        while ends
+            .peek()
+            .is_some_and(|e: &std::cmp::Reverse<u64>| e.0 <= c.start)
+        {
+            ends.pop();
+        }
+        ends.push(std::cmp::Reverse(c.start.saturating_add(runs)));
+        most = most.max(ends.len());
+    }
+    (most > floor).then(|| {
+        format!(
+            "bulkhead = \"adaptive\" moves its limit between bulkhead_floor = {floor} and {} permits as the upstream's latency reacts to the calls in flight, and the recording's latencies did not react to the replayed guard's calls: up to {} may be in flight at once, above the floor, so which the limit would have refused or kept waiting is not recorded",
+            settings.bulkhead_permits(),
+            crate::output::counted(most, "call", "calls"),
+        )
+    })
 }

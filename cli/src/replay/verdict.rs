@@ -3,17 +3,20 @@
 //!
 //! A figure is **exact** where the ways of answering the calls without a recorded
 //! outcome all give it the same value (in particular where the replay let none of them
-//! run and none is behind it). Otherwise it is **estimated**: the estimate's value, and
-//! the interval its error allows either way, within the range proven to hold every way
-//! where one is known. The error is [`ESTIMATE_ERROR`] of the guessed answers behind
-//! the figure (for a time, of their calls' mean wait, and of what answering those that
-//! ran the other way changes their own wait), and, for the openings guessed answers
-//! fed, the calls of one open period times the square root of their number: each such
-//! opening may have come otherwise and moved an open period's calls between running
-//! and refused. `cli/tests/estimate.rs` holds it against the truth. Where that
-//! interval spans nearly every call that could count toward it ([`SAYS_NOTHING`]), or a
-//! time to fast fail is known only to lie between a moment and never, the recording
-//! **cannot tell** it.
+//! run and none is behind it). Otherwise it is **estimated**: its median over the
+//! [`DRAWS`] draws of those answers from the time model fitted to the evidence the
+//! breaker did not select ([`guess::draws`](super::guess::draws)), and an interval
+//! spanning every draw and the even spread's value (where the two models disagree, the
+//! model is unsure), widened either way by the stated error, within the range proven to
+//! hold every way where one is known. The stated error is [`ESTIMATE_ERROR`] of the
+//! guessed answers behind the figure (for a time, of their calls' mean wait, and of
+//! what answering those that ran the other way changes their own wait), and, for the
+//! openings guessed answers fed, the calls of one open period times the square root of
+//! their number: each such opening may have come otherwise and moved an open period's
+//! calls between running and refused. `cli/tests/estimate.rs` holds it against the
+//! truth. Where that interval spans nearly every call that could count toward it
+//! ([`SAYS_NOTHING`]), or a time to fast fail is known only to lie between a moment and
+//! never, the recording **cannot tell** it.
 //!
 //! A setting is compared with another on the same guessed answers ([`paired`]): each
 //! is replayed on the same [`DRAWS`] draws of the answers the recording lacks, and a
@@ -23,14 +26,14 @@
 use super::figures::{FastFailRange, Figure, Figures, Range};
 use super::report::{SystemReport, Variant};
 
-/// The estimate's error, as a share of the guessed answers behind a figure (those
-/// counted in it, and those the replayed breaker was fed), beside its openings' (see
-/// the module's page). The truth test (`cli/tests/estimate.rs`: an enforcing and an
-/// observe-mode recording of the same traffic, four upstreams, four settings each)
-/// holds every estimated figure within it; a quarter held 14 of 46 figures outside
-/// before the openings were counted, and 0.4 was the least that held them all. Of three
-/// cases held out from that choice, a flapping upstream has two figures outside it
-/// (listed in the test, not refitted away).
+/// The estimate's stated error beyond its draws, as a share of the guessed answers
+/// behind a figure (those counted in it, and those the replayed breaker was fed),
+/// beside its openings' (see the module's page). Chosen on the fitted cases of the truth
+/// test only (`cli/tests/estimate.rs`: an enforcing and an observe-mode recording of the
+/// same traffic, five upstreams, four settings each), which it holds: there the truth
+/// lay up to 0.46 of the guessed answers beyond the draws' spread (0.80 on the
+/// flapping upstream, whose interval the even spread's value widens to hold it). The
+/// held-out cases are checked with it as it is; the test lists what misses there.
 pub(crate) const ESTIMATE_ERROR: f64 = 0.5;
 
 /// An interval spanning at least this share of the calls that could count toward a
@@ -111,6 +114,7 @@ pub(crate) fn known_in(calls: usize, holes: bool, variant: &Variant, subject: Su
                 _ => f.guessed[figure] + f.guessed[Figure::Openings],
             };
             let range = proven.map(|r| r.figures[figure]);
+            let drawn = drawn(variant.draws.iter().map(|d| d.counts[figure] as u64));
             let value = f.counts[figure] as u64;
             // A guessed answer counts one call, or one call's wait, and changes how
             // long its own caller waited by its swing; of a time, all calls could
@@ -131,6 +135,7 @@ pub(crate) fn known_in(calls: usize, holes: bool, variant: &Variant, subject: Su
                     unit,
                     swing,
                     moved: ((guessed_openings as f64).sqrt() * variant.reach as f64).ceil() as u64,
+                    drawn,
                 },
                 range,
                 (calls as u64).saturating_mul(scale),
@@ -139,7 +144,19 @@ pub(crate) fn known_in(calls: usize, holes: bool, variant: &Variant, subject: Su
         Subject::FastFail(i) => {
             let met = f.incidents[i];
             let range = proven.map(|r| r.incidents[i].0);
-            fast_fail(met.to_fast_fail, met.guessed_before_fast_fail, range)
+            // The draws' median (never as the latest), where drawn.
+            let drawn = drawn(variant.draws.iter().map(|d| {
+                d.incidents
+                    .get(i)
+                    .and_then(|m| m.to_fast_fail)
+                    .unwrap_or(u64::MAX)
+            }));
+            let value = match drawn {
+                Some(d) if d.median == u64::MAX => None,
+                Some(d) => Some(d.median),
+                None => met.to_fast_fail,
+            };
+            fast_fail(value, met.guessed_before_fast_fail, range)
         }
     }
 }
@@ -154,6 +171,44 @@ struct Guesses {
     swing: u64,
     /// The calls the openings they fed may have moved between running and refused.
     moved: u64,
+    /// The figure over the draws of the guessed answers, where drawn.
+    drawn: Option<Drawn>,
+}
+
+/// The failing calls `variant` let through in incident `i`: where guessed answers are
+/// behind it, the median over the draws (as the figures' values), else as replayed.
+pub(crate) fn incident_through(variant: &Variant, i: usize) -> usize {
+    let met = &variant.figures.incidents[i];
+    let drawn = drawn(
+        variant
+            .draws
+            .iter()
+            .filter_map(|d| d.incidents.get(i).map(|m| m.failing_let_through as u64)),
+    );
+    match drawn {
+        Some(d) if met.guessed > 0 => usize::try_from(d.median).unwrap_or(usize::MAX),
+        _ => met.failing_let_through,
+    }
+}
+
+/// A figure over the draws of the answers a recording lacks: their median, least and
+/// greatest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Drawn {
+    pub(crate) median: u64,
+    pub(crate) low: u64,
+    pub(crate) high: u64,
+}
+
+/// `values` (one per draw) as a [`Drawn`]; `None` where nothing was drawn.
+pub(crate) fn drawn(values: impl Iterator<Item = u64>) -> Option<Drawn> {
+    let mut values: Vec<u64> = values.collect();
+    values.sort_unstable();
+    Some(Drawn {
+        median: *values.get(values.len() / 2)?,
+        low: values[0],
+        high: *values.last()?,
+    })
 }
 
 /// A count (or a time) resting on `guesses`, of at most `most`.
@@ -163,6 +218,7 @@ fn counted(value: u64, guesses: Guesses, proven: Option<Range>, most: u64) -> Kn
         unit,
         swing,
         moved,
+        drawn,
     } = guesses;
     if let Some(r) = proven.filter(|r| r.low == r.high) {
         return exact(r.low as u64);
@@ -174,13 +230,19 @@ fn counted(value: u64, guesses: Guesses, proven: Option<Range>, most: u64) -> Kn
         .saturating_add(moved)
         .saturating_mul(unit)
         .saturating_add((ESTIMATE_ERROR * swing as f64).ceil() as u64);
-    let (mut low, mut high) = (value.saturating_sub(err), value.saturating_add(err));
+    // The value told is the draws' median. The interval spans the draws and the even
+    // spread's value (where the two models disagree, the model is unsure), and the
+    // stated error beyond them either way.
+    let (value, least, most_drawn) = drawn.map_or((value, value, value), |d| {
+        (d.median, d.low.min(value), d.high.max(value))
+    });
+    let (mut low, mut high) = (least.saturating_sub(err), most_drawn.saturating_add(err));
     if let Some(r) = proven {
         low = low.max(r.low as u64).min(r.high as u64);
         high = high.min(r.high as u64).max(low);
     }
     let told = Told {
-        value,
+        value: value.clamp(low, high),
         low,
         high,
         guessed,
@@ -408,7 +470,30 @@ mod tests {
             unit: 1,
             swing: 0,
             moved: 0,
+            drawn: None,
         }
+    }
+
+    #[test]
+    fn an_estimate_is_the_draws_median_within_the_draws_and_the_even_spread() {
+        assert_eq!(super::drawn(std::iter::empty()), None);
+        let d = super::drawn([30, 10, 20, 50, 40].into_iter()).unwrap();
+        assert_eq!((d.median, d.low, d.high), (30, 10, 50));
+        // Value the median; the interval from the least of the draws and the even
+        // spread's value (60 here) to the greatest, 2 either way (half of 4 guessed).
+        let guesses = Guesses {
+            drawn: Some(d),
+            ..count(4)
+        };
+        let Known::Told(t) = counted(60, guesses, None, 1000) else {
+            panic!("told")
+        };
+        assert_eq!((t.value, t.low, t.high), (30, 8, 62));
+        let within = counted(60, guesses, Some(Range { low: 25, high: 45 }), 1000);
+        let Known::Told(t) = within else {
+            panic!("told")
+        };
+        assert_eq!((t.value, t.low, t.high), (30, 25, 45));
     }
 
     #[test]

@@ -114,9 +114,31 @@ fn known_better(t: &Tried, base: &Tried) -> bool {
         && v.contains(&Verdict::Better)
 }
 
+/// Whether `t` is known to let fewer failing calls through than no breaker at all
+/// (`no_breaker`'s figure; `failing_drawn`: every failing call, on each draw of the
+/// answers the recording lacks): on the same draws where drawn (fewer on every one),
+/// else interval against interval.
+fn fewer_than_none(t: &Tried, no_breaker: &Known, failing_drawn: &[u64]) -> bool {
+    let draws = &t.variant.draws;
+    if !draws.is_empty() && draws.len() == failing_drawn.len() {
+        let Known::Told(_) = &t.judged.known[1] else {
+            return false;
+        };
+        return draws
+            .iter()
+            .zip(failing_drawn)
+            .all(|(d, &all)| (d.counts[FigureKind::FailingLetThrough] as u64) < all);
+    }
+    compare(no_breaker, &t.judged.known[1]) == Verdict::Better
+}
+
 /// The recommended setting and the alternatives of `tried` (the settings it ran with
-/// at 0), `no_breaker` the figures of the front with no breaker.
-pub(crate) fn choose(tried: &[Tried], no_breaker: &[Known; 3]) -> Chosen {
+/// at 0); `no_breaker` the figures of the front with no breaker, and its failing calls
+/// let through on each draw.
+pub(crate) fn choose(
+    tried: &[Tried],
+    (no_breaker, failing_drawn): (&[Known; 3], &[u64]),
+) -> Chosen {
     let best = |keep: &dyn Fn(usize) -> bool| {
         (0..tried.len())
             .filter(|&i| keep(i))
@@ -136,7 +158,7 @@ pub(crate) fn choose(tried: &[Tried], no_breaker: &[Known; 3]) -> Chosen {
             && versus(as_set, t)
                 .iter()
                 .any(|v| matches!(v, Verdict::Better | Verdict::Worse))
-            && compare(&no_breaker[1], &t.judged.known[1]) == Verdict::Better
+            && fewer_than_none(t, &no_breaker[1], failing_drawn)
     };
     let front = front(tried);
     let mut alternatives: Vec<usize> = Vec::new();
@@ -792,7 +814,8 @@ impl Tuned<'_> {
             "label": label(&t.change),
             "change": t.change.iter().map(|(k, v)| (k.name().to_owned(), json!(v))).collect::<serde_json::Map<_, _>>(),
             "figures": figures,
-            "waited_ms": t.judged.waited as f64 / 1000.0,
+            // `null` where the time callers waited cannot be told.
+            "waited_ms": (t.judged.waited != u64::MAX).then(|| t.judged.waited as f64 / 1000.0),
             "fast_fail": fast_fail,
             "slowest_incident_ms": t.judged.front[2] as f64 / 1000.0,
             "objectives": objectives,

@@ -44,12 +44,11 @@ fn fast(t: Option<u64>) -> String {
 /// One figure's cell: `33`, `33 (5 guessed)`, `33 (5 guessed; every way 30–40)`, or
 /// `cannot tell: …`.
 fn cell(report: &SystemReport<'_>, variant: &Variant, figure: Figure) -> String {
-    let f = &variant.figures;
-    let value = amount(figure, f.counts[figure]);
     match verdict::known(report, variant, Subject::Figure(figure)) {
         Known::CannotTell(why) => format!("cannot tell: {why}"),
         Known::Told(t) if t.exact() => amount(figure, usize::try_from(t.value).unwrap_or(0)),
         Known::Told(t) => {
+            let value = amount(figure, usize::try_from(t.value).unwrap_or(usize::MAX));
             let proven = variant
                 .bounds
                 .proven()
@@ -64,13 +63,12 @@ fn cell(report: &SystemReport<'_>, variant: &Variant, figure: Figure) -> String 
 
 /// Incident `i`'s time to fast fail, as [`cell`] says a figure.
 fn fast_cell(report: &SystemReport<'_>, variant: &Variant, i: usize) -> String {
-    let met = variant.figures.incidents[i];
     match verdict::known(report, variant, Subject::FastFail(i)) {
         Known::CannotTell(why) => format!("cannot tell: {why}"),
         Known::Told(t) if t.exact() => fast((t.value != u64::MAX).then_some(t.value)),
         Known::Told(t) => {
             let proven = variant.bounds.proven().map(|p| p.incidents[i].0);
-            let value = fast(met.to_fast_fail);
+            let value = fast((t.value != u64::MAX).then_some(t.value));
             match proven {
                 Some(FastFailRange { soonest, latest }) if soonest != latest => format!(
                     "{value} ({} guessed; every way {}–{})",
@@ -151,10 +149,10 @@ fn setting(out: &mut String, recording: &Recording, report: &SystemReport<'_>, v
             _ if !report.holes.is_empty() && !v.ran_with => {
                 format!("cannot tell: {}", verdict::IN_HOLES)
             }
-            0 => thousands(met.failing_let_through),
+            0 => thousands(verdict::incident_through(v, i)),
             g => format!(
                 "{} ({} guessed)",
-                thousands(met.failing_let_through),
+                thousands(verdict::incident_through(v, i)),
                 thousands(g)
             ),
         };

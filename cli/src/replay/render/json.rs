@@ -49,6 +49,11 @@ fn ranges(variant: &Variant) -> Value {
     Value::Object(out)
 }
 
+/// `v` of `figure` in its unit (a count, or ms).
+fn unit_of(figure: Figure, v: u64) -> Value {
+    value(figure, usize::try_from(v).unwrap_or(usize::MAX))
+}
+
 /// What the recording tells of one subject: `exact`, `estimated` with its interval, or
 /// `cannot tell` with the reason.
 fn known(figure: Option<Figure>, k: &Known) -> Value {
@@ -81,10 +86,21 @@ fn verdicts(report: &SystemReport<'_>, base: &Variant, alternative: &Variant) ->
         let difference = compared.spread.map_or(Value::Null, |(low, high, draws)| {
             json!({"low": unit(low), "high": unit(high), "draws": draws, "confidence": verdict::CONFIDENCE})
         });
+        let mut this = known(figure, &a);
+        // Where estimated: the least and greatest over the draws, inside its interval.
+        if let (Known::Told(t), Some(f), Value::Object(o)) = (&a, figure, &mut this) {
+            let drawn = verdict::drawn(alternative.draws.iter().map(|d| d.counts[f] as u64));
+            if let Some(d) = drawn.filter(|_| !t.exact()) {
+                o.insert(
+                    "drawn".into(),
+                    json!([unit_of(f, d.low), unit_of(f, d.high)]),
+                );
+            }
+        }
         json!({
             "verdict": compared.verdict.word(),
             "base": known(figure, &b),
-            "this": known(figure, &a),
+            "this": this,
             "difference": difference,
         })
     };
@@ -127,7 +143,7 @@ fn setting(recording: &Recording, report: &SystemReport<'_>, v: &Variant) -> Val
                     why.insert(figure.key().into(), json!(reason));
                     Value::Null
                 }
-                Known::Told(_) => value(figure, f.counts[figure]),
+                Known::Told(t) => unit_of(figure, t.value),
             };
             out.insert(figure.key().into(), figure_value);
             guessed.insert(figure.key().into(), json!(f.guessed[figure]));
@@ -145,7 +161,13 @@ fn setting(recording: &Recording, report: &SystemReport<'_>, v: &Variant) -> Val
             "rests_on_holes": !v.ran_with && report.rests_on_holes(o.at),
         })
     });
-    out.insert("openings".into(), openings.collect());
+    // A setting the recording cannot tell has no openings to list: `null`, not none.
+    let openings: Value = if v.cannot_tell.is_empty() {
+        openings.collect()
+    } else {
+        Value::Null
+    };
+    out.insert("openings".into(), openings);
     let transitions = v.replay.transitions.iter().map(
         |t| json!({"at_ms": ms(t.at), "from": t.from.as_str(), "to": t.to.as_str(), "why": t.why}),
     );
@@ -159,18 +181,19 @@ fn setting(recording: &Recording, report: &SystemReport<'_>, v: &Variant) -> Val
         .or_else(|| (holed && !v.ran_with).then(|| verdict::IN_HOLES.to_owned()));
     let incidents = f.incidents.iter().enumerate().map(|(i, m)| {
         let r = proven.map(|p| p.incidents[i]);
-        let fast_untold = match verdict::known(report, v, Subject::FastFail(i)) {
-            Known::CannotTell(why) => Some(why),
-            Known::Told(_) => None,
+        // The value told (the draws' median, where drawn); never is `null`.
+        let (fast_untold, fast) = match verdict::known(report, v, Subject::FastFail(i)) {
+            Known::CannotTell(why) => (Some(why), None),
+            Known::Told(t) => (None, (t.value != u64::MAX).then(|| ms(t.value))),
         };
         json!({
             "start_ms": ms(m.incident.start),
-            "to_fast_fail_ms": m.to_fast_fail.filter(|_| fast_untold.is_none()).map(ms),
+            "to_fast_fail_ms": fast,
             "to_fast_fail_cannot_tell": fast_untold,
             "to_fast_fail_ms_range": r.map(|(fast, _)| fast_range(fast)),
             "to_fast_fail_guessed": m.guessed_before_fast_fail,
             "unseen": m.unseen,
-            "failing_let_through": through_untold.is_none().then_some(m.failing_let_through),
+            "failing_let_through": through_untold.is_none().then(|| verdict::incident_through(v, i)),
             "failing_let_through_cannot_tell": through_untold,
             "failing_let_through_guessed": m.guessed,
             "failing_let_through_range": r.map(|(_, through)| range(Figure::FailingLetThrough, through)),
