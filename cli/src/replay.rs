@@ -46,7 +46,7 @@ use report::SystemReport;
 pub(crate) use report::{span, when, Variant};
 #[cfg(test)]
 pub(crate) use verdict::told;
-pub(crate) use verdict::{compare, Known, Told, Verdict};
+pub(crate) use verdict::{compare, Difference, Known, Told};
 /// `tune` states its healthy total with the error its figures have, and compares
 /// settings on the same draws as `replay`.
 pub(crate) use verdict::{paired, Subject, DRAWS, ESTIMATE_ERROR};
@@ -473,8 +473,8 @@ impl<'a> Prepared<'a> {
     }
 
     /// How sure each figure of `variant` of it is.
-    pub(crate) fn judge<'p>(&'p self, variant: &'p Variant) -> Judge<'p> {
-        Judge {
+    pub(crate) fn certainty<'p>(&'p self, variant: &'p Variant) -> Certainty<'p> {
+        Certainty {
             prepared: self,
             variant,
         }
@@ -495,12 +495,12 @@ impl<'a> Prepared<'a> {
 }
 
 /// A setting's figures as far as its recording tells them.
-pub(crate) struct Judge<'p> {
+pub(crate) struct Certainty<'p> {
     prepared: &'p Prepared<'p>,
     variant: &'p Variant,
 }
 
-impl Judge<'_> {
+impl Certainty<'_> {
     fn known(&self, subject: verdict::Subject) -> Known {
         let p = self.prepared;
         verdict::known_in(p.system.calls.len(), p.has_holes(), self.variant, subject)

@@ -30,7 +30,7 @@ mod space;
 mod write;
 
 use answer::{choose, Because, Chosen, Tuned};
-use objectives::{judge, totals, Objectives};
+use objectives::{score, totals, Objectives};
 use search::{Common, Search, Tried};
 use space::{groups, Base, Change, Seen};
 
@@ -241,8 +241,8 @@ fn tune_system<'a>(
     // answers have them, with the estimate's error.
     let (healthy, failing) = totals(&system.calls);
     let groups = groups(ran_with, Seen::of(&system.calls));
-    let judged = judge(
-        &prepared.judge(&first),
+    let judged = score(
+        &prepared.certainty(&first),
         common.objectives,
         (healthy, system.calls.len()),
     );

@@ -24,21 +24,13 @@ const ALLOWED: &[(&str, &str)] = &[
     ("recording", "Cause"),
 ];
 
-/// Names another crate defines today and is to rename: `(crate directory, name)`. The
-/// CLI took the runtime's `Judge` and `Verdict` (`cli/src/replay.rs`,
-/// `cli/src/replay/verdict.rs`) and `Judged` (`cli/src/tune/objectives.rs`); the replay
-/// engine is being moved into a crate of its own, which renames them. A pair here that is
-/// no longer found fails the test, so the list only shrinks.
+/// Names another crate defines today and is to rename: `(crate directory, name)`. A pair
+/// here that is no longer found fails the test, so the list only shrinks.
 ///
 /// The recording crate's `Transition` (a transition's line of the format, published) is
 /// the runtime's word for the event it records; renaming it is a breaking change of the
 /// format crate's API, to be made with a version bump and a CHANGELOG entry.
-const KNOWN: &[(&str, &str)] = &[
-    ("cli", "Judge"),
-    ("cli", "Judged"),
-    ("cli", "Verdict"),
-    ("recording", "Transition"),
-];
+const KNOWN: &[(&str, &str)] = &[("recording", "Transition")];
 
 /// The runtime's words besides its type names, which no other crate takes as a type's
 /// name either: a judged call is what `Guard::call_judged` makes, with a `Judge`.

@@ -290,7 +290,7 @@ fn fast_fail(value: Option<u64>, guessed: usize, proven: Option<FastFailRange>) 
 
 /// How a setting compares with another on one subject, each the lower the better.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Verdict {
+pub(crate) enum Difference {
     Better,
     Worse,
     /// Known equal: both exact and equal, or equal on every draw.
@@ -300,15 +300,15 @@ pub(crate) enum Verdict {
     CannotTell,
 }
 
-impl Verdict {
+impl Difference {
     /// Its word on the screen and in the JSON.
     pub(crate) fn word(self) -> &'static str {
         match self {
-            Verdict::Better => "better",
-            Verdict::Worse => "worse",
-            Verdict::Same => "same",
-            Verdict::Apart => "cannot tell apart",
-            Verdict::CannotTell => "cannot tell",
+            Difference::Better => "better",
+            Difference::Worse => "worse",
+            Difference::Same => "same",
+            Difference::Apart => "cannot tell apart",
+            Difference::CannotTell => "cannot tell",
         }
     }
 }
@@ -316,13 +316,13 @@ impl Verdict {
 /// `alternative` against `base`, interval against interval: a difference is told only
 /// where the two do not overlap, "same" only where both are exact and equal. The
 /// replay's own verdicts are [`paired`]; this is for values without draws.
-pub(crate) fn compare(base: &Known, alternative: &Known) -> Verdict {
+pub(crate) fn compare(base: &Known, alternative: &Known) -> Difference {
     match (base, alternative) {
-        (Known::Told(b), Known::Told(a)) if a.high < b.low => Verdict::Better,
-        (Known::Told(b), Known::Told(a)) if a.low > b.high => Verdict::Worse,
-        (Known::Told(b), Known::Told(a)) if a.exact() && b.exact() => Verdict::Same,
-        (Known::Told(_), Known::Told(_)) => Verdict::Apart,
-        _ => Verdict::CannotTell,
+        (Known::Told(b), Known::Told(a)) if a.high < b.low => Difference::Better,
+        (Known::Told(b), Known::Told(a)) if a.low > b.high => Difference::Worse,
+        (Known::Told(b), Known::Told(a)) if a.exact() && b.exact() => Difference::Same,
+        (Known::Told(_), Known::Told(_)) => Difference::Apart,
+        _ => Difference::CannotTell,
     }
 }
 
@@ -340,7 +340,7 @@ pub(crate) const CONFIDENCE: f64 = 1.0 - 1.0 / (DRAWS as f64 + 1.0);
 /// (the alternative's less the base's) over the draws, where it was drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Compared {
-    pub(crate) verdict: Verdict,
+    pub(crate) verdict: Difference,
     /// The least and the greatest difference over the draws, and how many draws; in
     /// the subject's unit (µs for a time; a time to fast fail of never counts as the
     /// longest of the recording).
@@ -392,13 +392,13 @@ pub(crate) fn paired(
         high = high.max(d);
     }
     let verdict = if high < 0 {
-        Verdict::Better
+        Difference::Better
     } else if low > 0 {
-        Verdict::Worse
+        Difference::Worse
     } else if low == 0 && high == 0 && at.value == bt.value {
-        Verdict::Same
+        Difference::Same
     } else {
-        Verdict::Apart
+        Difference::Apart
     };
     Compared {
         verdict,
@@ -439,28 +439,34 @@ mod tests {
 
     #[test]
     fn a_difference_within_the_error_cannot_be_told_apart() {
-        assert_eq!(compare(&told(10, 10, 10), &told(9, 9, 9)), Verdict::Better);
+        assert_eq!(
+            compare(&told(10, 10, 10), &told(9, 9, 9)),
+            Difference::Better
+        );
         assert_eq!(
             compare(&told(10, 10, 10), &told(11, 11, 11)),
-            Verdict::Worse
+            Difference::Worse
         );
-        assert_eq!(compare(&told(10, 10, 10), &told(10, 10, 10)), Verdict::Same);
+        assert_eq!(
+            compare(&told(10, 10, 10), &told(10, 10, 10)),
+            Difference::Same
+        );
         assert_eq!(
             compare(&told(100, 80, 120), &told(90, 70, 110)),
-            Verdict::Apart,
+            Difference::Apart,
             "overlapping intervals are not known equal"
         );
         assert_eq!(
             compare(&told(100, 80, 120), &told(100, 80, 120)),
-            Verdict::Apart
+            Difference::Apart
         );
         assert_eq!(
             compare(&told(100, 80, 120), &told(60, 50, 79)),
-            Verdict::Better
+            Difference::Better
         );
         assert_eq!(
             compare(&told(100, 80, 120), &Known::CannotTell(String::new())),
-            Verdict::CannotTell
+            Difference::CannotTell
         );
     }
 
@@ -583,12 +589,12 @@ mod tests {
         };
         // Every draw more, though the intervals overlap: worse.
         let worse = judge(&[51, 70, 41, 90]);
-        assert_eq!(worse.verdict, Verdict::Worse);
+        assert_eq!(worse.verdict, Difference::Worse);
         assert_eq!(worse.spread, Some((1, 35, 4)));
-        assert_eq!(judge(&[49, 10, 39, 0]).verdict, Verdict::Better);
+        assert_eq!(judge(&[49, 10, 39, 0]).verdict, Difference::Better);
         // One draw the other way: cannot tell them apart.
         let apart = judge(&[51, 70, 39, 90]);
-        assert_eq!(apart.verdict, Verdict::Apart);
+        assert_eq!(apart.verdict, Difference::Apart);
         assert_eq!(apart.spread, Some((-1, 35, 4)));
         // Equal on every draw and in the estimate: the same; equal on every draw but
         // not in the estimate: not known equal.
@@ -598,8 +604,8 @@ mod tests {
             &drawn(&[50, 60, 40, 55]),
             through,
         );
-        assert_eq!(equal.verdict, Verdict::Same);
-        assert_eq!(judge(&[50, 60, 40, 55]).verdict, Verdict::Apart);
+        assert_eq!(equal.verdict, Difference::Same);
+        assert_eq!(judge(&[50, 60, 40, 55]).verdict, Difference::Apart);
         // Either one untold: no comparison.
         let untold = paired(
             (&told(50, 20, 80), &Known::CannotTell(String::new())),
@@ -607,7 +613,7 @@ mod tests {
             &drawn(&[1, 1, 1, 1]),
             through,
         );
-        assert_eq!(untold.verdict, Verdict::CannotTell);
+        assert_eq!(untold.verdict, Difference::CannotTell);
         // Both exact: the values say it, no draw needed.
         let exact = paired(
             (&told(5, 5, 5), &told(5, 5, 5)),
@@ -615,7 +621,7 @@ mod tests {
             &drawn(&[1, 9, 1, 1]),
             through,
         );
-        assert_eq!((exact.verdict, exact.spread), (Verdict::Same, None));
+        assert_eq!((exact.verdict, exact.spread), (Difference::Same, None));
     }
 
     #[test]

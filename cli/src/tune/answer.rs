@@ -12,7 +12,8 @@ use super::space::label;
 use crate::output::{counted, thousands};
 use crate::replay::recording::Recording;
 use crate::replay::{
-    compare, paired, span, when, wrap, FigureKind, Judge, Known, Prepared, Subject, Told, Verdict,
+    compare, paired, span, when, wrap, Certainty, Difference, FigureKind, Known, Prepared, Subject,
+    Told,
 };
 
 /// One system's search and what it chose.
@@ -90,7 +91,7 @@ impl Chosen {
 /// `t`'s figures of the front against `base`'s (the lower the better): the counts
 /// compared on the same draws of the answers the recording lacks (paired), the slowest
 /// incident interval against interval.
-fn versus(base: &Tried, t: &Tried) -> [Verdict; 3] {
+fn versus(base: &Tried, t: &Tried) -> [Difference; 3] {
     let subjects = [
         Some(Subject::Figure(FigureKind::HealthyRefused)),
         Some(Subject::Figure(FigureKind::FailingLetThrough)),
@@ -110,8 +111,8 @@ fn versus(base: &Tried, t: &Tried) -> [Verdict; 3] {
 fn known_better(t: &Tried, base: &Tried) -> bool {
     let v = versus(base, t);
     v.iter()
-        .all(|v| matches!(v, Verdict::Better | Verdict::Same))
-        && v.contains(&Verdict::Better)
+        .all(|v| matches!(v, Difference::Better | Difference::Same))
+        && v.contains(&Difference::Better)
 }
 
 /// Whether `t` is known to let fewer failing calls through than no breaker at all
@@ -129,7 +130,7 @@ fn fewer_than_none(t: &Tried, no_breaker: &Known, failing_drawn: &[u64]) -> bool
             .zip(failing_drawn)
             .all(|(d, &all)| (d.counts[FigureKind::FailingLetThrough] as u64) < all);
     }
-    compare(no_breaker, &t.judged.known[1]) == Verdict::Better
+    compare(no_breaker, &t.judged.known[1]) == Difference::Better
 }
 
 /// The recommended setting and the alternatives of `tried` (the settings it ran with
@@ -154,10 +155,10 @@ pub(crate) fn choose(
     let reference = &tried[recommended.map_or(0, |(r, _)| r)];
     let trades = |i: usize| {
         let t = &tried[i];
-        versus(reference, t).contains(&Verdict::Better)
+        versus(reference, t).contains(&Difference::Better)
             && versus(as_set, t)
                 .iter()
-                .any(|v| matches!(v, Verdict::Better | Verdict::Worse))
+                .any(|v| matches!(v, Difference::Better | Difference::Worse))
             && fewer_than_none(t, &no_breaker[1], failing_drawn)
     };
     let front = front(tried);
@@ -360,11 +361,11 @@ fn trade(t: &Tried, against: &Tried, against_name: &str) -> String {
     let mut same = Vec::new();
     for (verdict, (better, worse, figure)) in versus(against, t).into_iter().zip(words) {
         match verdict {
-            Verdict::Better => parts.push(better),
-            Verdict::Worse => parts.push(worse),
-            Verdict::Same => same.push(figure),
-            Verdict::Apart => apart.push(figure),
-            Verdict::CannotTell => unknown.push(figure),
+            Difference::Better => parts.push(better),
+            Difference::Worse => parts.push(worse),
+            Difference::Same => same.push(figure),
+            Difference::Apart => apart.push(figure),
+            Difference::CannotTell => unknown.push(figure),
         }
     }
     let mut out = if parts.is_empty() {
@@ -385,8 +386,8 @@ fn trade(t: &Tried, against: &Tried, against_name: &str) -> String {
 }
 
 impl Tuned<'_> {
-    fn judge<'p>(&'p self, t: &'p Tried) -> Judge<'p> {
-        self.prepared.judge(&t.variant)
+    fn certainty<'p>(&'p self, t: &'p Tried) -> Certainty<'p> {
+        self.prepared.certainty(&t.variant)
     }
 
     /// The columns: the settings it ran with, the recommended, the alternatives.
@@ -544,7 +545,7 @@ impl Tuned<'_> {
         let figure = |f: FigureKind, words: fn(u64) -> String| -> Vec<String> {
             columns
                 .iter()
-                .map(|(_, i)| cell(&self.judge(&self.tried[*i]).figure(f), words))
+                .map(|(_, i)| cell(&self.certainty(&self.tried[*i]).figure(f), words))
                 .collect()
         };
         let healthy = self.healthy.value.max(1) as f64;
@@ -552,7 +553,7 @@ impl Tuned<'_> {
             .iter()
             .map(|(_, i)| {
                 let known = self
-                    .judge(&self.tried[*i])
+                    .certainty(&self.tried[*i])
                     .figure(FigureKind::HealthyRefused);
                 // The share where it fits the column.
                 let share = cell(&known, |v| {
@@ -608,7 +609,12 @@ impl Tuned<'_> {
         for (n, (start, length)) in incidents.iter().take(SHOWN).enumerate() {
             let cells = columns
                 .iter()
-                .map(|(_, i)| cell(&self.judge(&self.tried[*i]).fast_fail(n), fast_fail_words))
+                .map(|(_, i)| {
+                    cell(
+                        &self.certainty(&self.tried[*i]).fast_fail(n),
+                        fast_fail_words,
+                    )
+                })
                 .collect();
             // `2026-12-06 03:12:05.123 UTC`: its time of day to the second.
             let at = when(recording, *start);
@@ -638,13 +644,13 @@ impl Tuned<'_> {
     /// (or the incident ends), beside the settings it ran with there.
     fn decided(&self, recording: &Recording, r: usize) -> Option<String> {
         let incidents: Vec<(u64, u64)> = self.prepared.incidents().collect();
-        let went = |t: &Tried, i: usize| match self.judge(t).fast_fail(i) {
+        let went = |t: &Tried, i: usize| match self.certainty(t).fast_fail(i) {
             Known::Told(told) => told.value.min(incidents[i].1),
             Known::CannotTell(_) => 0,
         };
         let t = &self.tried[r];
         let i = (0..incidents.len()).max_by_key(|&i| went(t, i))?;
-        let words = |t: &Tried| match self.judge(t).fast_fail(i) {
+        let words = |t: &Tried| match self.certainty(t).fast_fail(i) {
             Known::Told(told) if told.value <= incidents[i].1 => {
                 format!("fails fast after {}", fast_fail_words(told.value))
             }
@@ -760,7 +766,7 @@ impl Tuned<'_> {
 
     /// One setting as JSON.
     fn setting_json(&self, t: &Tried) -> Value {
-        let judge = self.judge(t);
+        let judge = self.certainty(t);
         let known = |k: Known| match k {
             Known::Told(t) => {
                 json!({"value": t.value, "low": t.low, "high": t.high, "exact": t.exact()})

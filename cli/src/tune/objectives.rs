@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use crate::replay::guess::options;
 use crate::replay::recording::{Call, Recorded};
-use crate::replay::{FigureKind, Judge, Known, Told, ESTIMATE_ERROR};
+use crate::replay::{Certainty, FigureKind, Known, Told, ESTIMATE_ERROR};
 
 /// The objectives, as the command line states them.
 #[derive(Debug, Clone, Copy)]
@@ -153,7 +153,7 @@ pub(crate) fn totals(calls: &[Call]) -> (Told, Told) {
 
 /// What one setting's replay gives each objective, and its figures for ranking.
 #[derive(Debug, Clone)]
-pub(crate) struct Judged {
+pub(crate) struct Scorecard {
     pub(crate) meets: [Meets; 3],
     /// Whether each objective's estimate meets it (whatever its interval): what ranks
     /// the settings none of whose objectives are all known met.
@@ -170,7 +170,7 @@ pub(crate) struct Judged {
     pub(crate) waited: u64,
 }
 
-impl Judged {
+impl Scorecard {
     /// The objectives not known met.
     pub(crate) fn missed(&self) -> usize {
         self.meets.iter().filter(|m| !m.met()).count()
@@ -224,11 +224,11 @@ fn slowest(incidents: &[(Known, u64)]) -> Option<Known> {
 
 /// One setting's replay against `objectives`; `healthy` is the recording's healthy
 /// calls as far as it tells them, `calls` all of them.
-pub(crate) fn judge(
-    judge: &Judge<'_>,
+pub(crate) fn score(
+    judge: &Certainty<'_>,
     objectives: Objectives,
     (healthy, calls): (Told, usize),
-) -> Judged {
+) -> Scorecard {
     let healthy_refused = judge.figure(FigureKind::HealthyRefused);
     let failing = judge.figure(FigureKind::FailingLetThrough);
     let within_us = u64::try_from(objectives.fail_fast_within.as_micros()).unwrap_or(u64::MAX);
@@ -263,7 +263,7 @@ pub(crate) fn judge(
     let calls = calls as u64;
     let cap = healthy_cap(objectives.healthy_refused, healthy);
     let failing_cap = objectives.failing_through.unwrap_or(u64::MAX);
-    Judged {
+    Scorecard {
         meets: [
             within(&healthy_refused, cap),
             fast,

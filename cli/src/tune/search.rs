@@ -10,7 +10,7 @@ use std::sync::Mutex;
 use indicatif::ProgressBar;
 use outbound_guard_settings::SystemSettings;
 
-use super::objectives::{judge, Judged, Objectives};
+use super::objectives::{score, Objectives, Scorecard};
 use super::space::{label, text_of, Base, Change, Group};
 use crate::replay::{Prepared, Told, Variant};
 
@@ -20,7 +20,7 @@ pub(crate) struct Tried {
     pub(crate) change: Change,
     pub(crate) settings: SystemSettings,
     pub(crate) variant: Variant,
-    pub(crate) judged: Judged,
+    pub(crate) judged: Scorecard,
 }
 
 impl Tried {
@@ -62,7 +62,7 @@ pub(crate) struct Search<'a> {
 
 /// Whether `a` is at least as good as `b` on every figure of the front and better on
 /// one.
-fn dominates(a: &Judged, b: &Judged) -> bool {
+fn dominates(a: &Scorecard, b: &Scorecard) -> bool {
     let (a, b) = (a.front, b.front);
     a.iter().zip(&b).all(|(x, y)| x <= y) && a != b
 }
@@ -86,8 +86,8 @@ impl Search<'_> {
     /// The setting `change` makes, tried: its replay, judged.
     fn try_one(&self, change: Change, settings: SystemSettings) -> Tried {
         let mut variant = self.prepared.variant(&label(&change), &settings);
-        let judged = judge(
-            &self.prepared.judge(&variant),
+        let judged = score(
+            &self.prepared.certainty(&variant),
             self.common.objectives,
             (self.healthy, self.prepared.calls()),
         );

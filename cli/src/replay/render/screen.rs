@@ -15,7 +15,7 @@ use crate::replay::figures::Figure;
 use crate::replay::holes::Hole;
 use crate::replay::recording::Recording;
 use crate::replay::report::{preamble, span, when, SystemReport, Variant};
-use crate::replay::verdict::{self, Compared, Known, Subject, Told, Verdict};
+use crate::replay::verdict::{self, Compared, Difference, Known, Subject, Told};
 
 /// The screen's width, in columns.
 pub(crate) const WIDTH: usize = 100;
@@ -137,14 +137,14 @@ fn certainty(base: &Known, alternative: &Known, compared: Compared, subject: Sub
     let values = format!("{} against {}", shown(a, subject), shown(b, subject));
     let time = !matches!(subject, Subject::Figure(f) if !f.is_time());
     match (compared.verdict, compared.spread) {
-        (Verdict::Same, _) if b.exact() && a.exact() => "exact".into(),
+        (Difference::Same, _) if b.exact() && a.exact() => "exact".into(),
         (_, None) if b.exact() && a.exact() => format!("exact: {values}"),
         (_, None) => format!(
             "{values}, estimated from {} guessed answers",
             thousands(a.guessed.max(b.guessed))
         ),
-        (Verdict::Same, Some((_, _, draws))) => format!("{values}, equal on all {draws} draws"),
-        (Verdict::Apart, Some((low, high, _))) => {
+        (Difference::Same, Some((_, _, draws))) => format!("{values}, equal on all {draws} draws"),
+        (Difference::Apart, Some((low, high, _))) => {
             format!("{values}; {} to {}", signed(low, time), signed(high, time))
         }
         (_, Some((_, _, draws))) => format!("{values}, on all {draws} draws"),
@@ -152,7 +152,7 @@ fn certainty(base: &Known, alternative: &Known, compared: Compared, subject: Sub
 }
 
 /// A verdict line: its label, its word, and how sure, folded under the third column.
-fn verdict_line(out: &mut String, label: &str, verdict: Verdict, sure: &str) {
+fn verdict_line(out: &mut String, label: &str, verdict: Difference, sure: &str) {
     let indent = 4 + LABEL + VERDICT;
     let _ = writeln!(
         out,
@@ -178,14 +178,14 @@ fn incidents_label(numbers: &[usize], of: usize) -> String {
 
 /// An alternative's verdict lines against the settings it ran with: label, verdict,
 /// how sure.
-fn judged(report: &SystemReport<'_>, alt: &Variant) -> Vec<(String, Verdict, String)> {
+fn judged(report: &SystemReport<'_>, alt: &Variant) -> Vec<(String, Difference, String)> {
     let base = &report.variants[0];
     let judge = |subject: Subject| {
         let (b, a, compared) = verdict::judged(report, base, alt, subject);
         (compared.verdict, certainty(&b, &a, compared, subject))
     };
     // Incidents with the same verdict, equally sure, share a line.
-    let mut groups: Vec<(Verdict, String, Vec<usize>)> = Vec::new();
+    let mut groups: Vec<(Difference, String, Vec<usize>)> = Vec::new();
     for i in 0..report.incidents.len() {
         let (v, sure) = judge(Subject::FastFail(i));
         match groups
@@ -197,7 +197,7 @@ fn judged(report: &SystemReport<'_>, alt: &Variant) -> Vec<(String, Verdict, Str
         }
     }
     let of = report.incidents.len();
-    let mut lines: Vec<(String, Verdict, String)> = groups
+    let mut lines: Vec<(String, Difference, String)> = groups
         .into_iter()
         .map(|(v, sure, numbers)| (incidents_label(&numbers, of), v, sure))
         .collect();
@@ -219,7 +219,7 @@ fn alternative(out: &mut String, report: &SystemReport<'_>, alt: &Variant) -> bo
     let lines = judged(report, alt);
     if lines
         .iter()
-        .all(|(_, v, sure)| *v == Verdict::Same && sure == "exact")
+        .all(|(_, v, sure)| *v == Difference::Same && sure == "exact")
     {
         line(out, 2, &format!("{label}: the same on each, exact"));
         return false;
