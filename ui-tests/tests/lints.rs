@@ -11,7 +11,8 @@
     rust_2018_idioms,
     trivial_casts,
     unused_lifetimes,
-    single_use_lifetimes
+    single_use_lifetimes,
+    unsafe_code
 )]
 #![allow(clippy::unused_async)]
 
