@@ -17,7 +17,8 @@ use quote::quote;
 /// type-checking function of closures to each, which together cost about 0.12 s of CPU
 /// per 100 entries (measured with `benches/compile_cost.sh`'s crate); the slice's
 /// element type is written here, `Called`, so the check has nothing to catch. The
-/// runtime's tests read back an entry of each kind (method, block, derive, across crates).
+/// workspace's tests read back card-form entries made in another crate of the binary,
+/// and the lints test compiles them under `#![deny(unsafe_code)]`.
 pub(crate) fn called(krate: &TokenStream, system: &syn::LitStr, by: &str) -> TokenStream {
     // What `cargo expand` shows above the record, where a reviewer meets its
     // `#[unsafe(link_section = …)]`.
