@@ -11,7 +11,8 @@
     rust_2018_idioms,
     trivial_casts,
     unused_lifetimes,
-    single_use_lifetimes
+    single_use_lifetimes,
+    unsafe_code
 )]
 #![allow(clippy::unused_async)]
 
@@ -116,6 +117,21 @@ impl<T: Copy + Into<u64> + Sync> GenericAdapter<T> {
     }
 }
 
+/// A block that guards no method: its constructor is left alone and its one method is
+/// unguarded, and the block's mark (what makes a second `#[adapter]` an error) fires no
+/// lint.
+#[outbound_guard::adapter(error_map = PortError::unavailable)]
+impl<T: Copy + Into<u64> + Sync> GenericAdapter<T> {
+    fn new(guard: outbound_guard::Guard, transport: T) -> Self {
+        Self { guard, transport }
+    }
+
+    #[unguarded(reason = "a field read, no I/O")]
+    async fn transport(&self) -> Result<u64, PortError> {
+        Ok(self.transport.into())
+    }
+}
+
 fn assert_send<T: Send>(t: T) -> T {
     t
 }
@@ -141,9 +157,10 @@ async fn annotated_methods_run() {
     assert_eq!(customer.cached(), 7);
     assert_eq!(customer.by_value().await, Ok(1));
 
-    let generic = GenericAdapter {
-        guard: outbound_guard::Guard::new(settings.system("customer").unwrap()),
-        transport: 3_u32,
-    };
+    let generic = GenericAdapter::new(
+        outbound_guard::Guard::new(settings.system("customer").unwrap()),
+        3_u32,
+    );
     assert_eq!(assert_send(generic.fetch()).await, Ok(3));
+    assert_eq!(generic.transport().await, Ok(3));
 }

@@ -54,6 +54,15 @@ const HIDDEN: [&str; 6] = [
 /// whatever `#[diagnostic::on_unimplemented]` says, so there, and only there, the trait
 /// may appear. Every other line of them, and every line of every other error, is free of
 /// hidden paths.
+///
+/// Tried on rustc 1.95 with a file of its own (a trait with `on_unimplemented`'s
+/// `message` and `label`, a generic `Name<…>` parameter, and an impl of it for another
+/// type marked `#[diagnostic::do_not_recommend]`): the one error keeps the message and
+/// the label, and rustc still adds a help line, "the trait `Declares<Name<'s', 'b'>>`
+/// is not implemented for `Sber`", pointing at the type. `do_not_recommend` only chooses which
+/// impls rustc descends into or lists ("but trait … is implemented for …"). Without
+/// `message` the help line stays and the message names the trait too ("the trait bound
+/// `Sber: Declares<Name<'s', 'b'>>` is not satisfied").
 const TRAIT_NAMED_BY_RUSTC: [&str; 6] = [
     "adapter-refine-other-system",
     "adapter-system-mismatch",

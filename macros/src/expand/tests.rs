@@ -395,6 +395,23 @@ fn a_block_guarded_twice_is_one_error() {
 }
 
 #[test]
+fn a_block_that_guards_no_method_guarded_twice_is_one_error() {
+    let block = quote!(impl A {
+        #[unguarded(reason = "a field read")]
+        async fn ping(&self) -> Result<(), E> { Ok(()) }
+    });
+    let once = adapter(quote!(system = "sber", error_map = E::map), block);
+    let file: syn::File = syn::parse2(once.clone()).unwrap();
+    let kept = file.items.last().unwrap();
+    let twice = adapter(quote!(system = "sber", error_map = E::map), quote!(#kept)).to_string();
+    assert_eq!(twice.matches("compile_error").count(), 1, "{once}\n{twice}");
+    assert!(
+        twice.contains("already guarded by the `#[outbound_guard::adapter]` above"),
+        "{twice}"
+    );
+}
+
+#[test]
 fn an_unknown_argument_gets_a_did_you_mean() {
     let out = circuit_breaker(
         quote!(sytem = "sber", error_map = E::map),
