@@ -18,13 +18,15 @@ impl SberAdapter {
             ::core::include_bytes!("/service/Cargo.toml"),
         );
         const _: () = {
-            ::outbound_guard::__private::CALLED_SYSTEMS! {
-                #![linkme_macro = ::outbound_guard::__private::CALLED_SYSTEMS] #[doc =
-                " This binary calls `customer`: a settings file mounted at run time must hold it. linkme's slice macro puts this entry in a link section of its own (`#[used]` keeps it), which the runtime reads as one slice, `CALLED_SYSTEMS`, of `Called`s."]
-                static __CB_CALLS : ::outbound_guard::__private::Called =
-                ::outbound_guard::__private::Called { system : "customer", by :
-                "`#[circuit_breaker(system = \"customer\")]` on `get`", };
-            }
+            /// This binary calls `customer`: a settings file mounted at run time must hold it. linkme's `#[distributed_slice]` puts this entry in a link section of its own (`#[used]` keeps it), which the runtime reads as one slice, `CALLED_SYSTEMS`. The `unsafe` is linkme's and sound: `__typecheck` takes an uninhabited argument, so it never runs; it only proves that this static has the slice's element type, so every entry of the section is a `Called`.
+            #[::outbound_guard::__private::linkme::distributed_slice(
+                ::outbound_guard::__private::CALLED_SYSTEMS
+            )]
+            #[linkme(crate = ::outbound_guard::__private::linkme)]
+            static __CB_CALLS: ::outbound_guard::__private::Called = ::outbound_guard::__private::Called {
+                system: "customer",
+                by: "`#[circuit_breaker(system = \"customer\")]` on `get`",
+            };
         };
         ::std::boxed::Box::pin(async move {
             if let ::core::option::Option::Some(__cb_ret) = ::core::option::Option::None::<

@@ -5,13 +5,15 @@ impl SberAdapter {
             ::core::include_bytes!("/service/Cargo.toml"),
         );
         const _: () = {
-            ::outbound_guard::__private::CALLED_SYSTEMS! {
-                #![linkme_macro = ::outbound_guard::__private::CALLED_SYSTEMS] #[doc =
-                " This binary calls `sber`: a settings file mounted at run time must hold it. linkme's slice macro puts this entry in a link section of its own (`#[used]` keeps it), which the runtime reads as one slice, `CALLED_SYSTEMS`, of `Called`s."]
-                static __CB_CALLS : ::outbound_guard::__private::Called =
-                ::outbound_guard::__private::Called { system : "sber", by :
-                "`#[circuit_breaker(system = \"sber\")]` on `register`", };
-            }
+            /// This binary calls `sber`: a settings file mounted at run time must hold it. linkme's `#[distributed_slice]` puts this entry in a link section of its own (`#[used]` keeps it), which the runtime reads as one slice, `CALLED_SYSTEMS`. The `unsafe` is linkme's and sound: `__typecheck` takes an uninhabited argument, so it never runs; it only proves that this static has the slice's element type, so every entry of the section is a `Called`.
+            #[::outbound_guard::__private::linkme::distributed_slice(
+                ::outbound_guard::__private::CALLED_SYSTEMS
+            )]
+            #[linkme(crate = ::outbound_guard::__private::linkme)]
+            static __CB_CALLS: ::outbound_guard::__private::Called = ::outbound_guard::__private::Called {
+                system: "sber",
+                by: "`#[circuit_breaker(system = \"sber\")]` on `register`",
+            };
         };
         let __cb_guard = ::outbound_guard::__private::Declares::<
             ::outbound_guard::__private::Name<'s', 'b', 'e', 'r'>,
