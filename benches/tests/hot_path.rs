@@ -9,6 +9,10 @@
 //! one `block_on` of a current-thread runtime and every call is ready on its first
 //! poll, so the runtime itself neither parks nor reads the clock in between.
 //!
+//! Each guarded call is measured with both bulkheads: the guide's fixed one, and an
+//! adaptive one (`bulkhead = "adaptive"`), whose every success is also a sample of its
+//! limiter. The figures each measures are printed (`--nocapture`).
+//!
 //! Run it twice: as is, and with the runtime's `metrics` feature
 //! (`cargo test -p outbound-guard-benches --features metrics --test hot_path`), where the
 //! guards are built by `Guards` with metrics on (no recorder installed: the facade's
@@ -18,8 +22,11 @@ use outbound_guard::Verdict;
 use std::cell::Cell;
 use std::hint::black_box;
 
+use outbound_guard::Settings;
 use outbound_guard::{Breaker, CallOptions, Guard};
-use outbound_guard_benches::{op, op_async, runtime, settings, Boom, Mix};
+use outbound_guard_benches::{
+    op, op_async, runtime, settings, Boom, Mix, FAILURE_RATE, MIN_CALLS, OPEN, TRIALS, WINDOW,
+};
 use outbound_guard_tests::alloc::{self, CountingAllocator};
 
 /// Calls made before counting, so lazily built state (thread-locals, the runtime's
@@ -91,24 +98,60 @@ fn counted(f: impl FnOnce()) -> Counts {
     disarm()
 }
 
-/// The guard under test: alone, or (feature `metrics`) built by `Guards` with metrics
-/// on, as a service builds it.
-fn guard() -> Guard {
-    #[cfg(feature = "metrics")]
-    {
-        let guards = outbound_guard::Guards::builder(&outbound_guard_benches::settings_file())
-            .metrics(true)
-            .build();
-        guards.get("bench").expect("system `bench` is declared")
+/// The guard's bulkhead: the guide's fixed one, or an adaptive one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Bulkhead {
+    Fixed,
+    Adaptive,
+}
+
+impl Bulkhead {
+    const ALL: [Bulkhead; 2] = [Bulkhead::Fixed, Bulkhead::Adaptive];
+}
+
+/// The benches' settings file ([`outbound_guard_benches::settings_file`]), its system's
+/// bulkhead `bulkhead`.
+fn settings_file(bulkhead: Bulkhead) -> Settings {
+    match bulkhead {
+        Bulkhead::Fixed => outbound_guard_benches::settings_file(),
+        Bulkhead::Adaptive => {
+            let text = format!(
+                "[systems.bench]\ncb_window_size = {WINDOW}\ncb_min_calls = {MIN_CALLS}\n\
+                 cb_failure_rate = {FAILURE_RATE}\ncb_open_duration = {}\n\
+                 cb_half_open_calls = {TRIALS}\nbulkhead = \"adaptive\"\n",
+                OPEN.as_secs_f64()
+            );
+            let adaptive = Settings::parse(&text, "inline").expect("valid");
+            let system = adaptive.system("bench").expect("declared");
+            assert!(system.bulkhead_adaptive());
+            adaptive
+        }
     }
+}
+
+/// The guard under test, of `bulkhead`: alone, or (feature `metrics`) built by `Guards`
+/// with metrics on, as a service builds it.
+fn guard(bulkhead: Bulkhead) -> Guard {
+    let file = settings_file(bulkhead);
+    #[cfg(feature = "metrics")]
+    let guard = outbound_guard::Guards::builder(&file)
+        .metrics(true)
+        .build()
+        .get("bench")
+        .expect("system `bench` is declared");
     #[cfg(not(feature = "metrics"))]
-    Guard::new(&settings())
+    let guard = Guard::new(file.system("bench").expect("system `bench` is declared"));
+    assert_eq!(
+        guard.settings().bulkhead_adaptive(),
+        bulkhead == Bulkhead::Adaptive
+    );
+    guard
 }
 
 /// `CALLS` guarded calls through `Guard::call` after `WARM_UP`, on a current-thread
 /// runtime; what the counted calls did.
-fn guard_call_counts(mix: Mix) -> Counts {
-    let guard = guard();
+fn guard_call_counts(bulkhead: Bulkhead, mix: Mix) -> Counts {
+    let guard = guard(bulkhead);
     runtime().block_on(async {
         for i in 0..WARM_UP {
             let answer = guard.call(op_async(mix, i)).await;
@@ -121,6 +164,16 @@ fn guard_call_counts(mix: Mix) -> Counts {
             ok += u64::from(matches!(answer, Ok(Ok(_))));
         }
         let counts = disarm();
+        // An adaptive bulkhead's limit, from its floor of 1, where its latency put it:
+        // one caller at a time never fills a bulkhead of 2, so it never gets near its
+        // ceiling.
+        println!(
+            "{bulkhead:?} bulkhead: limit {} of {} after {} calls",
+            guard.bulkhead_limit(),
+            guard.bulkhead_permits(),
+            WARM_UP + CALLS
+        );
+        assert!(bulkhead == Bulkhead::Fixed || guard.bulkhead_limit() < guard.bulkhead_permits());
         let expected_ok = (WARM_UP..WARM_UP + CALLS)
             .filter(|&i| op(mix, i).is_ok())
             .count() as u64;
@@ -174,8 +227,10 @@ impl Card {
 }
 
 /// `CALLS` calls of a [`Card`] method after `WARM_UP`.
-fn card_counts(mix: Mix) -> Counts {
-    let card = Card { guard: guard() };
+fn card_counts(bulkhead: Bulkhead, mix: Mix) -> Counts {
+    let card = Card {
+        guard: guard(bulkhead),
+    };
     runtime().block_on(async {
         for i in 0..WARM_UP {
             let answer = card.call(mix, i).await;
@@ -190,12 +245,12 @@ fn card_counts(mix: Mix) -> Counts {
 }
 
 /// The same through `Guard::call_judged` with a `failure_if`.
-fn guard_call_judged_counts(mix: Mix) -> Counts {
+fn guard_call_judged_counts(bulkhead: Bulkhead, mix: Mix) -> Counts {
     async fn one(guard: &Guard, options: CallOptions<Boom>, mix: Mix, i: u64) -> bool {
         let answer = guard.call_judged(options, op_async(mix, i)).await;
         matches!(answer, Ok(Ok(_)))
     }
-    let guard = guard();
+    let guard = guard(bulkhead);
     let options = CallOptions::new().failure_if(|_: &Boom| true);
     runtime().block_on(async {
         for i in 0..WARM_UP {
@@ -226,27 +281,39 @@ fn breaker_counts(mix: Mix) -> Counts {
     counts
 }
 
+/// The counted calls of each API through a guard of `bulkhead`, with `mix`: what each
+/// did, printed per call.
+fn each_api(bulkhead: Bulkhead, mix: Mix) -> [(&'static str, Counts); 3] {
+    let apis = [
+        ("Guard::call", guard_call_counts(bulkhead, mix)),
+        (
+            "Guard::call_judged",
+            guard_call_judged_counts(bulkhead, mix),
+        ),
+        ("#[circuit_breaker(system = …)]", card_counts(bulkhead, mix)),
+    ];
+    for (api, counts) in apis {
+        println!(
+            "{bulkhead:?} bulkhead, {api}, {mix:?}: {} allocations and {} clock reads per call",
+            counts.allocations as f64 / CALLS as f64,
+            counts.clock_reads as f64 / CALLS as f64
+        );
+    }
+    apis
+}
+
 #[test]
 fn the_full_guard_allocates_nothing_per_call() {
-    for mix in Mix::ALL {
-        let counts = guard_call_counts(mix);
-        assert_eq!(
-            counts.allocations, 0,
-            "Guard::call, {mix:?}: {} allocations in {CALLS} calls",
-            counts.allocations
-        );
-        let counts = guard_call_judged_counts(mix);
-        assert_eq!(
-            counts.allocations, 0,
-            "Guard::call_judged, {mix:?}: {} allocations in {CALLS} calls",
-            counts.allocations
-        );
-        let counts = card_counts(mix);
-        assert_eq!(
-            counts.allocations, 0,
-            "#[circuit_breaker(system = …)], {mix:?}: {} allocations in {CALLS} calls",
-            counts.allocations
-        );
+    for bulkhead in Bulkhead::ALL {
+        for mix in Mix::ALL {
+            for (api, counts) in each_api(bulkhead, mix) {
+                assert_eq!(
+                    counts.allocations, 0,
+                    "{bulkhead:?} bulkhead, {api}, {mix:?}: {} allocations in {CALLS} calls",
+                    counts.allocations
+                );
+            }
+        }
     }
 }
 
@@ -286,20 +353,23 @@ mod clock_reads {
 
     #[test]
     fn the_full_guard_reads_the_clock_at_most_twice_per_call() {
-        for mix in Mix::ALL {
-            for (api, counts) in [
-                ("Guard::call", guard_call_counts(mix)),
-                ("Guard::call_judged", guard_call_judged_counts(mix)),
-                ("#[circuit_breaker(system = …)]", card_counts(mix)),
-            ] {
-                assert!(
-                    counts.clock_reads <= 2 * CALLS,
-                    "{api}, {mix:?}: {} clock reads in {CALLS} calls",
-                    counts.clock_reads
-                );
-                // Exactly two today: the start instant in `timeout()` (deadline and
-                // elapsed check) and the end instant on completion.
-                assert_eq!(counts.clock_reads, 2 * CALLS, "{api}, {mix:?}");
+        for bulkhead in Bulkhead::ALL {
+            for mix in Mix::ALL {
+                for (api, counts) in each_api(bulkhead, mix) {
+                    assert!(
+                        counts.clock_reads <= 2 * CALLS,
+                        "{bulkhead:?} bulkhead, {api}, {mix:?}: {} clock reads in {CALLS} calls",
+                        counts.clock_reads
+                    );
+                    // Exactly two today: the start instant in `timeout()` (deadline and
+                    // elapsed check) and the end instant on completion, which is also
+                    // what an adaptive bulkhead's limiter samples.
+                    assert_eq!(
+                        counts.clock_reads,
+                        2 * CALLS,
+                        "{bulkhead:?} bulkhead, {api}, {mix:?}"
+                    );
+                }
             }
         }
     }
@@ -318,7 +388,7 @@ mod clock_reads {
 #[test]
 fn the_guarded_call_stays_small() {
     use std::mem::size_of_val;
-    let guard = guard();
+    let guard = guard(Bulkhead::Fixed);
     let call = op_async(Mix::AllOk, 0);
     let own = size_of_val(&call);
     let guarded = size_of_val(&guard.call(call));

@@ -65,6 +65,8 @@ use line::Line;
 
 #[cfg(all(test, not(outbound_guard_loom)))]
 mod adaptive_tests;
+#[cfg(all(test, not(outbound_guard_loom)))]
+mod guard_tests;
 mod limiter;
 mod line;
 #[cfg(all(test, outbound_guard_loom))]

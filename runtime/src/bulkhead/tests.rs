@@ -3,6 +3,10 @@
 //! inflate, strand or misplace a permit, and reads the word and the line after it.
 //! Deterministic: the interleavings are written out, not left to the scheduler (the
 //! loom model checks try them all).
+//!
+//! Each runs twice, its body shared: on a bulkhead at its ceiling (a fixed bulkhead's
+//! permits), and on an adaptive bulkhead whose limit is held low, far below its
+//! ceiling, after its limiter lowered it under load ([`At`]).
 
 use std::future::Future;
 use std::pin::{pin, Pin};
@@ -10,7 +14,7 @@ use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use super::line::Line;
-use super::{Bulkhead, FREE, WAITER};
+use super::{Bulkhead, Limiter, FREE, WAITER};
 
 const WAIT: Duration = Duration::from_secs(1);
 
@@ -19,9 +23,91 @@ fn poll_once<F: Future>(future: Pin<&mut F>) -> Poll<F::Output> {
     future.poll(&mut Context::from_waker(Waker::noop()))
 }
 
-/// A bulkhead of tokio's semaphore, as a service has.
-fn bulkhead(permits: usize) -> Bulkhead {
-    Bulkhead::new(permits)
+/// Where a test's bulkhead stands when the test starts: each step-by-step test below
+/// runs at both, its body shared (`at_both!`).
+#[derive(Debug, Clone, Copy)]
+enum At {
+    /// A bulkhead of its permits: a fixed one, or an adaptive one at its ceiling.
+    Ceiling,
+    /// An adaptive bulkhead whose limit is held low, at its floor, far below its
+    /// ceiling ([`LOW_CEILING`]): built at the ceiling as a guard builds it, every
+    /// permit taken, then sized down by its limiter while they were all in use (so it
+    /// owed them), and every permit returned since (paying the debt).
+    Low,
+}
+
+/// The ceiling of a bulkhead held low: `max_connections` 20 × 0.8.
+const LOW_CEILING: usize = 16;
+
+/// A bulkhead of tokio's semaphore, as a service has, of `permits` permits, at `at`.
+fn bulkhead(at: At, permits: usize) -> Bulkhead {
+    match at {
+        At::Ceiling => Bulkhead::new(permits),
+        At::Low => held_low(permits),
+    }
+}
+
+/// An adaptive bulkhead of [`LOW_CEILING`] permits whose limit is `floor`, lowered
+/// under load and held there (no call ends through a guard, so nothing is sampled).
+fn held_low(floor: usize) -> Bulkhead {
+    let toml = format!(
+        "[systems.sber]\nmax_connections = 20\nbulkhead = \"adaptive\"\nbulkhead_floor = {floor}\n"
+    );
+    let settings = outbound_guard_settings::Settings::parse(&toml, "test").expect("valid");
+    let settings = settings.system("sber").expect("declared");
+    let limiter = Limiter::new(settings);
+    assert_eq!(limiter.ceiling(), LOW_CEILING);
+    let bulkhead = Bulkhead::new(LOW_CEILING);
+    for _ in 0..LOW_CEILING {
+        assert!(bulkhead.try_acquire());
+    }
+    limiter.size(&bulkhead, true);
+    assert_eq!(
+        (limiter.limit(), bulkhead.permits()),
+        (Some(floor), floor),
+        "the limit is the floor, and the bulkhead's size"
+    );
+    assert_eq!(bulkhead.owed(), (LOW_CEILING - floor) as u64);
+    for _ in 0..LOW_CEILING {
+        bulkhead.release();
+    }
+    assert_eq!(
+        (bulkhead.parts(), bulkhead.owed(), bulkhead.in_use()),
+        ((0, floor as u64, 0), 0, 0),
+        "the debt paid, the limit's permits free"
+    );
+    bulkhead
+}
+
+/// Two tests of one body taking an [`At`]: `NAME::at_the_ceiling` and `NAME::held_low`
+/// (`async` for a body run in tokio's paused time).
+macro_rules! at_both {
+    ($name:ident) => {
+        mod $name {
+            #[test]
+            fn at_the_ceiling() {
+                super::$name(super::At::Ceiling);
+            }
+
+            #[test]
+            fn held_low() {
+                super::$name(super::At::Low);
+            }
+        }
+    };
+    (async $name:ident) => {
+        mod $name {
+            #[tokio::test(start_paused = true)]
+            async fn at_the_ceiling() {
+                super::$name(super::At::Ceiling).await;
+            }
+
+            #[tokio::test(start_paused = true)]
+            async fn held_low() {
+                super::$name(super::At::Low).await;
+            }
+        }
+    };
 }
 
 impl<L: Line> Bulkhead<L> {
@@ -37,9 +123,8 @@ impl<L: Line> Bulkhead<L> {
     }
 }
 
-#[test]
-fn a_shrink_below_the_permits_in_use_revokes_none_and_takes_them_back_as_calls_end() {
-    let bulkhead = bulkhead(4);
+fn a_shrink_below_the_permits_in_use_revokes_none_and_takes_them_back_as_calls_end(at: At) {
+    let bulkhead = bulkhead(at, 4);
     for _ in 0..3 {
         assert!(bulkhead.try_acquire());
     }
@@ -61,9 +146,8 @@ fn a_shrink_below_the_permits_in_use_revokes_none_and_takes_them_back_as_calls_e
     assert!(!bulkhead.try_acquire());
 }
 
-#[test]
-fn a_grow_after_a_shrink_cancels_the_debt_first() {
-    let bulkhead = bulkhead(4);
+fn a_grow_after_a_shrink_cancels_the_debt_first(at: At) {
+    let bulkhead = bulkhead(at, 4);
     for _ in 0..4 {
         assert!(bulkhead.try_acquire());
     }
@@ -83,9 +167,8 @@ fn a_grow_after_a_shrink_cancels_the_debt_first() {
     assert_eq!(taken, 5);
 }
 
-#[tokio::test(start_paused = true)]
-async fn a_permit_released_while_someone_waits_goes_to_the_waiter_not_a_newcomer() {
-    let bulkhead = bulkhead(1);
+async fn a_permit_released_while_someone_waits_goes_to_the_waiter_not_a_newcomer(at: At) {
+    let bulkhead = bulkhead(at, 1);
     assert!(bulkhead.try_acquire());
     let mut waiter = pin!(bulkhead.acquire(WAIT));
     assert!(poll_once(waiter.as_mut()).is_pending(), "full: it waits");
@@ -101,9 +184,8 @@ async fn a_permit_released_while_someone_waits_goes_to_the_waiter_not_a_newcomer
     assert!(bulkhead.try_acquire(), "nobody waits: free again");
 }
 
-#[tokio::test(start_paused = true)]
-async fn a_permit_left_in_the_line_by_a_cancelled_waiter_is_taken_by_the_next_caller() {
-    let bulkhead = bulkhead(1);
+async fn a_permit_left_in_the_line_by_a_cancelled_waiter_is_taken_by_the_next_caller(at: At) {
+    let bulkhead = bulkhead(at, 1);
     assert!(bulkhead.try_acquire());
     {
         let mut waiter = pin!(bulkhead.acquire(WAIT));
@@ -117,9 +199,8 @@ async fn a_permit_left_in_the_line_by_a_cancelled_waiter_is_taken_by_the_next_ca
     assert!(bulkhead.try_acquire(), "and free again once returned");
 }
 
-#[tokio::test(start_paused = true)]
-async fn waiters_are_served_in_arrival_order_and_a_grow_serves_them_first() {
-    let bulkhead = bulkhead(1);
+async fn waiters_are_served_in_arrival_order_and_a_grow_serves_them_first(at: At) {
+    let bulkhead = bulkhead(at, 1);
     assert!(bulkhead.try_acquire());
     let mut first = pin!(bulkhead.acquire(WAIT));
     let mut second = pin!(bulkhead.acquire(WAIT));
@@ -140,9 +221,8 @@ async fn waiters_are_served_in_arrival_order_and_a_grow_serves_them_first() {
     assert_eq!(bulkhead.in_use(), 2);
 }
 
-#[tokio::test(start_paused = true)]
-async fn a_caller_whose_wait_runs_out_holds_nothing_and_stops_counting_as_waiting() {
-    let bulkhead = bulkhead(1);
+async fn a_caller_whose_wait_runs_out_holds_nothing_and_stops_counting_as_waiting(at: At) {
+    let bulkhead = bulkhead(at, 1);
     assert!(bulkhead.try_acquire());
     assert!(!bulkhead.acquire(WAIT).await);
     bulkhead.release();
@@ -152,9 +232,8 @@ async fn a_caller_whose_wait_runs_out_holds_nothing_and_stops_counting_as_waitin
     );
 }
 
-#[test]
-fn a_permit_returned_between_a_callers_first_look_and_its_counting_itself_is_taken() {
-    let bulkhead = bulkhead(1);
+fn a_permit_returned_between_a_callers_first_look_and_its_counting_itself_is_taken(at: At) {
+    let bulkhead = bulkhead(at, 1);
     assert!(bulkhead.try_acquire());
     assert!(
         !bulkhead.try_acquire(),
@@ -177,9 +256,8 @@ fn a_permit_returned_between_a_callers_first_look_and_its_counting_itself_is_tak
     assert_eq!(bulkhead.parts(), (0, 1, 0));
 }
 
-#[test]
-fn a_caller_that_finds_nothing_free_is_counted_waiting_until_it_leaves() {
-    let bulkhead = bulkhead(2);
+fn a_caller_that_finds_nothing_free_is_counted_waiting_until_it_leaves(at: At) {
+    let bulkhead = bulkhead(at, 2);
     assert!(bulkhead.try_acquire());
     assert!(bulkhead.try_acquire());
     let first = bulkhead.count_waiting().expect("nothing free: it waits");
@@ -193,10 +271,10 @@ fn a_caller_that_finds_nothing_free_is_counted_waiting_until_it_leaves() {
     assert_eq!(bulkhead.parts(), (0, 1, 0), "the fast path is back");
 }
 
-#[test]
 fn a_permit_returned_while_nobody_waits_is_free_in_the_word_and_one_returned_while_someone_waits_goes_to_the_line(
+    at: At,
 ) {
-    let bulkhead = bulkhead(2);
+    let bulkhead = bulkhead(at, 2);
     assert!(bulkhead.try_acquire());
     assert!(bulkhead.try_acquire());
     bulkhead.release();
@@ -221,9 +299,10 @@ fn a_permit_returned_while_nobody_waits_is_free_in_the_word_and_one_returned_whi
     assert_eq!(bulkhead.in_use(), 2);
 }
 
-#[tokio::test(start_paused = true)]
-async fn a_waiter_whose_wait_runs_out_or_is_cancelled_is_uncounted_and_the_fast_path_comes_back() {
-    let bulkhead = bulkhead(1);
+async fn a_waiter_whose_wait_runs_out_or_is_cancelled_is_uncounted_and_the_fast_path_comes_back(
+    at: At,
+) {
+    let bulkhead = bulkhead(at, 1);
     assert!(bulkhead.try_acquire());
     assert!(!bulkhead.acquire(WAIT).await, "timed out");
     assert_eq!(bulkhead.parts(), (0, 0, 0), "not counted any more");
@@ -243,7 +322,7 @@ async fn a_waiter_whose_wait_runs_out_or_is_cancelled_is_uncounted_and_the_fast_
 
 #[test]
 fn the_largest_bulkhead_is_what_the_words_free_bits_hold_and_every_permit_fits_them() {
-    let bulkhead = bulkhead(usize::MAX);
+    let bulkhead: Bulkhead = Bulkhead::new(usize::MAX);
     assert_eq!(bulkhead.permits(), FREE as usize);
     assert_eq!(bulkhead.parts(), (0, FREE, 0));
     assert!(bulkhead.try_acquire());
@@ -269,9 +348,8 @@ fn leave_one_in_the_line(bulkhead: &Bulkhead) {
     drop(waiting);
 }
 
-#[test]
-fn a_shrink_takes_back_the_permits_left_in_the_line_then_the_free_ones_and_no_more() {
-    let bulkhead = bulkhead(4);
+fn a_shrink_takes_back_the_permits_left_in_the_line_then_the_free_ones_and_no_more(at: At) {
+    let bulkhead = bulkhead(at, 4);
     for _ in 0..4 {
         assert!(bulkhead.try_acquire());
     }
@@ -299,9 +377,8 @@ fn a_shrink_takes_back_the_permits_left_in_the_line_then_the_free_ones_and_no_mo
     assert_eq!(bulkhead.parts(), (0, 1, 0));
 }
 
-#[test]
-fn a_shrink_owes_what_neither_the_word_nor_the_line_holds() {
-    let bulkhead = bulkhead(4);
+fn a_shrink_owes_what_neither_the_word_nor_the_line_holds(at: At) {
+    let bulkhead = bulkhead(at, 4);
     for _ in 0..4 {
         assert!(bulkhead.try_acquire());
     }
@@ -327,9 +404,8 @@ fn a_shrink_owes_what_neither_the_word_nor_the_line_holds() {
     assert_eq!(bulkhead.in_use(), 0);
 }
 
-#[tokio::test(start_paused = true)]
-async fn a_grow_while_someone_waits_serves_the_waiter_and_frees_the_rest() {
-    let bulkhead = bulkhead(1);
+async fn a_grow_while_someone_waits_serves_the_waiter_and_frees_the_rest(at: At) {
+    let bulkhead = bulkhead(at, 1);
     assert!(bulkhead.try_acquire());
     let mut waiter = pin!(bulkhead.acquire(WAIT));
     assert!(poll_once(waiter.as_mut()).is_pending());
@@ -345,9 +421,8 @@ async fn a_grow_while_someone_waits_serves_the_waiter_and_frees_the_rest() {
     assert_eq!(bulkhead.parts(), (0, 3, 0));
 }
 
-#[test]
-fn a_shrink_counts_what_it_owes_in_the_word_so_no_release_frees_a_permit_owed() {
-    let bulkhead = bulkhead(2);
+fn a_shrink_counts_what_it_owes_in_the_word_so_no_release_frees_a_permit_owed(at: At) {
+    let bulkhead = bulkhead(at, 2);
     assert!(bulkhead.try_acquire());
     assert!(bulkhead.try_acquire());
     bulkhead.resize(1);
@@ -375,9 +450,8 @@ fn a_shrink_counts_what_it_owes_in_the_word_so_no_release_frees_a_permit_owed() 
     assert_eq!(bulkhead.parts(), (0, 1, 0));
 }
 
-#[tokio::test(start_paused = true)]
-async fn a_grow_cancels_what_a_shrink_owes_before_it_serves_the_waiters() {
-    let bulkhead = bulkhead(3);
+async fn a_grow_cancels_what_a_shrink_owes_before_it_serves_the_waiters(at: At) {
+    let bulkhead = bulkhead(at, 3);
     for _ in 0..3 {
         assert!(bulkhead.try_acquire());
     }
@@ -397,11 +471,10 @@ async fn a_grow_cancels_what_a_shrink_owes_before_it_serves_the_waiters() {
     assert_eq!(bulkhead.parts(), (0, 4, 0));
 }
 
-#[test]
-fn a_release_that_finds_on_its_second_look_what_is_owed_and_who_waits_decides_by_that() {
+fn a_release_that_finds_on_its_second_look_what_is_owed_and_who_waits_decides_by_that(at: At) {
     // The slow path alone, as a release reaches it after its first look saw someone
     // waiting or something owed: it looks again.
-    let bulkhead = bulkhead(3);
+    let bulkhead = bulkhead(at, 3);
     for _ in 0..3 {
         assert!(bulkhead.try_acquire());
     }
@@ -427,3 +500,20 @@ fn a_release_that_finds_on_its_second_look_what_is_owed_and_who_waits_decides_by
     bulkhead.release();
     assert_eq!(bulkhead.parts(), (0, 2, 0));
 }
+
+at_both!(a_shrink_below_the_permits_in_use_revokes_none_and_takes_them_back_as_calls_end);
+at_both!(a_grow_after_a_shrink_cancels_the_debt_first);
+at_both!(a_permit_returned_between_a_callers_first_look_and_its_counting_itself_is_taken);
+at_both!(a_caller_that_finds_nothing_free_is_counted_waiting_until_it_leaves);
+at_both!(a_permit_returned_while_nobody_waits_is_free_in_the_word_and_one_returned_while_someone_waits_goes_to_the_line);
+at_both!(a_shrink_takes_back_the_permits_left_in_the_line_then_the_free_ones_and_no_more);
+at_both!(a_shrink_owes_what_neither_the_word_nor_the_line_holds);
+at_both!(a_shrink_counts_what_it_owes_in_the_word_so_no_release_frees_a_permit_owed);
+at_both!(async a_permit_released_while_someone_waits_goes_to_the_waiter_not_a_newcomer);
+at_both!(async a_permit_left_in_the_line_by_a_cancelled_waiter_is_taken_by_the_next_caller);
+at_both!(async waiters_are_served_in_arrival_order_and_a_grow_serves_them_first);
+at_both!(async a_caller_whose_wait_runs_out_holds_nothing_and_stops_counting_as_waiting);
+at_both!(async a_waiter_whose_wait_runs_out_or_is_cancelled_is_uncounted_and_the_fast_path_comes_back);
+at_both!(async a_grow_while_someone_waits_serves_the_waiter_and_frees_the_rest);
+at_both!(async a_grow_cancels_what_a_shrink_owes_before_it_serves_the_waiters);
+at_both!(a_release_that_finds_on_its_second_look_what_is_owed_and_who_waits_decides_by_that);
