@@ -221,6 +221,13 @@ pub(crate) const POOLED: usize = 3;
 /// How far from a gap (µs) another gap's trials may lie and still be lent.
 pub(crate) const NEAR: u64 = 30_000_000;
 
+/// How many calls that ran between two gaps set them apart: more than the two gaps'
+/// own evidence ([`EVIDENCE`] on each side) holds. The breaker closed between them
+/// and the upstream was seen on its own, with nothing refused: another incident may
+/// have begun, so neither lends the other its trials (a burst's healthy trials say
+/// nothing of a hang 20 s later, nor the hang's of the burst's end).
+pub(crate) const APART: usize = 2 * EVIDENCE;
+
 /// The first [`TRIALS`] calls that ran after `gap`.
 fn trials(calls: &[Call], gap: &Gap) -> Evidence {
     let mut out = Evidence::default();
@@ -239,23 +246,34 @@ fn trials(calls: &[Call], gap: &Gap) -> Evidence {
 /// only evidence of a change that has just begun), with the trials of the gaps before
 /// it within [`NEAR`] (up to [`POOLED`]). At its end: the calls that ran just after it,
 /// with its own trials once more and those of the gaps after it within [`NEAR`]
-/// (trials are what the breaker did not select; a gap's own weigh double).
+/// (trials are what the breaker did not select; a gap's own weigh double). Only gaps
+/// of one stretch of refusals lend trials: fewer than [`APART`] calls ran between.
 fn evidence(calls: &[Call], gaps: &[Gap]) -> Vec<(Evidence, Evidence)> {
     let trials: Vec<Evidence> = gaps.iter().map(|g| trials(calls, g)).collect();
     let at = |i: usize| calls.get(i).map_or(u64::MAX, |c| c.start);
+    // How many calls ran before the i-th: between two gaps, what the upstream said
+    // with nothing refused.
+    let ran: Vec<usize> = std::iter::once(0)
+        .chain(calls.iter().scan(0, |n, c| {
+            *n += usize::from(!unknown(c));
+            Some(*n)
+        }))
+        .collect();
+    // Two gaps of one stretch of refusals: fewer calls than [`APART`] ran between them.
+    let joined = |a: &Gap, b: &Gap| ran[b.calls.start] - ran[a.calls.end] < APART;
     gaps.iter()
         .enumerate()
         .map(|(g, gap)| {
             let (start, end) = (at(gap.calls.start), at(gap.calls.end - 1));
             let mut before = gap.before;
             for j in g.saturating_sub(POOLED)..g {
-                if start.saturating_sub(at(gaps[j].calls.end)) <= NEAR {
+                if start.saturating_sub(at(gaps[j].calls.end)) <= NEAR && joined(&gaps[j], gap) {
                     before = before.join(trials[j]);
                 }
             }
             let mut after = gap.after.join(trials[g]);
             for (j, other) in gaps.iter().enumerate().skip(g + 1).take(POOLED - 1) {
-                if at(other.calls.start).saturating_sub(end) <= NEAR {
+                if at(other.calls.start).saturating_sub(end) <= NEAR && joined(gap, other) {
                     after = after.join(trials[j]);
                 }
             }
@@ -393,6 +411,36 @@ mod tests {
         hung.extend((0..50).map(|_| call(Rejected)));
         hung.extend((0..3).map(|_| call(Timeout)));
         assert!(super::draws(&hung, 19, 1).iter().flatten().all(|f| *f));
+    }
+
+    #[test]
+    fn a_burst_and_a_later_hang_lend_each_other_no_trials() {
+        use Recorded::{Failure, Rejected, Success, Timeout};
+        // A burst's gap, closed by healthy trials; 15 s of healthy calls.
+        let mut burst: Vec<Call> = (0..10).map(|_| call(Failure)).collect();
+        burst.extend((0..50).map(|_| call(Rejected)));
+        burst.extend((0..750).map(|_| call(Success)));
+        for (i, c) in burst.iter_mut().enumerate() {
+            c.start = i as u64 * 20_000;
+        }
+        // Then a hang: timeouts, and gaps whose trials time out, within 30 s of the burst.
+        let mut both = burst.clone();
+        for round in 0..3 {
+            both.extend((0..if round == 0 { 10 } else { 3 }).map(|_| call(Timeout)));
+            both.extend((0..50).map(|_| call(Rejected)));
+        }
+        both.extend((0..3).map(|_| call(Timeout)));
+        let from = burst.len();
+        for (i, c) in both.iter_mut().enumerate().skip(from) {
+            c.start = i as u64 * 20_000;
+        }
+        for seed in 0..20 {
+            let (alone, with) = (draws(&burst, 1, seed), draws(&both, 1, seed));
+            // The burst's gap is drawn as if no hang followed it...
+            assert_eq!(alone[0][..50], with[0][..50], "seed {seed}");
+            // ...and the hang's gaps, every answer failing, as if no burst came before.
+            assert!(with[0][50..].iter().all(|f| *f), "seed {seed}");
+        }
     }
 
     #[test]
