@@ -79,19 +79,19 @@ fn the_screen_says_in_words_which_setting_is_better_and_how_sure() {
 
             sber: 2,012 calls, 1 incident; its breaker opened 5 times; 957 calls have no recorded outcome (its
               guard refused them): what they would change is estimated
-              as set, replayed: opened 5 times; ≈40 ±215 failing calls let through, ≈611 ±579 healthy refused;
+              as set, replayed: opened 5 times; ≈40 ±215 failing calls let through, ≈630 ±576 healthy refused;
                 incident 1 (2026-12-04 14:47:40.893 UTC): failed fast after 413 ms
               cb_failure_rate=0.1, against the settings it ran with:
                 fails fast in incident 1    better             exact: 112 ms against 413 ms
-                failing calls let through   better             ≈23 against ≈40, on all 19 draws
-                healthy calls refused       worse              ≈829 against ≈611, on all 19 draws
-                time callers waited         better             ≈18.3 s against ≈27.0 s, on all 19 draws
+                failing calls let through   better             ≈25 against ≈40, on all 19 draws
+                healthy calls refused       cannot tell apart  ≈769 against ≈630; −56 to +459
+                time callers waited         better             ≈22.2 s against ≈27.0 s, on all 19 draws
               cb_failure_rate=0.6, against the settings it ran with:
                 fails fast in incident 1    cannot tell        389 guessed answers fed the breaker first, and it
                                                                may never have failed fast
-                failing calls let through   worse              ≈158 against ≈40, on all 19 draws
-                healthy calls refused       cannot tell apart  ≈481 against ≈611; −326 to +160
-                time callers waited         worse              ≈49.1 s against ≈27.0 s, on all 19 draws
+                failing calls let through   worse              ≈131 against ≈40, on all 19 draws
+                healthy calls refused       cannot tell apart  ≈492 against ≈630; −194 to +153
+                time callers waited         worse              ≈49.2 s against ≈27.0 s, on all 19 draws
 
             to tell what is estimated or cannot be told: record in observe mode (cb_mode = "observe"), log at a
               proxy in front of the guard, or add another replica's recording (--replica)
@@ -115,10 +115,10 @@ fn the_detail_gives_the_numbers_and_marks_what_is_guessed() {
             sber, as set:
               openings                      5 (8 guessed; every way 2–12)
               failing calls let through     40 (15 guessed; every way 24–614)
-              healthy calls refused         611 (611 guessed; every way 0–1,371)
-              failing calls refused         237 (253 guessed; every way 0–950)
+              healthy calls refused         630 (611 guessed; every way 0–1,371)
+              failing calls refused         218 (253 guessed; every way 0–950)
               cancelled calls refused       0
-              bulkhead refusals             108 (109 guessed; every way 23–937)
+              bulkhead refusals             109 (109 guessed; every way 23–937)
               time callers waited           27.0 s (8 guessed; every way 7.3 s–20m 39s)
               guessed calls let run         8
               ranges                        2 ways replayed, not every one; the ranges are proven to hold every
@@ -134,18 +134,18 @@ fn the_detail_gives_the_numbers_and_marks_what_is_guessed() {
 
             sber, cb_failure_rate=0.1:
               openings                      6 (68 guessed; every way 1–14)
-              failing calls let through     23 (74 guessed; every way 5–825)
-              healthy calls refused         829 (619 guessed; every way 10–1,649)
-              failing calls refused         303 (351 guessed; every way 10–992)
+              failing calls let through     25 (74 guessed; every way 5–825)
+              healthy calls refused         769 (619 guessed; every way 10–1,649)
+              failing calls refused         292 (351 guessed; every way 10–992)
               cancelled calls refused       0
-              bulkhead refusals             23 (123 guessed; every way 0–937)
-              time callers waited           18.3 s (68 guessed; every way 664 ms–30m 3s)
+              bulkhead refusals             55 (123 guessed; every way 0–937)
+              time callers waited           22.2 s (68 guessed; every way 664 ms–30m 3s)
               guessed calls let run         68
               ranges                        2 ways replayed, not every one; the ranges are proven to hold every
                                             way
               incident 1 at 2026-12-04 14:47:40.893 UTC (16.1 s, 30 failing):
                 to fast fail                112 ms
-                failing calls let through   18 (5 guessed)
+                failing calls let through   23 (5 guessed)
               opened 2026-12-04 14:47:40.994 UTC  sber opened: 5 of 50 calls failed (10% ≥ 10%)
               opened 2026-12-04 14:47:44.209 UTC  sber opened: 1 of 10 calls failed (10% ≥ 10%) (guessed)
               opened 2026-12-04 14:47:51.023 UTC  sber opened: 5 of 50 calls failed (10% ≥ 10%) (guessed)
@@ -155,19 +155,19 @@ fn the_detail_gives_the_numbers_and_marks_what_is_guessed() {
 
             sber, cb_failure_rate=0.6:
               openings                      3 (402 guessed; every way 0–13)
-              failing calls let through     158 (532 guessed; every way 15–997)
-              healthy calls refused         481 (690 guessed; every way 0–1,639)
-              failing calls refused         52 (453 guessed; every way 0–982)
+              failing calls let through     131 (532 guessed; every way 15–997)
+              healthy calls refused         492 (690 guessed; every way 0–1,639)
+              failing calls refused         59 (453 guessed; every way 0–982)
               cancelled calls refused       0
               bulkhead refusals             218 (618 guessed; every way 0–937)
-              time callers waited           49.1 s (402 guessed; every way 675 ms–33m 17s)
+              time callers waited           49.2 s (402 guessed; every way 675 ms–33m 17s)
               guessed calls let run         402
               ranges                        2 ways replayed, not every one; the ranges are proven to hold every
                                             way
               incident 1 at 2026-12-04 14:47:40.893 UTC (16.1 s, 30 failing):
                 to fast fail                cannot tell: 389 guessed answers fed the breaker first, and it may
                                             never have failed fast
-                failing calls let through   150 (122 guessed)
+                failing calls let through   123 (122 guessed)
               opened 2026-12-04 14:47:53.292 UTC  sber opened: 30 of 50 calls failed (60% ≥ 60%) (guessed)
               opened 2026-12-04 14:47:58.651 UTC  sber opened: 30 of 50 calls failed (60% ≥ 60%) (guessed)
               opened 2026-12-04 14:48:02.835 UTC  sber forced open by an operator
