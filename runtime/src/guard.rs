@@ -1,7 +1,7 @@
 //! The guard: one per system, holding that system's settings, bulkhead and breaker
 //! (R-RES-ISO-1/3). Cloning it is cheap and shares all three.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Duration;
 
@@ -45,6 +45,10 @@ struct Inner {
     total_timeout: AtomicU64,
     slow_threshold: AtomicU64,
     bulkhead_wait: AtomicU64,
+    /// Whether a call's end needs more than the breaker's count: an observer wants
+    /// calls, or the bulkhead is adaptive (each success a sample). One load at each
+    /// call's end answers both; see [`Guard::ends_watched`].
+    ends_watched: AtomicBool,
     breaker: Breaker,
     bulkhead: Bulkhead,
     /// The bulkhead's limit when it is adaptive; the only one to resize it.
@@ -113,6 +117,7 @@ impl Guard {
                 total_timeout: AtomicU64::new(packed(settings.total_timeout())),
                 slow_threshold: AtomicU64::new(packed(settings.cb_slow_threshold())),
                 bulkhead_wait: AtomicU64::new(packed(settings.bulkhead_wait())),
+                ends_watched: AtomicBool::new(false),
                 breaker: Breaker::observed(settings, observers),
                 bulkhead: Bulkhead::new(permits),
                 limiter: Limiter::new(settings),
@@ -131,6 +136,7 @@ impl Guard {
         if let Some(limit) = guard.inner.limiter.limit() {
             guard.inner.breaker.announce_limit(limit);
         }
+        guard.watch_ends();
         guard
     }
 
@@ -221,6 +227,27 @@ impl Guard {
         if was_adaptive || self.inner.limiter.limit().is_some() {
             self.inner.breaker.announce_limit(self.bulkhead_limit());
         }
+        self.watch_ends();
+    }
+
+    /// Whether a call's end is watched: some observer wants calls, or the bulkhead is
+    /// adaptive. A call's end tests this one flag, and only when it is set whether it
+    /// reports to observers and whether it samples: a fixed bulkhead without call
+    /// observers pays one load for both.
+    #[inline]
+    pub(crate) fn ends_watched(&self) -> bool {
+        self.inner.ends_watched.load(Ordering::Relaxed)
+    }
+
+    /// Sets [`ends_watched`](Self::ends_watched) from the observers and the bulkhead's
+    /// mode: as the guard is built, and after a reload (which may turn the bulkhead
+    /// adaptive or fixed; a call ending meanwhile may miss a sample, as the reload
+    /// restarts the limiter's window anyway, and a sample taken after the bulkhead
+    /// turned fixed is ignored).
+    fn watch_ends(&self) {
+        let watched =
+            !self.inner.breaker.call_observers().is_empty() || self.inner.limiter.sampling();
+        self.inner.ends_watched.store(watched, Ordering::Relaxed);
     }
 
     /// The system's breaker.
@@ -247,7 +274,8 @@ impl Guard {
     }
 
     /// A success that started at `start` ended at `end`, still holding its permit: a
-    /// sample for an adaptive bulkhead; nothing for a fixed one.
+    /// sample for an adaptive bulkhead; nothing for a fixed one. Asked only when
+    /// [`ends_watched`](Self::ends_watched).
     #[inline]
     pub(crate) fn succeeded(&self, start: Instant, end: Instant) {
         if self.inner.limiter.sampling() {
@@ -255,7 +283,9 @@ impl Guard {
         }
     }
 
-    #[inline(never)]
+    /// Inlined into the call's out-of-line end (`RunningCall`'s), which only a
+    /// watched guard reaches.
+    #[inline]
     fn adapt(&self, start: Instant, end: Instant) {
         let enforce = !self.inner.breaker.observing();
         if let Some(change) = self

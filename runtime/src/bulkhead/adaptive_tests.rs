@@ -318,6 +318,34 @@ async fn a_reload_keeps_the_limit_where_the_new_ceiling_allows() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn a_guard_made_adaptive_by_a_reload_samples_its_successes_and_one_made_fixed_stops() {
+    // Built fixed, without call observers: a call's end has nothing to do.
+    let guard = guard("");
+    assert!(!guard.ends_watched());
+    guard.apply(&settings(ADAPTIVE));
+    assert!(guard.ends_watched(), "each success is a sample now");
+    let upstream = Upstream::new(8, MS100);
+    let t0 = Instant::now();
+    let (_seen, tasks) = drive(&guard, &upstream, 32, t0 + Duration::from_secs(50));
+    tokio::time::sleep(Duration::from_secs(10)).await;
+    assert_eq!(guard.bulkhead_limit(), 8);
+    upstream.set_workers(2);
+    tokio::time::sleep(Duration::from_secs(30)).await;
+    let low = guard.bulkhead_limit();
+    assert!(
+        (2..=3).contains(&low),
+        "the limit follows the capacity: {low}"
+    );
+    guard.apply(&settings(""));
+    assert!(!guard.ends_watched());
+    assert_eq!((guard.bulkhead_limit(), guard.bulkhead().permits()), (8, 8));
+    for task in tasks {
+        task.await.unwrap();
+    }
+    assert_eq!(guard.in_flight(), 0);
+}
+
+#[tokio::test(start_paused = true)]
 async fn in_observe_mode_the_limit_is_computed_and_the_bulkhead_stays_at_its_permits() {
     let guard = guard(&format!("{ADAPTIVE}\ncb_mode = \"observe\""));
     let upstream = Upstream::new(8, MS100);

@@ -279,10 +279,6 @@ impl RunningCall {
         // even if the clock read at its end lands on the threshold itself.
         let slow = self.ran_longer(end, threshold) || self.slow_counted;
         let failed = verdict.is_failure();
-        if !failed {
-            // A sample for an adaptive bulkhead, slow or not, before the permit goes back.
-            self.guard().succeeded(self.start, end);
-        }
         let outcome = match (failed, slow) {
             (true, _) => Outcome::Failure,
             (false, true) => Outcome::Slow,
@@ -362,7 +358,8 @@ impl RunningCall {
         }
     }
 
-    /// Counts the outcome and reports the call to the observers, keeping the permits:
+    /// Counts the outcome, samples a success for an adaptive bulkhead and reports the
+    /// call to the observers, keeping the permits:
     /// they go back when `self` is dropped (a panicking or timed-out call's, once its
     /// future is dropped).
     #[cfg_attr(not(debug_assertions), inline(always))]
@@ -373,9 +370,25 @@ impl RunningCall {
         } else if std::mem::take(&mut self.slow_counted) {
             guard.slow_holders().ended();
         }
+        if guard.ends_watched() {
+            self.watched_end(outcome, end);
+        }
         self.span.record(outcome.as_str());
-        report(guard, outcome, || Some(self.elapsed(end)));
         guard.metrics().recorded(guard.breaker());
+    }
+
+    /// The end of a call whose guard [watches ends](Guard::ends_watched): a success
+    /// (slow or not) is a sample for an adaptive bulkhead, taken before the permit goes
+    /// back; then the observers that want calls hear of it. Out of line, so that a
+    /// fixed bulkhead without call observers pays one test for both.
+    #[cold]
+    #[inline(never)]
+    fn watched_end(&self, outcome: Outcome, end: Instant) {
+        let guard = &self.slot.guard;
+        if matches!(outcome, Outcome::Success | Outcome::Slow) {
+            guard.succeeded(self.start, end);
+        }
+        report(guard, outcome, || Some(self.elapsed(end)));
     }
 
     /// Counts a call the total timeout cut off at `end`: a failure, returned as
