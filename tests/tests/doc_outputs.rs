@@ -9,6 +9,10 @@
 
 use std::path::{Path, PathBuf};
 
+mod common;
+
+use common::workspace_root;
+
 /// Pages that show the command's screens, and how many of their blocks the goldens hold
 /// at least (so a page whose blocks drift away from every golden fails, too).
 const PAGES: &[(&str, usize)] = &[
@@ -16,17 +20,6 @@ const PAGES: &[(&str, usize)] = &[
     ("docs/tune.md", 1),
     ("docs/replay.md", 1),
 ];
-
-fn workspace_root() -> PathBuf {
-    let mut dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    loop {
-        let manifest = dir.join("Cargo.toml");
-        if std::fs::read_to_string(&manifest).is_ok_and(|t| t.contains("[workspace]")) {
-            return dir;
-        }
-        assert!(dir.pop(), "no workspace Cargo.toml above the tests package");
-    }
-}
 
 /// The golden texts of `cli/tests/*.rs`, dedented as expect-test compares them.
 fn goldens(root: &Path) -> Vec<(String, Vec<String>)> {

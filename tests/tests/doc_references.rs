@@ -46,6 +46,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+mod common;
+
+use common::{members, workspace_root};
+
 /// The design card's sentence, as the docs quote it.
 const CARD: &str =
     r#"#[circuit_breaker(system = "sber", error_map = PaymentPortError::system_unavailable)]"#;
@@ -294,29 +298,6 @@ fn workspace_crate(segment: &str) -> bool {
     segment == "outbound_guard" || segment.starts_with("outbound_guard_")
 }
 
-fn workspace_root() -> PathBuf {
-    let mut dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    loop {
-        let manifest = dir.join("Cargo.toml");
-        if std::fs::read_to_string(&manifest).is_ok_and(|t| t.contains("[workspace]")) {
-            return dir;
-        }
-        assert!(dir.pop(), "no workspace Cargo.toml above the tests package");
-    }
-}
-
-/// The workspace's member directories.
-fn members(root: &Path) -> Vec<PathBuf> {
-    let text = std::fs::read_to_string(root.join("Cargo.toml")).expect("the workspace manifest");
-    let manifest: toml::Table = text.parse().expect("the workspace manifest parses");
-    manifest["workspace"]["members"]
-        .as_array()
-        .expect("workspace.members is a list")
-        .iter()
-        .map(|m| root.join(m.as_str().expect("a member is a path")))
-        .collect()
-}
-
 fn files_with(dir: &Path, extension: &str, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
@@ -363,7 +344,7 @@ struct Items {
 impl Items {
     fn read(root: &Path) -> Self {
         let mut items = Items::default();
-        for member in members(root) {
+        for member in members(root).iter().map(|m| root.join(m)) {
             let mut files = Vec::new();
             files_with(&member.join("src"), "rs", &mut files);
             for file in files {
@@ -553,7 +534,7 @@ fn docs(root: &Path) -> Vec<Doc> {
             .collect();
         out.push(Doc { path, lines });
     }
-    for member in members(root) {
+    for member in members(root).iter().map(|m| root.join(m)) {
         let mut sources = Vec::new();
         files_with(&member.join("src"), "rs", &mut sources);
         for path in sources {
@@ -831,7 +812,7 @@ fn bases(doc: &Path, root: &Path) -> Vec<PathBuf> {
     let mut crate_dir = dir.clone();
     while !crate_dir.join("Cargo.toml").is_file() && crate_dir.pop() {}
     let mut out = vec![dir, crate_dir, root.to_path_buf()];
-    for member in members(root) {
+    for member in members(root).iter().map(|m| root.join(m)) {
         out.push(member.join("src"));
         out.push(member);
     }

@@ -15,6 +15,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+mod common;
+
+use common::{members, workspace_root};
+
 /// Names another crate may define beside the runtime's, by design: `(crate directory,
 /// name)`.
 const ALLOWED: &[(&str, &str)] = &[
@@ -38,29 +42,6 @@ const RUNTIME_WORDS: &[&str] = &["Judged"];
 
 /// Packages of test code only.
 const TEST_PACKAGES: &[&str] = &["tests", "ui-tests", "support/test-recorder"];
-
-fn workspace_root() -> PathBuf {
-    let mut dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    loop {
-        let manifest = dir.join("Cargo.toml");
-        if std::fs::read_to_string(&manifest).is_ok_and(|t| t.contains("[workspace]")) {
-            return dir;
-        }
-        assert!(dir.pop(), "no workspace Cargo.toml above the tests package");
-    }
-}
-
-/// The workspace's member directories, as the workspace's `Cargo.toml` lists them.
-fn members(root: &Path) -> Vec<String> {
-    let text = std::fs::read_to_string(root.join("Cargo.toml")).expect("the workspace manifest");
-    let manifest: toml::Table = text.parse().expect("the workspace manifest parses");
-    manifest["workspace"]["members"]
-        .as_array()
-        .expect("workspace.members is a list")
-        .iter()
-        .map(|m| m.as_str().expect("a member is a path").to_owned())
-        .collect()
-}
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {

@@ -26,3 +26,28 @@ pub async fn eventually(within: Duration, mut condition: impl FnMut() -> bool) {
         tokio::time::sleep(Duration::from_millis(1)).await;
     }
 }
+
+/// The workspace's root: the first directory above this package whose `Cargo.toml` has a
+/// `[workspace]` table.
+pub fn workspace_root() -> std::path::PathBuf {
+    let mut dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    loop {
+        let manifest = dir.join("Cargo.toml");
+        if std::fs::read_to_string(&manifest).is_ok_and(|t| t.contains("[workspace]")) {
+            return dir;
+        }
+        assert!(dir.pop(), "no workspace Cargo.toml above the tests package");
+    }
+}
+
+/// The workspace's members as its `Cargo.toml` lists them (`runtime`, `examples/use-it`).
+pub fn members(root: &std::path::Path) -> Vec<String> {
+    let text = std::fs::read_to_string(root.join("Cargo.toml")).expect("the workspace manifest");
+    let manifest: toml::Table = text.parse().expect("the workspace manifest parses");
+    manifest["workspace"]["members"]
+        .as_array()
+        .expect("workspace.members is a list")
+        .iter()
+        .map(|m| m.as_str().expect("a member is a path").to_owned())
+        .collect()
+}
