@@ -152,9 +152,8 @@ pub(crate) struct ReplayArgs {
     /// How many replays of each setting may be spent walking the ways of answering the
     /// calls without a recorded outcome (default: as many as make about half a million
     /// replayed calls, at least 2, at most 1024). Within it, every way is replayed and
-    /// each range holds every figure those calls could give; past it, the ranges are
-    /// proven to hold every way without replaying each (wider), and say so. Either way
-    /// a range holds every way of answering them.
+    /// each range holds every figure those calls could give; past it, no range is
+    /// given: each figure is the estimate with its error, or "cannot tell".
     #[arg(long, value_name = "N")]
     pub(crate) max_replays: Option<usize>,
     /// Refuse the recording at its first line that cannot be read (default: skip it and
@@ -166,7 +165,8 @@ pub(crate) struct ReplayArgs {
     #[arg(long, value_name = "FILE.svg")]
     pub(crate) out: Option<PathBuf>,
     /// Print the numbers behind the verdicts: each figure of each setting, how many of
-    /// its calls were guessed, the ranges proven to hold every way, and the openings.
+    /// its calls were guessed, the ranges that hold every way where every way was
+    /// replayed, and the openings.
     #[arg(long, conflicts_with = "json")]
     pub(crate) detail: bool,
     /// Print everything as JSON instead: figures, ranges, verdicts, openings.

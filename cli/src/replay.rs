@@ -27,7 +27,6 @@ pub(crate) mod guess;
 mod holes;
 mod knowable;
 mod plot;
-mod possible;
 pub(crate) mod recording;
 mod render;
 mod replicas;
@@ -435,7 +434,6 @@ impl<'a> Prepared<'a> {
             figures::see_holes(&mut assessed.figures, &assessed.replay, &self.holes);
             // No way of answering the calls it has fills the holes: no range holds.
             assessed.bounds.proof.exhaustive = false;
-            assessed.bounds.possible = None;
         }
         Variant {
             cannot_tell,

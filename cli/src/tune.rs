@@ -35,8 +35,8 @@ use search::{Common, Search, Tried};
 use space::{groups, Base, Change, Seen};
 
 /// Replays of each setting spent on the ranges of a recording's calls without an
-/// outcome (`replay --max-replays`): past them, the ranges are proven without replaying
-/// each way. `replay`'s default spends up to 1,024 on a short recording; a search tries
+/// outcome (`replay --max-replays`): past them, each figure is the estimate with its
+/// error. `replay`'s default spends up to 1,024 on a short recording; a search tries
 /// hundreds of settings.
 const TUNE_REPLAYS: usize = 8;
 

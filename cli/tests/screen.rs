@@ -84,7 +84,8 @@ fn the_screen_says_in_words_which_setting_is_better_and_how_sure() {
               cb_failure_rate=0.1, against the settings it ran with:
                 fails fast in incident 1    better             exact: 112 ms against 413 ms
                 failing calls let through   better             ≈25 against ≈40, on all 19 draws
-                healthy calls refused       cannot tell apart  ≈769 against ≈630; −56 to +459
+                healthy calls refused       cannot tell        the 619 answers guessed could make it nearly
+                                                               anything
                 time callers waited         better             ≈22.2 s against ≈27.0 s, on all 19 draws
               cb_failure_rate=0.6, against the settings it ran with:
                 fails fast in incident 1    cannot tell        389 guessed answers fed the breaker first, and it
@@ -113,16 +114,16 @@ fn the_detail_gives_the_numbers_and_marks_what_is_guessed() {
               guard refused them): what they would change is estimated
 
             sber, as set:
-              openings                      5 (8 guessed; every way 2–12)
-              failing calls let through     40 (15 guessed; every way 24–614)
-              healthy calls refused         630 (611 guessed; every way 0–1,371)
-              failing calls refused         218 (253 guessed; every way 0–950)
-              cancelled calls refused       0
-              bulkhead refusals             109 (109 guessed; every way 23–937)
-              time callers waited           27.0 s (8 guessed; every way 7.3 s–20m 39s)
+              openings                      5 (8 guessed)
+              failing calls let through     40 (15 guessed)
+              healthy calls refused         630 (611 guessed)
+              failing calls refused         218 (253 guessed)
+              cancelled calls refused       0 (8 guessed)
+              bulkhead refusals             109 (109 guessed)
+              time callers waited           27.0 s (8 guessed)
               guessed calls let run         8
-              ranges                        2 ways replayed, not every one; the ranges are proven to hold every
-                                            way
+              ranges                        2 ways replayed, not every one; each figure the estimate with its
+                                            error
               incident 1 at 2026-12-04 14:47:40.893 UTC (16.1 s, 30 failing):
                 to fast fail                413 ms
                 failing calls let through   40 (7 guessed)
@@ -133,16 +134,16 @@ fn the_detail_gives_the_numbers_and_marks_what_is_guessed() {
               opened 2026-12-04 14:48:02.835 UTC  sber forced open by an operator
 
             sber, cb_failure_rate=0.1:
-              openings                      6 (68 guessed; every way 1–14)
-              failing calls let through     25 (74 guessed; every way 5–825)
-              healthy calls refused         769 (619 guessed; every way 10–1,649)
-              failing calls refused         292 (351 guessed; every way 10–992)
-              cancelled calls refused       0
-              bulkhead refusals             55 (123 guessed; every way 0–937)
-              time callers waited           22.2 s (68 guessed; every way 664 ms–30m 3s)
+              openings                      6 (68 guessed)
+              failing calls let through     25 (74 guessed)
+              healthy calls refused         cannot tell: the 619 answers guessed could make it nearly anything
+              failing calls refused         292 (351 guessed)
+              cancelled calls refused       0 (68 guessed)
+              bulkhead refusals             55 (123 guessed)
+              time callers waited           22.2 s (68 guessed)
               guessed calls let run         68
-              ranges                        2 ways replayed, not every one; the ranges are proven to hold every
-                                            way
+              ranges                        2 ways replayed, not every one; each figure the estimate with its
+                                            error
               incident 1 at 2026-12-04 14:47:40.893 UTC (16.1 s, 30 failing):
                 to fast fail                112 ms
                 failing calls let through   23 (5 guessed)
@@ -154,16 +155,16 @@ fn the_detail_gives_the_numbers_and_marks_what_is_guessed() {
               opened 2026-12-04 14:48:02.835 UTC  sber forced open by an operator
 
             sber, cb_failure_rate=0.6:
-              openings                      3 (402 guessed; every way 0–13)
-              failing calls let through     131 (532 guessed; every way 15–997)
-              healthy calls refused         492 (690 guessed; every way 0–1,639)
-              failing calls refused         59 (453 guessed; every way 0–982)
-              cancelled calls refused       0
-              bulkhead refusals             218 (618 guessed; every way 0–937)
-              time callers waited           49.2 s (402 guessed; every way 675 ms–33m 17s)
+              openings                      3 (402 guessed)
+              failing calls let through     131 (532 guessed)
+              healthy calls refused         492 (690 guessed)
+              failing calls refused         59 (453 guessed)
+              cancelled calls refused       0 (402 guessed)
+              bulkhead refusals             218 (618 guessed)
+              time callers waited           49.2 s (402 guessed)
               guessed calls let run         402
-              ranges                        2 ways replayed, not every one; the ranges are proven to hold every
-                                            way
+              ranges                        2 ways replayed, not every one; each figure the estimate with its
+                                            error
               incident 1 at 2026-12-04 14:47:40.893 UTC (16.1 s, 30 failing):
                 to fast fail                cannot tell: 389 guessed answers fed the breaker first, and it may
                                             never have failed fast

@@ -627,13 +627,13 @@ fn on_an_enforcing_recording_an_objective_is_met_only_by_its_whole_interval() {
     let alternatives = s["alternatives"].as_array().unwrap();
     assert!(!alternatives.is_empty(), "{s}");
     // Fewer failing calls through than no breaker is told on the same draws (every
-    // draw's failing calls): the value and the interval's top are below no breaker's.
+    // draw's failing calls): the value, the draws' median, is below no breaker's. (The
+    // intervals, each the draws widened by the stated error, may overlap.)
     let failing = &s["failing_calls"];
     for a in alternatives {
         let through = &a["figures"]["failing_let_through"];
         assert!(
-            through["value"].as_u64().unwrap() < failing["value"].as_u64().unwrap()
-                && through["high"].as_u64().unwrap() < failing["high"].as_u64().unwrap(),
+            through["value"].as_u64().unwrap() < failing["value"].as_u64().unwrap(),
             "no better than no breaker: {a}"
         );
         assert!(told_apart(a, &s["as_set"]), "{a}\nagainst {}", s["as_set"]);
@@ -867,9 +867,9 @@ fn the_screens_as_a_person_reads_them() {
 
                                           as set        A             B             C
               healthy calls refused       ≈115 (13.9%)  ≈8 (1.0%)     ≈150 (18.2%)  ≈145 (17.6%)
-              failing calls let through   ≈95±164       ≈224±157      ≈10±153       ≈13±151
-              time callers waited         ≈112.1 s      ≈4m 2s±3m 39s ≈26.5 s       ≈29.4 s
-              openings                    ≈5±6          ≈7±58         ≈7±6          ≈7±6
+              failing calls let through   ≈95±164       ≈224±268      ≈10±153       ≈13±151
+              time callers waited         ≈112.1 s      ≈4m 2s±4m     ≈26.5 s       ≈29.4 s
+              openings                    ≈5±106        ≈7±151        ≈7±144        ≈7±144
               fails fast after, in incident
                 1 at 00:03:00, 2m 44s     45.1 s        45.1 s        1.3 s         2.2 s
               meets healthy calls' cap    cannot tell   cannot tell   cannot tell   cannot tell

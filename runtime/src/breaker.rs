@@ -501,12 +501,6 @@ fn config_of(settings: &SystemSettings) -> Config {
     }
 }
 
-/// The shortest and the longest open period a breaker with `settings` gives itself,
-/// without a retry hint (for the hidden `__bounds::open_periods`).
-pub(crate) fn own_open_periods(settings: &SystemSettings) -> (u64, u64) {
-    config_of(settings).periods().own_range()
-}
-
 /// A seed for a breaker's jitter: random per process (std's `RandomState`), mixed with
 /// the system's name, so replicas (and systems) opened by one outage draw apart.
 fn seed_of(name: &str) -> u64 {

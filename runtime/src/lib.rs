@@ -90,8 +90,6 @@ mod watch;
 mod wiring;
 
 #[doc(hidden)]
-pub mod __bounds;
-#[doc(hidden)]
 pub mod __private;
 
 pub use action::{ManualAction, UnknownAction};

@@ -437,8 +437,7 @@ impl Running {
 /// How late one of a replayed guard's timers may fire (µs): tokio's clock moves in
 /// whole milliseconds to the next timer, so it lands up to 2 ms past a timer's instant
 /// (its deadline rounded up, plus the clock's fraction of a millisecond); with a
-/// margin. [`toward`] stops short of a step by the 2 ms, and the proof of the ranges
-/// ([`possible`](super::possible)) widens every bound that waits on a timer by this.
+/// margin. [`toward`] stops short of a step by the 2 ms.
 pub(crate) const TIMER_SLACK: u64 = 3_000;
 
 /// Moves the paused clock forward to `at` exactly, firing on the way the guard's own

@@ -747,23 +747,6 @@ impl Ranges {
         }
     }
 
-    /// Whether every range holds the ranges of `other`.
-    #[cfg(test)]
-    pub(crate) fn contains_ranges(&self, other: &Ranges) -> bool {
-        let within =
-            |outer: Range, inner: Range| outer.low <= inner.low && inner.high <= outer.high;
-        Figure::ALL
-            .iter()
-            .all(|&f| within(self.figures[f], other.figures[f]))
-            && self.incidents.iter().zip(&other.incidents).all(
-                |((fast, through), (inner_fast, inner_through))| {
-                    within(*through, *inner_through)
-                        && fast.contains(inner_fast.soonest)
-                        && fast.contains(inner_fast.latest)
-                },
-            )
-    }
-
     /// Whether every range holds `f`'s figure.
     #[cfg(test)]
     pub(crate) fn contains(&self, f: &Figures) -> bool {
@@ -787,9 +770,6 @@ pub(crate) struct Bounds {
     /// The lowest and highest over the replays made.
     pub(crate) replayed: Ranges,
     pub(crate) proof: Proof,
-    /// Past the budget ([`Proof::exhaustive`] false): ranges that hold every way,
-    /// proven without replaying each ([`possible`](super::possible)).
-    pub(crate) possible: Option<Ranges>,
 }
 
 impl Bounds {
@@ -798,17 +778,12 @@ impl Bounds {
         Bounds {
             replayed: Ranges::of(f),
             proof: Proof::default(),
-            possible: None,
         }
     }
 
     /// The ranges that hold every way of answering: the replayed ones where every way
-    /// was replayed, else the proven ones; `None` where neither is known.
+    /// was replayed; `None` past the budget, where only the estimate is known.
     pub(crate) fn proven(&self) -> Option<&Ranges> {
-        if self.proof.exhaustive {
-            Some(&self.replayed)
-        } else {
-            self.possible.as_ref()
-        }
+        self.proof.exhaustive.then_some(&self.replayed)
     }
 }

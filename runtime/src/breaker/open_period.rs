@@ -26,24 +26,6 @@ pub(crate) struct Periods {
     pub jitter: f64,
 }
 
-impl Periods {
-    /// The shortest and the longest of the breaker's own open periods, without a retry
-    /// hint (nanoseconds): at least `open_nanos` (backoff and jitter only lengthen it);
-    /// at most `open_max_nanos`, and without a backoff, at most `open_nanos` with its
-    /// whole jitter. [`OpenPeriods::open`] never leaves it.
-    pub(crate) fn own_range(&self) -> (u64, u64) {
-        let max = self.open_max_nanos.max(self.open_nanos);
-        let longest = if self.backoff > 1.0 {
-            max
-        } else {
-            self.open_nanos
-                .saturating_add(scale(self.open_nanos, self.jitter))
-                .min(max)
-        };
-        (self.open_nanos, longest)
-    }
-}
-
 /// An open period: its length and what decided it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Opening {
@@ -164,6 +146,22 @@ fn scale(nanos: u64, factor: f64) -> u64 {
 mod tests {
     use super::{lengthened, scale, OpenPeriods, Periods};
 
+    /// The shortest and the longest of the breaker's own open periods, without a retry
+    /// hint (nanoseconds): at least `open_nanos` (backoff and jitter only lengthen it);
+    /// at most `open_max_nanos`, and without a backoff, at most `open_nanos` with its
+    /// whole jitter. [`OpenPeriods::open`] never leaves it.
+    fn own_range(p: &Periods) -> (u64, u64) {
+        let max = p.open_max_nanos.max(p.open_nanos);
+        let longest = if p.backoff > 1.0 {
+            max
+        } else {
+            p.open_nanos
+                .saturating_add(scale(p.open_nanos, p.jitter))
+                .min(max)
+        };
+        (p.open_nanos, longest)
+    }
+
     const fn periods(open_nanos: u64, open_max_nanos: u64, backoff: f64, jitter: f64) -> Periods {
         Periods {
             open_nanos,
@@ -186,7 +184,7 @@ mod tests {
                 [1.0, 1.5, 3.0][rng.usize(..3)],
                 [0.0, 0.3, 0.9][rng.usize(..3)],
             );
-            let (shortest, longest) = p.own_range();
+            let (shortest, longest) = own_range(&p);
             let mut open = OpenPeriods::new();
             open.seed(rng.u64(..));
             for i in 0..20 {
@@ -198,9 +196,9 @@ mod tests {
             }
         }
         // Without a backoff, the longest is the jitter's whole share, and it is reached.
-        assert_eq!(periods(100, 1_000, 1.0, 0.5).own_range(), (100, 150));
-        assert_eq!(periods(100, 120, 1.0, 0.5).own_range(), (100, 120));
-        assert_eq!(periods(100, 1_000, 2.0, 0.0).own_range(), (100, 1_000));
+        assert_eq!(own_range(&periods(100, 1_000, 1.0, 0.5)), (100, 150));
+        assert_eq!(own_range(&periods(100, 120, 1.0, 0.5)), (100, 120));
+        assert_eq!(own_range(&periods(100, 1_000, 2.0, 0.0)), (100, 1_000));
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! `--detail`: the numbers behind the screen, a block per system and setting. Each
-//! figure is its value; one that rests on guessed answers says how many, and the range
-//! proven to hold every way of answering them where one is (never the few ways a replay
-//! happened to reach); one whose range spans nearly every call says "cannot tell".
+//! figure is its value; one that rests on guessed answers says how many, and, where
+//! every way of answering them was replayed, the range that holds every way (never the
+//! few ways a replay happened to reach); one whose range spans nearly every call says
+//! "cannot tell".
 //! Openings fed by guessed answers are marked `(guessed)`; those resting on what a
 //! recording's holes hide, `(rests on the holes)`.
 
@@ -31,7 +32,7 @@ fn amount(figure: Figure, value: usize) -> String {
     }
 }
 
-/// A proven range, `54–1,511`, or `None` where it is one value.
+/// A range every way was replayed for, `54–1,511`, or `None` where it is one value.
 fn range(figure: Figure, r: Range) -> Option<String> {
     (r.low != r.high).then(|| format!("{}–{}", amount(figure, r.low), amount(figure, r.high)))
 }
@@ -100,14 +101,9 @@ fn ways(variant: &Variant) -> String {
             "every way replayed ({})",
             counted(proof.paths, "replay", "replays")
         )
-    } else if variant.bounds.possible.is_some() {
-        format!(
-            "{} replayed, not every one; the ranges are proven to hold every way",
-            counted(proof.paths, "way", "ways")
-        )
     } else {
         format!(
-            "{} replayed, not every one; no range proven",
+            "{} replayed, not every one; each figure the estimate with its error",
             counted(proof.paths, "way", "ways")
         )
     }
