@@ -49,7 +49,7 @@ pub(crate) use verdict::{compare, Difference, Known, Told};
 /// `tune` states its healthy total with the error its figures have, and compares
 /// settings on the same draws as `replay`.
 pub(crate) use verdict::{paired, Subject, DRAWS, ESTIMATE_ERROR};
-use ways::{Budget, Replayable};
+use ways::{budget, Replayable};
 
 /// The seed of the draws of the answers a recording lacks: the same replay draws the
 /// same.
@@ -334,7 +334,7 @@ pub(crate) struct Prepared<'a> {
     // each setting on the same answers); none where every call has its outcome, or
     // unless asked for (`with_draws`).
     draws: Arc<[Vec<bool>]>,
-    budget: Budget,
+    budget: usize,
     incidents: Vec<figures::Incident>,
     holes: Vec<holes::Hole>,
 }
@@ -354,7 +354,7 @@ impl<'a> Prepared<'a> {
             read_limit: knowable::read_limit(system),
             options: guess::options(&system.calls).into(),
             draws: Vec::new().into(),
-            budget: Budget::new(max_replays, system.calls.len()),
+            budget: budget(max_replays, system.calls.len()),
             incidents: incidents(&system.calls, &[]),
             holes: Vec::new(),
         }
@@ -433,7 +433,7 @@ impl<'a> Prepared<'a> {
         if !self.holes.is_empty() {
             figures::see_holes(&mut assessed.figures, &assessed.replay, &self.holes);
             // No way of answering the calls it has fills the holes: no range holds.
-            assessed.bounds.proof.exhaustive = false;
+            assessed.ranges.every_way = false;
         }
         Variant {
             cannot_tell,
@@ -441,7 +441,7 @@ impl<'a> Prepared<'a> {
             ran_with: false,
             figures: assessed.figures,
             draws,
-            bounds: assessed.bounds,
+            ranges: assessed.ranges,
             replay: assessed.replay,
             replays: assessed.replays,
             limit: figures::limit(settings),

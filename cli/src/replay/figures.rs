@@ -699,23 +699,19 @@ impl FastFailRange {
     }
 }
 
-/// How a setting's ranges were found.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct Proof {
+/// A setting's figures as ranges over the ways of answering the calls without a
+/// recorded outcome that were replayed: each figure's range, and each incident's (its
+/// time to fast fail and its failing calls let through).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Ranges {
+    pub(crate) figures: PerFigure<Range>,
+    pub(crate) incidents: Vec<(FastFailRange, Range)>,
     /// Replays whose figures the ranges hold (each way the calls that ran could have been
     /// answered, or as many as the budget allowed).
     pub(crate) paths: usize,
     /// Every way was replayed: each range holds the figure of every way of answering
     /// the calls without a recorded outcome.
-    pub(crate) exhaustive: bool,
-}
-
-/// Each figure's range, and each incident's: its time to fast fail and its failing
-/// calls let through.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Ranges {
-    pub(crate) figures: PerFigure<Range>,
-    pub(crate) incidents: Vec<(FastFailRange, Range)>,
+    pub(crate) every_way: bool,
 }
 
 impl Ranges {
@@ -733,7 +729,15 @@ impl Ranges {
                     )
                 })
                 .collect(),
+            paths: 0,
+            every_way: false,
         }
+    }
+
+    /// The ranges where they hold every way of answering (every way was replayed);
+    /// `None` past the budget, where only the estimate is known.
+    pub(crate) fn proven(&self) -> Option<&Ranges> {
+        self.every_way.then_some(self)
     }
 
     /// Each range widened to hold `f`'s figure.
@@ -760,30 +764,5 @@ impl Ranges {
                 .all(|((fast, let_through), met)| {
                     fast.contains(met.to_fast_fail) && let_through.contains(met.failing_let_through)
                 })
-    }
-}
-
-/// A setting's figures as ranges over the ways of answering the calls without a
-/// recorded outcome.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Bounds {
-    /// The lowest and highest over the replays made.
-    pub(crate) replayed: Ranges,
-    pub(crate) proof: Proof,
-}
-
-impl Bounds {
-    /// One replay's figures, each a range of one value.
-    pub(crate) fn of(f: &Figures) -> Bounds {
-        Bounds {
-            replayed: Ranges::of(f),
-            proof: Proof::default(),
-        }
-    }
-
-    /// The ranges that hold every way of answering: the replayed ones where every way
-    /// was replayed; `None` past the budget, where only the estimate is known.
-    pub(crate) fn proven(&self) -> Option<&Ranges> {
-        self.proof.exhaustive.then_some(&self.replayed)
     }
 }

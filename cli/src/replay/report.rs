@@ -4,7 +4,7 @@
 use std::time::{Duration, SystemTime};
 
 use super::engine::Replay;
-use super::figures::{Bounds, Figures, Incident};
+use super::figures::{Figures, Incident, Ranges};
 use super::holes::Hole;
 use super::recording::{Recording, SystemRecording};
 
@@ -21,7 +21,7 @@ pub(crate) struct Variant {
     /// in the order drawn, the same for every setting (empty where none is guessed).
     pub(crate) draws: Vec<Figures>,
     /// Each figure over every way of answering them.
-    pub(crate) bounds: Bounds,
+    pub(crate) ranges: Ranges,
     pub(crate) replay: Replay,
     /// The longest a call that ran keeps its caller waiting (µs): the setting's
     /// `read_timeout` or `total_timeout`, the shorter.

@@ -95,7 +95,7 @@ pub(crate) fn known_in(calls: usize, holes: bool, variant: &Variant, subject: Su
         return Known::CannotTell(why.clone());
     }
     let f = &variant.figures;
-    let proven = variant.bounds.proven();
+    let proven = variant.ranges.proven();
     match subject {
         // The settings it ran with let through only calls the recording has.
         Subject::Figure(figure)
@@ -564,7 +564,7 @@ mod tests {
             ran_with: false,
             figures: figures(counts[0]),
             draws: counts.iter().map(|n| figures(*n)).collect(),
-            bounds: crate::replay::figures::Bounds::of(&Figures::default()),
+            ranges: crate::replay::figures::Ranges::of(&Figures::default()),
             replay: crate::replay::engine::Replay {
                 fates: Vec::new(),
                 transitions: Vec::new(),

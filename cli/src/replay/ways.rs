@@ -3,7 +3,7 @@
 //!
 //! **The claim.** Each call the recording's guard refused is answered succeeding or
 //! failing (each at the duration the evidence near its gap gives, [`guess::Options`](super::guess::Options)).
-//! There are 2^k such answerings of k calls; when the ranges are *exhaustive*, each
+//! There are 2^k such answerings of k calls; when every way was replayed, each
 //! figure of each of them lies within its range. A breaker's figures are not monotone
 //! in those answers (a failure answered early opens the breaker sooner, so later calls
 //! are refused and never seen), so two extremes (all succeeding, all failing) do not
@@ -21,8 +21,8 @@
 //! other figures count only calls that ran, or none of them. A setting as strict as
 //! the recording's refuses the same calls and asks nothing: one replay, exact.
 //!
-//! Past the budget of replays ([`Budget`]), the paths walked say nothing of the others
-//! ([`Proof::exhaustive`] false), and no range is given: each figure is then the
+//! Past the budget of replays ([`budget`]), the paths walked say nothing of the others
+//! ([`Ranges::every_way`] false), and no range is given: each figure is then the
 //! estimate with its stated error, or "cannot tell" ([`verdict`](super::verdict)). A
 //! setting looser than the recording's lets most of them run and has too many paths;
 //! so may a stricter one over many half-open periods, each trial a decision.
@@ -37,32 +37,22 @@ use outbound_guard::ManualAction;
 use outbound_guard_settings::SystemSettings;
 
 use super::engine::{replay, Choice, Replay};
-use super::figures::{figures, limit, see_holes, Bounds, Figures, Incident, Proof};
+use super::figures::{figures, limit, see_holes, Figures, Incident, Ranges};
 use super::guess::Options;
 use super::holes::Hole;
 use super::recording::{Call, Recorded};
-
-/// How many replays of a setting may be spent on its ranges.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Budget {
-    pub(crate) replays: usize,
-}
 
 /// Replayed calls that the default budget's walk spends on one setting, about.
 const DEFAULT_CALLS: usize = 500_000;
 /// The default budget's most replays.
 const DEFAULT_MOST: usize = 1024;
 
-impl Budget {
-    /// `asked`, or as many replays as make about half a million replayed calls
-    /// of `calls` (at least 2, at most 1024).
-    pub(crate) fn new(asked: Option<usize>, calls: usize) -> Budget {
-        Budget {
-            replays: asked
-                .unwrap_or_else(|| (DEFAULT_CALLS / calls.max(1)).clamp(2, DEFAULT_MOST))
-                .max(1),
-        }
-    }
+/// How many replays of a setting may be spent on its ranges: `asked`, or as many as
+/// make about half a million replayed calls of `calls` (at least 2, at most 1024).
+pub(crate) fn budget(asked: Option<usize>, calls: usize) -> usize {
+    asked
+        .unwrap_or_else(|| (DEFAULT_CALLS / calls.max(1)).clamp(2, DEFAULT_MOST))
+        .max(1)
 }
 
 /// One system's recording, ready to be replayed any way.
@@ -79,7 +69,7 @@ pub(crate) struct Assessed {
     /// The replay with the estimate's answers.
     pub(crate) replay: Replay,
     pub(crate) figures: Figures,
-    pub(crate) bounds: Bounds,
+    pub(crate) ranges: Ranges,
     /// Replays made.
     pub(crate) replays: usize,
 }
@@ -122,47 +112,43 @@ impl Replayable<'_> {
     }
 
     /// Both ends of `replay`'s figures over the answers of the calls it refused.
-    fn widen(&self, bounds: &mut Bounds, replay: &Replay, limit: u64) {
+    fn widen(&self, ranges: &mut Ranges, replay: &Replay, limit: u64) {
         for fill in [false, true] {
-            bounds
-                .replayed
-                .widen(&self.figures(replay, Some(fill), limit));
+            ranges.widen(&self.figures(replay, Some(fill), limit));
         }
     }
 
-    /// `settings` assessed: the estimate's replay, then every path within `budget`, or
-    /// past it, samples.
-    pub(crate) fn assess(&self, settings: &SystemSettings, budget: Budget) -> Assessed {
+    /// `settings` assessed: the estimate's replay, then every path within `budget`
+    /// replays.
+    pub(crate) fn assess(&self, settings: &SystemSettings, budget: usize) -> Assessed {
         let estimate: Vec<bool> = self.options.iter().map(|o| o.estimate_fails).collect();
         let replay = self.run(settings, Choice::Each(estimate));
         let limit = limit(settings);
         let figures = self.figures(&replay, None, limit);
-        let mut bounds = Bounds::of(&figures);
+        let mut ranges = Ranges::of(&figures);
         let mut replays = 1;
         if self.options.is_empty() {
-            bounds.proof = Proof {
-                paths: 1,
-                exhaustive: true,
-            };
+            ranges.paths = 1;
+            ranges.every_way = true;
             return Assessed {
                 replay,
                 figures,
-                bounds,
+                ranges,
                 replays,
             };
         }
-        self.widen(&mut bounds, &replay, limit);
+        self.widen(&mut ranges, &replay, limit);
         let mut paths = 0;
         let mut stack: Vec<Vec<bool>> = vec![Vec::new()];
         while let Some(path) = stack.pop() {
-            if paths == budget.replays {
+            if paths == budget {
                 stack.push(path);
                 break;
             }
             let walked = self.run(settings, Choice::Path(path.clone()));
             paths += 1;
             replays += 1;
-            self.widen(&mut bounds, &walked, limit);
+            self.widen(&mut ranges, &walked, limit);
             // Each decision past the path's end went the default way (succeeding): the
             // other way is a path of its own.
             for branch in path.len()..walked.decisions {
@@ -174,12 +160,12 @@ impl Replayable<'_> {
         }
         // Past the budget, the ranges of the paths walked hold no promise, and none
         // is given.
-        let exhaustive = stack.is_empty();
-        bounds.proof = Proof { paths, exhaustive };
+        ranges.paths = paths;
+        ranges.every_way = stack.is_empty();
         Assessed {
             replay,
             figures,
-            bounds,
+            ranges,
             replays,
         }
     }
@@ -339,23 +325,17 @@ mod tests {
             };
             let input = Case::new(&calls, &actions);
             let replayable = input.replayable();
-            let assessed = replayable.assess(system, Budget { replays: 1 << 12 });
-            assert!(assessed.bounds.proof.exhaustive, "case {case}");
-            assert!(
-                assessed.bounds.replayed.contains(&assessed.figures),
-                "case {case}"
-            );
-            assert!(assessed.bounds.proven().is_some());
-            if assessed.bounds.proof.paths < 1 << k {
+            let assessed = replayable.assess(system, 1 << 12);
+            assert!(assessed.ranges.every_way, "case {case}");
+            assert!(assessed.ranges.contains(&assessed.figures), "case {case}");
+            assert!(assessed.ranges.proven().is_some());
+            if assessed.ranges.paths < 1 << k {
                 paths_fewer_than_answerings += 1;
             }
             // With a budget of one path, a range only where that path was every way.
-            let short = replayable.assess(system, Budget { replays: 1 });
-            assert_eq!(
-                short.bounds.proven().is_some(),
-                short.bounds.proof.exhaustive
-            );
-            if !short.bounds.proof.exhaustive {
+            let short = replayable.assess(system, 1);
+            assert_eq!(short.ranges.proven().is_some(), short.ranges.every_way);
+            if !short.ranges.every_way {
                 cut_short += 1;
             }
             for bits in 0..1_u32 << k {
@@ -369,9 +349,9 @@ mod tests {
                     .collect();
                 let truth = figures(&calls, &replay, &input.incidents, &unknown, limit(system));
                 assert!(
-                    assessed.bounds.replayed.contains(&truth),
+                    assessed.ranges.contains(&truth),
                     "case {case}, answering {bits:b} of {k}: {truth:?} outside {:?}",
-                    assessed.bounds
+                    assessed.ranges
                 );
             }
         }
@@ -382,7 +362,7 @@ mod tests {
         assert!(cut_short > 12, "{cut_short}");
     }
 
-    /// A budget smaller than the paths: the ranges say they are not exhaustive, and
+    /// A budget smaller than the paths: the ranges say not every way was replayed, and
     /// still hold the estimate and both ends.
     #[test]
     fn past_the_budget_the_ranges_say_so() {
@@ -399,18 +379,18 @@ mod tests {
         let input = Case::new(&calls, &[]);
         let replayable = input.replayable();
         let system = settings.system("s").unwrap();
-        let all = replayable.assess(system, Budget { replays: 1 << 12 });
-        assert_eq!(all.bounds.proof.paths, 64);
-        assert!(all.bounds.proof.exhaustive);
-        let few = replayable.assess(system, Budget { replays: 3 });
-        assert_eq!(few.bounds.proof.paths, 3);
-        assert!(!few.bounds.proof.exhaustive);
-        assert!(few.bounds.replayed.contains(&few.figures));
+        let all = replayable.assess(system, 1 << 12);
+        assert_eq!(all.ranges.paths, 64);
+        assert!(all.ranges.every_way);
+        let few = replayable.assess(system, 3);
+        assert_eq!(few.ranges.paths, 3);
+        assert!(!few.ranges.every_way);
+        assert!(few.ranges.contains(&few.figures));
         // Every call let run: the failing ones let through range over all 6 where
         // every way was replayed; past the budget no range is told.
-        let through = all.bounds.replayed.figures[Figure::FailingLetThrough];
+        let through = all.ranges.figures[Figure::FailingLetThrough];
         assert_eq!(through.high - through.low, 6);
-        assert!(all.bounds.proven().is_some());
-        assert!(few.bounds.proven().is_none());
+        assert!(all.ranges.proven().is_some());
+        assert!(few.ranges.proven().is_none());
     }
 }

@@ -51,7 +51,7 @@ fn cell(report: &SystemReport<'_>, variant: &Variant, figure: Figure) -> String 
         Known::Told(t) => {
             let value = amount(figure, usize::try_from(t.value).unwrap_or(usize::MAX));
             let proven = variant
-                .bounds
+                .ranges
                 .proven()
                 .and_then(|p| range(figure, p.figures[figure]));
             match proven {
@@ -68,7 +68,7 @@ fn fast_cell(report: &SystemReport<'_>, variant: &Variant, i: usize) -> String {
         Known::CannotTell(why) => format!("cannot tell: {why}"),
         Known::Told(t) if t.exact() => fast((t.value != u64::MAX).then_some(t.value)),
         Known::Told(t) => {
-            let proven = variant.bounds.proven().map(|p| p.incidents[i].0);
+            let proven = variant.ranges.proven().map(|p| p.incidents[i].0);
             let value = fast((t.value != u64::MAX).then_some(t.value));
             match proven {
                 Some(FastFailRange { soonest, latest }) if soonest != latest => format!(
@@ -95,16 +95,16 @@ fn row(out: &mut String, label: &str, value: &str) {
 
 /// How the ranges were found.
 fn ways(variant: &Variant) -> String {
-    let proof = variant.bounds.proof;
-    if proof.exhaustive {
+    let ranges = &variant.ranges;
+    if ranges.every_way {
         format!(
             "every way replayed ({})",
-            counted(proof.paths, "replay", "replays")
+            counted(ranges.paths, "replay", "replays")
         )
     } else {
         format!(
             "{} replayed, not every one; each figure the estimate with its error",
-            counted(proof.paths, "way", "ways")
+            counted(ranges.paths, "way", "ways")
         )
     }
 }

@@ -38,10 +38,10 @@ fn fast_range(r: FastFailRange) -> Value {
 /// The ranges proven to hold every way of answering: every figure's, `null` each where
 /// none is proven.
 fn ranges(variant: &Variant) -> Value {
-    let proven: Option<&Ranges> = variant.bounds.proven();
+    let proven: Option<&Ranges> = variant.ranges.proven();
     let mut out = Map::new();
-    out.insert("every_way".into(), json!(variant.bounds.proof.exhaustive));
-    out.insert("ways_replayed".into(), json!(variant.bounds.proof.paths));
+    out.insert("every_way".into(), json!(variant.ranges.every_way));
+    out.insert("ways_replayed".into(), json!(variant.ranges.paths));
     for figure in Figure::ALL {
         let r = proven.map_or(Value::Null, |p| range(figure, p.figures[figure]));
         out.insert(figure.key().into(), r);
@@ -121,7 +121,7 @@ fn verdicts(report: &SystemReport<'_>, base: &Variant, alternative: &Variant) ->
 /// One setting's replay of a system.
 fn setting(recording: &Recording, report: &SystemReport<'_>, v: &Variant) -> Value {
     let f = &v.figures;
-    let proven = v.bounds.proven();
+    let proven = v.ranges.proven();
     let mut out = Map::new();
     out.insert("settings".into(), json!(v.label));
     out.insert("cannot_tell".into(), json!(v.cannot_tell));
