@@ -121,7 +121,6 @@ fn verdicts(report: &SystemReport<'_>, base: &Variant, alternative: &Variant) ->
 /// One setting's replay of a system.
 fn setting(recording: &Recording, report: &SystemReport<'_>, v: &Variant) -> Value {
     let f = &v.figures;
-    let proven = v.ranges.proven();
     let mut out = Map::new();
     out.insert("settings".into(), json!(v.label));
     out.insert("cannot_tell".into(), json!(v.cannot_tell));
@@ -172,6 +171,14 @@ fn setting(recording: &Recording, report: &SystemReport<'_>, v: &Variant) -> Val
         |t| json!({"at_ms": ms(t.at), "from": t.from.as_str(), "to": t.to.as_str(), "why": t.why}),
     );
     out.insert("transitions".into(), transitions.collect());
+    out.insert("incidents".into(), incidents(report, v));
+    Value::Object(out)
+}
+
+/// One setting's figures in each incident of its system.
+fn incidents(report: &SystemReport<'_>, v: &Variant) -> Value {
+    let proven = v.ranges.proven();
+    let holed = !report.holes.is_empty();
     // Where the recording has holes, only the failing calls the settings it ran with
     // let through are all in it; a setting it cannot tell, none.
     let through_untold = v
@@ -179,7 +186,7 @@ fn setting(recording: &Recording, report: &SystemReport<'_>, v: &Variant) -> Val
         .first()
         .cloned()
         .or_else(|| (holed && !v.ran_with).then(|| verdict::IN_HOLES.to_owned()));
-    let incidents = f.incidents.iter().enumerate().map(|(i, m)| {
+    let incidents = v.figures.incidents.iter().enumerate().map(|(i, m)| {
         let r = proven.map(|p| p.incidents[i]);
         // The value told (the draws' median, where drawn); never is `null`.
         let (fast_untold, fast) = match verdict::known(report, v, Subject::FastFail(i)) {
@@ -199,8 +206,7 @@ fn setting(recording: &Recording, report: &SystemReport<'_>, v: &Variant) -> Val
             "failing_let_through_range": r.map(|(_, through)| range(Figure::FailingLetThrough, through)),
         })
     });
-    out.insert("incidents".into(), incidents.collect());
-    Value::Object(out)
+    incidents.collect()
 }
 
 /// One system's replays.
