@@ -117,36 +117,20 @@ impl<'a> Prepared<'a> {
             incidents: &self.incidents,
             read_limit: self.read_limit,
         };
-        let mut assessed = replayable.assess(settings, self.budget);
-        assessed.figures.swing = figures::swing(
-            calls,
-            &assessed.replay,
-            &self.options,
-            figures::limit(settings),
-        );
-        let cannot_tell = knowable::cannot_tell(self.system, settings);
-        let draws = if self.draws.is_empty() || !cannot_tell.is_empty() {
-            Vec::new()
-        } else {
-            replayable.drawn(settings, &assessed.replay, &self.draws, &self.holes)
-        };
+        let mut v = replayable.assess(settings, self.budget);
+        v.figures.swing = figures::swing(calls, &v.replay, &self.options, figures::limit(settings));
+        v.cannot_tell = knowable::cannot_tell(self.system, settings);
+        if !self.draws.is_empty() && v.cannot_tell.is_empty() {
+            v.draws = replayable.drawn(settings, &v.replay, &self.draws, &self.holes);
+        }
         if !self.holes.is_empty() {
-            figures::see_holes(&mut assessed.figures, &assessed.replay, &self.holes);
+            figures::see_holes(&mut v.figures, &v.replay, &self.holes);
             // No way of answering the calls it has fills the holes: no range holds.
-            assessed.ranges.every_way = false;
+            v.ranges.every_way = false;
         }
-        Variant {
-            cannot_tell,
-            label: label.to_owned(),
-            ran_with: false,
-            figures: assessed.figures,
-            draws,
-            ranges: assessed.ranges,
-            replay: assessed.replay,
-            replays: assessed.replays,
-            limit: figures::limit(settings),
-            reach: reach(calls, settings),
-        }
+        label.clone_into(&mut v.label);
+        v.reach = reach(calls, settings);
+        v
     }
 
     /// Its incidents, found from the upstream's behaviour: each one's start (µs since

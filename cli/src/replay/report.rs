@@ -3,6 +3,8 @@
 
 use std::time::{Duration, SystemTime};
 
+use outbound_guard_settings::SystemSettings;
+
 use super::engine::Replay;
 use super::figures::{Figures, Incident, Ranges};
 use super::holes::Hole;
@@ -38,6 +40,30 @@ pub(crate) struct Variant {
 }
 
 impl Variant {
+    /// `settings`' replay with the estimate's answers (`replay`, its `figures`), its
+    /// `ranges` over the `replays` made: unlabelled, without draws, cannot tell
+    /// nothing; [`Prepared::variant`](super::Prepared::variant) fills in the rest.
+    pub(crate) fn assessed(
+        settings: &SystemSettings,
+        replay: Replay,
+        figures: Figures,
+        ranges: Ranges,
+        replays: usize,
+    ) -> Variant {
+        Variant {
+            label: String::new(),
+            ran_with: false,
+            figures,
+            draws: Vec::new(),
+            ranges,
+            replay,
+            limit: super::figures::limit(settings),
+            reach: 0,
+            replays,
+            cannot_tell: Vec::new(),
+        }
+    }
+
     /// Drops each call's fate: what is kept (figures, transitions) is what `tune` reads
     /// of the many settings it tries, and a million calls' fates each would add up.
     pub(crate) fn forget_fates(&mut self) {

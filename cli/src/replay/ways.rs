@@ -41,6 +41,7 @@ use super::figures::{figures, limit, see_holes, Figures, Incident, Ranges};
 use super::guess::Options;
 use super::holes::Hole;
 use super::recording::{Call, Recorded};
+use super::report::Variant;
 
 /// Replayed calls that the default budget's walk spends on one setting, about.
 const DEFAULT_CALLS: usize = 500_000;
@@ -62,16 +63,6 @@ pub(crate) struct Replayable<'a> {
     pub(crate) options: &'a Arc<[Options]>,
     pub(crate) incidents: &'a [Incident],
     pub(crate) read_limit: Option<Duration>,
-}
-
-/// A setting assessed: its estimate, and its figures' ranges.
-pub(crate) struct Assessed {
-    /// The replay with the estimate's answers.
-    pub(crate) replay: Replay,
-    pub(crate) figures: Figures,
-    pub(crate) ranges: Ranges,
-    /// Replays made.
-    pub(crate) replays: usize,
 }
 
 impl Replayable<'_> {
@@ -119,8 +110,9 @@ impl Replayable<'_> {
     }
 
     /// `settings` assessed: the estimate's replay, then every path within `budget`
-    /// replays.
-    pub(crate) fn assess(&self, settings: &SystemSettings, budget: usize) -> Assessed {
+    /// replays; unlabelled, without draws (see
+    /// [`Prepared::variant`](super::Prepared::variant)).
+    pub(crate) fn assess(&self, settings: &SystemSettings, budget: usize) -> Variant {
         let estimate: Vec<bool> = self.options.iter().map(|o| o.estimate_fails).collect();
         let replay = self.run(settings, Choice::Each(estimate));
         let limit = limit(settings);
@@ -130,12 +122,7 @@ impl Replayable<'_> {
         if self.options.is_empty() {
             ranges.paths = 1;
             ranges.every_way = true;
-            return Assessed {
-                replay,
-                figures,
-                ranges,
-                replays,
-            };
+            return Variant::assessed(settings, replay, figures, ranges, replays);
         }
         self.widen(&mut ranges, &replay, limit);
         let mut paths = 0;
@@ -162,12 +149,7 @@ impl Replayable<'_> {
         // is given.
         ranges.paths = paths;
         ranges.every_way = stack.is_empty();
-        Assessed {
-            replay,
-            figures,
-            ranges,
-            replays,
-        }
+        Variant::assessed(settings, replay, figures, ranges, replays)
     }
 }
 
