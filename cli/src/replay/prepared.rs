@@ -2,7 +2,9 @@
 //! actions, its calls without a recorded outcome and the draws of their answers, its
 //! incidents and its holes), then replayed through any setting ([`Prepared::variant`])
 //! into the figures a report renders, each as far as the recording tells it
-//! ([`Certainty`]). `replay` and `tune` both come in here.
+//! ([`Certainty`]). `replay` and `tune` both come in here. How a setting is replayed
+//! every way within the budget, and on each draw, is [`ways`](super::ways)' part of its
+//! methods.
 
 use std::sync::Arc;
 
@@ -11,32 +13,44 @@ use outbound_guard_settings::SystemSettings;
 use super::figures::{self, incidents, Figure as FigureKind};
 use super::report::{SystemReport, Variant};
 use super::verdict::{self, Known};
-use super::ways::{budget, Replayable};
 use super::{engine, guess, holes, knowable, recording};
 
 /// The seed of the draws of the answers a recording lacks: the same replay draws the
 /// same.
 const DRAWS_SEED: u64 = 0x0DE5_EED5;
 
+/// Replayed calls that the default budget's walk spends on one setting, about.
+const DEFAULT_CALLS: usize = 500_000;
+/// The default budget's most replays.
+const DEFAULT_MOST: usize = 1024;
+
+/// How many replays of a setting may be spent on its ranges: `asked`, or as many as
+/// make about half a million replayed calls of `calls` (at least 2, at most 1024).
+pub(crate) fn budget(asked: Option<usize>, calls: usize) -> usize {
+    asked
+        .unwrap_or_else(|| (DEFAULT_CALLS / calls.max(1)).clamp(2, DEFAULT_MOST))
+        .max(1)
+}
+
 /// One system's recording, ready to be replayed through any setting: its operator's
 /// actions, its calls without a recorded outcome, its incidents and its holes. Shared
 /// by the threads of `tune`.
 pub(crate) struct Prepared<'a> {
-    name: String,
-    system: &'a recording::SystemRecording,
-    actions: Vec<(u64, outbound_guard::ManualAction)>,
-    read_limit: Option<std::time::Duration>,
+    pub(super) name: String,
+    pub(super) system: &'a recording::SystemRecording,
+    pub(super) actions: Vec<(u64, outbound_guard::ManualAction)>,
+    pub(super) read_limit: Option<std::time::Duration>,
     // The calls without a recorded outcome: the estimate answers them from the evidence
     // on both sides of their gap, and the ranges hold every way they could have been
     // answered (`ways`).
-    options: Arc<[guess::Options]>,
+    pub(super) options: Arc<[guess::Options]>,
     // Draws of their answers, each setting replayed on every one (paired: the n-th of
     // each setting on the same answers); none where every call has its outcome, or
     // unless asked for (`with_draws`).
-    draws: Arc<[Vec<bool>]>,
-    budget: usize,
-    incidents: Vec<figures::Incident>,
-    holes: Vec<holes::Hole>,
+    pub(super) draws: Arc<[Vec<bool>]>,
+    pub(super) budget: usize,
+    pub(super) incidents: Vec<figures::Incident>,
+    pub(super) holes: Vec<holes::Hole>,
 }
 
 impl<'a> Prepared<'a> {
@@ -110,18 +124,11 @@ impl<'a> Prepared<'a> {
     /// holes, the figures they leave out cannot be told, and no range holds.
     pub(crate) fn variant(&self, label: &str, settings: &SystemSettings) -> Variant {
         let calls = &self.system.calls;
-        let replayable = Replayable {
-            calls,
-            actions: &self.actions,
-            options: &self.options,
-            incidents: &self.incidents,
-            read_limit: self.read_limit,
-        };
-        let mut v = replayable.assess(settings, self.budget);
+        let mut v = self.assess(settings, self.budget);
         v.figures.swing = figures::swing(calls, &v.replay, &self.options, figures::limit(settings));
         v.cannot_tell = knowable::cannot_tell(self.system, settings);
         if !self.draws.is_empty() && v.cannot_tell.is_empty() {
-            v.draws = replayable.drawn(settings, &v.replay, &self.draws, &self.holes);
+            v.draws = self.drawn(settings, &v.replay, &self.draws, &self.holes);
         }
         if !self.holes.is_empty() {
             figures::see_holes(&mut v.figures, &v.replay, &self.holes);

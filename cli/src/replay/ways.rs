@@ -21,7 +21,7 @@
 //! other figures count only calls that ran, or none of them. A setting as strict as
 //! the recording's refuses the same calls and asks nothing: one replay, exact.
 //!
-//! Past the budget of replays ([`budget`]), the paths walked say nothing of the others
+//! Past the budget of replays ([`budget`](super::prepared::budget)), the paths walked say nothing of the others
 //! ([`Ranges::every_way`] false), and no range is given: each figure is then the
 //! estimate with its stated error, or "cannot tell" ([`verdict`](super::verdict)). A
 //! setting looser than the recording's lets most of them run and has too many paths;
@@ -30,48 +30,22 @@
 //! The test below checks the claim against brute force: small recordings, every one of
 //! the 2^k answerings replayed, each figure inside its range.
 
-use std::sync::Arc;
-use std::time::Duration;
-
-use outbound_guard::ManualAction;
 use outbound_guard_settings::SystemSettings;
 
 use super::engine::{replay, Choice, Replay};
-use super::figures::{figures, limit, see_holes, Figures, Incident, Ranges};
-use super::guess::Options;
+use super::figures::{figures, limit, see_holes, Figures, Ranges};
 use super::holes::Hole;
-use super::recording::{Call, Recorded};
+use super::prepared::Prepared;
+use super::recording::Recorded;
 use super::report::Variant;
 
-/// Replayed calls that the default budget's walk spends on one setting, about.
-const DEFAULT_CALLS: usize = 500_000;
-/// The default budget's most replays.
-const DEFAULT_MOST: usize = 1024;
-
-/// How many replays of a setting may be spent on its ranges: `asked`, or as many as
-/// make about half a million replayed calls of `calls` (at least 2, at most 1024).
-pub(crate) fn budget(asked: Option<usize>, calls: usize) -> usize {
-    asked
-        .unwrap_or_else(|| (DEFAULT_CALLS / calls.max(1)).clamp(2, DEFAULT_MOST))
-        .max(1)
-}
-
-/// One system's recording, ready to be replayed any way.
-pub(crate) struct Replayable<'a> {
-    pub(crate) calls: &'a [Call],
-    pub(crate) actions: &'a [(u64, ManualAction)],
-    pub(crate) options: &'a Arc<[Options]>,
-    pub(crate) incidents: &'a [Incident],
-    pub(crate) read_limit: Option<Duration>,
-}
-
-impl Replayable<'_> {
+impl Prepared<'_> {
     fn run(&self, settings: &SystemSettings, choice: Choice) -> Replay {
         replay(
             settings,
-            self.calls,
-            self.actions,
-            (self.options, choice),
+            &self.system.calls,
+            &self.actions,
+            (&self.options, choice),
             self.read_limit,
         )
     }
@@ -94,9 +68,9 @@ impl Replayable<'_> {
     /// [`answers`](Self::answers) says.
     fn figures(&self, replay: &Replay, fill: Option<bool>, limit: u64) -> Figures {
         figures(
-            self.calls,
+            &self.system.calls,
             replay,
-            self.incidents,
+            &self.incidents,
             &self.answers(replay, fill),
             limit,
         )
@@ -110,8 +84,7 @@ impl Replayable<'_> {
     }
 
     /// `settings` assessed: the estimate's replay, then every path within `budget`
-    /// replays; unlabelled, without draws (see
-    /// [`Prepared::variant`](super::Prepared::variant)).
+    /// replays; unlabelled, without draws (see [`Prepared::variant`]).
     pub(crate) fn assess(&self, settings: &SystemSettings, budget: usize) -> Variant {
         let estimate: Vec<bool> = self.options.iter().map(|o| o.estimate_fails).collect();
         let replay = self.run(settings, Choice::Each(estimate));
@@ -153,7 +126,7 @@ impl Replayable<'_> {
     }
 }
 
-impl Replayable<'_> {
+impl Prepared<'_> {
     /// `settings`' figures on each of `draws` (one answer for each call without a
     /// recorded outcome, failing or not), paired: the n-th of every setting on the same
     /// answers; the calls in `holes` left out as [`see_holes`] says. `estimate`, its
@@ -183,7 +156,7 @@ impl Replayable<'_> {
                     own = self.run(settings, Choice::Each(each.clone()));
                     &own
                 };
-                let mut f = figures(self.calls, replay, self.incidents, &answers, limit);
+                let mut f = figures(&self.system.calls, replay, &self.incidents, &answers, limit);
                 if !holes.is_empty() {
                     see_holes(&mut f, replay, holes);
                 }
@@ -198,7 +171,12 @@ mod tests {
     use super::*;
     use crate::replay::drawn::{self, Regime};
     use crate::replay::figures::{incidents, Figure};
-    use crate::replay::guess;
+    use std::sync::Arc;
+
+    use crate::replay::figures::Incident;
+    use crate::replay::guess::{self, Options};
+    use crate::replay::recording::{Call, SystemRecording};
+    use outbound_guard::ManualAction;
     use outbound_guard_settings::Settings;
 
     /// Settings for the brute-force check: timeouts long against the recording, or
@@ -250,29 +228,37 @@ mod tests {
     /// A recording's calls and an operator's actions, with what a replay derives from
     /// them: each unknown call's answers and the incidents.
     struct Case<'c> {
-        calls: &'c [Call],
+        system: SystemRecording,
         actions: &'c [(u64, ManualAction)],
         options: Arc<[Options]>,
         incidents: Vec<Incident>,
     }
 
     impl<'c> Case<'c> {
-        fn new(calls: &'c [Call], actions: &'c [(u64, ManualAction)]) -> Self {
+        fn new(calls: &[Call], actions: &'c [(u64, ManualAction)]) -> Self {
             Case {
-                calls,
+                system: SystemRecording {
+                    calls: calls.to_vec(),
+                    ..SystemRecording::default()
+                },
                 actions,
                 options: guess::options(calls).into(),
                 incidents: incidents(calls, &[]),
             }
         }
 
-        fn replayable(&self) -> Replayable<'_> {
-            Replayable {
-                calls: self.calls,
-                actions: self.actions,
-                options: &self.options,
-                incidents: &self.incidents,
+        /// The recording prepared, without draws, its actions as given.
+        fn replayable(&self) -> Prepared<'_> {
+            Prepared {
+                name: "s".into(),
+                system: &self.system,
+                actions: self.actions.to_vec(),
                 read_limit: None,
+                options: self.options.clone(),
+                draws: Vec::new().into(),
+                budget: 0,
+                incidents: self.incidents.clone(),
+                holes: Vec::new(),
             }
         }
     }
