@@ -74,7 +74,7 @@ impl Fate {
 
 /// A transition of the replayed breaker.
 #[derive(Debug, Clone)]
-pub(crate) struct Replayed {
+pub(crate) struct ReplayedTransition {
     /// Microseconds since the recording's start.
     pub(crate) at: u64,
     pub(crate) from: State,
@@ -90,7 +90,7 @@ pub(crate) struct Replayed {
 pub(crate) struct Replay {
     /// Each call's fate, in the recording's (start) order.
     pub(crate) fates: Vec<Fate>,
-    pub(crate) transitions: Vec<Replayed>,
+    pub(crate) transitions: Vec<ReplayedTransition>,
     /// Of each call without a recorded outcome (in order): whether it was answered
     /// failing, if the replayed guard let it run (its answer was asked); `None` if it
     /// was refused, and its answer changed nothing the breaker saw.
@@ -707,11 +707,11 @@ async fn drive(
 }
 
 /// The transitions seen, each at its µs since `origin`.
-fn replayed(transitions: &Transitions, origin: Instant) -> Vec<Replayed> {
+fn replayed(transitions: &Transitions, origin: Instant) -> Vec<ReplayedTransition> {
     transitions
         .seen()
         .into_iter()
-        .map(|m| Replayed {
+        .map(|m| ReplayedTransition {
             at: u64::try_from(m.at.saturating_duration_since(origin).as_micros())
                 .unwrap_or(u64::MAX),
             from: m.from,

@@ -579,7 +579,7 @@ mod tests {
     /// fast by then is unseen; one that failed fast before it keeps its time.
     #[test]
     fn a_hole_tells_when_an_open_breaker_failed_fast_and_hides_a_closed_one() {
-        use super::super::engine::Replayed;
+        use super::super::engine::ReplayedTransition;
         let incident = Incident {
             start: 1_000_000,
             end: 9_000_000,
@@ -594,7 +594,7 @@ mod tests {
         let replay = |opened: Option<u64>| Replay {
             fates: Vec::new(),
             transitions: opened
-                .map(|at| Replayed {
+                .map(|at| ReplayedTransition {
                     at,
                     from: State::Closed,
                     to: State::Open,

@@ -87,7 +87,7 @@ pub(crate) fn in_hole(holes: &[Hole], second: u64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::replay::engine::Replayed;
+    use crate::replay::engine::ReplayedTransition;
     use crate::replay::recording::Recorded;
 
     fn replay(transitions: &[(u64, State)]) -> Replay {
@@ -95,7 +95,7 @@ mod tests {
             fates: Vec::new(),
             transitions: transitions
                 .iter()
-                .map(|&(at, to)| Replayed {
+                .map(|&(at, to)| ReplayedTransition {
                     at,
                     from: State::Closed,
                     to,

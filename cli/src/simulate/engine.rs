@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use crate::args::ScenarioKind;
-use crate::replay::engine::{replay_with, Choice, Extras, Fate, Replay, Replayed};
+use crate::replay::engine::{replay_with, Choice, Extras, Fate, Replay, ReplayedTransition};
 use crate::replay::guess::Options;
 use crate::replay::recording::{Call, Recorded};
 use outbound_guard::State;
@@ -311,7 +311,7 @@ fn measure(calls: &[Call], replay: &Replay, fault: Fault) -> Run {
 /// upstream calls' starts (µs), and the most callers and upstream calls alive at once.
 fn figures(
     seen: &[Seen],
-    transitions: &[Replayed],
+    transitions: &[ReplayedTransition],
     starts: &[u64],
     fault: Fault,
     (most_callers_alive, most_in_flight): (usize, usize),
