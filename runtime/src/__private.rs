@@ -7,7 +7,7 @@ pub use outbound_guard_macros::__settings_file as settings_file;
 use std::future::Future;
 use std::marker::PhantomData;
 
-use crate::call::{CallOptions, GuardedCall, Guarding};
+use crate::call::{CallOptions, GuardedCall};
 use crate::error::CircuitBreakerError;
 use crate::guard::Guard;
 use crate::wiring::SystemAdapter;
@@ -34,12 +34,7 @@ pub fn call<T, E, F>(
 where
     F: Future<Output = Result<T, E>>,
 {
-    // Built here, not through a helper generic over the call: in a debug build each
-    // method's call type compiles every generic function it passes through.
-    GuardedCall {
-        call: future,
-        guarding: Guarding::new(guard, Some(system), options),
-    }
+    crate::call::judged_for(guard, system, options, future)
 }
 
 /// A system's name as a type, `Name<'s', 'b', 'e', 'r'>` for `sber`: sixteen characters

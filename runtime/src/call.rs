@@ -57,54 +57,15 @@ pin_project_lite::pin_project! {
     #[doc = include_str!("../doc/guarded-call.md")]
     #[must_use = "futures do nothing unless awaited"]
     pub struct GuardedCall<F, J> {
-        // Field order is drop order: the call, and only then its timer and permits.
+        // Field order is drop order: the call, its timer, and only then its permits.
         #[pin]
-        pub(crate) call: F,
-        // Everything else, not generic over the call: each call's type adds only this
-        // struct's shell (its poll, its drop glue) to a crate's build.
-        #[pin]
-        pub(crate) guarding: Guarding<J>,
-    }
-}
-
-pin_project_lite::pin_project! {
-    /// What a [`GuardedCall`] holds besides the call: its alarms, its stage and its
-    /// judge. Generic over the judge alone, so that the methods of a port judged alike
-    /// share one copy of it.
-    pub(crate) struct Guarding<J> {
+        call: F,
         // The running call's alarms (slow threshold, then total timeout), armed on the
-        // first poll that finds the call pending. Dropped before the stage's permits.
+        // first poll that finds the call pending.
         #[pin]
         timer: Option<Sleep>,
         stage: Stage,
         judge: J,
-    }
-}
-
-impl<J> Guarding<J> {
-    /// A call of the system `wanted` through `guard`, judged by `judge`: see
-    /// [`arrival`].
-    #[inline]
-    pub(crate) fn new(guard: &Guard, wanted: Option<&'static str>, judge: J) -> Self {
-        Guarding {
-            timer: None,
-            stage: arrival(guard, wanted),
-            judge,
-        }
-    }
-
-    /// [`GuardedCall::poll`] past its projection: the call is polled behind `dyn`.
-    #[cfg_attr(not(debug_assertions), inline(always))]
-    fn poll_call<O>(
-        self: Pin<&mut Self>,
-        call: Pin<&mut (dyn Future<Output = O> + '_)>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Result<J::Output, CircuitBreakerError>>
-    where
-        J: Judge<O>,
-    {
-        let this = self.project();
-        poll_guarded(this.stage, this.timer, call, this.judge, cx)
     }
 }
 
@@ -142,7 +103,7 @@ impl fmt::Debug for Stage {
 impl<F, J> fmt::Debug for GuardedCall<F, J> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("GuardedCall")
-            .field("stage", &self.guarding.stage)
+            .field("stage", &self.stage)
             .finish_non_exhaustive()
     }
 }
@@ -157,7 +118,7 @@ where
     #[inline]
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
-        this.guarding.poll_call(this.call, cx)
+        poll_guarded(this.stage, this.timer, this.call, this.judge, cx)
     }
 }
 
@@ -347,14 +308,27 @@ impl Guard {
     }
 }
 
-/// Where a call through `guard` starts: arrived at it, or, when it is a call of the
-/// system `wanted` and `guard` is another system's, refused (on its first poll, with
-/// [`Cause::WrongGuard`](crate::Cause::WrongGuard), without touching that guard).
+/// `future` guarded by `guard` and judged by `judge`, a call of the system `wanted`:
+/// when `guard` is another system's, refused on its first poll with
+/// [`Cause::WrongGuard`](crate::Cause::WrongGuard), without touching that guard. Built
+/// in its caller's place, as [`judged`]: the future is never moved here.
 #[inline]
-fn arrival(guard: &Guard, wanted: Option<&'static str>) -> Stage {
-    match wanted {
-        Some(wanted) if guard.system() != wanted => Stage::Refused(wrong_guard(guard, wanted)),
-        _ => Stage::Arrived(guard.clone()),
+pub(crate) fn judged_for<F: Future, J: Judge<F::Output>>(
+    guard: &Guard,
+    wanted: &'static str,
+    judge: J,
+    future: F,
+) -> GuardedCall<F, J> {
+    let stage = if guard.system() == wanted {
+        Stage::Arrived(guard.clone())
+    } else {
+        Stage::Refused(wrong_guard(guard, wanted))
+    };
+    GuardedCall {
+        call: future,
+        timer: None,
+        stage,
+        judge,
     }
 }
 
@@ -374,6 +348,8 @@ pub(crate) fn judged<F: Future, J: Judge<F::Output>>(
 ) -> GuardedCall<F, J> {
     GuardedCall {
         call: future,
-        guarding: Guarding::new(guard, None, judge),
+        timer: None,
+        stage: Stage::Arrived(guard.clone()),
+        judge,
     }
 }
