@@ -34,7 +34,16 @@ pub fn call<T, E, F>(
 where
     F: Future<Output = Result<T, E>>,
 {
-    crate::call::judged_for(guard, system, options, future)
+    // Built here rather than through a helper generic over the call: in a debug build,
+    // each function generic over it is compiled once per guarded method. The stage
+    // first: the fields after it are moves alone, so the call is built in its place.
+    let stage = crate::call::arrival(guard, system);
+    GuardedCall {
+        call: future,
+        timer: None,
+        stage,
+        judge: options,
+    }
 }
 
 /// A system's name as a type, `Name<'s', 'b', 'e', 'r'>` for `sber`: sixteen characters

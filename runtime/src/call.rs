@@ -59,18 +59,18 @@ pin_project_lite::pin_project! {
     pub struct GuardedCall<F, J> {
         // Field order is drop order: the call, its timer, and only then its permits.
         #[pin]
-        call: F,
+        pub(crate) call: F,
         // The running call's alarms (slow threshold, then total timeout), armed on the
         // first poll that finds the call pending.
         #[pin]
-        timer: Option<Sleep>,
-        stage: Stage,
-        judge: J,
+        pub(crate) timer: Option<Sleep>,
+        pub(crate) stage: Stage,
+        pub(crate) judge: J,
     }
 }
 
 /// Where a call stands with its guard.
-enum Stage {
+pub(crate) enum Stage {
     /// Not polled yet.
     Arrived(Guard),
     /// The bulkhead was full on arrival: waiting for a permit.
@@ -308,27 +308,18 @@ impl Guard {
     }
 }
 
-/// `future` guarded by `guard` and judged by `judge`, a call of the system `wanted`:
-/// when `guard` is another system's, refused on its first poll with
-/// [`Cause::WrongGuard`](crate::Cause::WrongGuard), without touching that guard. Built
-/// in its caller's place, as [`judged`]: the future is never moved here.
-#[inline]
-pub(crate) fn judged_for<F: Future, J: Judge<F::Output>>(
-    guard: &Guard,
-    wanted: &'static str,
-    judge: J,
-    future: F,
-) -> GuardedCall<F, J> {
-    let stage = if guard.system() == wanted {
+/// Where a call of the system `wanted` through `guard` starts: arrived at it, or, when
+/// `guard` is another system's, refused (on its first poll, with
+/// [`Cause::WrongGuard`](crate::Cause::WrongGuard), without touching that guard). Not
+/// generic: the attributes' helper builds its call around it in place (inlined in
+/// release builds, so that the comparison is with the caller's literal).
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline)]
+pub(crate) fn arrival(guard: &Guard, wanted: &'static str) -> Stage {
+    if guard.system() == wanted {
         Stage::Arrived(guard.clone())
     } else {
         Stage::Refused(wrong_guard(guard, wanted))
-    };
-    GuardedCall {
-        call: future,
-        timer: None,
-        stage,
-        judge,
     }
 }
 
