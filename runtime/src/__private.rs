@@ -7,7 +7,7 @@ pub use outbound_guard_macros::__settings_file as settings_file;
 use std::future::Future;
 use std::marker::PhantomData;
 
-use crate::call::{CallOptions, GuardedCall};
+use crate::call::{CallOptions, GuardedCall, Guarding};
 use crate::error::CircuitBreakerError;
 use crate::guard::Guard;
 use crate::wiring::SystemAdapter;
@@ -40,9 +40,11 @@ where
     let stage = crate::call::arrival(guard, system);
     GuardedCall {
         call: future,
-        timer: None,
-        stage,
-        judge: options,
+        guarding: Guarding {
+            timer: None,
+            stage,
+            judge: options,
+        },
     }
 }
 

@@ -57,15 +57,42 @@ pin_project_lite::pin_project! {
     #[doc = include_str!("../doc/guarded-call.md")]
     #[must_use = "futures do nothing unless awaited"]
     pub struct GuardedCall<F, J> {
-        // Field order is drop order: the call, its timer, and only then its permits.
+        // Field order is drop order: the call, and only then its timer and permits.
         #[pin]
         pub(crate) call: F,
+        // Everything else, generic over the judge alone: each call's type adds only this
+        // struct's shell (its projection, its poll, its drop glue) to a crate's build.
+        #[pin]
+        pub(crate) guarding: Guarding<J>,
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// What a [`GuardedCall`] holds besides the call: its alarms, its stage and its
+    /// judge, shared by the calls judged alike.
+    pub(crate) struct Guarding<J> {
         // The running call's alarms (slow threshold, then total timeout), armed on the
-        // first poll that finds the call pending.
+        // first poll that finds the call pending. Dropped before the stage's permits.
         #[pin]
         pub(crate) timer: Option<Sleep>,
         pub(crate) stage: Stage,
         pub(crate) judge: J,
+    }
+}
+
+impl<J> Guarding<J> {
+    /// [`GuardedCall::poll`] past the call's projection: the call is polled behind `dyn`.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn poll_call<O>(
+        self: Pin<&mut Self>,
+        call: Pin<&mut (dyn Future<Output = O> + '_)>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Result<J::Output, CircuitBreakerError>>
+    where
+        J: Judge<O>,
+    {
+        let this = self.project();
+        poll_guarded(this.stage, this.timer, call, this.judge, cx)
     }
 }
 
@@ -103,7 +130,7 @@ impl fmt::Debug for Stage {
 impl<F, J> fmt::Debug for GuardedCall<F, J> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("GuardedCall")
-            .field("stage", &self.stage)
+            .field("stage", &self.guarding.stage)
             .finish_non_exhaustive()
     }
 }
@@ -118,7 +145,7 @@ where
     #[inline]
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
-        poll_guarded(this.stage, this.timer, this.call, this.judge, cx)
+        this.guarding.poll_call(this.call, cx)
     }
 }
 
@@ -337,10 +364,13 @@ pub(crate) fn judged<F: Future, J: Judge<F::Output>>(
     judge: J,
     future: F,
 ) -> GuardedCall<F, J> {
+    let stage = Stage::Arrived(guard.clone());
     GuardedCall {
         call: future,
-        timer: None,
-        stage: Stage::Arrived(guard.clone()),
-        judge,
+        guarding: Guarding {
+            timer: None,
+            stage,
+            judge,
+        },
     }
 }
