@@ -8,11 +8,13 @@
 //! - `judge.rs`: [`Judge`], and [`CallOptions`]' judgement;
 //! - `options.rs`: [`CallOptions`], the attribute's way of judging a call.
 //!
-//! Only the shell is generic over the call: it projects its fields and hands the call on
-//! behind `dyn` to [`poll_guarded`], which is generic over the call's output and its
-//! judge alone, and the steps around it are not generic at all. So a crate with a
-//! hundred guarded methods does not compile the steps in debug builds (they are the
-//! runtime's), and compiles the shell a hundred times.
+//! Only the shell is generic over the call: two fields, the call and a [`Guarding`]
+//! (the alarms, the stage and the judge, generic over the judge alone), and a poll that
+//! hands the call on behind `dyn` to [`poll_guarded`], which is generic over the call's
+//! output and its judge alone; the steps around it are not generic at all. So a crate
+//! with a hundred guarded methods does not compile the steps in debug builds (they are
+//! the runtime's), and compiles the shell, its projection and its drop glue a hundred
+//! times.
 
 mod judge;
 mod options;
