@@ -2,7 +2,7 @@
 //! the attributes' expansion and the client layers, judged by a [`Judge`].
 //!
 //! - `call.rs` (this file): the future and its stages, a thin shell generic over the call;
-//! - `running.rs`: what a call holds (the bulkhead [`Slot`](running::Slot), then the
+//! - `running.rs`: what a call holds (the bulkhead [`Slot`], then the
 //!   [`RunningCall`] with the breaker's ticket, its span and clock), how a slot is
 //!   taken, and how a running call ends;
 //! - `judge.rs`: [`Judge`], and [`CallOptions`]' judgement;
