@@ -7,9 +7,14 @@
 #   plain   no attribute
 #   method  `#[circuit_breaker(...)]` on each method
 #   block   one `#[outbound_guard::adapter(...)]` on the impl block
-# Dependencies are built once first; each measurement then rebuilds the generated crate
-# alone (its `lib.rs` touched), RUNS times, and keeps the least CPU time (user + system,
-# from /usr/bin/time: steadier than wall time on a shared machine).
+# With BASE=DIR (the root of another checkout, such as `git archive main | tar -x -C DIR`),
+# `method` and `block` are also built against DIR's runtime, as `method-base` and
+# `block-base`: two versions compared in one run.
+# Dependencies are built once first; then each run rebuilds every generated crate alone
+# (its `lib.rs` touched), one after the other, RUNS times: interleaved, so that a load
+# that comes and goes on a shared machine falls on every crate alike. Each crate's CPU
+# time (user + system of cargo and its rustc, from /usr/bin/time: steadier than wall
+# time) is the least of its runs, its spread the greatest.
 #
 # Usage: sh benches/compile_cost.sh   (from the workspace root)
 set -eu
@@ -20,8 +25,9 @@ target=${CARGO_TARGET_DIR:-$root/target}
 work=$target/compile-cost
 mkdir -p "$work"
 
-generate() { # kind
+generate() { # kind form root: crate `kind`, in `form`, against the runtime of `root`
     dir=$work/$1
+    form=$2
     mkdir -p "$dir/src"
     cat > "$dir/Cargo.toml" <<TOML
 [package]
@@ -31,11 +37,11 @@ edition = "2021"
 publish = false
 
 [dependencies]
-outbound-guard = { path = "$root/runtime", default-features = false }
+outbound-guard = { path = "$3/runtime", default-features = false }
 
 [workspace]
 TOML
-    cp "$root/Cargo.lock" "$dir/Cargo.lock"
+    cp "$3/Cargo.lock" "$dir/Cargo.lock"
     printf '[systems.sber]\n' > "$dir/resilience.toml"
     {
         cat <<'RS'
@@ -55,17 +61,17 @@ impl PortError {
 RS
         echo '#[derive(outbound_guard::Guarded)]'
         # A block checks its system against the one the derive declares.
-        [ "$1" = block ] && echo '#[guarded(system = "sber")]'
+        [ "$form" = block ] && echo '#[guarded(system = "sber")]'
         cat <<'RS'
 pub struct Adapter {
     guard: outbound_guard::Guard,
 }
 RS
-        [ "$1" = block ] && echo '#[outbound_guard::adapter(system = "sber", error_map = PortError::unavailable, failure_if = PortError::is_outage)]'
+        [ "$form" = block ] && echo '#[outbound_guard::adapter(system = "sber", error_map = PortError::unavailable, failure_if = PortError::is_outage)]'
         echo 'impl Adapter {'
         i=0
         while [ $i -lt "$METHODS" ]; do
-            [ "$1" = method ] && echo '    #[outbound_guard::circuit_breaker(system = "sber", error_map = PortError::unavailable, failure_if = PortError::is_outage)]'
+            [ "$form" = method ] && echo '    #[outbound_guard::circuit_breaker(system = "sber", error_map = PortError::unavailable, failure_if = PortError::is_outage)]'
             echo "    pub async fn m$i(&self, x: u64) -> Result<u64, PortError> {"
             echo "        if x == $i { return Err(PortError); }"
             echo "        Ok(x + $i)"
@@ -89,29 +95,46 @@ RS
     } > "$dir/src/lib.rs"
 }
 
-measure() { # kind command
-    dir=$work/$1
-    CARGO_INCREMENTAL=0 cargo $2 --quiet --offline --manifest-path "$dir/Cargo.toml" --target-dir "$work/target" 2>/dev/null || true
-    best=
-    n=0
-    while [ $n -lt "$RUNS" ]; do
-        touch "$dir/src/lib.rs"
-        # CPU time (user + system) of cargo and the rustc it runs: steadier than wall
-        # time on a shared machine.
-        /usr/bin/time -o "$work/time" -f '%U %S' env CARGO_INCREMENTAL=0 cargo $2 --quiet \
-            --offline --manifest-path "$dir/Cargo.toml" --target-dir "$work/target" 2>/dev/null
-        t=$(tail -1 "$work/time" | awk '{ print $1 + $2 }')
-        if [ -z "$best" ] || [ "$(echo "$t < $best" | bc)" = 1 ]; then best=$t; fi
-        n=$((n + 1))
-    done
-    echo "$best"
+kinds="plain method block"
+generate plain plain "$root"
+generate method method "$root"
+generate block block "$root"
+if [ -n "${BASE:-}" ]; then
+    base=$(cd "$BASE" && pwd)
+    kinds="$kinds method-base block-base"
+    generate method-base method "$base"
+    generate block-base block "$base"
+fi
+
+build() { # kind command
+    CARGO_INCREMENTAL=0 cargo $2 --quiet --offline --manifest-path "$work/$1/Cargo.toml" \
+        --target-dir "$work/target" 2>/dev/null
 }
 
-for kind in plain method block; do generate $kind; done
 for command in build check; do
-    plain=$(measure plain $command)
-    method=$(measure method $command)
-    block=$(measure block $command)
-    printf 'cargo %s, %s methods, CPU time: plain %.2f s, #[circuit_breaker] each %.2f s (+%.2f s), #[adapter] block %.2f s (+%.2f s)\n' \
-        "$command" "$METHODS" "$plain" "$method" "$(echo "$method - $plain" | bc)" "$block" "$(echo "$block - $plain" | bc)"
+    for kind in $kinds; do build "$kind" "$command" || true; done
+    rm -f "$work"/*.times
+    n=0
+    while [ $n -lt "$RUNS" ]; do
+        for kind in $kinds; do
+            touch "$work/$kind/src/lib.rs"
+            /usr/bin/time -o "$work/time" -f '%U %S' env CARGO_INCREMENTAL=0 cargo "$command" \
+                --quiet --offline --manifest-path "$work/$kind/Cargo.toml" \
+                --target-dir "$work/target" 2>/dev/null ||
+                { echo "compile-cost-$kind does not $command" >&2; exit 1; }
+            tail -1 "$work/time" | awk '{ print $1 + $2 }' >> "$work/$kind.times"
+        done
+        n=$((n + 1))
+    done
+    # The least and the greatest CPU time of each crate.
+    least() { sort -n "$work/$1.times" | head -1; }
+    most() { sort -n "$work/$1.times" | tail -1; }
+    plain=$(least plain)
+    printf 'cargo %s, %s methods, %s interleaved runs, CPU s, least (spread), added to plain:\n' \
+        "$command" "$METHODS" "$RUNS"
+    for kind in $kinds; do
+        t=$(least "$kind")
+        printf '  %-12s %.2f (%.2f-%.2f)  +%.2f\n' "$kind" "$t" "$t" "$(most "$kind")" \
+            "$(echo "$t - $plain" | bc)"
+    done
 done

@@ -9,7 +9,8 @@
 //! files), so the messages read the same on every machine and under any target
 //! directory. Parsed files are cached per path and invalidated when the file's
 //! modification time or size changes, so a long-lived proc-macro server
-//! (rust-analyzer) never checks against a stale copy. Nothing else is kept between
+//! (rust-analyzer) never checks against a stale copy; so are the candidates found from
+//! a crate's `Cargo.toml` and its ancestors', invalidated when any of those changes. Nothing else is kept between
 //! expansions: each one's output depends only on its tokens and the files it reads.
 
 use std::collections::HashMap;
@@ -61,6 +62,12 @@ type Cached = (Stamp, Result<Arc<Loaded>, String>);
 /// expansions: a file read again when it changes, so it never changes what an expansion
 /// emits.
 static CACHE: Mutex<Option<HashMap<(PathBuf, String), Cached>>> = Mutex::new(None);
+
+/// A crate's candidate files, by its directory, with the stamps of the `Cargo.toml`
+/// files they were found from (see [`candidates`]). Like [`CACHE`], never changes what
+/// an expansion emits.
+type CachedCandidates = (Vec<Stamp>, Result<Vec<Candidate>, String>);
+static CANDIDATES: Mutex<Option<HashMap<PathBuf, CachedCandidates>>> = Mutex::new(None);
 
 impl Lookup for ManifestDir {
     fn load(&self, who: &str) -> Result<Arc<Loaded>, String> {
@@ -121,7 +128,7 @@ fn compiled_in(shown: &str) -> String {
 /// `[package.metadata.outbound-guard] settings` key when a settings file exists elsewhere
 /// in the workspace (a binary's, beside the adapters crate), else to create one.
 fn find(dir: &Path, who: &str) -> Result<Candidate, String> {
-    let candidates = crate_candidates(dir).map_err(|e| e.to_string())?;
+    let candidates = candidates(dir)?;
     if let Some(found) = candidates.iter().find(|c| c.path.is_file()) {
         return Ok(found.clone());
     }
@@ -140,6 +147,29 @@ fn find(dir: &Path, who: &str) -> Result<Candidate, String> {
     Err(format!(
         "cannot find the settings file: tried {tried}; {who}; {fix}"
     ))
+}
+
+/// The candidate files of the crate in `dir` (`crate_candidates`), cached with the
+/// stamps of every `Cargo.toml` from `dir` up, the files that rule reads: parsing them
+/// on each expansion costs a debug-built macro more than the rest of a method's
+/// expansion in a workspace member, and a file that changes is read again.
+fn candidates(dir: &Path) -> Result<Vec<Candidate>, String> {
+    let stamps: Vec<Stamp> = dir
+        .ancestors()
+        .map(|dir| stamp(&dir.join("Cargo.toml")))
+        .collect();
+    let mut cache = CANDIDATES
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let cache = cache.get_or_insert_with(HashMap::new);
+    if let Some((cached, found)) = cache.get(dir) {
+        if *cached == stamps {
+            return found.clone();
+        }
+    }
+    let found = crate_candidates(dir).map_err(|e| e.to_string());
+    cache.insert(dir.to_path_buf(), (stamps, found.clone()));
+    found
 }
 
 /// Settings files elsewhere in the crate's workspace (not among `candidates`), named
@@ -379,6 +409,31 @@ mod tests {
         assert_eq!(find(&member, WHO).unwrap().shown, "../resilience.toml");
         std::fs::write(member.join(FILE_NAME), "").unwrap();
         assert_eq!(find(&member, WHO).unwrap().path, member.join(FILE_NAME));
+    }
+
+    #[test]
+    fn an_edited_manifest_is_read_again() {
+        let (root, member) = workspace("manifest-edited");
+        std::fs::write(root.join(FILE_NAME), "").unwrap();
+        assert_eq!(find(&member, WHO).unwrap().path, root.join(FILE_NAME));
+        // Found again from the cache, then from the edited `Cargo.toml`: its metadata
+        // now names another file.
+        assert_eq!(find(&member, WHO).unwrap().path, root.join(FILE_NAME));
+        std::fs::create_dir_all(member.join("config")).unwrap();
+        std::fs::write(member.join("config/cb.toml"), "").unwrap();
+        std::fs::write(
+            member.join("Cargo.toml"),
+            "[package]\nname = \"svc\"\n[package.metadata.outbound-guard]\nsettings = \"config/cb.toml\"\n",
+        )
+        .unwrap();
+        assert_eq!(
+            find(&member, WHO).unwrap().path,
+            member.join("config/cb.toml")
+        );
+        // A workspace root that stops being one: the member is a crate of its own.
+        std::fs::write(root.join("Cargo.toml"), "[package]\nname = \"root\"\n").unwrap();
+        std::fs::write(member.join("Cargo.toml"), "[package]\nname = \"svc\"\n").unwrap();
+        assert!(find(&member, WHO).is_err());
     }
 
     #[test]

@@ -7,7 +7,7 @@ pub use outbound_guard_macros::__settings_file as settings_file;
 use std::future::Future;
 use std::marker::PhantomData;
 
-use crate::call::{CallOptions, GuardedCall};
+use crate::call::{CallOptions, GuardedCall, Guarding};
 use crate::error::CircuitBreakerError;
 use crate::guard::Guard;
 use crate::wiring::SystemAdapter;
@@ -34,7 +34,18 @@ pub fn call<T, E, F>(
 where
     F: Future<Output = Result<T, E>>,
 {
-    crate::call::judged_for(guard, system, options, future)
+    // Built here rather than through a helper generic over the call: in a debug build,
+    // each function generic over it is compiled once per guarded method. The stage
+    // first: the fields after it are moves alone, so the call is built in its place.
+    let stage = crate::call::arrival(guard, system);
+    GuardedCall {
+        call: future,
+        guarding: Guarding {
+            timer: None,
+            stage,
+            judge: options,
+        },
+    }
 }
 
 /// A system's name as a type, `Name<'s', 'b', 'e', 'r'>` for `sber`: sixteen characters

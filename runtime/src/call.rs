@@ -2,17 +2,19 @@
 //! the attributes' expansion and the client layers, judged by a [`Judge`].
 //!
 //! - `call.rs` (this file): the future and its stages, a thin shell generic over the call;
-//! - `running.rs`: what a call holds (the bulkhead [`Slot`](running::Slot), then the
+//! - `running.rs`: what a call holds (the bulkhead [`Slot`], then the
 //!   [`RunningCall`] with the breaker's ticket, its span and clock), how a slot is
 //!   taken, and how a running call ends;
 //! - `judge.rs`: [`Judge`], and [`CallOptions`]' judgement;
 //! - `options.rs`: [`CallOptions`], the attribute's way of judging a call.
 //!
-//! Only the shell is generic over the call: it projects its fields and hands the call on
-//! behind `dyn` to [`poll_guarded`], which is generic over the call's output and its
-//! judge alone, and the steps around it are not generic at all. So a crate with a
-//! hundred guarded methods does not compile the steps in debug builds (they are the
-//! runtime's), and compiles the shell a hundred times.
+//! Only the shell is generic over the call: two fields, the call and a [`Guarding`]
+//! (the alarms, the stage and the judge, generic over the judge alone), and a poll that
+//! hands the call on behind `dyn` to [`poll_guarded`], which is generic over the call's
+//! output and its judge alone; the steps around it are not generic at all. So a crate
+//! with a hundred guarded methods does not compile the steps in debug builds (they are
+//! the runtime's), and compiles the shell, its projection and its drop glue a hundred
+//! times.
 
 mod judge;
 mod options;
@@ -57,20 +59,47 @@ pin_project_lite::pin_project! {
     #[doc = include_str!("../doc/guarded-call.md")]
     #[must_use = "futures do nothing unless awaited"]
     pub struct GuardedCall<F, J> {
-        // Field order is drop order: the call, its timer, and only then its permits.
+        // Field order is drop order: the call, and only then its timer and permits.
         #[pin]
-        call: F,
+        pub(crate) call: F,
+        // Everything else, generic over the judge alone: each call's type adds only this
+        // struct's shell (its projection, its poll, its drop glue) to a crate's build.
+        #[pin]
+        pub(crate) guarding: Guarding<J>,
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// What a [`GuardedCall`] holds besides the call: its alarms, its stage and its
+    /// judge, shared by the calls judged alike.
+    pub(crate) struct Guarding<J> {
         // The running call's alarms (slow threshold, then total timeout), armed on the
-        // first poll that finds the call pending.
+        // first poll that finds the call pending. Dropped before the stage's permits.
         #[pin]
-        timer: Option<Sleep>,
-        stage: Stage,
-        judge: J,
+        pub(crate) timer: Option<Sleep>,
+        pub(crate) stage: Stage,
+        pub(crate) judge: J,
+    }
+}
+
+impl<J> Guarding<J> {
+    /// [`GuardedCall::poll`] past the call's projection: the call is polled behind `dyn`.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn poll_call<O>(
+        self: Pin<&mut Self>,
+        call: Pin<&mut (dyn Future<Output = O> + '_)>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Result<J::Output, CircuitBreakerError>>
+    where
+        J: Judge<O>,
+    {
+        let this = self.project();
+        poll_guarded(this.stage, this.timer, call, this.judge, cx)
     }
 }
 
 /// Where a call stands with its guard.
-enum Stage {
+pub(crate) enum Stage {
     /// Not polled yet.
     Arrived(Guard),
     /// The bulkhead was full on arrival: waiting for a permit.
@@ -103,7 +132,7 @@ impl fmt::Debug for Stage {
 impl<F, J> fmt::Debug for GuardedCall<F, J> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("GuardedCall")
-            .field("stage", &self.stage)
+            .field("stage", &self.guarding.stage)
             .finish_non_exhaustive()
     }
 }
@@ -118,7 +147,7 @@ where
     #[inline]
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
-        poll_guarded(this.stage, this.timer, this.call, this.judge, cx)
+        this.guarding.poll_call(this.call, cx)
     }
 }
 
@@ -308,27 +337,18 @@ impl Guard {
     }
 }
 
-/// `future` guarded by `guard` and judged by `judge`, a call of the system `wanted`:
-/// when `guard` is another system's, refused on its first poll with
-/// [`Cause::WrongGuard`](crate::Cause::WrongGuard), without touching that guard. Built
-/// in its caller's place, as [`judged`]: the future is never moved here.
-#[inline]
-pub(crate) fn judged_for<F: Future, J: Judge<F::Output>>(
-    guard: &Guard,
-    wanted: &'static str,
-    judge: J,
-    future: F,
-) -> GuardedCall<F, J> {
-    let stage = if guard.system() == wanted {
+/// Where a call of the system `wanted` through `guard` starts: arrived at it, or, when
+/// `guard` is another system's, refused (on its first poll, with
+/// [`Cause::WrongGuard`](crate::Cause::WrongGuard), without touching that guard). Not
+/// generic: the attributes' helper builds its call around it in place (inlined in
+/// release builds, so that the comparison is with the caller's literal).
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline)]
+pub(crate) fn arrival(guard: &Guard, wanted: &'static str) -> Stage {
+    if guard.system() == wanted {
         Stage::Arrived(guard.clone())
     } else {
         Stage::Refused(wrong_guard(guard, wanted))
-    };
-    GuardedCall {
-        call: future,
-        timer: None,
-        stage,
-        judge,
     }
 }
 
@@ -346,10 +366,13 @@ pub(crate) fn judged<F: Future, J: Judge<F::Output>>(
     judge: J,
     future: F,
 ) -> GuardedCall<F, J> {
+    let stage = Stage::Arrived(guard.clone());
     GuardedCall {
         call: future,
-        timer: None,
-        stage: Stage::Arrived(guard.clone()),
-        judge,
+        guarding: Guarding {
+            timer: None,
+            stage,
+            judge,
+        },
     }
 }

@@ -26,7 +26,7 @@ use crate::verdict::Verdict;
 /// A permit of its guard's bulkhead, returned when dropped. With metrics, taking and
 /// returning it moves the in-use gauge. One pointer: the guard reaches everything.
 #[derive(Debug)]
-pub(super) struct Slot {
+pub(crate) struct Slot {
     guard: Guard,
 }
 
