@@ -65,6 +65,22 @@ impl Upstream {
 struct Seen {
     ok: AtomicU64,
     refused: AtomicU64,
+    /// Each success's end and its latency from its admission.
+    latencies: std::sync::Mutex<Vec<(Instant, Duration)>>,
+}
+
+impl Seen {
+    /// The successes that ended from `from` to `to`: how many, and their latency's
+    /// 99th percentile from admission.
+    fn p99(&self, from: Instant, to: Instant) -> (usize, Duration) {
+        let mut within: Vec<Duration> = (self.latencies.lock().unwrap().iter())
+            .filter(|(end, _)| (from..to).contains(end))
+            .map(|&(_, latency)| latency)
+            .collect();
+        within.sort();
+        let at = ((within.len() as f64 - 1.0) * 0.99).round() as usize;
+        (within.len(), within[at])
+    }
 }
 
 fn guard(toml: &str) -> Guard {
@@ -85,8 +101,16 @@ fn drive(
             let (guard, upstream, seen) = (guard.clone(), Arc::clone(upstream), Arc::clone(&seen));
             tokio::spawn(async move {
                 while Instant::now() < until {
-                    match guard.call(upstream.serve()).await {
-                        Ok(Ok(())) => seen.ok.fetch_add(1, Ordering::SeqCst),
+                    let call = async {
+                        let admitted = Instant::now();
+                        upstream.serve().await.map(|()| admitted.elapsed())
+                    };
+                    match guard.call(call).await {
+                        Ok(Ok(latency)) => {
+                            let end = Instant::now();
+                            seen.latencies.lock().unwrap().push((end, latency));
+                            seen.ok.fetch_add(1, Ordering::SeqCst)
+                        }
                         Ok(Err(_)) => 0,
                         Err(_) => {
                             seen.refused.fetch_add(1, Ordering::SeqCst);
@@ -138,6 +162,12 @@ async fn a_capacity_drop_brings_the_limit_to_the_capacity_and_its_return_gives_i
         "8 workers: the limit stays at the ceiling"
     );
     let before = seen.ok.load(Ordering::SeqCst);
+    // 8 workers of 100 ms serve 80 a second: 1,600 calls in 20 s, the slow start's
+    // first windows (at 2, then 4 in flight) included.
+    assert!(
+        before >= 1540,
+        "{before} successes in the first 20 s, of 1600"
+    );
     upstream.set_workers(2);
     let (low, high) = limits(
         &guard,
@@ -152,6 +182,11 @@ async fn a_capacity_drop_brings_the_limit_to_the_capacity_and_its_return_gives_i
         degraded >= 720,
         "{degraded} successes in the degraded phase, of 800"
     );
+    // A jump cuts the limit at the drop's first slow call: the calls queued behind the
+    // old limit are fewer than 1%, and those after wait for no more than one call.
+    let (_, p99) = seen.p99(t0 + Duration::from_secs(20), t0 + Duration::from_secs(60));
+    eprintln!("8 workers: {before} of 1600 served; 2 workers: p99 once admitted {p99:?}");
+    assert!(p99 <= 2 * MS100, "p99 once admitted {p99:?}");
     upstream.set_workers(8);
     let back = t0 + Duration::from_secs(60);
     while guard.bulkhead_limit() < 8 {
