@@ -260,6 +260,47 @@ async fn a_steady_upstream_keeps_a_steady_limit() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn a_replica_starts_at_a_quarter_of_its_permits_and_doubles_to_them() {
+    // The guide's 8 permits: 2 first, then 4 after a window of ten calls at 2 in flight
+    // (0.5 s), then 8 after ten at 4 (0.3 s).
+    let guard = guard(ADAPTIVE);
+    assert_eq!(guard.bulkhead_limit(), 2);
+    let upstream = Upstream::new(8, MS100);
+    let t0 = Instant::now();
+    let (_seen, tasks) = drive(&guard, &upstream, 32, t0 + Duration::from_secs(3));
+    let mut seen = vec![(Duration::ZERO, 2)];
+    while Instant::now() < t0 + Duration::from_secs(2) {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        let limit = guard.bulkhead_limit();
+        if seen.last().map(|&(_, l)| l) != Some(limit) {
+            seen.push((Instant::now() - t0, limit));
+        }
+    }
+    let limits: Vec<usize> = seen.iter().map(|&(_, l)| l).collect();
+    assert_eq!(limits, [2, 4, 8], "{seen:?}");
+    assert!(seen[2].0 <= Duration::from_millis(900), "{seen:?}");
+    for task in tasks {
+        task.await.unwrap();
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn light_traffic_never_fills_the_bulkhead_and_leaves_the_limit_where_it_starts() {
+    // One caller at a time: the bulkhead is never full, so fast answers tell nothing
+    // about more calls in flight, and the limit stays at its first 2.
+    let guard = guard(ADAPTIVE);
+    let upstream = Upstream::new(8, MS100);
+    let t0 = Instant::now();
+    let (seen, tasks) = drive(&guard, &upstream, 1, t0 + Duration::from_secs(60));
+    let (low, high) = limits(&guard, t0, t0 + Duration::from_secs(60)).await;
+    assert_eq!((low, high), (2, 2));
+    assert!(seen.ok.load(Ordering::SeqCst) >= 590);
+    for task in tasks {
+        task.await.unwrap();
+    }
+}
+
+#[tokio::test(start_paused = true)]
 async fn a_burst_of_fast_5xx_leaves_the_limit_alone() {
     for workers in [8, 2] {
         let guard = guard(&format!("{ADAPTIVE}\ncb_failure_rate = 1.0"));
