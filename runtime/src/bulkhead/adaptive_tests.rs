@@ -169,6 +169,15 @@ async fn a_capacity_drop_brings_the_limit_to_the_capacity_and_its_return_gives_i
         "{before} successes in the first 20 s, of 1600"
     );
     upstream.set_workers(2);
+    // The calls admitted before a cut queued behind the old limit: they are not
+    // samples, so the cut is not cut again on their latency, down to the floor.
+    let (cut, _) = limits(
+        &guard,
+        t0 + Duration::from_secs(20),
+        t0 + Duration::from_secs(25),
+    )
+    .await;
+    assert!(cut >= 2, "the drop cut the limit to {cut}");
     let (low, high) = limits(
         &guard,
         t0 + Duration::from_secs(25),

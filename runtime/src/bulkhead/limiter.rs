@@ -26,11 +26,11 @@
 //! faster. Re-measuring is passive: the calls the limit lets through are measured, and
 //! the limit is never lowered to measure.
 //!
-//! A window ends early at a jump: a success above [`JUMP_ABOVE`] × the baseline (more
-//! than the twice the baseline a steady queue of one call behind each worker gives)
-//! cuts the limit to `limit / ratio` on that call's ratio at once, without waiting for
-//! the window's other calls, which queue behind the old limit meanwhile. A window
-//! ended early is not offered to the baseline.
+//! A window ends early at a jump: a success above [`JUMP_ABOVE`] × the baseline (above
+//! the twice the baseline that one call waiting behind each worker gives, so a settled
+//! limit does not jump) cuts the limit to `limit / ratio` on that call's ratio at once,
+//! without waiting for the window's other calls, which queue behind the old limit
+//! meanwhile. A window ended early is not offered to the baseline.
 //!
 //! A replica starts at a quarter of the ceiling (rounded up, at least the floor) and
 //! doubles the limit each window whose latency stays below [`GROW_BELOW`] × the
@@ -38,8 +38,8 @@
 //! the permits in flight, measure the upstream's latency before this replica's calls
 //! queue there, which a start at the ceiling in front of an upstream that already
 //! queues would take for its baseline; a quarter rather than the floor, so that the
-//! start costs a healthy upstream little (about 0.5 s at 100 ms a call and the guide's
-//! 8 permits). A restart forgets the baseline and starts again.
+//! start costs a healthy upstream little (under a second at 100 ms a call and the
+//! guide's 8 permits). A restart forgets the baseline and starts again.
 //!
 //! Every change happens under one lock, so concurrent updates (windows ending on two
 //! threads, a reload) never lose one another, and the bulkhead is resized under it
@@ -375,5 +375,46 @@ impl State {
         if bulkhead.size() != size {
             bulkhead.resize(size);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Baseline, PERIOD, PERIODS};
+    use std::time::Duration;
+    use tokio::time::Instant;
+
+    #[test]
+    fn each_of_the_baselines_periods_lasts_two_to_four_minutes() {
+        let mut rng = fastrand::Rng::with_seed(7);
+        let mut baseline = Baseline::default();
+        let t0 = Instant::now();
+        let mut turned = vec![t0];
+        // A window a second for an hour, each slower than the one before.
+        for s in 0..3600 {
+            let next = baseline.next;
+            baseline.offer(
+                Duration::from_millis(100 + s),
+                t0 + Duration::from_secs(s),
+                &mut rng,
+            );
+            if baseline.next != next {
+                turned.push(t0 + Duration::from_secs(s));
+            }
+        }
+        let lengths: Vec<Duration> = turned.windows(2).map(|w| w[1] - w[0]).collect();
+        assert!(lengths.len() >= 14, "{lengths:?}");
+        for length in &lengths {
+            assert!(
+                (PERIOD..=2 * PERIOD + Duration::from_secs(1)).contains(length),
+                "{lengths:?}"
+            );
+        }
+        // The memory: the lowest window of the current period and of the last
+        // `PERIODS` before it, the oldest of which began at `oldest`; the first
+        // window's 100 ms long forgotten.
+        let oldest = turned[turned.len() - PERIODS - 1];
+        let kept = baseline.value().unwrap();
+        assert_eq!(kept, Duration::from_millis(100 + (oldest - t0).as_secs()));
     }
 }
