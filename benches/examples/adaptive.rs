@@ -472,10 +472,10 @@ async fn main() {
     println!("| shape | bulkhead | phase | capacity | goodput | p50 / p99 admitted | p50 / p99 from the start | bulkhead full | breaker open | failed | limit | 90% of capacity after |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
     for shape in shapes() {
-        let chosen = if !wanted.iter().any(|w| all || shape_named(w)) {
-            shape.name == "drop"
-        } else {
+        let chosen = if wanted.iter().any(|w| all || shape_named(w)) {
             all || wanted.iter().any(|w| w == shape.name)
+        } else {
+            shape.name == "drop"
         };
         if !chosen {
             continue;
