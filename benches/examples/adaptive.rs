@@ -18,6 +18,9 @@
 //!   8 again for 20 s; 32 callers;
 //! - `crowd`: `drop` with 96 callers.
 //!
+//! Subjects: `fixed`, `adaptive` and `vegas` among the arguments run only those (all
+//! three by default).
+//!
 //! Settings: the guide's defaults (8 permits, `bulkhead_wait` 2 s, window 50, at least
 //! 10 calls, 50%, open 30 s) but `read_timeout = "600ms"` (slow above 300 ms), as in the
 //! run that showed the fixed bulkhead's metastable failure, and `connect_timeout =
@@ -125,6 +128,15 @@ enum Subject {
 }
 
 impl Subject {
+    /// The argument that picks it.
+    fn arg(self) -> &'static str {
+        match self {
+            Subject::Fixed => "fixed",
+            Subject::Adaptive => "adaptive",
+            Subject::Vegas => "vegas",
+        }
+    }
+
     fn name(self) -> &'static str {
         match self {
             Subject::Fixed => "fixed",
@@ -447,18 +459,28 @@ fn report(shape: &Shape, kind: &str, ends: &[End], openings: u64, limits: &[(f64
 async fn main() {
     let wanted: Vec<String> = std::env::args().skip(1).collect();
     let all = wanted.iter().any(|w| w == "all");
+    let subjects: Vec<Subject> = [Subject::Fixed, Subject::Adaptive, Subject::Vegas]
+        .into_iter()
+        .filter(|s| wanted.iter().any(|w| *w == s.arg()))
+        .collect();
+    let subjects = if subjects.is_empty() {
+        vec![Subject::Fixed, Subject::Adaptive, Subject::Vegas]
+    } else {
+        subjects
+    };
+    let shape_named = |w: &String| shapes().iter().any(|s| s.name == w);
     println!("| shape | bulkhead | phase | capacity | goodput | p50 / p99 admitted | p50 / p99 from the start | bulkhead full | breaker open | failed | limit | 90% of capacity after |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
     for shape in shapes() {
-        let chosen = if wanted.is_empty() {
-            shape.name == "drop"
-        } else {
+        let chosen = if wanted.iter().any(|w| all || shape_named(w)) {
             all || wanted.iter().any(|w| w == shape.name)
+        } else {
+            shape.name == "drop"
         };
         if !chosen {
             continue;
         }
-        for subject in [Subject::Fixed, Subject::Adaptive, Subject::Vegas] {
+        for &subject in &subjects {
             let (ends, openings, limits) = run(&shape, subject).await;
             report(&shape, subject.name(), &ends, openings, &limits);
         }

@@ -164,9 +164,9 @@ fn guard_call_counts(bulkhead: Bulkhead, mix: Mix) -> Counts {
             ok += u64::from(matches!(answer, Ok(Ok(_))));
         }
         let counts = disarm();
-        // An adaptive bulkhead's limit, from its floor of 1, where its latency put it:
-        // one caller at a time never fills a bulkhead of 2, so it never gets near its
-        // ceiling.
+        // An adaptive bulkhead's limit, from its first limit of 2 (a quarter of its 8
+        // permits), where its latency put it: one caller at a time never fills a
+        // bulkhead of 2, so it never gets near its ceiling.
         println!(
             "{bulkhead:?} bulkhead: limit {} of {} after {} calls",
             guard.bulkhead_limit(),

@@ -280,7 +280,8 @@ async fn every_line_it_writes_reads_as_the_format_and_is_written_again_as_itself
 /// An adaptive bulkhead's limit is recorded as it moves, on the limits' line a reader
 /// that does not know `bulkhead_limit` reads as the limits it always was: a real guard
 /// in adaptive mode, 32 callers in front of an upstream of 8 workers of 100 ms each
-/// behind a queue, whose workers drop to 2. The limit starts at the floor, climbs to
+/// behind a queue, whose workers drop to 2. The limit starts at a quarter of the
+/// ceiling, climbs to
 /// the ceiling, falls when the calls queue, and every change is a line, in order, the
 /// last one the guard's limit.
 #[tokio::test(start_paused = true)]
@@ -344,8 +345,8 @@ async fn an_adaptive_limit_is_recorded_as_it_moves_on_the_limits_line() {
     }
     assert_eq!(
         limits.first(),
-        Some(&1),
-        "a replica starts at its floor: {limits:?}"
+        Some(&2),
+        "a replica starts at a quarter of its 8 permits: {limits:?}"
     );
     let top = limits.iter().position(|&l| l == 8).expect("climbed to 8");
     assert!(limits[..top].windows(2).all(|w| w[0] < w[1]), "{limits:?}");

@@ -65,6 +65,22 @@ impl Upstream {
 struct Seen {
     ok: AtomicU64,
     refused: AtomicU64,
+    /// Each success's end and its latency from its admission.
+    latencies: std::sync::Mutex<Vec<(Instant, Duration)>>,
+}
+
+impl Seen {
+    /// The successes that ended from `from` to `to`: how many, and their latency's
+    /// 99th percentile from admission.
+    fn p99(&self, from: Instant, to: Instant) -> (usize, Duration) {
+        let mut within: Vec<Duration> = (self.latencies.lock().unwrap().iter())
+            .filter(|(end, _)| (from..to).contains(end))
+            .map(|&(_, latency)| latency)
+            .collect();
+        within.sort();
+        let at = ((within.len() as f64 - 1.0) * 0.99).round() as usize;
+        (within.len(), within[at])
+    }
 }
 
 fn guard(toml: &str) -> Guard {
@@ -85,8 +101,16 @@ fn drive(
             let (guard, upstream, seen) = (guard.clone(), Arc::clone(upstream), Arc::clone(&seen));
             tokio::spawn(async move {
                 while Instant::now() < until {
-                    match guard.call(upstream.serve()).await {
-                        Ok(Ok(())) => seen.ok.fetch_add(1, Ordering::SeqCst),
+                    let call = async {
+                        let admitted = Instant::now();
+                        upstream.serve().await.map(|()| admitted.elapsed())
+                    };
+                    match guard.call(call).await {
+                        Ok(Ok(latency)) => {
+                            let end = Instant::now();
+                            seen.latencies.lock().unwrap().push((end, latency));
+                            seen.ok.fetch_add(1, Ordering::SeqCst)
+                        }
                         Ok(Err(_)) => 0,
                         Err(_) => {
                             seen.refused.fetch_add(1, Ordering::SeqCst);
@@ -138,7 +162,22 @@ async fn a_capacity_drop_brings_the_limit_to_the_capacity_and_its_return_gives_i
         "8 workers: the limit stays at the ceiling"
     );
     let before = seen.ok.load(Ordering::SeqCst);
+    // 8 workers of 100 ms serve 80 a second: 1,600 calls in 20 s, the slow start's
+    // first windows (at 2, then 4 in flight) included.
+    assert!(
+        before >= 1540,
+        "{before} successes in the first 20 s, of 1600"
+    );
     upstream.set_workers(2);
+    // The calls admitted before a cut queued behind the old limit: they are not
+    // samples, so the cut is not cut again on their latency, down to the floor.
+    let (cut, _) = limits(
+        &guard,
+        t0 + Duration::from_secs(20),
+        t0 + Duration::from_secs(25),
+    )
+    .await;
+    assert!(cut >= 2, "the drop cut the limit to {cut}");
     let (low, high) = limits(
         &guard,
         t0 + Duration::from_secs(25),
@@ -152,6 +191,11 @@ async fn a_capacity_drop_brings_the_limit_to_the_capacity_and_its_return_gives_i
         degraded >= 720,
         "{degraded} successes in the degraded phase, of 800"
     );
+    // A jump cuts the limit at the drop's first slow call: the calls queued behind the
+    // old limit are fewer than 1%, and those after wait for no more than one call.
+    let (_, p99) = seen.p99(t0 + Duration::from_secs(20), t0 + Duration::from_secs(60));
+    eprintln!("8 workers: {before} of 1600 served; 2 workers: p99 once admitted {p99:?}");
+    assert!(p99 <= 2 * MS100, "p99 once admitted {p99:?}");
     upstream.set_workers(8);
     let back = t0 + Duration::from_secs(60);
     while guard.bulkhead_limit() < 8 {
@@ -221,6 +265,47 @@ async fn a_steady_upstream_keeps_a_steady_limit() {
         for task in tasks {
             task.await.unwrap();
         }
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_replica_starts_at_a_quarter_of_its_permits_and_doubles_to_them() {
+    // The guide's 8 permits: 2 first, then 4 after a window of ten calls at 2 in flight
+    // (0.5 s), then 8 after ten at 4 (0.3 s).
+    let guard = guard(ADAPTIVE);
+    assert_eq!(guard.bulkhead_limit(), 2);
+    let upstream = Upstream::new(8, MS100);
+    let t0 = Instant::now();
+    let (_seen, tasks) = drive(&guard, &upstream, 32, t0 + Duration::from_secs(3));
+    let mut seen = vec![(Duration::ZERO, 2)];
+    while Instant::now() < t0 + Duration::from_secs(2) {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        let limit = guard.bulkhead_limit();
+        if seen.last().map(|&(_, l)| l) != Some(limit) {
+            seen.push((Instant::now() - t0, limit));
+        }
+    }
+    let limits: Vec<usize> = seen.iter().map(|&(_, l)| l).collect();
+    assert_eq!(limits, [2, 4, 8], "{seen:?}");
+    assert!(seen[2].0 <= Duration::from_millis(900), "{seen:?}");
+    for task in tasks {
+        task.await.unwrap();
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn light_traffic_never_fills_the_bulkhead_and_leaves_the_limit_where_it_starts() {
+    // One caller at a time: the bulkhead is never full, so fast answers tell nothing
+    // about more calls in flight, and the limit stays at its first 2.
+    let guard = guard(ADAPTIVE);
+    let upstream = Upstream::new(8, MS100);
+    let t0 = Instant::now();
+    let (seen, tasks) = drive(&guard, &upstream, 1, t0 + Duration::from_secs(60));
+    let (low, high) = limits(&guard, t0, t0 + Duration::from_secs(60)).await;
+    assert_eq!((low, high), (2, 2));
+    assert!(seen.ok.load(Ordering::SeqCst) >= 590);
+    for task in tasks {
+        task.await.unwrap();
     }
 }
 

@@ -29,15 +29,12 @@ enum At {
 }
 
 /// The system's keys at `at` for a limit of `limit`, and timeouts long enough that no
-/// held call times out. Held low below [`LIMIT`], the ceiling comes down to `limit` (a
-/// reload lowering `max_connections` under the limit held).
+/// held call times out: a ceiling of `limit`, and for an adaptive bulkhead a floor of
+/// `limit` too (where it starts). A reload to [`wide`] keeps the limit held low.
 fn toml(at: At, limit: usize) -> String {
     let max_connections = (limit * 5).div_ceil(4);
     let keys = match at {
         At::Ceiling => format!("max_connections = {max_connections}"),
-        At::Low if limit == LIMIT => {
-            format!("max_connections = 20\nbulkhead = \"adaptive\"\nbulkhead_floor = {limit}")
-        }
         At::Low => format!(
             "max_connections = {max_connections}\nbulkhead = \"adaptive\"\nbulkhead_floor = {limit}"
         ),
@@ -45,9 +42,26 @@ fn toml(at: At, limit: usize) -> String {
     format!("[systems.sber]\n{keys}\nread_timeout = 100\ntotal_timeout = 120\n")
 }
 
+/// The adaptive bulkhead's keys with a ceiling of 16 and a floor of [`LIMIT`].
+fn wide() -> String {
+    format!(
+        "[systems.sber]\nmax_connections = 20\nbulkhead = \"adaptive\"\nbulkhead_floor = {LIMIT}\n\
+         read_timeout = 100\ntotal_timeout = 120\n"
+    )
+}
+
 fn guard(at: At) -> Guard {
     let settings = Settings::parse(&toml(at, LIMIT), "test").expect("valid");
     let guard = Guard::new(settings.system("sber").expect("declared"));
+    if let At::Low = at {
+        assert_eq!(
+            guard.bulkhead_limit(),
+            LIMIT,
+            "started at its floor, its ceiling"
+        );
+        let wider = Settings::parse(&wide(), "test").expect("valid");
+        guard.apply(wider.system("sber").expect("declared"));
+    }
     assert_eq!(guard.bulkhead_limit(), LIMIT);
     let ceiling = match at {
         At::Ceiling => LIMIT,

@@ -26,11 +26,20 @@
 //! faster. Re-measuring is passive: the calls the limit lets through are measured, and
 //! the limit is never lowered to measure.
 //!
-//! A replica starts at the floor and doubles the limit each window whose latency stays
-//! below [`GROW_BELOW`] × the baseline, up to the ceiling (a slow start): its first
-//! windows, with few calls in flight, measure the upstream's unloaded latency, which a
-//! start at the ceiling in front of a queueing upstream would take for its baseline. A
-//! restart forgets the baseline and starts again.
+//! A window ends early at a jump: a success above [`JUMP_ABOVE`] × the baseline (above
+//! the twice the baseline that one call waiting behind each worker gives, so a settled
+//! limit does not jump) cuts the limit to `limit / ratio` on that call's ratio at once,
+//! without waiting for the window's other calls, which queue behind the old limit
+//! meanwhile. A window ended early is not offered to the baseline.
+//!
+//! A replica starts at a quarter of the ceiling (rounded up, at least the floor) and
+//! doubles the limit each window whose latency stays below [`GROW_BELOW`] × the
+//! baseline, up to the ceiling (a slow start): its first windows, with a quarter of
+//! the permits in flight, measure the upstream's latency before this replica's calls
+//! queue there, which a start at the ceiling in front of an upstream that already
+//! queues would take for its baseline; a quarter rather than the floor, so that the
+//! start costs a healthy upstream little (under a second at 100 ms a call and the
+//! guide's 8 permits). A restart forgets the baseline and starts again.
 //!
 //! Every change happens under one lock, so concurrent updates (windows ending on two
 //! threads, a reload) never lose one another, and the bulkhead is resized under it
@@ -61,6 +70,10 @@ pub(crate) const SHRINK_ABOVE: f64 = 1.8;
 /// A window's average below this many times the baseline, with the bulkhead full: one
 /// more permit.
 pub(crate) const GROW_BELOW: f64 = 1.3;
+/// A single success above this many times the baseline ends its window at once: the
+/// latency jumped (the upstream's capacity dropped), and the cut comes before the
+/// calls admitted meanwhile queue behind the old limit.
+pub(crate) const JUMP_ABOVE: f64 = 2.2;
 /// The fewest successes a window averages.
 pub(crate) const MIN_SAMPLES: u32 = 10;
 /// The periods of the baseline's memory.
@@ -162,23 +175,25 @@ fn jittered(rng: &mut fastrand::Rng) -> Duration {
 }
 
 impl Limiter {
-    /// The limit of `settings`' system as a replica starts: at its floor, where the
-    /// first windows measure the upstream's latency with few calls in flight (the
-    /// baseline), then doubling each window whose latency stays low, up to the
-    /// ceiling, until latency rises (a slow start).
+    /// The limit of `settings`' system as a replica starts: at a quarter of its
+    /// ceiling (rounded up, at least its floor), where the first windows measure the
+    /// upstream's latency with few calls in flight (the baseline), then doubling each
+    /// window whose latency stays low, up to the ceiling, until latency rises (a slow
+    /// start).
     pub(crate) fn new(settings: &SystemSettings) -> Self {
         let ceiling = settings.bulkhead_permits();
         let adaptive = settings.bulkhead_adaptive();
         let floor = (settings.bulkhead_floor() as usize).min(ceiling);
+        let first = ceiling.div_ceil(4).max(floor);
         Limiter {
-            shown: AtomicUsize::new(if adaptive { floor } else { 0 }),
+            shown: AtomicUsize::new(if adaptive { first } else { 0 }),
             ceiling: AtomicUsize::new(ceiling),
             state: Mutex::new(State {
                 adaptive,
                 starting: true,
                 ceiling,
                 floor,
-                limit: if adaptive { floor } else { ceiling },
+                limit: if adaptive { first } else { ceiling },
                 since: None,
                 sum: Duration::ZERO,
                 count: 0,
@@ -229,13 +244,18 @@ impl Limiter {
         if !state.adaptive || state.since.is_some_and(|since| start < since) {
             return None;
         }
-        state.sum += end.saturating_duration_since(start);
+        let latency = end.saturating_duration_since(start);
+        state.sum += latency;
         state.count += 1;
         state.full |= bulkhead.in_use() >= state.limit;
-        if state.count < MIN_SAMPLES.max(state.limit as u32) {
+        let change = if let Some(ratio) = state.jump(latency) {
+            state.restart_window();
+            state.moved(ratio, false, end)
+        } else if state.count >= MIN_SAMPLES.max(state.limit as u32) {
+            state.close_window(end)
+        } else {
             return None;
-        }
-        let change = state.close_window(end);
+        };
         if let Some(change) = change {
             self.shown.store(change.to, Ordering::Release);
         }
@@ -296,14 +316,27 @@ impl State {
         self.full = false;
     }
 
+    /// The ratio of a success of `latency` to the baseline, if it is a jump (above
+    /// [`JUMP_ABOVE`] × the baseline).
+    fn jump(&self, latency: Duration) -> Option<f64> {
+        let baseline = self.baseline.value()?.max(Duration::from_nanos(1));
+        let ratio = latency.as_secs_f64() / baseline.as_secs_f64();
+        (ratio > JUMP_ABOVE).then_some(ratio)
+    }
+
     /// Ends the window at `end`: the baseline offered its average, the limit moved.
     fn close_window(&mut self, end: Instant) -> Option<Change> {
-        let average = self.sum / self.count;
-        let full = self.full;
+        let (average, full) = (self.sum / self.count, self.full);
         self.restart_window();
         self.baseline.offer(average, end, &mut self.rng);
         let baseline = self.baseline.value()?.max(Duration::from_nanos(1));
-        let ratio = average.as_secs_f64() / baseline.as_secs_f64();
+        self.moved(average.as_secs_f64() / baseline.as_secs_f64(), full, end)
+    }
+
+    /// Moves the limit for a window at `ratio` × the baseline, ended at `end`, during
+    /// which the bulkhead was `full` or not.
+    fn moved(&mut self, ratio: f64, full: bool, end: Instant) -> Option<Change> {
+        let baseline = self.baseline.value()?;
         let from = self.limit;
         let to = if ratio > SHRINK_ABOVE {
             // `limit / ratio`, rounded up; a ratio past any limit gives 1.
@@ -342,5 +375,46 @@ impl State {
         if bulkhead.size() != size {
             bulkhead.resize(size);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Baseline, PERIOD, PERIODS};
+    use std::time::Duration;
+    use tokio::time::Instant;
+
+    #[test]
+    fn each_of_the_baselines_periods_lasts_two_to_four_minutes() {
+        let mut rng = fastrand::Rng::with_seed(7);
+        let mut baseline = Baseline::default();
+        let t0 = Instant::now();
+        let mut turned = vec![t0];
+        // A window a second for an hour, each slower than the one before.
+        for s in 0..3600 {
+            let next = baseline.next;
+            baseline.offer(
+                Duration::from_millis(100 + s),
+                t0 + Duration::from_secs(s),
+                &mut rng,
+            );
+            if baseline.next != next {
+                turned.push(t0 + Duration::from_secs(s));
+            }
+        }
+        let lengths: Vec<Duration> = turned.windows(2).map(|w| w[1] - w[0]).collect();
+        assert!(lengths.len() >= 14, "{lengths:?}");
+        for length in &lengths {
+            assert!(
+                (PERIOD..=2 * PERIOD + Duration::from_secs(1)).contains(length),
+                "{lengths:?}"
+            );
+        }
+        // The memory: the lowest window of the current period and of the last
+        // `PERIODS` before it, the oldest of which began at `oldest`; the first
+        // window's 100 ms long forgotten.
+        let oldest = turned[turned.len() - PERIODS - 1];
+        let kept = baseline.value().unwrap();
+        assert_eq!(kept, Duration::from_millis(100 + (oldest - t0).as_secs()));
     }
 }

@@ -48,20 +48,25 @@ fn bulkhead(at: At, permits: usize) -> Bulkhead {
 }
 
 /// An adaptive bulkhead of [`LOW_CEILING`] permits whose limit is `floor`, lowered
-/// under load and held there (no call ends through a guard, so nothing is sampled).
+/// under load and held there (no call ends through a guard, so nothing is sampled):
+/// its limiter starts at a ceiling of `floor` (`max_connections` of it ÷ 0.8) and a
+/// reload widens the ceiling to [`LOW_CEILING`], keeping the limit.
 fn held_low(floor: usize) -> Bulkhead {
-    let toml = format!(
-        "[systems.sber]\nmax_connections = 20\nbulkhead = \"adaptive\"\nbulkhead_floor = {floor}\n"
-    );
-    let settings = outbound_guard_settings::Settings::parse(&toml, "test").expect("valid");
-    let settings = settings.system("sber").expect("declared");
-    let limiter = Limiter::new(settings);
-    assert_eq!(limiter.ceiling(), LOW_CEILING);
+    let system = |max_connections: usize| {
+        let toml = format!(
+            "[systems.sber]\nmax_connections = {max_connections}\nbulkhead = \"adaptive\"\nbulkhead_floor = {floor}\n"
+        );
+        let settings = outbound_guard_settings::Settings::parse(&toml, "test").expect("valid");
+        settings.system("sber").expect("declared").clone()
+    };
+    let limiter = Limiter::new(&system((floor * 5).div_ceil(4)));
+    assert_eq!(limiter.ceiling(), floor);
     let bulkhead = Bulkhead::new(LOW_CEILING);
     for _ in 0..LOW_CEILING {
         assert!(bulkhead.try_acquire());
     }
-    limiter.size(&bulkhead, true);
+    limiter.reconfigure(&bulkhead, &system(20), true);
+    assert_eq!(limiter.ceiling(), LOW_CEILING);
     assert_eq!(
         (limiter.limit(), bulkhead.permits()),
         (Some(floor), floor),

@@ -965,20 +965,21 @@ async fn the_limit_gauge_follows_an_adaptive_bulkhead_and_the_permits_gauge_stay
     });
     let r = &recorder;
     let sber = guards.get("sber").unwrap();
-    // A replica starts at its floor (1), under its 8 permits.
-    assert_eq!(gauge(r, "resilience_bulkhead_limit", "sber"), Some(1.0));
+    // A replica starts at a quarter of its permits (2), under its 8 permits.
+    assert_eq!(gauge(r, "resilience_bulkhead_limit", "sber"), Some(2.0));
     assert_eq!(gauge(r, "resilience_bulkhead_permits", "sber"), Some(8.0));
-    // A window of ten successes at a steady 100 ms, the bulkhead full: the limit doubles.
-    for _ in 0..10 {
-        sber.call(async {
-            tokio::time::sleep(Duration::from_millis(100)).await;
+    // A window of ten successes at a steady 100 ms (the baseline), then one at 400 ms:
+    // a jump, the limit cut to 2 / 4, rounded up.
+    for millis in [100; 10].into_iter().chain([400]) {
+        sber.call(async move {
+            tokio::time::sleep(Duration::from_millis(millis)).await;
             Ok::<_, ()>(())
         })
         .await
         .unwrap()
         .unwrap();
     }
-    assert_eq!(sber.bulkhead_limit(), 2);
-    assert_eq!(gauge(r, "resilience_bulkhead_limit", "sber"), Some(2.0));
+    assert_eq!(sber.bulkhead_limit(), 1);
+    assert_eq!(gauge(r, "resilience_bulkhead_limit", "sber"), Some(1.0));
     assert_eq!(gauge(r, "resilience_bulkhead_permits", "sber"), Some(8.0));
 }
