@@ -128,7 +128,7 @@ impl Guard {
         guard.inner.breaker.announce_settings(settings);
         // The file's `cb_mode`, if not `auto`.
         guard.inner.breaker.apply_mode(settings.cb_mode(), None);
-        // An adaptive bulkhead starts at its ceiling (its permits), as a fixed one.
+        // An adaptive bulkhead starts at its first limit (`Limiter::first_limit`).
         guard
             .inner
             .limiter
@@ -263,9 +263,9 @@ impl Guard {
     }
 
     /// The bulkhead's limit now: [`bulkhead_permits`](Self::bulkhead_permits) for a
-    /// fixed bulkhead; for an adaptive one, the limit its latency gives, from its permits
-    /// (where it starts) down to its floor (computed in observe mode too, where the bulkhead admits up to
-    /// its permits).
+    /// fixed bulkhead; for an adaptive one, the limit its latency gives, between its floor
+    /// and its permits, starting at a quarter of them (computed in observe mode too, where
+    /// the bulkhead admits up to its permits).
     pub fn bulkhead_limit(&self) -> usize {
         self.inner
             .limiter

@@ -175,6 +175,17 @@ fn jittered(rng: &mut fastrand::Rng) -> Duration {
 }
 
 impl Limiter {
+    /// The limit a replica of `settings`' system starts at: a fixed bulkhead's permits;
+    /// an adaptive one's quarter of them, rounded up, at least its floor (see [`new`](Self::new)).
+    pub(crate) fn first_limit(settings: &SystemSettings) -> usize {
+        let ceiling = settings.bulkhead_permits();
+        if !settings.bulkhead_adaptive() {
+            return ceiling;
+        }
+        let floor = (settings.bulkhead_floor() as usize).min(ceiling);
+        ceiling.div_ceil(4).max(floor)
+    }
+
     /// The limit of `settings`' system as a replica starts: at a quarter of its
     /// ceiling (rounded up, at least its floor), where the first windows measure the
     /// upstream's latency with few calls in flight (the baseline), then doubling each
@@ -184,7 +195,7 @@ impl Limiter {
         let ceiling = settings.bulkhead_permits();
         let adaptive = settings.bulkhead_adaptive();
         let floor = (settings.bulkhead_floor() as usize).min(ceiling);
-        let first = ceiling.div_ceil(4).max(floor);
+        let first = Self::first_limit(settings);
         Limiter {
             shown: AtomicUsize::new(if adaptive { first } else { 0 }),
             ceiling: AtomicUsize::new(ceiling),

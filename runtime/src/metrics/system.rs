@@ -152,15 +152,7 @@ impl SystemMetrics {
         failure_rate.set(0.0);
         in_use.set(0.0);
         permits.set(settings.bulkhead_permits() as f64);
-        // A fixed bulkhead's limit is its permits; an adaptive one starts at a quarter
-        // of them, rounded up, at least its floor (as its limiter does).
-        let permits = settings.bulkhead_permits();
-        limit.set(if settings.bulkhead_adaptive() {
-            let floor = (settings.bulkhead_floor() as usize).min(permits);
-            permits.div_ceil(4).max(floor) as f64
-        } else {
-            permits as f64
-        });
+        limit.set(crate::bulkhead::Limiter::first_limit(settings) as f64);
 
         SystemMetrics {
             system,
