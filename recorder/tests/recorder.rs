@@ -384,7 +384,8 @@ async fn a_fixed_bulkhead_writes_no_limit() {
     assert!(lines.iter().all(|l| l.get("bulkhead_limit").is_none()));
 }
 
-/// A reload writes the limit it leaves: a floor raised lifts it, a bulkhead turned
+/// A reload writes the limit it leaves: an adaptive bulkhead starts at a quarter of its
+/// permits (2 of 8), a floor raised lifts it, a bulkhead turned
 /// fixed writes its permits (and nothing after that).
 #[tokio::test(start_paused = true)]
 async fn a_reload_writes_the_limit_it_leaves() {
@@ -413,7 +414,7 @@ async fn a_reload_writes_the_limit_it_leaves() {
     // Each reload's limits line, then its limit's.
     assert_eq!(
         limits,
-        [None, Some(1), None, Some(3), None, Some(8), None],
+        [None, Some(2), None, Some(3), None, Some(8), None],
         "{limits:?}"
     );
 }
