@@ -3,8 +3,8 @@
 //!
 //! Each setting tried is a replay of the recording through the real guard
 //! ([`Prepared`], the engine `replay` uses), judged against the
-//! objectives a person states ([`objectives`]). The search ([`search`]) starts from the
-//! settings the service ran with and walks one key at a time ([`space`]: the keys the
+//! objectives a person states ([`Objectives`]). The search ([`Search`]) starts from the
+//! settings the service ran with and walks one key at a time (the keys the
 //! recording can judge, within the settings crate's own limits); the answer
 //! ([`answer`]) is the best setting that meets every objective and the ones that trade
 //! one objective for another; `--write` changes the file ([`mod@write`]).
@@ -20,19 +20,17 @@ use crate::args::TuneArgs;
 use crate::failure::Failure;
 use crate::load::vars;
 use crate::output::{counted, print, warn};
-use crate::replay::recording::Recording;
-use crate::replay::{read_recording, recorded_systems, wrap, Known, Prepared, Told, DRAWS};
+use crate::replay::{read_recording, recorded_systems, wrap};
+use outbound_guard_replay::Recording;
+use outbound_guard_replay::{
+    groups, score, totals, Base, Change, Common, Known, Objectives, Prepared, Search, Seen, Told,
+    Tried, DRAWS,
+};
 
 mod answer;
-mod objectives;
-mod search;
-mod space;
 mod write;
 
 use answer::{choose, Because, Chosen, Tuned};
-use objectives::{score, totals, Objectives};
-use search::{Common, Search, Tried};
-use space::{groups, Base, Change, Seen};
 
 /// Replays of each setting spent on the ranges of a recording's calls without an
 /// outcome (`replay --max-replays`): past them, each figure is the estimate with its
@@ -80,7 +78,7 @@ pub(crate) fn run_command(args: &TuneArgs) -> Result<(), Failure> {
         jobs,
         most: args.max_settings as usize,
         stop: &STOP,
-        progress: &progress,
+        progress: &|| progress.inc(1),
     };
     let started = std::time::Instant::now();
     let mut tuned = Vec::new();
@@ -229,7 +227,7 @@ impl Answered<'_> {
 /// One system searched and chosen from.
 fn tune_system<'a>(
     name: &str,
-    system: &'a crate::replay::recording::SystemRecording,
+    system: &'a outbound_guard_replay::SystemRecording,
     ran_with: &outbound_guard_settings::SystemSettings,
     common: &Common<'_>,
 ) -> Tuned<'a> {
@@ -253,7 +251,7 @@ fn tune_system<'a>(
         judged,
     };
     first.variant.forget_fates();
-    common.progress.inc(1);
+    (common.progress)();
     let search = Search {
         common,
         prepared: &prepared,

@@ -5,10 +5,10 @@
 use std::time::Duration;
 
 use crate::args::ScenarioKind;
-use crate::replay::engine::{replay_with, Choice, Extras, Fate, Replay, ReplayedTransition};
-use crate::replay::guess::Options;
-use crate::replay::recording::{Call, Recorded};
 use outbound_guard::State;
+use outbound_guard_replay::Options;
+use outbound_guard_replay::{replay_with, Choice, Extras, Fate, Replay, ReplayedTransition};
+use outbound_guard_replay::{Call, Recorded};
 use outbound_guard_settings::SystemSettings;
 
 /// How the upstream behaves, and for how long the callers come.

@@ -6,14 +6,12 @@ use std::fmt::Write as _;
 
 use serde_json::{json, Value};
 
-use super::objectives::{healthy_cap, Cap, Meets, Objective, Objectives};
-use super::search::{front, Tried};
-use super::space::label;
 use crate::output::{counted, thousands};
-use crate::replay::recording::Recording;
-use crate::replay::{
-    compare, paired, span, when, wrap, Certainty, Difference, FigureKind, Known, Prepared, Subject,
-    Told,
+use crate::replay::wrap;
+use outbound_guard_replay::Recording;
+use outbound_guard_replay::{
+    compare, front, healthy_cap, label, paired, span, when, Cap, Certainty, Difference, FigureKind,
+    Known, Meets, Objective, Objectives, Prepared, Subject, Told, Tried,
 };
 
 /// One system's search and what it chose.

@@ -7,8 +7,8 @@ use std::path::Path;
 use outbound_guard_settings::{Key, Loader, SystemSettings};
 use toml_edit::{DocumentMut, Item, Value};
 
-use super::space::Change;
 use crate::failure::Failure;
+use outbound_guard_replay::Change;
 
 /// A key's value as the file writes it: a number for a share or a count, a string with
 /// its unit for a duration.

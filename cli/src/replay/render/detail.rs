@@ -12,10 +12,10 @@ use std::path::Path;
 use crate::output::{counted, thousands};
 
 use super::screen::{spaced, system_header, wrap, WIDTH};
-use crate::replay::figures::{FastFailRange, Figure, Range};
-use crate::replay::recording::Recording;
-use crate::replay::report::{preamble, span, when, SystemReport, Variant};
-use crate::replay::verdict::{self, Known, Subject};
+use outbound_guard_replay::Recording;
+use outbound_guard_replay::{self as verdict, Known, Subject};
+use outbound_guard_replay::{preamble, span, when, SystemReport, Variant};
+use outbound_guard_replay::{FastFailRange, FigureKind as Figure, Range};
 
 /// The label column.
 const LABEL: usize = 30;

@@ -6,10 +6,10 @@ use std::path::Path;
 
 use serde_json::{json, Map, Value};
 
-use crate::replay::figures::{FastFailRange, Figure, Range, Ranges};
-use crate::replay::recording::Recording;
-use crate::replay::report::{replayed, total_calls, when, SystemReport, Timing, Variant};
-use crate::replay::verdict::{self, Known, Subject};
+use outbound_guard_replay::Recording;
+use outbound_guard_replay::{self as verdict, Known, Subject};
+use outbound_guard_replay::{replayed, total_calls, when, SystemReport, Timing, Variant};
+use outbound_guard_replay::{FastFailRange, FigureKind as Figure, Range, Ranges};
 
 /// Milliseconds, from microseconds.
 fn ms(micros: u64) -> Value {

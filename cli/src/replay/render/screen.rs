@@ -11,11 +11,11 @@ use std::path::Path;
 
 use crate::output::{counted, thousands, times};
 
-use crate::replay::figures::Figure;
-use crate::replay::holes::Hole;
-use crate::replay::recording::Recording;
-use crate::replay::report::{preamble, span, when, SystemReport, Variant};
-use crate::replay::verdict::{self, Compared, Difference, Known, Subject, Told};
+use outbound_guard_replay::FigureKind as Figure;
+use outbound_guard_replay::Hole;
+use outbound_guard_replay::Recording;
+use outbound_guard_replay::{self as verdict, Compared, Difference, Known, Subject, Told};
+use outbound_guard_replay::{preamble, span, when, SystemReport, Variant};
 
 /// The screen's width, in columns.
 pub(crate) const WIDTH: usize = 100;

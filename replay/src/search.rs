@@ -7,27 +7,28 @@
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use indicatif::ProgressBar;
 use outbound_guard_settings::SystemSettings;
 
 use super::objectives::{score, Objectives, Scorecard};
 use super::space::{label, text_of, Base, Change, Group};
-use crate::replay::{Prepared, Told, Variant};
+use crate::prepared::Prepared;
+use crate::report::Variant;
+use crate::verdict::Told;
 
 /// One setting tried.
-pub(crate) struct Tried {
+pub struct Tried {
     /// The keys changed from the settings the service ran with.
-    pub(crate) change: Change,
-    pub(crate) settings: SystemSettings,
-    pub(crate) variant: Variant,
-    pub(crate) judged: Scorecard,
+    pub change: Change,
+    pub settings: SystemSettings,
+    pub variant: Variant,
+    pub judged: Scorecard,
 }
 
 impl Tried {
     /// How it ranks, the lower the better: the objectives not known met, those its
     /// estimate misses, the calls it decides wrong, the time callers waited, the keys
     /// it changes.
-    pub(crate) fn rank(&self) -> (usize, usize, u64, u64, usize) {
+    pub fn rank(&self) -> (usize, usize, u64, u64, usize) {
         let j = &self.judged;
         (
             j.missed(),
@@ -40,24 +41,25 @@ impl Tried {
 }
 
 /// What the search of every system shares.
-pub(crate) struct Common<'a> {
-    pub(crate) base: &'a Base<'a>,
-    pub(crate) objectives: Objectives,
-    pub(crate) jobs: usize,
-    pub(crate) most: usize,
+pub struct Common<'a> {
+    pub base: &'a Base<'a>,
+    pub objectives: Objectives,
+    pub jobs: usize,
+    pub most: usize,
     /// Set when the user interrupts: the search ends after the replays running.
-    pub(crate) stop: &'a AtomicBool,
-    pub(crate) progress: &'a ProgressBar,
+    pub stop: &'a AtomicBool,
+    /// Called once for each setting tried.
+    pub progress: &'a (dyn Fn() + Sync),
 }
 
 /// One system's search.
-pub(crate) struct Search<'a> {
-    pub(crate) common: &'a Common<'a>,
-    pub(crate) prepared: &'a Prepared<'a>,
-    pub(crate) system: &'a str,
-    pub(crate) groups: &'a [Group],
+pub struct Search<'a> {
+    pub common: &'a Common<'a>,
+    pub prepared: &'a Prepared<'a>,
+    pub system: &'a str,
+    pub groups: &'a [Group],
     /// The recording's healthy calls, as far as it tells them.
-    pub(crate) healthy: Told,
+    pub healthy: Told,
 }
 
 /// Whether `a` is at least as good as `b` on every figure of the front and better on
@@ -69,7 +71,7 @@ fn dominates(a: &Scorecard, b: &Scorecard) -> bool {
 
 /// The settings no other tried is better than on every figure of the front, in rank
 /// order; the first of equal ones.
-pub(crate) fn front(tried: &[Tried]) -> Vec<usize> {
+pub fn front(tried: &[Tried]) -> Vec<usize> {
     let mut front: Vec<usize> = (0..tried.len())
         .filter(|&i| {
             !tried.iter().enumerate().any(|(j, t)| {
@@ -120,7 +122,7 @@ impl Search<'_> {
                         continue;
                     };
                     let tried = self.try_one(change, settings);
-                    self.common.progress.inc(1);
+                    (self.common.progress)();
                     if let Ok(mut done) = done.lock() {
                         done.push((i, tried));
                     }
@@ -173,7 +175,7 @@ impl Search<'_> {
 
     /// The search from `first` (the settings the service ran with): every setting
     /// tried, `first` at 0, and whether it was interrupted.
-    pub(crate) fn run(&self, first: Tried) -> (Vec<Tried>, bool) {
+    pub fn run(&self, first: Tried) -> (Vec<Tried>, bool) {
         let base = first.settings.clone();
         let mut tried = vec![first];
         let mut expanded: Vec<bool> = vec![false];
