@@ -22,10 +22,8 @@ mod plot;
 mod render;
 
 use crate::args::ReplayArgs;
-use outbound_guard_replay::{
-    fill_from_replicas as fill, Prepared, Recording, Replica, SystemRecording, SystemReport,
-    Timing, DRAWS,
-};
+use outbound_guard_replay::{Prepared, Recording, SystemRecording, SystemReport};
+use render::preamble::Timing;
 pub(crate) use render::wrap;
 
 /// A replica's recording (`--replica`) and its path.
@@ -220,25 +218,11 @@ fn fill_from_replicas(
     replicas: &[ReplicaFile<'_>],
     names: &[String],
 ) -> BTreeMap<String, usize> {
-    let mut filled = BTreeMap::new();
-    let Some(origin) = recording.origin else {
-        return filled;
-    };
-    for name in names {
-        let theirs: Vec<Replica<'_>> = replicas
-            .iter()
-            .filter_map(|(_, r)| {
-                Some(Replica {
-                    origin: r.origin?,
-                    calls: &r.systems.get(name.as_str())?.calls,
-                })
-            })
-            .collect();
-        if let Some(system) = recording.systems.get_mut(name.as_str()) {
-            filled.insert(name.clone(), fill(&mut system.calls, origin, &theirs));
-        }
-    }
-    filled
+    let theirs: Vec<&Recording> = replicas.iter().map(|(_, r)| r).collect();
+    names
+        .iter()
+        .map(|name| (name.clone(), recording.fill_from_replicas(name, &theirs)))
+        .collect()
 }
 
 /// Each system's timeline into `out` (`out-NAME.svg` each where there are several).
@@ -274,7 +258,7 @@ fn replay_system<'a>(
     variants: &[(String, Settings)],
     max_replays: Option<usize>,
 ) -> SystemReport<'a> {
-    let mut prepared = Prepared::new(name, system, max_replays).with_draws(DRAWS);
+    let mut prepared = Prepared::new(name, system, max_replays).with_draws(Prepared::DRAWS);
     let mut runs = Vec::new();
     for (label, settings) in variants {
         if let Some(s) = settings.system(name) {
@@ -309,7 +293,7 @@ pub(crate) fn read_recording(path: &std::path::Path, strict: bool) -> Result<Rec
     let result = if path.as_os_str() == "-" {
         gunzipped(std::io::stdin().lock())
             .map_err(|e| Failure::Io(format!("cannot read stdin: {e}")))
-            .map(|input| outbound_guard_replay::read_recording(input, strict))?
+            .map(|input| Recording::read(input, strict))?
     } else {
         let file = std::fs::File::open(path)
             .map_err(|e| Failure::Io(format!("cannot read {}: {e}", path.display())))?;
@@ -321,7 +305,7 @@ pub(crate) fn read_recording(path: &std::path::Path, strict: bool) -> Result<Rec
         }
         gunzipped(BufReader::with_capacity(1 << 20, file))
             .map_err(|e| Failure::Io(format!("cannot read {}: {e}", path.display())))
-            .map(|input| outbound_guard_replay::read_recording(input, strict))?
+            .map(|input| Recording::read(input, strict))?
     };
     result.map_err(|e| Failure::Io(format!("{}: {e}", path.display())))
 }

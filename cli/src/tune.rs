@@ -3,7 +3,7 @@
 //!
 //! Each setting tried is a replay of the recording through the real guard
 //! ([`Prepared`], the engine `replay` uses), judged against the
-//! objectives a person states ([`Objectives`]). The search ([`Search`]) starts from the
+//! objectives a person states ([`Objectives`]). The search ([`Common::search`]) starts from the
 //! settings the service ran with and walks one key at a time (the keys the
 //! recording can judge, within the settings crate's own limits); the answer
 //! ([`answer`]) is the best setting that meets every objective and the ones that trade
@@ -22,10 +22,7 @@ use crate::load::vars;
 use crate::output::{counted, print, warn};
 use crate::replay::{read_recording, recorded_systems, wrap};
 use outbound_guard_replay::Recording;
-use outbound_guard_replay::{
-    groups, score, totals, Base, Change, Common, Known, Objectives, Prepared, Search, Seen, Told,
-    Tried, DRAWS,
-};
+use outbound_guard_replay::{Common, Known, Objectives, Prepared, Told};
 
 mod answer;
 mod write;
@@ -67,13 +64,10 @@ pub(crate) fn run_command(args: &TuneArgs) -> Result<(), Failure> {
         |j| j as usize,
     );
     let progress = progress_bar(args, names.len());
-    let base = Base {
+    let common = Common {
         text: &text,
         origin: &origin,
         vars: &base_vars,
-    };
-    let common = Common {
-        base: &base,
         objectives,
         jobs,
         most: args.max_settings as usize,
@@ -233,39 +227,14 @@ fn tune_system<'a>(
 ) -> Tuned<'a> {
     // Every setting on the same draws of the answers the recording lacks, as `replay`
     // draws them: the recommendation and the alternatives are compared on them.
-    let mut prepared = Prepared::new(name, system, Some(TUNE_REPLAYS)).with_draws(DRAWS);
+    let mut prepared = Prepared::new(name, system, Some(TUNE_REPLAYS)).with_draws(Prepared::DRAWS);
     let first = prepared.ran_with("as set", ran_with);
     // The healthy calls as the figures count them: the refused ones as their guessed
     // answers have them, with the estimate's error.
-    let (healthy, failing) = totals(&system.calls);
-    let groups = groups(ran_with, Seen::of(&system.calls));
-    let judged = score(
-        &prepared.certainty(&first),
-        common.objectives,
-        (healthy, system.calls.len()),
-    );
-    let mut first = Tried {
-        change: Change::new(),
-        settings: ran_with.clone(),
-        variant: first,
-        judged,
-    };
-    first.variant.forget_fates();
-    (common.progress)();
-    let search = Search {
-        common,
-        prepared: &prepared,
-        system: name,
-        groups: &groups,
-        healthy,
-    };
+    let (healthy, failing) = system.totals();
+    let (tried, interrupted, keys) = common.search(&prepared, (name, ran_with), first, healthy);
     // Where the recording has holes, no count of any setting can be told.
     let cannot = prepared.has_holes().then(|| HOLES.to_owned());
-    let (tried, interrupted) = if cannot.is_some() {
-        (vec![first], false)
-    } else {
-        search.run(first)
-    };
     // No breaker at all: no healthy call refused, every failing call let through, each
     // incident its whole length.
     let longest = prepared.incidents().map(|(_, l)| l).max().unwrap_or(0);
@@ -275,11 +244,6 @@ fn tune_system<'a>(
     } else {
         choose(&tried, (&no_breaker, &prepared.failing_drawn()))
     };
-    let mut keys: Vec<&'static str> = groups
-        .iter()
-        .flat_map(|g| g.keys.iter().map(|k| k.name()))
-        .collect();
-    keys.dedup();
     Tuned {
         name: name.to_owned(),
         prepared,

@@ -95,9 +95,9 @@ pub struct Replay {
     /// failing, if the replayed guard let it run (its answer was asked); `None` if it
     /// was refused, and its answer changed nothing the breaker saw.
     pub asked: Vec<Option<bool>>,
-    /// How many answers were asked ([`Choice::Path`]'s decisions), in the order asked.
+    /// How many answers were asked (scripted: the n-th asked is `fails[n]`), in the order asked.
     pub decisions: usize,
-    /// Of each call, asked for with [`Extras::timed`] (else empty): when its caller was
+    /// Of each call, kept by [`Replay::scripted`] (else empty): when its caller was
     /// answered and when its upstream call began (µs since the start; `u64::MAX`: it
     /// never did).
     pub times: Vec<(u64, u64)>,
@@ -244,6 +244,46 @@ pub fn replay(
         read_limit,
         Extras::default(),
     )
+}
+
+impl Replay {
+    /// Replays scripted `calls` (in start order) through a fresh guard of `settings`,
+    /// on a runtime of its own with a paused clock: a scripted upstream's answers. A
+    /// call with an outcome is answered so after its duration; the calls without one
+    /// ([`Recorded::Rejected`]) are answered in the order the replayed guard lets them
+    /// run (never before: one it refuses is never asked): the n-th asked fails
+    /// ([`Recorded::Failure`]) where `fails[n]` is true, and succeeds past its end, each
+    /// after its own duration. With `retry_after`, every failing answer carries that
+    /// `Retry-After` (an upstream answering 429). Each call's
+    /// [`times`](Replay::times) are kept.
+    pub fn scripted(
+        settings: &SystemSettings,
+        calls: &[Call],
+        fails: Vec<bool>,
+        retry_after: Option<Duration>,
+    ) -> Replay {
+        let options: Arc<[Options]> = calls
+            .iter()
+            .filter(|c| c.outcome == Recorded::Rejected)
+            .map(|c| Options {
+                success: (Recorded::Success, c.duration),
+                failing: (Recorded::Failure, c.duration),
+                estimate_fails: false,
+                gap: 0,
+            })
+            .collect();
+        let extras = Extras {
+            retry_after,
+            timed: true,
+        };
+        replay_with(
+            settings,
+            (calls, &[]),
+            (&options, Choice::Path(fails)),
+            None,
+            extras,
+        )
+    }
 }
 
 /// `replay`, with `extras`.

@@ -112,6 +112,24 @@ fn within(known: &Known, cap: Cap) -> Meets {
     }
 }
 
+impl Objectives {
+    /// One setting's replay (`judge`) against these objectives; `healthy` is the
+    /// recording's healthy calls as far as it tells them, `calls` all of them.
+    pub(crate) fn score(self, judge: &Certainty<'_>, (healthy, calls): (Told, usize)) -> Scorecard {
+        score(judge, self, (healthy, calls))
+    }
+}
+
+impl crate::recording::SystemRecording {
+    /// The recording's healthy calls and its failing calls, each as far as it tells
+    /// them: the calls it recorded so, and of those its guard refused, the ones the
+    /// estimate answers so, within the estimate's error
+    /// ([`Known::ESTIMATE_ERROR`]).
+    pub fn totals(&self) -> (Told, Told) {
+        totals(&self.calls)
+    }
+}
+
 /// The healthy calls `share` allows refusing of `healthy` (an estimate's interval
 /// gives the cap's).
 pub fn healthy_cap(share: f64, healthy: Told) -> Cap {

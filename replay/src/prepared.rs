@@ -54,6 +54,11 @@ pub struct Prepared<'a> {
 }
 
 impl<'a> Prepared<'a> {
+    /// How many draws of the answers a recording lacks `replay` replays each setting on
+    /// ([`Prepared::with_draws`]): a difference told where every draw agrees on its sign
+    /// holds with a confidence of [`Compared::CONFIDENCE`](crate::Compared::CONFIDENCE).
+    pub const DRAWS: usize = verdict::DRAWS;
+
     /// `system`'s recording of `name`, its incidents found as if it had no hole (until
     /// [`ran_with`](Self::ran_with) finds them).
     pub fn new(
@@ -76,8 +81,8 @@ impl<'a> Prepared<'a> {
 
     /// Replays every setting also on `n` draws of the answers its recording lacks
     /// (`guess::draws`), the same draws for each, so that two settings compare on the
-    /// same answers ([`verdict::paired`]; `replay` draws [`verdict::DRAWS`]). Without it
-    /// (0), a comparison is interval against interval ([`verdict::compare`]).
+    /// same answers ([`Variant::paired`]; `replay` draws [`Prepared::DRAWS`]). Without it
+    /// (0), a comparison is interval against interval ([`Known::compare`]).
     #[must_use]
     pub fn with_draws(mut self, n: usize) -> Self {
         self.draws = if self.options.is_empty() {
@@ -162,8 +167,15 @@ impl<'a> Prepared<'a> {
         !self.holes.is_empty()
     }
 
+    /// What the recording tells of `variant`'s `subject` (a figure over the whole
+    /// recording, or an incident's time to fast fail): its value and how sure that is,
+    /// or why it cannot be told.
+    pub fn known(&self, variant: &Variant, subject: verdict::Subject) -> Known {
+        verdict::known_in(self.system.calls.len(), self.has_holes(), variant, subject)
+    }
+
     /// How sure each figure of `variant` of it is.
-    pub fn certainty<'p>(&'p self, variant: &'p Variant) -> Certainty<'p> {
+    pub(crate) fn certainty<'p>(&'p self, variant: &'p Variant) -> Certainty<'p> {
         Certainty {
             prepared: self,
             variant,

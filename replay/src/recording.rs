@@ -112,6 +112,20 @@ type Raw = (
     Option<(u64, u64)>,
 );
 
+impl Recording {
+    /// Reads a recording: the recorder's JSON lines (decompress a `.gz` first). With
+    /// `strict`, the first line that cannot be read is an error; otherwise it is skipped
+    /// and listed in `bad_lines`.
+    ///
+    /// # Errors
+    ///
+    /// The line that cannot be read (its number and why) with `strict`; a failed read
+    /// either way.
+    pub fn read(input: impl BufRead, strict: bool) -> Result<Recording, String> {
+        read(input, strict)
+    }
+}
+
 /// Reads a recording. With `strict`, the first line that cannot be read is an error
 /// (its number and why); otherwise it is skipped and listed in `bad_lines`. A read that
 /// fails (a directory, a disk error) is an error either way: the rest cannot be read.

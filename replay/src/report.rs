@@ -19,7 +19,7 @@ pub struct Variant {
     pub ran_with: bool,
     /// With the calls without a recorded outcome answered by the estimate.
     pub figures: Figures,
-    /// Its figures on each draw of those answers ([`DRAWS`](super::verdict::DRAWS)),
+    /// Its figures on each draw of those answers (`DRAWS`),
     /// in the order drawn, the same for every setting (empty where none is guessed).
     pub draws: Vec<Figures>,
     /// Each figure over every way of answering them.
@@ -102,22 +102,18 @@ impl SystemReport<'_> {
     }
 }
 
-/// How long reading and replaying took, for the throughput line.
-#[derive(Debug, Clone, Copy)]
-pub struct Timing {
-    pub read: Duration,
-    pub replay: Duration,
-}
-
-/// A time of the recording (µs since its start) as a time of day, to the millisecond.
-pub fn when(recording: &Recording, at: u64) -> String {
-    let origin = recording.origin.unwrap_or(SystemTime::UNIX_EPOCH);
-    let text = humantime::format_rfc3339_millis(origin + Duration::from_micros(at)).to_string();
-    text.replace('T', " ").trim_end_matches('Z').to_owned() + " UTC"
+impl Recording {
+    /// A time of the recording (µs since its start) as a time of day, to the millisecond:
+    /// `2026-03-02 14:05:11.250 UTC`.
+    pub fn when(&self, at: u64) -> String {
+        let origin = self.origin.unwrap_or(SystemTime::UNIX_EPOCH);
+        let text = humantime::format_rfc3339_millis(origin + Duration::from_micros(at)).to_string();
+        text.replace('T', " ").trim_end_matches('Z').to_owned() + " UTC"
+    }
 }
 
 /// A span in words: `850 ms`, `12.3 s`, `4m 10s`.
-pub fn span(micros: u64) -> String {
+pub(crate) fn span(micros: u64) -> String {
     let d = Duration::from_micros(micros);
     if d < Duration::from_secs(1) {
         format!("{} ms", d.as_millis())
@@ -126,59 +122,6 @@ pub fn span(micros: u64) -> String {
     } else {
         humantime::format_duration(Duration::from_secs(d.as_secs())).to_string()
     }
-}
-
-/// The calls of every system's recording.
-pub fn total_calls(reports: &[SystemReport<'_>]) -> usize {
-    reports.iter().map(|r| r.recording.calls.len()).sum()
-}
-
-/// The calls replayed, over every setting and way of guessing.
-pub fn replayed(reports: &[SystemReport<'_>]) -> usize {
-    reports
-        .iter()
-        .map(|r| r.recording.calls.len() * r.variants.iter().map(|v| v.replays).sum::<usize>())
-        .sum()
-}
-
-/// The first line of a screen: the recording, its calls and systems, when and how long,
-/// and the lines skipped or sorted.
-pub fn preamble(
-    path: &std::path::Path,
-    recording: &Recording,
-    reports: &[SystemReport<'_>],
-) -> String {
-    use crate::words::counted;
-    use std::fmt::Write as _;
-    let last = reports
-        .iter()
-        .filter_map(|r| r.recording.calls.last().map(|c| c.start))
-        .max()
-        .unwrap_or(0);
-    let mut out = format!(
-        "{}: {} of {} from {} over {}",
-        path.display(),
-        counted(total_calls(reports), "call", "calls"),
-        counted(reports.len(), "system", "systems"),
-        when(recording, 0),
-        span(last),
-    );
-    if !recording.bad_lines.is_empty() {
-        let _ = write!(
-            out,
-            "; {} skipped",
-            counted(recording.bad_lines.len(), "line", "lines")
-        );
-    }
-    if recording.out_of_order > 0 {
-        let _ = write!(
-            out,
-            "; {} out of start order (sorted)",
-            counted(recording.out_of_order, "line", "lines")
-        );
-    }
-    out.push('\n');
-    out
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use std::sync::Mutex;
 use outbound_guard_settings::SystemSettings;
 
 use super::objectives::{score, Objectives, Scorecard};
-use super::space::{label, text_of, Base, Change, Group};
+use super::space::{label, text_of, Base, Change, Group, Seen};
 use crate::prepared::Prepared;
 use crate::report::Variant;
 use crate::verdict::Told;
@@ -25,6 +25,18 @@ pub struct Tried {
 }
 
 impl Tried {
+    /// The settings no other tried is better than on every figure of the front, in rank
+    /// order; the first of equal ones.
+    pub fn front(tried: &[Tried]) -> Vec<usize> {
+        front(tried)
+    }
+
+    /// The change tried in words: `cb_failure_rate=0.6, cb_open_duration=5s`; `as set`
+    /// if none.
+    pub fn label(&self) -> String {
+        label(&self.change)
+    }
+
     /// How it ranks, the lower the better: the objectives not known met, those its
     /// estimate misses, the calls it decides wrong, the time callers waited, the keys
     /// it changes.
@@ -42,7 +54,13 @@ impl Tried {
 
 /// What the search of every system shares.
 pub struct Common<'a> {
-    pub base: &'a Base<'a>,
+    /// The settings file's text, from which every setting tried is made.
+    pub text: &'a str,
+    /// Its name, for its errors.
+    pub origin: &'a str,
+    /// `--env`'s overrides (`CLIENT_<SYSTEM>__<KEY>`), each setting tried made through
+    /// them.
+    pub vars: &'a [(String, String)],
     pub objectives: Objectives,
     pub jobs: usize,
     pub most: usize,
@@ -50,6 +68,61 @@ pub struct Common<'a> {
     pub stop: &'a AtomicBool,
     /// Called once for each setting tried.
     pub progress: &'a (dyn Fn() + Sync),
+}
+
+impl Common<'_> {
+    /// `prepared`'s system (`name`) searched from the settings it ran with
+    /// (`ran_with`, whose replay is `first`); `healthy` is its healthy calls as far as
+    /// the recording tells them. Returns every setting tried, the one it ran with at 0
+    /// (the only one where the recording has holes: no count of any setting can be
+    /// told there), whether the search was interrupted, and the keys it searched.
+    pub fn search(
+        &self,
+        prepared: &Prepared<'_>,
+        (name, ran_with): (&str, &SystemSettings),
+        mut first: Variant,
+        healthy: Told,
+    ) -> (Vec<Tried>, bool, Vec<&'static str>) {
+        let groups = Seen::of(&prepared.system.calls).groups(ran_with);
+        let judged = self
+            .objectives
+            .score(&prepared.certainty(&first), (healthy, prepared.calls()));
+        first.forget_fates();
+        let first = Tried {
+            change: Change::new(),
+            settings: ran_with.clone(),
+            variant: first,
+            judged,
+        };
+        (self.progress)();
+        let (tried, interrupted) = if prepared.has_holes() {
+            (vec![first], false)
+        } else {
+            let search = Search {
+                common: self,
+                prepared,
+                system: name,
+                groups: &groups,
+                healthy,
+            };
+            search.run(first)
+        };
+        let mut keys: Vec<&'static str> = groups
+            .iter()
+            .flat_map(|g| g.keys.iter().map(|k| k.name()))
+            .collect();
+        keys.dedup();
+        (tried, interrupted, keys)
+    }
+
+    /// The settings file with the overrides, from which every setting tried is made.
+    fn base(&self) -> Base<'_> {
+        Base {
+            text: self.text,
+            origin: self.origin,
+            vars: self.vars,
+        }
+    }
 }
 
 /// One system's search.
@@ -156,7 +229,7 @@ impl Search<'_> {
                         change.insert(*key, value.clone());
                     }
                 }
-                let Some(settings) = self.common.base.with(self.system, &change) else {
+                let Some(settings) = self.common.base().with(self.system, &change) else {
                     continue;
                 };
                 let Some(s) = settings.system(self.system).cloned() else {

@@ -31,6 +31,13 @@ pub struct Seen {
 }
 
 impl Seen {
+    /// The keys to search around `base` and their values: the breaker's always; the
+    /// timeouts, shorter only, where the recording has calls they cut; the bulkhead's
+    /// size where the recording's calls filled it.
+    pub fn groups(self, base: &SystemSettings) -> Vec<Group> {
+        groups(base, self)
+    }
+
     pub fn of(calls: &[Call]) -> Seen {
         // The most at once: starts and ends swept in time order (an end before a start
         // at the same microsecond).

@@ -61,6 +61,19 @@ pub struct Told {
 }
 
 impl Told {
+    /// `share` of this value and of its interval, each rounded down: the calls a cap of
+    /// that share allows.
+    #[must_use]
+    pub fn share(self, share: f64) -> Told {
+        let of = |n: u64| (share * n as f64).floor() as u64;
+        Told {
+            value: of(self.value),
+            low: of(self.low),
+            high: of(self.high),
+            guessed: self.guessed,
+        }
+    }
+
     /// Whether every way of answering gives it the same value.
     pub fn exact(self) -> bool {
         self.low == self.high
@@ -420,6 +433,78 @@ pub fn judged(
     );
     let compared = paired((&b, &a), base, alternative, subject);
     (b, a, compared)
+}
+
+impl Known {
+    /// The error of an estimate, as a share of the guessed answers behind a figure: an
+    /// estimated figure's interval reaches this far beyond the draws' spread.
+    pub const ESTIMATE_ERROR: f64 = ESTIMATE_ERROR;
+
+    /// Why a figure over a whole recording that has holes cannot be told.
+    pub const IN_HOLES: &'static str = IN_HOLES;
+
+    /// `alternative` against this one, interval against interval: a difference is told
+    /// only where the two do not overlap, "same" only where both are exact and equal.
+    /// The replay's own verdicts are paired on its draws ([`Variant::paired`]); this is
+    /// for values without draws.
+    pub fn compare(&self, alternative: &Known) -> Difference {
+        compare(self, alternative)
+    }
+}
+
+impl Compared {
+    /// The confidence of a difference told from the draws: `1 - 1 / (DRAWS + 1)`
+    /// ([`Prepared::DRAWS`](crate::Prepared::DRAWS)).
+    pub const CONFIDENCE: f64 = CONFIDENCE;
+}
+
+impl SystemReport<'_> {
+    /// What the recording tells of one setting's `subject`: its value and how sure
+    /// that is, or why it cannot be told.
+    pub fn known(&self, variant: &Variant, subject: Subject) -> Known {
+        known(self, variant, subject)
+    }
+
+    /// `alternative` against `base` on `subject`: what the recording tells of each,
+    /// and the comparison paired on their draws ([`Variant::paired`]).
+    pub fn judged(
+        &self,
+        base: &Variant,
+        alternative: &Variant,
+        subject: Subject,
+    ) -> (Known, Known, Compared) {
+        judged(self, base, alternative, subject)
+    }
+}
+
+impl Variant {
+    /// The failing calls this setting let through in incident `i`: where guessed
+    /// answers are behind it, the median over the draws (as the figures' values), else
+    /// as replayed.
+    pub fn incident_through(&self, i: usize) -> usize {
+        incident_through(self, i)
+    }
+
+    /// `figure` over this setting's draws of the answers the recording lacks: the
+    /// least and the greatest; `None` where nothing was drawn.
+    pub fn drawn(&self, figure: Figure) -> Option<(u64, u64)> {
+        drawn(self.draws.iter().map(|d| d.counts[figure] as u64)).map(|d| (d.low, d.high))
+    }
+
+    /// `alternative` against this setting on `subject` (`b` and `a`: what the
+    /// recording tells of each), paired: both replayed on the same draws of the answers
+    /// the recording lacks. Better or worse where every draw agrees on its sign; the
+    /// same where both are exact and equal, or equal on every draw and in the estimate;
+    /// otherwise they cannot be told apart. Where either cannot be told, neither can
+    /// the difference.
+    pub fn paired(
+        &self,
+        alternative: &Variant,
+        (b, a): (&Known, &Known),
+        subject: Subject,
+    ) -> Compared {
+        paired((b, a), self, alternative, subject)
+    }
 }
 
 /// A value told between `low` and `high`, exact where they meet: for the tests.

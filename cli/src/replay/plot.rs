@@ -22,8 +22,8 @@ use plotters::prelude::*;
 use crate::bands::Chart;
 use outbound_guard_replay::Fate;
 use outbound_guard_replay::Hole;
-use outbound_guard_replay::{when, SystemReport, Variant};
 use outbound_guard_replay::{Recorded, Recording};
+use outbound_guard_replay::{SystemReport, Variant};
 
 const HEALTHY: RGBColor = RGBColor(60, 160, 60);
 const FAILING: RGBColor = RGBColor(210, 40, 40);
@@ -493,7 +493,7 @@ pub(crate) fn timeline(
         "{}: replay of {} calls from {}",
         report.name,
         calls.len(),
-        when(recording, 0)
+        recording.when(0)
     );
     let root = canvas.titled(&title, ("sans-serif", 18))?;
     let (plots, legends) = root.split_horizontally(WIDTH - LEGEND);
