@@ -24,7 +24,6 @@ mod load;
 mod output;
 mod replay;
 mod simulate;
-mod transitions;
 mod tune;
 
 use args::{Cli, Command, EnvFlag};

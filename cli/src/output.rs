@@ -3,6 +3,7 @@
 //! written to stderr is dropped, never a panic.
 
 use std::io::{ErrorKind, Write as _};
+use std::time::Duration;
 
 use crate::failure::Failure;
 
@@ -20,6 +21,18 @@ pub(crate) fn print(text: &str) -> Result<(), Failure> {
 /// Writes one line to stderr, if it can.
 pub(crate) fn warn(line: &str) {
     let _ = writeln!(std::io::stderr().lock(), "{line}");
+}
+
+/// A span in words: `850 ms`, `12.3 s`, `4m 10s`.
+pub(crate) fn span(micros: u64) -> String {
+    let d = Duration::from_micros(micros);
+    if d < Duration::from_secs(1) {
+        format!("{} ms", d.as_millis())
+    } else if d < Duration::from_secs(120) {
+        format!("{:.1} s", d.as_secs_f64())
+    } else {
+        humantime::format_duration(Duration::from_secs(d.as_secs())).to_string()
+    }
 }
 
 /// `1 call`, `2 calls`, `1,234 calls`.

@@ -1,12 +1,9 @@
 //! `outbound-guard replay RECORDING`: a recorded day's calls through other settings.
 //!
-//! Each system's recorded calls run at their recorded start times, on tokio's paused
-//! clock, through a fresh real `Guard` of each setting asked for ([`engine`]); a call
-//! the replayed breaker refuses never runs. [`figures`](mod@figures) says what that means (openings,
-//! failing calls let through, healthy calls refused, time to fast fail per incident,
-//! bulkhead refusals); [`render`] prints it, [`plot`] draws it. This file is the command
-//! (its arguments, files and output); [`prepared`] is the engine's front door, where
-//! `replay` and `tune` come in.
+//! This file is the command: its arguments, files and output. The engine is the
+//! `outbound_guard_replay` crate: each system's recording [`Prepared`] once, then
+//! replayed through each setting asked for; [`render`] prints what it says, [`plot`]
+//! draws it.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -21,35 +18,13 @@ use crate::failure::Failure;
 use crate::load::vars;
 use crate::output::{counted, print, warn};
 
-#[cfg(test)]
-mod drawn;
-pub(crate) mod engine;
-mod figures;
-pub(crate) mod guess;
-mod holes;
-mod knowable;
 mod plot;
-mod prepared;
-pub(crate) mod recording;
 mod render;
-mod replicas;
-mod report;
-mod verdict;
-mod ways;
 
 use crate::args::ReplayArgs;
-pub(crate) use figures::Figure as FigureKind;
-pub(crate) use prepared::{Certainty, Prepared};
-use recording::Recording;
+use outbound_guard_replay::{Prepared, Recording, SystemRecording, SystemReport};
+use render::preamble::Timing;
 pub(crate) use render::wrap;
-use report::SystemReport;
-pub(crate) use report::{span, when, Variant};
-#[cfg(test)]
-pub(crate) use verdict::told;
-pub(crate) use verdict::{compare, Difference, Known, Told};
-/// `tune` states its healthy total with the error its figures have, and compares
-/// settings on the same draws as `replay`.
-pub(crate) use verdict::{paired, Subject, DRAWS, ESTIMATE_ERROR};
 
 /// A replica's recording (`--replica`) and its path.
 type ReplicaFile<'a> = (&'a PathBuf, Recording);
@@ -97,7 +72,7 @@ pub(crate) fn run_command(args: &ReplayArgs) -> Result<(), Failure> {
     if let Some(out) = &args.out {
         write_timelines(out, &recording, &reports, args.json)?;
     }
-    let timing = report::Timing {
+    let timing = Timing {
         read: read_took,
         replay: replay_took,
     };
@@ -243,28 +218,11 @@ fn fill_from_replicas(
     replicas: &[ReplicaFile<'_>],
     names: &[String],
 ) -> BTreeMap<String, usize> {
-    let mut filled = BTreeMap::new();
-    let Some(origin) = recording.origin else {
-        return filled;
-    };
-    for name in names {
-        let theirs: Vec<replicas::Replica<'_>> = replicas
-            .iter()
-            .filter_map(|(_, r)| {
-                Some(replicas::Replica {
-                    origin: r.origin?,
-                    calls: &r.systems.get(name.as_str())?.calls,
-                })
-            })
-            .collect();
-        if let Some(system) = recording.systems.get_mut(name.as_str()) {
-            filled.insert(
-                name.clone(),
-                replicas::fill(&mut system.calls, origin, &theirs),
-            );
-        }
-    }
-    filled
+    let theirs: Vec<&Recording> = replicas.iter().map(|(_, r)| r).collect();
+    names
+        .iter()
+        .map(|name| (name.clone(), recording.fill_from_replicas(name, &theirs)))
+        .collect()
 }
 
 /// Each system's timeline into `out` (`out-NAME.svg` each where there are several).
@@ -296,11 +254,11 @@ fn write_timelines(
 /// with).
 fn replay_system<'a>(
     name: &str,
-    system: &'a recording::SystemRecording,
+    system: &'a SystemRecording,
     variants: &[(String, Settings)],
     max_replays: Option<usize>,
 ) -> SystemReport<'a> {
-    let mut prepared = Prepared::new(name, system, max_replays).with_draws(verdict::DRAWS);
+    let mut prepared = Prepared::new(name, system, max_replays).with_draws(Prepared::DRAWS);
     let mut runs = Vec::new();
     for (label, settings) in variants {
         if let Some(s) = settings.system(name) {
@@ -335,7 +293,7 @@ pub(crate) fn read_recording(path: &std::path::Path, strict: bool) -> Result<Rec
     let result = if path.as_os_str() == "-" {
         gunzipped(std::io::stdin().lock())
             .map_err(|e| Failure::Io(format!("cannot read stdin: {e}")))
-            .map(|input| recording::read(input, strict))?
+            .map(|input| Recording::read(input, strict))?
     } else {
         let file = std::fs::File::open(path)
             .map_err(|e| Failure::Io(format!("cannot read {}: {e}", path.display())))?;
@@ -347,7 +305,7 @@ pub(crate) fn read_recording(path: &std::path::Path, strict: bool) -> Result<Rec
         }
         gunzipped(BufReader::with_capacity(1 << 20, file))
             .map_err(|e| Failure::Io(format!("cannot read {}: {e}", path.display())))
-            .map(|input| recording::read(input, strict))?
+            .map(|input| Recording::read(input, strict))?
     };
     result.map_err(|e| Failure::Io(format!("{}: {e}", path.display())))
 }

@@ -3,8 +3,8 @@
 //!
 //! Each setting tried is a replay of the recording through the real guard
 //! ([`Prepared`], the engine `replay` uses), judged against the
-//! objectives a person states ([`objectives`]). The search ([`search`]) starts from the
-//! settings the service ran with and walks one key at a time ([`space`]: the keys the
+//! objectives a person states ([`Objectives`]). The search ([`Common::search`]) starts from the
+//! settings the service ran with and walks one key at a time (the keys the
 //! recording can judge, within the settings crate's own limits); the answer
 //! ([`answer`]) is the best setting that meets every objective and the ones that trade
 //! one objective for another; `--write` changes the file ([`mod@write`]).
@@ -20,19 +20,14 @@ use crate::args::TuneArgs;
 use crate::failure::Failure;
 use crate::load::vars;
 use crate::output::{counted, print, warn};
-use crate::replay::recording::Recording;
-use crate::replay::{read_recording, recorded_systems, wrap, Known, Prepared, Told, DRAWS};
+use crate::replay::{read_recording, recorded_systems, wrap};
+use outbound_guard_replay::Recording;
+use outbound_guard_replay::{Common, Known, Objectives, Prepared, Told};
 
 mod answer;
-mod objectives;
-mod search;
-mod space;
 mod write;
 
 use answer::{choose, Because, Chosen, Tuned};
-use objectives::{score, totals, Objectives};
-use search::{Common, Search, Tried};
-use space::{groups, Base, Change, Seen};
 
 /// Replays of each setting spent on the ranges of a recording's calls without an
 /// outcome (`replay --max-replays`): past them, each figure is the estimate with its
@@ -69,18 +64,15 @@ pub(crate) fn run_command(args: &TuneArgs) -> Result<(), Failure> {
         |j| j as usize,
     );
     let progress = progress_bar(args, names.len());
-    let base = Base {
+    let common = Common {
         text: &text,
         origin: &origin,
         vars: &base_vars,
-    };
-    let common = Common {
-        base: &base,
         objectives,
         jobs,
         most: args.max_settings as usize,
         stop: &STOP,
-        progress: &progress,
+        progress: &|| progress.inc(1),
     };
     let started = std::time::Instant::now();
     let mut tuned = Vec::new();
@@ -229,45 +221,20 @@ impl Answered<'_> {
 /// One system searched and chosen from.
 fn tune_system<'a>(
     name: &str,
-    system: &'a crate::replay::recording::SystemRecording,
+    system: &'a outbound_guard_replay::SystemRecording,
     ran_with: &outbound_guard_settings::SystemSettings,
     common: &Common<'_>,
 ) -> Tuned<'a> {
     // Every setting on the same draws of the answers the recording lacks, as `replay`
     // draws them: the recommendation and the alternatives are compared on them.
-    let mut prepared = Prepared::new(name, system, Some(TUNE_REPLAYS)).with_draws(DRAWS);
+    let mut prepared = Prepared::new(name, system, Some(TUNE_REPLAYS)).with_draws(Prepared::DRAWS);
     let first = prepared.ran_with("as set", ran_with);
     // The healthy calls as the figures count them: the refused ones as their guessed
     // answers have them, with the estimate's error.
-    let (healthy, failing) = totals(&system.calls);
-    let groups = groups(ran_with, Seen::of(&system.calls));
-    let judged = score(
-        &prepared.certainty(&first),
-        common.objectives,
-        (healthy, system.calls.len()),
-    );
-    let mut first = Tried {
-        change: Change::new(),
-        settings: ran_with.clone(),
-        variant: first,
-        judged,
-    };
-    first.variant.forget_fates();
-    common.progress.inc(1);
-    let search = Search {
-        common,
-        prepared: &prepared,
-        system: name,
-        groups: &groups,
-        healthy,
-    };
+    let (healthy, failing) = system.totals();
+    let (tried, interrupted, keys) = common.search(&prepared, (name, ran_with), first, healthy);
     // Where the recording has holes, no count of any setting can be told.
     let cannot = prepared.has_holes().then(|| HOLES.to_owned());
-    let (tried, interrupted) = if cannot.is_some() {
-        (vec![first], false)
-    } else {
-        search.run(first)
-    };
     // No breaker at all: no healthy call refused, every failing call let through, each
     // incident its whole length.
     let longest = prepared.incidents().map(|(_, l)| l).max().unwrap_or(0);
@@ -277,11 +244,6 @@ fn tune_system<'a>(
     } else {
         choose(&tried, (&no_breaker, &prepared.failing_drawn()))
     };
-    let mut keys: Vec<&'static str> = groups
-        .iter()
-        .flat_map(|g| g.keys.iter().map(|k| k.name()))
-        .collect();
-    keys.dedup();
     Tuned {
         name: name.to_owned(),
         prepared,

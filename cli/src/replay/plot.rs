@@ -7,7 +7,7 @@
 //!   its breaker was open;
 //! - each setting's failing calls let through, those whose answer the recording does
 //!   not have drawn apart as guessed (dotted), and its calls refused (dashed);
-//! - behind both panels, the recording's [holes](super::holes) shaded: where its calls
+//! - behind both panels, the recording's holes (`outbound_guard_replay::Hole`) shaded: where its calls
 //!   are missing, so no count drawn there is the setting's.
 //!
 //! Every legend is in a column beside the plots, never over them, and the picture grows
@@ -19,11 +19,11 @@ use outbound_guard::State;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::engine::Fate;
-use super::holes::Hole;
-use super::recording::{Recorded, Recording};
-use super::report::{when, SystemReport, Variant};
 use crate::bands::Chart;
+use outbound_guard_replay::Fate;
+use outbound_guard_replay::Hole;
+use outbound_guard_replay::{Recorded, Recording};
+use outbound_guard_replay::{SystemReport, Variant};
 
 const HEALTHY: RGBColor = RGBColor(60, 160, 60);
 const FAILING: RGBColor = RGBColor(210, 40, 40);
@@ -145,7 +145,7 @@ struct Lines {
 /// `variant`'s [`Lines`] over `bins` bins, `bin` placing a call's start.
 fn lines_of(
     variant: &Variant,
-    calls: &[super::recording::Call],
+    calls: &[outbound_guard_replay::Call],
     bins: usize,
     bin: impl Fn(u64) -> usize,
 ) -> Lines {
@@ -235,7 +235,7 @@ impl Bins {
 }
 
 /// The recorded calls, binned.
-fn recorded(calls: &[super::recording::Call], bins: Bins) -> Binned {
+fn recorded(calls: &[outbound_guard_replay::Call], bins: Bins) -> Binned {
     let mut r = Binned {
         healthy: vec![0.0; bins.count],
         failing: vec![0.0; bins.count],
@@ -493,7 +493,7 @@ pub(crate) fn timeline(
         "{}: replay of {} calls from {}",
         report.name,
         calls.len(),
-        when(recording, 0)
+        recording.when(0)
     );
     let root = canvas.titled(&title, ("sans-serif", 18))?;
     let (plots, legends) = root.split_horizontally(WIDTH - LEGEND);

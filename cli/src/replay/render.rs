@@ -4,6 +4,7 @@
 
 mod detail;
 mod json;
+pub(crate) mod preamble;
 mod screen;
 
 pub(crate) use detail::to_detail;

@@ -1,14 +1,13 @@
 //! The simulation: one system's real guard against a scripted upstream, whose callers
 //! are calls replayed by the replay's engine (one drive loop, one observer, one way of
-//! answering: [`replay_with`]) on tokio's paused clock, and what the run measured.
+//! answering: `Replay::scripted`) on tokio's paused clock, and what the run measured.
 
 use std::time::Duration;
 
 use crate::args::ScenarioKind;
-use crate::replay::engine::{replay_with, Choice, Extras, Fate, Replay, ReplayedTransition};
-use crate::replay::guess::Options;
-use crate::replay::recording::{Call, Recorded};
 use outbound_guard::State;
+use outbound_guard_replay::{Call, Recorded};
+use outbound_guard_replay::{Fate, Replay, ReplayedTransition};
 use outbound_guard_settings::SystemSettings;
 
 /// How the upstream behaves, and for how long the callers come.
@@ -132,10 +131,10 @@ struct Fault {
 /// `errors` scenario the upstream fails a share of the calls that reach it, spread
 /// evenly in the order they reach it, whenever that is: those calls have no answer of
 /// their own, and the n-th the guard lets run is answered by the n-th of `path`.
-fn calls(script: &Script, fault: Fault) -> (Vec<Call>, Vec<Options>, Vec<bool>) {
+fn calls(script: &Script, fault: Fault) -> (Vec<Call>, Vec<bool>) {
     let (every, latency) = (micros(script.every).max(1), u32_micros(script.latency));
     let end = fault.at + micros(script.run_for());
-    let (mut calls, mut unknown) = (Vec::new(), Vec::new());
+    let (mut calls, mut unknown) = (Vec::new(), 0_usize);
     let mut start = 0;
     while start < end {
         let faulty = start >= fault.at && fault.end.is_none_or(|e| start < e);
@@ -147,12 +146,7 @@ fn calls(script: &Script, fault: Fault) -> (Vec<Call>, Vec<Options>, Vec<bool>) 
             // Its answers depend on the calls in flight: it runs in `queue`, not here.
             ScenarioKind::Queue => (Recorded::Success, latency),
             ScenarioKind::Errors => {
-                unknown.push(Options {
-                    success: (Recorded::Success, latency),
-                    failing: (Recorded::Failure, latency),
-                    estimate_fails: false,
-                    gap: 0,
-                });
+                unknown += 1;
                 (Recorded::Rejected, latency)
             }
         };
@@ -165,10 +159,10 @@ fn calls(script: &Script, fault: Fault) -> (Vec<Call>, Vec<Options>, Vec<bool>) 
     }
     // Call i fails when the running share of failures crosses a whole number.
     #[allow(clippy::cast_precision_loss)]
-    let path = (0..unknown.len())
+    let path = (0..unknown)
         .map(|i| ((i + 1) as f64 * script.rate).floor() > (i as f64 * script.rate).floor())
         .collect();
-    (calls, unknown, path)
+    (calls, path)
 }
 
 fn u32_micros(d: Duration) -> u32 {
@@ -184,18 +178,9 @@ pub fn run(settings: &SystemSettings, script: &Script) -> Run {
         at,
         end: (script.kind == ScenarioKind::Recovery).then(|| at + micros(script.fault_for)),
     };
-    let (calls, unknown, path) = calls(script, fault);
-    let extras = Extras {
-        retry_after: (script.kind == ScenarioKind::RateLimited).then_some(script.retry_after),
-        timed: true,
-    };
-    let replay = replay_with(
-        settings,
-        (&calls, &[]),
-        (&unknown.into(), Choice::Path(path)),
-        None,
-        extras,
-    );
+    let (calls, path) = calls(script, fault);
+    let retry_after = (script.kind == ScenarioKind::RateLimited).then_some(script.retry_after);
+    let replay = Replay::scripted(settings, &calls, path, retry_after);
     measure(&calls, &replay, fault)
 }
 

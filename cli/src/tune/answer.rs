@@ -6,14 +6,12 @@ use std::fmt::Write as _;
 
 use serde_json::{json, Value};
 
-use super::objectives::{healthy_cap, Cap, Meets, Objective, Objectives};
-use super::search::{front, Tried};
-use super::space::label;
+use crate::output::span;
 use crate::output::{counted, thousands};
-use crate::replay::recording::Recording;
-use crate::replay::{
-    compare, paired, span, when, wrap, Certainty, Difference, FigureKind, Known, Prepared, Subject,
-    Told,
+use crate::replay::wrap;
+use outbound_guard_replay::Recording;
+use outbound_guard_replay::{
+    Difference, FigureKind, Known, Meets, Objective, Objectives, Prepared, Subject, Told, Tried,
 };
 
 /// One system's search and what it chose.
@@ -100,8 +98,8 @@ fn versus(base: &Tried, t: &Tried) -> [Difference; 3] {
     std::array::from_fn(|k| {
         let (b, a) = (&base.judged.known[k], &t.judged.known[k]);
         match subjects[k] {
-            Some(subject) => paired((b, a), &base.variant, &t.variant, subject).verdict,
-            None => compare(b, a),
+            Some(subject) => base.variant.paired(&t.variant, (b, a), subject).verdict,
+            None => b.compare(a),
         }
     })
 }
@@ -130,7 +128,7 @@ fn fewer_than_none(t: &Tried, no_breaker: &Known, failing_drawn: &[u64]) -> bool
             .zip(failing_drawn)
             .all(|(d, &all)| (d.counts[FigureKind::FailingLetThrough] as u64) < all);
     }
-    compare(no_breaker, &t.judged.known[1]) == Difference::Better
+    no_breaker.compare(&t.judged.known[1]) == Difference::Better
 }
 
 /// The recommended setting and the alternatives of `tried` (the settings it ran with
@@ -161,7 +159,7 @@ pub(crate) fn choose(
                 .any(|v| matches!(v, Difference::Better | Difference::Worse))
             && fewer_than_none(t, &no_breaker[1], failing_drawn)
     };
-    let front = front(tried);
+    let front = Tried::front(tried);
     let mut alternatives: Vec<usize> = Vec::new();
     for figure in 0..3 {
         let pick = front
@@ -263,7 +261,7 @@ fn estimated(value: u64, low: u64, high: u64) -> String {
 fn objective_words(o: Objectives, objective: Objective, healthy: Told) -> String {
     match objective {
         Objective::HealthyRefused => {
-            let cap = healthy_cap(o.healthy_refused, healthy);
+            let cap = healthy.share(o.healthy_refused);
             format!(
                 "refuse at most {}% of healthy calls ({} of {})",
                 percent(o.healthy_refused),
@@ -386,8 +384,8 @@ fn trade(t: &Tried, against: &Tried, against_name: &str) -> String {
 }
 
 impl Tuned<'_> {
-    fn certainty<'p>(&'p self, t: &'p Tried) -> Certainty<'p> {
-        self.prepared.certainty(&t.variant)
+    fn known(&self, t: &Tried, subject: Subject) -> Known {
+        self.prepared.known(&t.variant, subject)
     }
 
     /// The columns: the settings it ran with, the recommended, the alternatives.
@@ -453,7 +451,7 @@ impl Tuned<'_> {
             }
             Some((r, because)) => {
                 let t = &self.tried[r];
-                say(out, 2, &format!("recommended: {}", label(&t.change)));
+                say(out, 2, &format!("recommended: {}", t.label()));
                 if because == Because::BetterThanAsSet {
                     say(
                         out,
@@ -507,7 +505,7 @@ impl Tuned<'_> {
         };
         for (n, &i) in self.chosen.alternatives.iter().enumerate() {
             let t = &self.tried[i];
-            say(out, 2, &format!("{}: {}", letter(n), label(&t.change)));
+            say(out, 2, &format!("{}: {}", letter(n), t.label()));
             say(
                 out,
                 4,
@@ -545,16 +543,15 @@ impl Tuned<'_> {
         let figure = |f: FigureKind, words: fn(u64) -> String| -> Vec<String> {
             columns
                 .iter()
-                .map(|(_, i)| cell(&self.certainty(&self.tried[*i]).figure(f), words))
+                .map(|(_, i)| cell(&self.known(&self.tried[*i], Subject::Figure(f)), words))
                 .collect()
         };
         let healthy = self.healthy.value.max(1) as f64;
         let shares: Vec<String> = columns
             .iter()
             .map(|(_, i)| {
-                let known = self
-                    .certainty(&self.tried[*i])
-                    .figure(FigureKind::HealthyRefused);
+                let known =
+                    self.known(&self.tried[*i], Subject::Figure(FigureKind::HealthyRefused));
                 // The share where it fits the column.
                 let share = cell(&known, |v| {
                     format!("{} ({:.1}%)", count(v), v as f64 * 100.0 / healthy)
@@ -611,13 +608,13 @@ impl Tuned<'_> {
                 .iter()
                 .map(|(_, i)| {
                     cell(
-                        &self.certainty(&self.tried[*i]).fast_fail(n),
+                        &self.known(&self.tried[*i], Subject::FastFail(n)),
                         fast_fail_words,
                     )
                 })
                 .collect();
             // `2026-12-06 03:12:05.123 UTC`: its time of day to the second.
-            let at = when(recording, *start);
+            let at = recording.when(*start);
             let time: String = at
                 .split(' ')
                 .nth(1)
@@ -644,13 +641,13 @@ impl Tuned<'_> {
     /// (or the incident ends), beside the settings it ran with there.
     fn decided(&self, recording: &Recording, r: usize) -> Option<String> {
         let incidents: Vec<(u64, u64)> = self.prepared.incidents().collect();
-        let went = |t: &Tried, i: usize| match self.certainty(t).fast_fail(i) {
+        let went = |t: &Tried, i: usize| match self.known(t, Subject::FastFail(i)) {
             Known::Told(told) => told.value.min(incidents[i].1),
             Known::CannotTell(_) => 0,
         };
         let t = &self.tried[r];
         let i = (0..incidents.len()).max_by_key(|&i| went(t, i))?;
-        let words = |t: &Tried| match self.certainty(t).fast_fail(i) {
+        let words = |t: &Tried| match self.known(t, Subject::FastFail(i)) {
             Known::Told(told) if told.value <= incidents[i].1 => {
                 format!("fails fast after {}", fast_fail_words(told.value))
             }
@@ -660,7 +657,7 @@ impl Tuned<'_> {
         Some(format!(
             "decided by incident {} ({}, {}): it {}; as set, it {}",
             i + 1,
-            when(recording, incidents[i].0),
+            recording.when(incidents[i].0),
             span(incidents[i].1),
             words(t),
             words(&self.tried[0])
@@ -701,7 +698,7 @@ impl Tuned<'_> {
             lines.push(format!(
                 "no setting tried is known to {}: the closest, {}, has {best}",
                 objective_words(objectives, *objective, self.healthy),
-                label(&self.tried[i].change)
+                self.tried[i].label()
             ));
         }
         lines
@@ -711,10 +708,16 @@ impl Tuned<'_> {
     /// (its estimate against the cap).
     fn shortfalls(&self, t: &Tried, objectives: Objectives) -> Vec<String> {
         let within = u64::try_from(objectives.fail_fast_within.as_micros()).unwrap_or(u64::MAX);
+        let exact = |value| Told {
+            value,
+            low: value,
+            high: value,
+            guessed: 0,
+        };
         let caps = [
-            healthy_cap(objectives.healthy_refused, self.healthy),
-            Cap::exact(within),
-            Cap::exact(objectives.failing_through.unwrap_or(u64::MAX)),
+            self.healthy.share(objectives.healthy_refused),
+            exact(within),
+            exact(objectives.failing_through.unwrap_or(u64::MAX)),
         ];
         let mut lines = Vec::new();
         for (k, objective) in Objective::ALL.iter().enumerate() {
@@ -766,7 +769,6 @@ impl Tuned<'_> {
 
     /// One setting as JSON.
     fn setting_json(&self, t: &Tried) -> Value {
-        let judge = self.certainty(t);
         let known = |k: Known| match k {
             Known::Told(t) => {
                 json!({"value": t.value, "low": t.low, "high": t.high, "exact": t.exact()})
@@ -782,7 +784,7 @@ impl Tuned<'_> {
         ]
         .into_iter()
         .map(|f| {
-            let mut k = judge.figure(f);
+            let mut k = self.known(t, Subject::Figure(f));
             // `_ms`: the time callers waited in milliseconds, as every `_ms` key.
             if let (true, Known::Told(t)) = (f.is_time(), &k) {
                 return (
@@ -797,7 +799,7 @@ impl Tuned<'_> {
         })
         .collect();
         let fast_fail: Vec<Value> = (0..self.prepared.incidents().count())
-            .map(|i| match judge.fast_fail(i) {
+            .map(|i| match self.known(t, Subject::FastFail(i)) {
                 Known::Told(t) if t.value == u64::MAX => json!({"never": true, "exact": t.exact()}),
                 Known::Told(t) => json!({"ms": t.value as f64 / 1000.0, "exact": t.exact()}),
                 Known::CannotTell(why) => json!({"cannot_tell": why}),
@@ -817,7 +819,7 @@ impl Tuned<'_> {
             })
             .collect();
         json!({
-            "label": label(&t.change),
+            "label": t.label(),
             "change": t.change.iter().map(|(k, v)| (k.name().to_owned(), json!(v))).collect::<serde_json::Map<_, _>>(),
             "figures": figures,
             // `null` where the time callers waited cannot be told.
@@ -835,7 +837,7 @@ impl Tuned<'_> {
             .prepared
             .incidents()
             .map(|(start, length)| {
-                json!({"at": when(recording, start), "start_ms": start as f64 / 1000.0, "length_ms": length as f64 / 1000.0})
+                json!({"at": recording.when(start), "start_ms": start as f64 / 1000.0, "length_ms": length as f64 / 1000.0})
             })
             .collect();
         json!({
@@ -858,7 +860,7 @@ impl Tuned<'_> {
                 .filter(|(_, b)| *b == Because::BetterThanAsSet)
                 .map(|(r, _)| self.shortfalls(&self.tried[r], objectives)),
             "alternatives": self.chosen.alternatives.iter().map(|&i| self.setting_json(&self.tried[i])).collect::<Vec<_>>(),
-            "front": front(&self.tried).into_iter().map(|i| self.setting_json(&self.tried[i])).collect::<Vec<_>>(),
+            "front": Tried::front(&self.tried).into_iter().map(|i| self.setting_json(&self.tried[i])).collect::<Vec<_>>(),
         })
     }
 }

@@ -2,13 +2,17 @@
 //! every other line, comment and the file's layout kept (`toml_edit`), written only once
 //! it loads as `outbound-guard check` loads it, to the settings tried.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use outbound_guard_settings::{Key, Loader, SystemSettings};
 use toml_edit::{DocumentMut, Item, Value};
 
-use super::space::Change;
 use crate::failure::Failure;
+
+/// One setting's change: each key changed and its new value as the settings file
+/// would write it.
+type Change = BTreeMap<Key, String>;
 
 /// A key's value as the file writes it: a number for a share or a count, a string with
 /// its unit for a duration.

@@ -11,11 +11,13 @@ use std::path::Path;
 
 use crate::output::{counted, thousands};
 
+use super::preamble::preamble;
 use super::screen::{spaced, system_header, wrap, WIDTH};
-use crate::replay::figures::{FastFailRange, Figure, Range};
-use crate::replay::recording::Recording;
-use crate::replay::report::{preamble, span, when, SystemReport, Variant};
-use crate::replay::verdict::{self, Known, Subject};
+use crate::output::span;
+use outbound_guard_replay::Recording;
+use outbound_guard_replay::{FastFailRange, FigureKind as Figure, Range};
+use outbound_guard_replay::{Known, Subject};
+use outbound_guard_replay::{SystemReport, Variant};
 
 /// The label column.
 const LABEL: usize = 30;
@@ -45,7 +47,7 @@ fn fast(t: Option<u64>) -> String {
 /// One figure's cell: `33`, `33 (5 guessed)`, `33 (5 guessed; every way 30–40)`, or
 /// `cannot tell: …`.
 fn cell(report: &SystemReport<'_>, variant: &Variant, figure: Figure) -> String {
-    match verdict::known(report, variant, Subject::Figure(figure)) {
+    match report.known(variant, Subject::Figure(figure)) {
         Known::CannotTell(why) => format!("cannot tell: {why}"),
         Known::Told(t) if t.exact() => amount(figure, usize::try_from(t.value).unwrap_or(0)),
         Known::Told(t) => {
@@ -64,7 +66,7 @@ fn cell(report: &SystemReport<'_>, variant: &Variant, figure: Figure) -> String 
 
 /// Incident `i`'s time to fast fail, as [`cell`] says a figure.
 fn fast_cell(report: &SystemReport<'_>, variant: &Variant, i: usize) -> String {
-    match verdict::known(report, variant, Subject::FastFail(i)) {
+    match report.known(variant, Subject::FastFail(i)) {
         Known::CannotTell(why) => format!("cannot tell: {why}"),
         Known::Told(t) if t.exact() => fast((t.value != u64::MAX).then_some(t.value)),
         Known::Told(t) => {
@@ -136,19 +138,19 @@ fn setting(out: &mut String, recording: &Recording, report: &SystemReport<'_>, v
             out,
             "  incident {} at {} ({}, {} failing):",
             i + 1,
-            when(recording, incident.start),
+            recording.when(incident.start),
             span(incident.end - incident.start),
             thousands(incident.failing_calls as usize)
         );
         row(out, "  to fast fail", &fast_cell(report, v, i));
         let through = match met.guessed {
             _ if !report.holes.is_empty() && !v.ran_with => {
-                format!("cannot tell: {}", verdict::IN_HOLES)
+                format!("cannot tell: {}", Known::IN_HOLES)
             }
-            0 => thousands(verdict::incident_through(v, i)),
+            0 => thousands(v.incident_through(i)),
             g => format!(
                 "{} ({} guessed)",
-                thousands(verdict::incident_through(v, i)),
+                thousands(v.incident_through(i)),
                 thousands(g)
             ),
         };
@@ -161,7 +163,7 @@ fn setting(out: &mut String, recording: &Recording, report: &SystemReport<'_>, v
             (true, false) => " (guessed)",
             (false, false) => "",
         };
-        let text = format!("{}  {}{mark}", when(recording, o.at), o.why);
+        let text = format!("{}  {}{mark}", recording.when(o.at), o.why);
         let _ = writeln!(out, "  opened {}", wrap(&text, 9, 11, WIDTH));
     }
     if openings.len() > OPENINGS_SHOWN {

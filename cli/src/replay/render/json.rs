@@ -6,10 +6,11 @@ use std::path::Path;
 
 use serde_json::{json, Map, Value};
 
-use crate::replay::figures::{FastFailRange, Figure, Range, Ranges};
-use crate::replay::recording::Recording;
-use crate::replay::report::{replayed, total_calls, when, SystemReport, Timing, Variant};
-use crate::replay::verdict::{self, Known, Subject};
+use super::preamble::{replayed, total_calls, Timing};
+use outbound_guard_replay::Recording;
+use outbound_guard_replay::{Compared, Known, Subject};
+use outbound_guard_replay::{FastFailRange, FigureKind as Figure, Range, Ranges};
+use outbound_guard_replay::{SystemReport, Variant};
 
 /// Milliseconds, from microseconds.
 fn ms(micros: u64) -> Value {
@@ -77,24 +78,21 @@ fn known(figure: Option<Figure>, k: &Known) -> Value {
 /// An alternative's verdicts against `base` on every figure and incident.
 fn verdicts(report: &SystemReport<'_>, base: &Variant, alternative: &Variant) -> Value {
     let one = |subject: Subject, figure: Option<Figure>| {
-        let (b, a, compared) = verdict::judged(report, base, alternative, subject);
+        let (b, a, compared) = report.judged(base, alternative, subject);
         // The difference over the draws, in the subject's unit (a count, or ms).
         let unit = |d: i128| match figure {
             Some(f) if !f.is_time() => json!(d),
             _ => json!(d as f64 / 1000.0),
         };
         let difference = compared.spread.map_or(Value::Null, |(low, high, draws)| {
-            json!({"low": unit(low), "high": unit(high), "draws": draws, "confidence": verdict::CONFIDENCE})
+            json!({"low": unit(low), "high": unit(high), "draws": draws, "confidence": Compared::CONFIDENCE})
         });
         let mut this = known(figure, &a);
         // Where estimated: the least and greatest over the draws, inside its interval.
         if let (Known::Told(t), Some(f), Value::Object(o)) = (&a, figure, &mut this) {
-            let drawn = verdict::drawn(alternative.draws.iter().map(|d| d.counts[f] as u64));
+            let drawn = alternative.drawn(f);
             if let Some(d) = drawn.filter(|_| !t.exact()) {
-                o.insert(
-                    "drawn".into(),
-                    json!([unit_of(f, d.low), unit_of(f, d.high)]),
-                );
+                o.insert("drawn".into(), json!([unit_of(f, d.0), unit_of(f, d.1)]));
             }
         }
         json!({
@@ -127,7 +125,7 @@ fn setting(recording: &Recording, report: &SystemReport<'_>, v: &Variant) -> Val
     let holed = !report.holes.is_empty();
     out.insert(
         "counts_cannot_tell".into(),
-        json!(holed.then_some(verdict::IN_HOLES)),
+        json!(holed.then_some(Known::IN_HOLES)),
     );
     out.insert("calls".into(), json!(f.calls));
     out.insert("ran".into(), json!(f.ran));
@@ -137,7 +135,7 @@ fn setting(recording: &Recording, report: &SystemReport<'_>, v: &Variant) -> Val
     let mut why = Map::new();
     for figure in Figure::ALL {
         if figure != Figure::Openings {
-            let figure_value = match verdict::known(report, v, Subject::Figure(figure)) {
+            let figure_value = match report.known(v, Subject::Figure(figure)) {
                 Known::CannotTell(reason) => {
                     why.insert(figure.key().into(), json!(reason));
                     Value::Null
@@ -156,7 +154,7 @@ fn setting(recording: &Recording, report: &SystemReport<'_>, v: &Variant) -> Val
     }
     let openings = f.openings.iter().map(|o| {
         json!({
-            "at_ms": ms(o.at), "time": when(recording, o.at), "why": o.why, "guessed": o.guessed,
+            "at_ms": ms(o.at), "time": recording.when(o.at), "why": o.why, "guessed": o.guessed,
             "rests_on_holes": !v.ran_with && report.rests_on_holes(o.at),
         })
     });
@@ -185,11 +183,11 @@ fn incidents(report: &SystemReport<'_>, v: &Variant) -> Value {
         .cannot_tell
         .first()
         .cloned()
-        .or_else(|| (holed && !v.ran_with).then(|| verdict::IN_HOLES.to_owned()));
+        .or_else(|| (holed && !v.ran_with).then(|| Known::IN_HOLES.to_owned()));
     let incidents = v.figures.incidents.iter().enumerate().map(|(i, m)| {
         let r = proven.map(|p| p.incidents[i]);
         // The value told (the draws' median, where drawn); never is `null`.
-        let (fast_untold, fast) = match verdict::known(report, v, Subject::FastFail(i)) {
+        let (fast_untold, fast) = match report.known(v, Subject::FastFail(i)) {
             Known::CannotTell(why) => (Some(why), None),
             Known::Told(t) => (None, (t.value != u64::MAX).then(|| ms(t.value))),
         };
@@ -200,7 +198,7 @@ fn incidents(report: &SystemReport<'_>, v: &Variant) -> Value {
             "to_fast_fail_ms_range": r.map(|(fast, _)| fast_range(fast)),
             "to_fast_fail_guessed": m.guessed_before_fast_fail,
             "unseen": m.unseen,
-            "failing_let_through": through_untold.is_none().then(|| verdict::incident_through(v, i)),
+            "failing_let_through": through_untold.is_none().then(|| v.incident_through(i)),
             "failing_let_through_cannot_tell": through_untold,
             "failing_let_through_guessed": m.guessed,
             "failing_let_through_range": r.map(|(_, through)| range(Figure::FailingLetThrough, through)),
@@ -222,11 +220,11 @@ fn system(recording: &Recording, report: &SystemReport<'_>) -> Value {
         "filled_by_replicas": report.filled,
         "observe_mode": report.recording.observed,
         "incidents": report.incidents.iter().map(|i| json!({
-            "start_ms": ms(i.start), "end_ms": ms(i.end), "time": when(recording, i.start),
+            "start_ms": ms(i.start), "end_ms": ms(i.end), "time": recording.when(i.start),
             "failing_calls": i.failing_calls,
         })).collect::<Vec<_>>(),
         "holes": report.holes.iter().map(|h| json!({
-            "start_ms": ms(h.start), "end_ms": ms(h.end), "time": when(recording, h.start),
+            "start_ms": ms(h.start), "end_ms": ms(h.end), "time": recording.when(h.start),
             "calls_per_second_before": h.rate_before, "calls_per_second_during": h.rate_during,
         })).collect::<Vec<_>>(),
         "recorded_transitions": report.recording.transitions.iter().map(|t| json!({
@@ -251,7 +249,7 @@ pub(crate) fn to_json(
     let replayed = replayed(reports);
     let value = json!({
         "recording": path.display().to_string(),
-        "start": when(recording, 0),
+        "start": recording.when(0),
         "calls": total_calls(reports),
         "bad_lines": recording.bad_lines.iter().map(|(n, why)| json!({"line": n, "why": why})).collect::<Vec<_>>(),
         "out_of_order": recording.out_of_order,

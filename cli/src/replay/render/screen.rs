@@ -11,11 +11,13 @@ use std::path::Path;
 
 use crate::output::{counted, thousands, times};
 
-use crate::replay::figures::Figure;
-use crate::replay::holes::Hole;
-use crate::replay::recording::Recording;
-use crate::replay::report::{preamble, span, when, SystemReport, Variant};
-use crate::replay::verdict::{self, Compared, Difference, Known, Subject, Told};
+use super::preamble::preamble;
+use crate::output::span;
+use outbound_guard_replay::FigureKind as Figure;
+use outbound_guard_replay::Hole;
+use outbound_guard_replay::Recording;
+use outbound_guard_replay::{Compared, Difference, Known, Subject, Told};
+use outbound_guard_replay::{SystemReport, Variant};
 
 /// The screen's width, in columns.
 pub(crate) const WIDTH: usize = 100;
@@ -181,7 +183,7 @@ fn incidents_label(numbers: &[usize], of: usize) -> String {
 fn judged(report: &SystemReport<'_>, alt: &Variant) -> Vec<(String, Difference, String)> {
     let base = &report.variants[0];
     let judge = |subject: Subject| {
-        let (b, a, compared) = verdict::judged(report, base, alt, subject);
+        let (b, a, compared) = report.judged(base, alt, subject);
         (compared.verdict, certainty(&b, &a, compared, subject))
     };
     // Incidents with the same verdict, equally sure, share a line.
@@ -256,7 +258,7 @@ fn would_open(n: usize) -> String {
 /// A count of the settings it ran with as the recording tells it: `40` exact,
 /// `≈1,722 ±310` estimated (the larger side of its interval), or `cannot tell`.
 fn as_set_count(report: &SystemReport<'_>, figure: Figure) -> String {
-    match verdict::known(report, &report.variants[0], Subject::Figure(figure)) {
+    match report.known(&report.variants[0], Subject::Figure(figure)) {
         Known::Told(t) if t.exact() => thousands(usize::try_from(t.value).unwrap_or(usize::MAX)),
         Known::Told(t) => {
             let err = t.value.abs_diff(t.low).max(t.high.abs_diff(t.value));
@@ -291,7 +293,7 @@ fn as_set(recording: &Recording, report: &SystemReport<'_>) -> String {
             text,
             "; incident {} ({}): {}",
             i + 1,
-            when(recording, met.incident.start),
+            recording.when(met.incident.start),
             met.to_fast_fail
                 .map_or("never failed fast".into(), |t| format!(
                     "failed fast after {}",
@@ -373,7 +375,7 @@ pub(super) fn system_header(out: &mut String, recording: &Recording, report: &Sy
         let _ = write!(
             text,
             "; {}",
-            holes_described(&report.holes, |at| when(recording, at))
+            holes_described(&report.holes, |at| recording.when(at))
         );
     }
     line(out, 0, &text);

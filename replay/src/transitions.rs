@@ -9,23 +9,23 @@ use tokio::time::Instant;
 
 /// One transition of a guard's breaker.
 #[derive(Debug, Clone)]
-pub(crate) struct Moved {
-    pub(crate) at: Instant,
-    pub(crate) from: State,
-    pub(crate) to: State,
+pub struct Moved {
+    pub at: Instant,
+    pub from: State,
+    pub to: State,
     /// Into open: for how long.
-    pub(crate) open: Option<Duration>,
+    pub open: Option<Duration>,
     /// Its log line: `sber opened: 16 of 50 calls failed (32% ≥ 30%)`.
-    pub(crate) why: String,
+    pub why: String,
 }
 
 /// A guard's transitions, in order.
 #[derive(Default)]
-pub(crate) struct Transitions(Mutex<Vec<Moved>>);
+pub struct Transitions(Mutex<Vec<Moved>>);
 
 impl Transitions {
     /// Every transition so far.
-    pub(crate) fn seen(&self) -> Vec<Moved> {
+    pub fn seen(&self) -> Vec<Moved> {
         self.0.lock().map(|t| t.clone()).unwrap_or_default()
     }
 }

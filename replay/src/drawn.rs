@@ -11,27 +11,27 @@ use outbound_guard_settings::{Key, Settings, KEYS};
 /// The scale of a check's settings against its recordings, milliseconds: each key is
 /// drawn from its list here.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Regime {
+pub struct Regime {
     /// `cb_window_size` from `window.0` to `window.1`; `cb_min_calls` up to it.
-    pub(crate) window: (u64, u64),
+    pub window: (u64, u64),
     /// `cb_failure_rate`.
-    pub(crate) rates: &'static [f64],
+    pub rates: &'static [f64],
     /// `cb_open_duration`: its lowest, its highest, and the step between.
-    pub(crate) open_ms: (u64, u64, u64),
+    pub open_ms: (u64, u64, u64),
     /// `cb_open_max`, a multiple of the open duration.
-    pub(crate) open_max_times: &'static [u64],
+    pub open_max_times: &'static [u64],
     /// `cb_open_backoff`.
-    pub(crate) backoffs: &'static [f64],
+    pub backoffs: &'static [f64],
     /// `cb_open_jitter`.
-    pub(crate) jitters: &'static [f64],
+    pub jitters: &'static [f64],
     /// `cb_half_open_calls` up to this.
-    pub(crate) trials: u64,
+    pub trials: u64,
     /// `read_timeout`, `total_timeout`, `cb_slow_threshold` together.
-    pub(crate) timeouts_ms: &'static [(u64, u64, u64)],
+    pub timeouts_ms: &'static [(u64, u64, u64)],
     /// `max_connections`.
-    pub(crate) connections: &'static [u64],
+    pub connections: &'static [u64],
     /// `bulkhead_wait`.
-    pub(crate) waits_ms: &'static [u64],
+    pub waits_ms: &'static [u64],
 }
 
 /// One of `values`, at random.
@@ -82,7 +82,7 @@ const CONSTANT: [Key; 1] = [Key::ConnectTimeout];
 
 /// Settings of one system `s`, every key that changes a replay drawn under `regime`;
 /// with their text, for a failing case's message.
-pub(crate) fn settings(rng: &mut fastrand::Rng, regime: &Regime) -> (Settings, String) {
+pub fn settings(rng: &mut fastrand::Rng, regime: &Regime) -> (Settings, String) {
     let (low, high) = regime.window;
     let window = low + rng.u64(..=high - low);
     let (first, last, step) = regime.open_ms;

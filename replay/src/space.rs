@@ -8,30 +8,37 @@ use std::time::Duration;
 
 use outbound_guard_settings::{env_var, Key, Loader, Settings, SystemSettings};
 
-use crate::replay::recording::{Call, Recorded};
+use crate::recording::{Call, Recorded};
 
 /// A setting as the keys changed from the settings the service ran with, each as the
 /// file would write it: `cb_failure_rate = 0.6`.
-pub(crate) type Change = BTreeMap<Key, String>;
+pub type Change = BTreeMap<Key, String>;
 
 /// Keys that change together, and the values they take together.
-pub(crate) struct Group {
-    pub(crate) keys: Vec<Key>,
-    pub(crate) values: Vec<Vec<String>>,
+pub struct Group {
+    pub keys: Vec<Key>,
+    pub values: Vec<Vec<String>>,
 }
 
 /// What the recording says that decides which keys it can judge.
 #[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Seen {
+pub struct Seen {
     /// Calls cut by the client's `read_timeout`, and by the guard's `total_timeout`.
-    pub(crate) cut: usize,
-    pub(crate) timed_out: usize,
+    pub cut: usize,
+    pub timed_out: usize,
     /// The most calls running at once.
-    pub(crate) most_at_once: usize,
+    pub most_at_once: usize,
 }
 
 impl Seen {
-    pub(crate) fn of(calls: &[Call]) -> Seen {
+    /// The keys to search around `base` and their values: the breaker's always; the
+    /// timeouts, shorter only, where the recording has calls they cut; the bulkhead's
+    /// size where the recording's calls filled it.
+    pub fn groups(self, base: &SystemSettings) -> Vec<Group> {
+        groups(base, self)
+    }
+
+    pub fn of(calls: &[Call]) -> Seen {
         // The most at once: starts and ends swept in time order (an end before a start
         // at the same microsecond).
         let mut edges: Vec<(u64, i8)> = calls
@@ -57,7 +64,7 @@ impl Seen {
 }
 
 /// A duration as the file writes it: `300ms`, `5s`.
-pub(crate) fn seconds(d: Duration) -> String {
+pub fn seconds(d: Duration) -> String {
     let ms = d.as_millis().max(1);
     if ms % 1000 == 0 {
         format!("{}s", ms / 1000)
@@ -72,7 +79,7 @@ fn scaled(base: Duration, factor: f64) -> Duration {
 }
 
 /// The value of a searched `key` in `s`, as [`Group`]'s values write it.
-pub(crate) fn text_of(s: &SystemSettings, key: Key) -> String {
+pub fn text_of(s: &SystemSettings, key: Key) -> String {
     match key {
         Key::CbFailureRate => format!("{}", s.cb_failure_rate()),
         Key::CbWindowSize => s.cb_window_size().to_string(),
@@ -90,7 +97,7 @@ pub(crate) fn text_of(s: &SystemSettings, key: Key) -> String {
 /// The keys to search around `base` and their values: the breaker's always; the
 /// timeouts, shorter only, where the recording has calls they cut (a longer one the
 /// recording cannot tell); the bulkhead's size where the recording's calls filled it.
-pub(crate) fn groups(base: &SystemSettings, seen: Seen) -> Vec<Group> {
+pub fn groups(base: &SystemSettings, seen: Seen) -> Vec<Group> {
     let one = |key: Key, values: Vec<String>| Group {
         keys: vec![key],
         values: values.into_iter().map(|v| vec![v]).collect(),
@@ -174,17 +181,17 @@ fn window(base: &SystemSettings) -> Group {
 
 /// The settings file's text with `--env`'s overrides, from which every setting tried
 /// is made.
-pub(crate) struct Base<'a> {
-    pub(crate) text: &'a str,
-    pub(crate) origin: &'a str,
-    pub(crate) vars: &'a [(String, String)],
+pub struct Base<'a> {
+    pub text: &'a str,
+    pub origin: &'a str,
+    pub vars: &'a [(String, String)],
 }
 
 impl Base<'_> {
     /// The settings with `change` made to `system`, through the same overrides and
     /// validation as `CLIENT_<SYSTEM>__<KEY>` at startup: `None` where they are not
     /// valid.
-    pub(crate) fn with(&self, system: &str, change: &Change) -> Option<Settings> {
+    pub fn with(&self, system: &str, change: &Change) -> Option<Settings> {
         let mut vars: Vec<(String, String)> = self
             .vars
             .iter()
@@ -197,7 +204,7 @@ impl Base<'_> {
 }
 
 /// `change` in words: `cb_failure_rate=0.6, cb_open_duration=5s`; `as set` if empty.
-pub(crate) fn label(change: &Change) -> String {
+pub fn label(change: &Change) -> String {
     if change.is_empty() {
         return "as set".to_owned();
     }

@@ -11,10 +11,10 @@
 
 use std::time::SystemTime;
 
-use super::recording::{Call, Recorded};
+use super::recording::{Call, Recorded, Recording};
 
 /// The farthest a replica's call may start from the call it answers (µs).
-pub(crate) const WITHIN: u64 = 1_000_000;
+pub const WITHIN: u64 = 1_000_000;
 
 /// Microseconds since the Unix epoch.
 fn micros(at: SystemTime) -> i64 {
@@ -22,15 +22,40 @@ fn micros(at: SystemTime) -> i64 {
         .map_or(0, |d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX))
 }
 
+impl Recording {
+    /// Answers this recording's calls of `system` that have no outcome (a call its
+    /// breaker refused) from the calls the `replicas` (other instances of the same
+    /// service) ran at about the same time, with their outcomes and durations rather
+    /// than guessed; returns how many were answered (none where this recording or a
+    /// replica has no start time).
+    pub fn fill_from_replicas(&mut self, system: &str, replicas: &[&Recording]) -> usize {
+        let Some(origin) = self.origin else {
+            return 0;
+        };
+        let theirs: Vec<Replica<'_>> = replicas
+            .iter()
+            .filter_map(|r| {
+                Some(Replica {
+                    origin: r.origin?,
+                    calls: &r.systems.get(system)?.calls,
+                })
+            })
+            .collect();
+        self.systems
+            .get_mut(system)
+            .map_or(0, |s| fill(&mut s.calls, origin, &theirs))
+    }
+}
+
 /// A replica's calls of one system, and the time its recording starts.
-pub(crate) struct Replica<'a> {
-    pub(crate) origin: SystemTime,
-    pub(crate) calls: &'a [Call],
+pub struct Replica<'a> {
+    pub origin: SystemTime,
+    pub calls: &'a [Call],
 }
 
 /// Answers the calls of `calls` (a recording starting at `origin`) that have no outcome
 /// from the `replicas`' calls that ran; returns how many were answered.
-pub(crate) fn fill(calls: &mut [Call], origin: SystemTime, replicas: &[Replica<'_>]) -> usize {
+pub fn fill(calls: &mut [Call], origin: SystemTime, replicas: &[Replica<'_>]) -> usize {
     // The replicas' calls that ran, on this recording's clock (µs since its start).
     let mut ran: Vec<(i64, Call)> = replicas
         .iter()

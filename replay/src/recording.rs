@@ -12,7 +12,7 @@ use outbound_guard_recording::{self as format, Cut, Line, Outcome};
 
 /// How a recorded call ended, as the guard that recorded it judged it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Recorded {
+pub enum Recorded {
     Success,
     Failure,
     Slow,
@@ -41,7 +41,7 @@ impl Recorded {
     }
 
     /// Whether the upstream was failing for this call (an error, too slow, no answer).
-    pub(crate) fn failing(self) -> bool {
+    pub fn failing(self) -> bool {
         matches!(
             self,
             Recorded::Failure | Recorded::Slow | Recorded::Timeout | Recorded::Cut
@@ -51,56 +51,56 @@ impl Recorded {
 
 /// One recorded call, compact: a day of ten million fits in memory.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Call {
+pub struct Call {
     /// Microseconds since the recording's first line.
-    pub(crate) start: u64,
+    pub start: u64,
     /// Microseconds it ran (or waited, refused by a full bulkhead).
-    pub(crate) duration: u32,
-    pub(crate) outcome: Recorded,
+    pub duration: u32,
+    pub outcome: Recorded,
 }
 
 /// A transition the recording's breaker made.
 #[derive(Debug, Clone)]
-pub(crate) struct RecordedTransition {
+pub struct RecordedTransition {
     /// Microseconds since the recording's first line.
-    pub(crate) at: u64,
-    pub(crate) from: String,
-    pub(crate) to: String,
+    pub at: u64,
+    pub from: String,
+    pub to: String,
     /// `failure_rate`, …, or `manual` (an operator) and `settings` (the file's
     /// `cb_mode`): those two are replayed as they happened.
-    pub(crate) reason: String,
-    pub(crate) why: String,
+    pub reason: String,
+    pub why: String,
 }
 
 /// One system's part of a recording.
 #[derive(Debug, Default)]
-pub(crate) struct SystemRecording {
+pub struct SystemRecording {
     /// In start order.
-    pub(crate) calls: Vec<Call>,
-    pub(crate) transitions: Vec<RecordedTransition>,
+    pub calls: Vec<Call>,
+    pub transitions: Vec<RecordedTransition>,
     /// Whether its breaker was in observe mode (`cb_mode = "observe"`) at some time of
     /// the recording: a line `"observing":true`, or a transition marked so. Its
     /// transitions are then what it would have done, and it refused no call while
     /// observing.
-    pub(crate) observed: bool,
+    pub observed: bool,
     /// The longest `read_timeout` and `total_timeout` its calls were allowed (µs), from
     /// the recorder's limits lines; `None` where the recording has none.
-    pub(crate) limits: Option<(u64, u64)>,
+    pub limits: Option<(u64, u64)>,
 }
 
 /// A recording, read.
 #[derive(Debug, Default)]
-pub(crate) struct Recording {
+pub struct Recording {
     /// The first line's start, as a time of day: time 0 of every figure.
-    pub(crate) origin: Option<SystemTime>,
-    pub(crate) systems: BTreeMap<String, SystemRecording>,
+    pub origin: Option<SystemTime>,
+    pub systems: BTreeMap<String, SystemRecording>,
     /// Lines that could not be read, with their number and why (skipped).
-    pub(crate) bad_lines: Vec<(usize, String)>,
+    pub bad_lines: Vec<(usize, String)>,
     /// How many calls were out of start order in the file (put in order).
-    pub(crate) out_of_order: usize,
+    pub out_of_order: usize,
     /// The line with the earliest start, and the one with the latest (1 for the first).
-    pub(crate) first_line: usize,
-    pub(crate) last_line: usize,
+    pub first_line: usize,
+    pub last_line: usize,
 }
 
 /// One system's lines as read: calls (start in µs since 1970, duration in µs, outcome)
@@ -112,10 +112,29 @@ type Raw = (
     Option<(u64, u64)>,
 );
 
+impl Recording {
+    /// Reads a recording: the recorder's JSON lines (decompress a `.gz` first). With
+    /// `strict`, the first line that cannot be read is an error; otherwise it is skipped
+    /// and listed in `bad_lines`.
+    ///
+    /// # Errors
+    ///
+    /// The line that cannot be read (its number and why) with `strict`; a failed read
+    /// either way.
+    pub fn read(input: impl BufRead, strict: bool) -> Result<Recording, String> {
+        read(input, strict)
+    }
+}
+
 /// Reads a recording. With `strict`, the first line that cannot be read is an error
 /// (its number and why); otherwise it is skipped and listed in `bad_lines`. A read that
 /// fails (a directory, a disk error) is an error either way: the rest cannot be read.
-pub(crate) fn read(mut input: impl BufRead, strict: bool) -> Result<Recording, String> {
+///
+/// # Errors
+///
+/// The line that cannot be read (its number and why) with `strict`; a failed read
+/// either way.
+pub fn read(mut input: impl BufRead, strict: bool) -> Result<Recording, String> {
     let mut recording = Recording::default();
     // Starts in µs since 1970, before they are made relative to the first.
     let mut raw: BTreeMap<String, Raw> = BTreeMap::new();

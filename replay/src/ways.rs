@@ -85,7 +85,7 @@ impl Prepared<'_> {
 
     /// `settings` assessed: the estimate's replay, then every path within `budget`
     /// replays; unlabelled, without draws (see [`Prepared::variant`]).
-    pub(crate) fn assess(&self, settings: &SystemSettings, budget: usize) -> Variant {
+    pub fn assess(&self, settings: &SystemSettings, budget: usize) -> Variant {
         let estimate: Vec<bool> = self.options.iter().map(|o| o.estimate_fails).collect();
         let replay = self.run(settings, Choice::Each(estimate));
         let limit = limit(settings);
@@ -129,10 +129,10 @@ impl Prepared<'_> {
 impl Prepared<'_> {
     /// `settings`' figures on each of `draws` (one answer for each call without a
     /// recorded outcome, failing or not), paired: the n-th of every setting on the same
-    /// answers; the calls in `holes` left out as [`see_holes`] says. `estimate`, its
+    /// answers; the calls in `holes` left out as `see_holes` says. `estimate`, its
     /// replay on the estimate's answers, is reused where it let none of those calls run
     /// (its replay is then the same whatever they answer).
-    pub(crate) fn drawn(
+    pub fn drawn(
         &self,
         settings: &SystemSettings,
         estimate: &Replay,
@@ -169,13 +169,13 @@ impl Prepared<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::replay::drawn::{self, Regime};
-    use crate::replay::figures::{incidents, Figure};
+    use crate::drawn::{self, Regime};
+    use crate::figures::{incidents, Figure};
     use std::sync::Arc;
 
-    use crate::replay::figures::Incident;
-    use crate::replay::guess::{self, Options};
-    use crate::replay::recording::{Call, SystemRecording};
+    use crate::figures::Incident;
+    use crate::guess::{self, Options};
+    use crate::recording::{Call, SystemRecording};
     use outbound_guard::ManualAction;
     use outbound_guard_settings::Settings;
 

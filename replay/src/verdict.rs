@@ -34,15 +34,15 @@ use super::report::{SystemReport, Variant};
 /// lay up to 0.46 of the guessed answers beyond the draws' spread (0.80 on the
 /// flapping upstream, whose interval the even spread's value widens to hold it). The
 /// held-out cases are checked with it as it is; the test lists what misses there.
-pub(crate) const ESTIMATE_ERROR: f64 = 0.5;
+pub const ESTIMATE_ERROR: f64 = 0.5;
 
 /// An interval spanning at least this share of the calls that could count toward a
 /// figure says nothing about it.
-pub(crate) const SAYS_NOTHING: f64 = 0.9;
+pub const SAYS_NOTHING: f64 = 0.9;
 
 /// What a verdict is about: a figure of [`Figure`], or an incident's time to fast fail.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Subject {
+pub enum Subject {
     /// A figure over the whole recording.
     Figure(Figure),
     /// The time from incident `n`'s first failure to the first call refused.
@@ -52,34 +52,47 @@ pub(crate) enum Subject {
 /// A value as far as the recording tells it: the estimate and the interval it lies in
 /// (equal for an exact one). A time to fast fail of `never` is `u64::MAX`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Told {
-    pub(crate) value: u64,
-    pub(crate) low: u64,
-    pub(crate) high: u64,
+pub struct Told {
+    pub value: u64,
+    pub low: u64,
+    pub high: u64,
     /// The guessed answers it rests on (0: exact).
-    pub(crate) guessed: usize,
+    pub guessed: usize,
 }
 
 impl Told {
+    /// `share` of this value and of its interval, each rounded down: the calls a cap of
+    /// that share allows.
+    #[must_use]
+    pub fn share(self, share: f64) -> Told {
+        let of = |n: u64| (share * n as f64).floor() as u64;
+        Told {
+            value: of(self.value),
+            low: of(self.low),
+            high: of(self.high),
+            guessed: self.guessed,
+        }
+    }
+
     /// Whether every way of answering gives it the same value.
-    pub(crate) fn exact(self) -> bool {
+    pub fn exact(self) -> bool {
         self.low == self.high
     }
 }
 
 /// A value, or why it cannot be told.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Known {
+pub enum Known {
     Told(Told),
     CannotTell(String),
 }
 
 /// Why a figure over the whole recording cannot be told where it has
-/// [holes](super::holes).
-pub(crate) const IN_HOLES: &str = "the calls missing in its holes would count";
+/// holes.
+pub const IN_HOLES: &str = "the calls missing in its holes would count";
 
 /// One setting's value of `subject` in `report`.
-pub(crate) fn known(report: &SystemReport<'_>, variant: &Variant, subject: Subject) -> Known {
+pub fn known(report: &SystemReport<'_>, variant: &Variant, subject: Subject) -> Known {
     known_in(
         report.recording.calls.len(),
         !report.holes.is_empty(),
@@ -90,7 +103,7 @@ pub(crate) fn known(report: &SystemReport<'_>, variant: &Variant, subject: Subje
 
 /// One setting's value of `subject`, replayed from a recording of `calls` calls, with
 /// holes or not.
-pub(crate) fn known_in(calls: usize, holes: bool, variant: &Variant, subject: Subject) -> Known {
+pub fn known_in(calls: usize, holes: bool, variant: &Variant, subject: Subject) -> Known {
     if let Some(why) = variant.cannot_tell.first() {
         return Known::CannotTell(why.clone());
     }
@@ -177,7 +190,7 @@ struct Guesses {
 
 /// The failing calls `variant` let through in incident `i`: where guessed answers are
 /// behind it, the median over the draws (as the figures' values), else as replayed.
-pub(crate) fn incident_through(variant: &Variant, i: usize) -> usize {
+pub fn incident_through(variant: &Variant, i: usize) -> usize {
     let met = &variant.figures.incidents[i];
     let drawn = drawn(
         variant
@@ -194,14 +207,14 @@ pub(crate) fn incident_through(variant: &Variant, i: usize) -> usize {
 /// A figure over the draws of the answers a recording lacks: their median, least and
 /// greatest.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Drawn {
-    pub(crate) median: u64,
-    pub(crate) low: u64,
-    pub(crate) high: u64,
+pub struct Drawn {
+    pub median: u64,
+    pub low: u64,
+    pub high: u64,
 }
 
-/// `values` (one per draw) as a [`Drawn`]; `None` where nothing was drawn.
-pub(crate) fn drawn(values: impl Iterator<Item = u64>) -> Option<Drawn> {
+/// `values` (one per draw) as a `Drawn`; `None` where nothing was drawn.
+pub fn drawn(values: impl Iterator<Item = u64>) -> Option<Drawn> {
     let mut values: Vec<u64> = values.collect();
     values.sort_unstable();
     Some(Drawn {
@@ -250,7 +263,7 @@ fn counted(value: u64, guesses: Guesses, proven: Option<Range>, most: u64) -> Kn
     if most > 0 && (high - low) as f64 >= SAYS_NOTHING * most as f64 {
         return Known::CannotTell(format!(
             "the {} answers guessed could make it nearly anything",
-            crate::output::thousands(guessed)
+            crate::words::thousands(guessed)
         ));
     }
     Known::Told(told)
@@ -283,14 +296,14 @@ fn fast_fail(value: Option<u64>, guessed: usize, proven: Option<FastFailRange>) 
         }),
         _ => Known::CannotTell(format!(
             "{} guessed answers fed the breaker first, and it may never have failed fast",
-            crate::output::thousands(guessed)
+            crate::words::thousands(guessed)
         )),
     }
 }
 
 /// How a setting compares with another on one subject, each the lower the better.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Difference {
+pub enum Difference {
     Better,
     Worse,
     /// Known equal: both exact and equal, or equal on every draw.
@@ -302,7 +315,7 @@ pub(crate) enum Difference {
 
 impl Difference {
     /// Its word on the screen and in the JSON.
-    pub(crate) fn word(self) -> &'static str {
+    pub fn word(self) -> &'static str {
         match self {
             Difference::Better => "better",
             Difference::Worse => "worse",
@@ -316,7 +329,7 @@ impl Difference {
 /// `alternative` against `base`, interval against interval: a difference is told only
 /// where the two do not overlap, "same" only where both are exact and equal. The
 /// replay's own verdicts are [`paired`]; this is for values without draws.
-pub(crate) fn compare(base: &Known, alternative: &Known) -> Difference {
+pub fn compare(base: &Known, alternative: &Known) -> Difference {
     match (base, alternative) {
         (Known::Told(b), Known::Told(a)) if a.high < b.low => Difference::Better,
         (Known::Told(b), Known::Told(a)) if a.low > b.high => Difference::Worse,
@@ -331,20 +344,20 @@ pub(crate) fn compare(base: &Known, alternative: &Known) -> Difference {
 /// answers one more draw of the same kind, the chance that its difference lies beyond
 /// every one of `DRAWS` draws' is at most one in `DRAWS + 1`, so a difference told
 /// holds with a confidence of [`CONFIDENCE`].
-pub(crate) const DRAWS: usize = 19;
+pub const DRAWS: usize = 19;
 
 /// The confidence of a difference told from the draws: `1 - 1 / (DRAWS + 1)`.
-pub(crate) const CONFIDENCE: f64 = 1.0 - 1.0 / (DRAWS as f64 + 1.0);
+pub const CONFIDENCE: f64 = 1.0 - 1.0 / (DRAWS as f64 + 1.0);
 
 /// A comparison of two settings on one subject, and the spread of the difference
 /// (the alternative's less the base's) over the draws, where it was drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Compared {
-    pub(crate) verdict: Difference,
+pub struct Compared {
+    pub verdict: Difference,
     /// The least and the greatest difference over the draws, and how many draws; in
     /// the subject's unit (µs for a time; a time to fast fail of never counts as the
     /// longest of the recording).
-    pub(crate) spread: Option<(i128, i128, usize)>,
+    pub spread: Option<(i128, i128, usize)>,
 }
 
 /// One draw's value of `subject`; a time to fast fail of never, `never`.
@@ -366,7 +379,7 @@ fn drawn_value(f: &Figures, subject: Subject, never: u64) -> i128 {
 /// every draw agrees on its sign; the same where both are exact and equal, or equal
 /// on every draw and in the estimate; otherwise they cannot be told apart. Where either cannot be told,
 /// neither can the difference.
-pub(crate) fn paired(
+pub fn paired(
     (b, a): (&Known, &Known),
     base: &Variant,
     alternative: &Variant,
@@ -408,7 +421,7 @@ pub(crate) fn paired(
 
 /// `alternative` against `base` on `subject` in `report`: what the recording tells of
 /// each, and the paired comparison.
-pub(crate) fn judged(
+pub fn judged(
     report: &SystemReport<'_>,
     base: &Variant,
     alternative: &Variant,
@@ -422,9 +435,81 @@ pub(crate) fn judged(
     (b, a, compared)
 }
 
+impl Known {
+    /// The error of an estimate, as a share of the guessed answers behind a figure: an
+    /// estimated figure's interval reaches this far beyond the draws' spread.
+    pub const ESTIMATE_ERROR: f64 = ESTIMATE_ERROR;
+
+    /// Why a figure over a whole recording that has holes cannot be told.
+    pub const IN_HOLES: &'static str = IN_HOLES;
+
+    /// `alternative` against this one, interval against interval: a difference is told
+    /// only where the two do not overlap, "same" only where both are exact and equal.
+    /// The replay's own verdicts are paired on its draws ([`Variant::paired`]); this is
+    /// for values without draws.
+    pub fn compare(&self, alternative: &Known) -> Difference {
+        compare(self, alternative)
+    }
+}
+
+impl Compared {
+    /// The confidence of a difference told from the draws: `1 - 1 / (DRAWS + 1)`
+    /// ([`Prepared::DRAWS`](crate::Prepared::DRAWS)).
+    pub const CONFIDENCE: f64 = CONFIDENCE;
+}
+
+impl SystemReport<'_> {
+    /// What the recording tells of one setting's `subject`: its value and how sure
+    /// that is, or why it cannot be told.
+    pub fn known(&self, variant: &Variant, subject: Subject) -> Known {
+        known(self, variant, subject)
+    }
+
+    /// `alternative` against `base` on `subject`: what the recording tells of each,
+    /// and the comparison paired on their draws ([`Variant::paired`]).
+    pub fn judged(
+        &self,
+        base: &Variant,
+        alternative: &Variant,
+        subject: Subject,
+    ) -> (Known, Known, Compared) {
+        judged(self, base, alternative, subject)
+    }
+}
+
+impl Variant {
+    /// The failing calls this setting let through in incident `i`: where guessed
+    /// answers are behind it, the median over the draws (as the figures' values), else
+    /// as replayed.
+    pub fn incident_through(&self, i: usize) -> usize {
+        incident_through(self, i)
+    }
+
+    /// `figure` over this setting's draws of the answers the recording lacks: the
+    /// least and the greatest; `None` where nothing was drawn.
+    pub fn drawn(&self, figure: Figure) -> Option<(u64, u64)> {
+        drawn(self.draws.iter().map(|d| d.counts[figure] as u64)).map(|d| (d.low, d.high))
+    }
+
+    /// `alternative` against this setting on `subject` (`b` and `a`: what the
+    /// recording tells of each), paired: both replayed on the same draws of the answers
+    /// the recording lacks. Better or worse where every draw agrees on its sign; the
+    /// same where both are exact and equal, or equal on every draw and in the estimate;
+    /// otherwise they cannot be told apart. Where either cannot be told, neither can
+    /// the difference.
+    pub fn paired(
+        &self,
+        alternative: &Variant,
+        (b, a): (&Known, &Known),
+        subject: Subject,
+    ) -> Compared {
+        paired((b, a), self, alternative, subject)
+    }
+}
+
 /// A value told between `low` and `high`, exact where they meet: for the tests.
 #[cfg(test)]
-pub(crate) fn told(value: u64, low: u64, high: u64) -> Known {
+pub fn told(value: u64, low: u64, high: u64) -> Known {
     Known::Told(Told {
         value,
         low,
@@ -564,8 +649,8 @@ mod tests {
             ran_with: false,
             figures: figures(counts[0]),
             draws: counts.iter().map(|n| figures(*n)).collect(),
-            ranges: crate::replay::figures::Ranges::of(&Figures::default()),
-            replay: crate::replay::engine::Replay {
+            ranges: crate::figures::Ranges::of(&Figures::default()),
+            replay: crate::engine::Replay {
                 fates: Vec::new(),
                 transitions: Vec::new(),
                 asked: Vec::new(),

@@ -26,7 +26,7 @@ const DEFAULT_MOST: usize = 1024;
 
 /// How many replays of a setting may be spent on its ranges: `asked`, or as many as
 /// make about half a million replayed calls of `calls` (at least 2, at most 1024).
-pub(crate) fn budget(asked: Option<usize>, calls: usize) -> usize {
+pub fn budget(asked: Option<usize>, calls: usize) -> usize {
     asked
         .unwrap_or_else(|| (DEFAULT_CALLS / calls.max(1)).clamp(2, DEFAULT_MOST))
         .max(1)
@@ -35,28 +35,33 @@ pub(crate) fn budget(asked: Option<usize>, calls: usize) -> usize {
 /// One system's recording, ready to be replayed through any setting: its operator's
 /// actions, its calls without a recorded outcome, its incidents and its holes. Shared
 /// by the threads of `tune`.
-pub(crate) struct Prepared<'a> {
-    pub(super) name: String,
-    pub(super) system: &'a recording::SystemRecording,
-    pub(super) actions: Vec<(u64, outbound_guard::ManualAction)>,
-    pub(super) read_limit: Option<std::time::Duration>,
+pub struct Prepared<'a> {
+    pub name: String,
+    pub system: &'a recording::SystemRecording,
+    pub actions: Vec<(u64, outbound_guard::ManualAction)>,
+    pub read_limit: Option<std::time::Duration>,
     // The calls without a recorded outcome: the estimate answers them from the evidence
     // on both sides of their gap, and the ranges hold every way they could have been
     // answered (`ways`).
-    pub(super) options: Arc<[guess::Options]>,
+    pub options: Arc<[guess::Options]>,
     // Draws of their answers, each setting replayed on every one (paired: the n-th of
     // each setting on the same answers); none where every call has its outcome, or
     // unless asked for (`with_draws`).
-    pub(super) draws: Arc<[Vec<bool>]>,
-    pub(super) budget: usize,
-    pub(super) incidents: Vec<figures::Incident>,
-    pub(super) holes: Vec<holes::Hole>,
+    pub draws: Arc<[Vec<bool>]>,
+    pub budget: usize,
+    pub incidents: Vec<figures::Incident>,
+    pub holes: Vec<holes::Hole>,
 }
 
 impl<'a> Prepared<'a> {
+    /// How many draws of the answers a recording lacks `replay` replays each setting on
+    /// ([`Prepared::with_draws`]): a difference told where every draw agrees on its sign
+    /// holds with a confidence of [`Compared::CONFIDENCE`](crate::Compared::CONFIDENCE).
+    pub const DRAWS: usize = verdict::DRAWS;
+
     /// `system`'s recording of `name`, its incidents found as if it had no hole (until
     /// [`ran_with`](Self::ran_with) finds them).
-    pub(crate) fn new(
+    pub fn new(
         name: &str,
         system: &'a recording::SystemRecording,
         max_replays: Option<usize>,
@@ -75,10 +80,11 @@ impl<'a> Prepared<'a> {
     }
 
     /// Replays every setting also on `n` draws of the answers its recording lacks
-    /// ([`guess::draws`]), the same draws for each, so that two settings compare on the
-    /// same answers ([`verdict::paired`]; `replay` draws [`verdict::DRAWS`]). Without it
-    /// (0), a comparison is interval against interval ([`verdict::compare`]).
-    pub(crate) fn with_draws(mut self, n: usize) -> Self {
+    /// (`guess::draws`), the same draws for each, so that two settings compare on the
+    /// same answers ([`Variant::paired`]; `replay` draws [`Prepared::DRAWS`]). Without it
+    /// (0), a comparison is interval against interval ([`Known::compare`]).
+    #[must_use]
+    pub fn with_draws(mut self, n: usize) -> Self {
         self.draws = if self.options.is_empty() {
             Vec::new().into()
         } else {
@@ -90,7 +96,7 @@ impl<'a> Prepared<'a> {
     /// The failing calls of the recording on each draw of the answers it lacks (those
     /// recorded failing, and those the draw answers so): what no breaker at all lets
     /// through on that draw. Empty where nothing is drawn.
-    pub(crate) fn failing_drawn(&self) -> Vec<u64> {
+    pub fn failing_drawn(&self) -> Vec<u64> {
         let recorded = self
             .system
             .calls
@@ -104,10 +110,10 @@ impl<'a> Prepared<'a> {
     }
 
     /// The settings the service ran with, replayed: where its traffic fell while this
-    /// breaker was open ([`holes`]), the incidents are found again around the holes and
+    /// breaker was open (`holes`), the incidents are found again around the holes and
     /// it is replayed again with them. Call it first: every [`variant`](Self::variant)
     /// after it is judged with these incidents and holes.
-    pub(crate) fn ran_with(&mut self, label: &str, settings: &SystemSettings) -> Variant {
+    pub fn ran_with(&mut self, label: &str, settings: &SystemSettings) -> Variant {
         let mut first = self.variant(label, settings);
         first.ran_with = true;
         self.holes = holes::holes(&self.system.calls, &first.replay);
@@ -122,7 +128,7 @@ impl<'a> Prepared<'a> {
 
     /// The recording through `settings`, labelled `label`. Where the recording has
     /// holes, the figures they leave out cannot be told, and no range holds.
-    pub(crate) fn variant(&self, label: &str, settings: &SystemSettings) -> Variant {
+    pub fn variant(&self, label: &str, settings: &SystemSettings) -> Variant {
         let calls = &self.system.calls;
         let mut v = self.assess(settings, self.budget);
         v.figures.swing = figures::swing(calls, &v.replay, &self.options, figures::limit(settings));
@@ -142,23 +148,30 @@ impl<'a> Prepared<'a> {
 
     /// Its incidents, found from the upstream's behaviour: each one's start (µs since
     /// the recording's) and length.
-    pub(crate) fn incidents(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+    pub fn incidents(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
         self.incidents.iter().map(|i| (i.start, i.end - i.start))
     }
 
     /// Its calls.
-    pub(crate) fn calls(&self) -> usize {
+    pub fn calls(&self) -> usize {
         self.system.calls.len()
     }
 
     /// Its calls without a recorded outcome (refused by the recording's guard).
-    pub(crate) fn unknown(&self) -> usize {
+    pub fn unknown(&self) -> usize {
         self.options.len()
     }
 
     /// Whether its traffic fell while the breaker it ran with was open.
-    pub(crate) fn has_holes(&self) -> bool {
+    pub fn has_holes(&self) -> bool {
         !self.holes.is_empty()
+    }
+
+    /// What the recording tells of `variant`'s `subject` (a figure over the whole
+    /// recording, or an incident's time to fast fail): its value and how sure that is,
+    /// or why it cannot be told.
+    pub fn known(&self, variant: &Variant, subject: verdict::Subject) -> Known {
+        verdict::known_in(self.system.calls.len(), self.has_holes(), variant, subject)
     }
 
     /// How sure each figure of `variant` of it is.
@@ -170,7 +183,7 @@ impl<'a> Prepared<'a> {
     }
 
     /// The report of `variants` of it, the settings it ran with first.
-    pub(crate) fn report(self, variants: Vec<Variant>) -> SystemReport<'a> {
+    pub fn report(self, variants: Vec<Variant>) -> SystemReport<'a> {
         SystemReport {
             name: self.name,
             recording: self.system,
@@ -184,7 +197,7 @@ impl<'a> Prepared<'a> {
 }
 
 /// A setting's figures as far as its recording tells them.
-pub(crate) struct Certainty<'p> {
+pub struct Certainty<'p> {
     prepared: &'p Prepared<'p>,
     variant: &'p Variant,
 }
@@ -196,17 +209,17 @@ impl Certainty<'_> {
     }
 
     /// A figure over the whole recording.
-    pub(crate) fn figure(&self, figure: FigureKind) -> Known {
+    pub fn figure(&self, figure: FigureKind) -> Known {
         self.known(verdict::Subject::Figure(figure))
     }
 
     /// Incident `i`'s time to fast fail (µs; `u64::MAX`: never).
-    pub(crate) fn fast_fail(&self, i: usize) -> Known {
+    pub fn fast_fail(&self, i: usize) -> Known {
         self.known(verdict::Subject::FastFail(i))
     }
 
     /// Each incident's length (µs), in order.
-    pub(crate) fn incident_lengths(&self) -> impl Iterator<Item = u64> + '_ {
+    pub fn incident_lengths(&self) -> impl Iterator<Item = u64> + '_ {
         self.prepared.incidents().map(|(_, length)| length)
     }
 }

@@ -7,27 +7,40 @@
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use indicatif::ProgressBar;
 use outbound_guard_settings::SystemSettings;
 
 use super::objectives::{score, Objectives, Scorecard};
-use super::space::{label, text_of, Base, Change, Group};
-use crate::replay::{Prepared, Told, Variant};
+use super::space::{label, text_of, Base, Change, Group, Seen};
+use crate::prepared::Prepared;
+use crate::report::Variant;
+use crate::verdict::Told;
 
 /// One setting tried.
-pub(crate) struct Tried {
+pub struct Tried {
     /// The keys changed from the settings the service ran with.
-    pub(crate) change: Change,
-    pub(crate) settings: SystemSettings,
-    pub(crate) variant: Variant,
-    pub(crate) judged: Scorecard,
+    pub change: Change,
+    pub settings: SystemSettings,
+    pub variant: Variant,
+    pub judged: Scorecard,
 }
 
 impl Tried {
+    /// The settings no other tried is better than on every figure of the front, in rank
+    /// order; the first of equal ones.
+    pub fn front(tried: &[Tried]) -> Vec<usize> {
+        front(tried)
+    }
+
+    /// The change tried in words: `cb_failure_rate=0.6, cb_open_duration=5s`; `as set`
+    /// if none.
+    pub fn label(&self) -> String {
+        label(&self.change)
+    }
+
     /// How it ranks, the lower the better: the objectives not known met, those its
     /// estimate misses, the calls it decides wrong, the time callers waited, the keys
     /// it changes.
-    pub(crate) fn rank(&self) -> (usize, usize, u64, u64, usize) {
+    pub fn rank(&self) -> (usize, usize, u64, u64, usize) {
         let j = &self.judged;
         (
             j.missed(),
@@ -40,24 +53,86 @@ impl Tried {
 }
 
 /// What the search of every system shares.
-pub(crate) struct Common<'a> {
-    pub(crate) base: &'a Base<'a>,
-    pub(crate) objectives: Objectives,
-    pub(crate) jobs: usize,
-    pub(crate) most: usize,
+pub struct Common<'a> {
+    /// The settings file's text, from which every setting tried is made.
+    pub text: &'a str,
+    /// Its name, for its errors.
+    pub origin: &'a str,
+    /// `--env`'s overrides (`CLIENT_<SYSTEM>__<KEY>`), each setting tried made through
+    /// them.
+    pub vars: &'a [(String, String)],
+    pub objectives: Objectives,
+    pub jobs: usize,
+    pub most: usize,
     /// Set when the user interrupts: the search ends after the replays running.
-    pub(crate) stop: &'a AtomicBool,
-    pub(crate) progress: &'a ProgressBar,
+    pub stop: &'a AtomicBool,
+    /// Called once for each setting tried.
+    pub progress: &'a (dyn Fn() + Sync),
+}
+
+impl Common<'_> {
+    /// `prepared`'s system (`name`) searched from the settings it ran with
+    /// (`ran_with`, whose replay is `first`); `healthy` is its healthy calls as far as
+    /// the recording tells them. Returns every setting tried, the one it ran with at 0
+    /// (the only one where the recording has holes: no count of any setting can be
+    /// told there), whether the search was interrupted, and the keys it searched.
+    pub fn search(
+        &self,
+        prepared: &Prepared<'_>,
+        (name, ran_with): (&str, &SystemSettings),
+        mut first: Variant,
+        healthy: Told,
+    ) -> (Vec<Tried>, bool, Vec<&'static str>) {
+        let groups = Seen::of(&prepared.system.calls).groups(ran_with);
+        let judged = self
+            .objectives
+            .score(&prepared.certainty(&first), (healthy, prepared.calls()));
+        first.forget_fates();
+        let first = Tried {
+            change: Change::new(),
+            settings: ran_with.clone(),
+            variant: first,
+            judged,
+        };
+        (self.progress)();
+        let (tried, interrupted) = if prepared.has_holes() {
+            (vec![first], false)
+        } else {
+            let search = Search {
+                common: self,
+                prepared,
+                system: name,
+                groups: &groups,
+                healthy,
+            };
+            search.run(first)
+        };
+        let mut keys: Vec<&'static str> = groups
+            .iter()
+            .flat_map(|g| g.keys.iter().map(|k| k.name()))
+            .collect();
+        keys.dedup();
+        (tried, interrupted, keys)
+    }
+
+    /// The settings file with the overrides, from which every setting tried is made.
+    fn base(&self) -> Base<'_> {
+        Base {
+            text: self.text,
+            origin: self.origin,
+            vars: self.vars,
+        }
+    }
 }
 
 /// One system's search.
-pub(crate) struct Search<'a> {
-    pub(crate) common: &'a Common<'a>,
-    pub(crate) prepared: &'a Prepared<'a>,
-    pub(crate) system: &'a str,
-    pub(crate) groups: &'a [Group],
+pub struct Search<'a> {
+    pub common: &'a Common<'a>,
+    pub prepared: &'a Prepared<'a>,
+    pub system: &'a str,
+    pub groups: &'a [Group],
     /// The recording's healthy calls, as far as it tells them.
-    pub(crate) healthy: Told,
+    pub healthy: Told,
 }
 
 /// Whether `a` is at least as good as `b` on every figure of the front and better on
@@ -69,7 +144,7 @@ fn dominates(a: &Scorecard, b: &Scorecard) -> bool {
 
 /// The settings no other tried is better than on every figure of the front, in rank
 /// order; the first of equal ones.
-pub(crate) fn front(tried: &[Tried]) -> Vec<usize> {
+pub fn front(tried: &[Tried]) -> Vec<usize> {
     let mut front: Vec<usize> = (0..tried.len())
         .filter(|&i| {
             !tried.iter().enumerate().any(|(j, t)| {
@@ -120,7 +195,7 @@ impl Search<'_> {
                         continue;
                     };
                     let tried = self.try_one(change, settings);
-                    self.common.progress.inc(1);
+                    (self.common.progress)();
                     if let Ok(mut done) = done.lock() {
                         done.push((i, tried));
                     }
@@ -154,7 +229,7 @@ impl Search<'_> {
                         change.insert(*key, value.clone());
                     }
                 }
-                let Some(settings) = self.common.base.with(self.system, &change) else {
+                let Some(settings) = self.common.base().with(self.system, &change) else {
                     continue;
                 };
                 let Some(s) = settings.system(self.system).cloned() else {
@@ -173,7 +248,7 @@ impl Search<'_> {
 
     /// The search from `first` (the settings the service ran with): every setting
     /// tried, `first` at 0, and whether it was interrupted.
-    pub(crate) fn run(&self, first: Tried) -> (Vec<Tried>, bool) {
+    pub fn run(&self, first: Tried) -> (Vec<Tried>, bool) {
         let base = first.settings.clone();
         let mut tried = vec![first];
         let mut expanded: Vec<bool> = vec![false];

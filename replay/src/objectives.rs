@@ -5,38 +5,40 @@
 
 use std::time::Duration;
 
-use crate::replay::guess::options;
-use crate::replay::recording::{Call, Recorded};
-use crate::replay::{Certainty, FigureKind, Known, Told, ESTIMATE_ERROR};
+use crate::figures::Figure as FigureKind;
+use crate::guess::options;
+use crate::prepared::Certainty;
+use crate::recording::{Call, Recorded};
+use crate::verdict::{Known, Told, ESTIMATE_ERROR};
 
 /// The objectives, as the command line states them.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Objectives {
+pub struct Objectives {
     /// The largest share of the recording's healthy calls the breaker may refuse.
-    pub(crate) healthy_refused: f64,
+    pub healthy_refused: f64,
     /// How soon every incident must fail fast (one over sooner meets it).
-    pub(crate) fail_fast_within: Duration,
+    pub fail_fast_within: Duration,
     /// The most failing calls let through, if capped.
-    pub(crate) failing_through: Option<u64>,
+    pub failing_through: Option<u64>,
 }
 
 /// One objective.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Objective {
+pub enum Objective {
     HealthyRefused,
     FailFast,
     FailingThrough,
 }
 
 impl Objective {
-    pub(crate) const ALL: [Objective; 3] = [
+    pub const ALL: [Objective; 3] = [
         Objective::HealthyRefused,
         Objective::FailFast,
         Objective::FailingThrough,
     ];
 
     /// Its JSON key.
-    pub(crate) fn key(self) -> &'static str {
+    pub fn key(self) -> &'static str {
         match self {
             Objective::HealthyRefused => "healthy_refused",
             Objective::FailFast => "fail_fast_within",
@@ -47,7 +49,7 @@ impl Objective {
 
 /// Whether a setting meets an objective.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Meets {
+pub enum Meets {
     /// Met on every way the recording allows: exact, or the whole of the figure's
     /// interval within the whole of the cap's.
     Met,
@@ -64,7 +66,7 @@ pub(crate) enum Meets {
 
 impl Meets {
     /// Whether it is met (or nothing judges it).
-    pub(crate) fn met(&self) -> bool {
+    pub fn met(&self) -> bool {
         matches!(self, Meets::Met | Meets::NotJudged(_))
     }
 }
@@ -72,15 +74,15 @@ impl Meets {
 /// A cap as far as the recording tells it: the estimate, and the interval it lies in
 /// (equal for an exact one).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Cap {
-    pub(crate) value: u64,
-    pub(crate) low: u64,
-    pub(crate) high: u64,
+pub struct Cap {
+    pub value: u64,
+    pub low: u64,
+    pub high: u64,
 }
 
 impl Cap {
     /// A cap known exactly.
-    pub(crate) fn exact(value: u64) -> Cap {
+    pub fn exact(value: u64) -> Cap {
         Cap {
             value,
             low: value,
@@ -110,9 +112,27 @@ fn within(known: &Known, cap: Cap) -> Meets {
     }
 }
 
+impl Objectives {
+    /// One setting's replay (`judge`) against these objectives; `healthy` is the
+    /// recording's healthy calls as far as it tells them, `calls` all of them.
+    pub(crate) fn score(self, judge: &Certainty<'_>, (healthy, calls): (Told, usize)) -> Scorecard {
+        score(judge, self, (healthy, calls))
+    }
+}
+
+impl crate::recording::SystemRecording {
+    /// The recording's healthy calls and its failing calls, each as far as it tells
+    /// them: the calls it recorded so, and of those its guard refused, the ones the
+    /// estimate answers so, within the estimate's error
+    /// ([`Known::ESTIMATE_ERROR`]).
+    pub fn totals(&self) -> (Told, Told) {
+        totals(&self.calls)
+    }
+}
+
 /// The healthy calls `share` allows refusing of `healthy` (an estimate's interval
 /// gives the cap's).
-pub(crate) fn healthy_cap(share: f64, healthy: Told) -> Cap {
+pub fn healthy_cap(share: f64, healthy: Told) -> Cap {
     let of = |n: u64| (share * n as f64).floor() as u64;
     Cap {
         value: of(healthy.value),
@@ -125,7 +145,7 @@ pub(crate) fn healthy_cap(share: f64, healthy: Told) -> Cap {
 /// the calls it recorded so, and of those its guard refused, the ones the estimate
 /// answers so (the guessed answers every replay of it is fed), within the estimate's
 /// error of the guessed answers ([`ESTIMATE_ERROR`]), and never beyond all of them.
-pub(crate) fn totals(calls: &[Call]) -> (Told, Told) {
+pub fn totals(calls: &[Call]) -> (Told, Told) {
     let unknown = options(calls);
     let guessed_failing = unknown.iter().filter(|o| o.estimate_fails).count() as u64;
     let n = unknown.len() as u64;
@@ -153,37 +173,37 @@ pub(crate) fn totals(calls: &[Call]) -> (Told, Told) {
 
 /// What one setting's replay gives each objective, and its figures for ranking.
 #[derive(Debug, Clone)]
-pub(crate) struct Scorecard {
-    pub(crate) meets: [Meets; 3],
+pub struct Scorecard {
+    pub meets: [Meets; 3],
     /// Whether each objective's estimate meets it (whatever its interval): what ranks
     /// the settings none of whose objectives are all known met.
-    pub(crate) estimate_meets: [bool; 3],
+    pub estimate_meets: [bool; 3],
     /// The figures of the front, as far as the recording tells them: healthy calls
     /// refused, failing calls let through, and the longest any incident went before it
     /// failed fast or ended (µs).
-    pub(crate) known: [Known; 3],
+    pub known: [Known; 3],
     /// The same, each its estimate, or where it cannot be told its worst (every call of
     /// the recording; an incident's whole length): what a setting is ranked by.
-    pub(crate) front: [u64; 3],
+    pub front: [u64; 3],
     /// Bulkhead refusals and the time callers waited in all (µs), their estimates.
-    pub(crate) bulkhead_refused: u64,
-    pub(crate) waited: u64,
+    pub bulkhead_refused: u64,
+    pub waited: u64,
 }
 
 impl Scorecard {
     /// The objectives not known met.
-    pub(crate) fn missed(&self) -> usize {
+    pub fn missed(&self) -> usize {
         self.meets.iter().filter(|m| !m.met()).count()
     }
 
     /// The objectives the estimate misses.
-    pub(crate) fn estimate_missed(&self) -> usize {
+    pub fn estimate_missed(&self) -> usize {
         self.estimate_meets.iter().filter(|m| !**m).count()
     }
 
     /// Calls decided wrong: failing calls let through, healthy calls and bulkhead
     /// refusals refused.
-    pub(crate) fn wrong(&self) -> u64 {
+    pub fn wrong(&self) -> u64 {
         self.front[0]
             .saturating_add(self.front[1])
             .saturating_add(self.bulkhead_refused)
@@ -224,7 +244,7 @@ fn slowest(incidents: &[(Known, u64)]) -> Option<Known> {
 
 /// One setting's replay against `objectives`; `healthy` is the recording's healthy
 /// calls as far as it tells them, `calls` all of them.
-pub(crate) fn score(
+pub fn score(
     judge: &Certainty<'_>,
     objectives: Objectives,
     (healthy, calls): (Told, usize),
@@ -304,7 +324,7 @@ fn worse(a: Meets, b: Meets) -> Meets {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::replay::told;
+    use crate::verdict::told;
 
     #[test]
     fn the_slowest_incident_is_cut_at_its_length_and_unknown_if_one_is() {

@@ -19,23 +19,23 @@ use super::recording::{Call, Recorded};
 /// a second that ran healthy calls, or had no call at all elsewhere, does. Read from the
 /// recording alone, so the same for every setting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Incident {
+pub struct Incident {
     /// Microseconds since the recording's start: the first failing call's start.
-    pub(crate) start: u64,
+    pub start: u64,
     /// The last failing call's start.
-    pub(crate) end: u64,
-    pub(crate) failing_calls: u32,
+    pub end: u64,
+    pub failing_calls: u32,
 }
 
 /// A one-second bin is failing when at least this share of its calls failed.
-pub(crate) const FAILING_SHARE: f64 = 0.25;
+pub const FAILING_SHARE: f64 = 0.25;
 /// Failing bins this close (in seconds) are one incident.
-pub(crate) const GAP: u64 = 5;
+pub const GAP: u64 = 5;
 /// An incident has at least this many failing calls.
-pub(crate) const LEAST_FAILURES: u32 = 5;
+pub const LEAST_FAILURES: u32 = 5;
 
 /// The incidents of a system's recorded calls (in start order), which has `holes`.
-pub(crate) fn incidents(calls: &[Call], holes: &[Hole]) -> Vec<Incident> {
+pub fn incidents(calls: &[Call], holes: &[Hole]) -> Vec<Incident> {
     let mut incidents: Vec<Incident> = Vec::new();
     let mut current: Option<Incident> = None;
     let mut last_failing_second: Option<u64> = None;
@@ -93,29 +93,29 @@ pub(crate) fn incidents(calls: &[Call], holes: &[Hole]) -> Vec<Incident> {
 
 /// An incident as one setting met it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Met {
-    pub(crate) incident: Incident,
+pub struct Met {
+    pub incident: Incident,
     /// From the incident's first failure to the first call the breaker refused (µs),
     /// before the next incident starts.
-    pub(crate) to_fast_fail: Option<u64>,
+    pub to_fast_fail: Option<u64>,
     /// Failing calls that reached the upstream from the incident's start to its end.
-    pub(crate) failing_let_through: usize,
+    pub failing_let_through: usize,
     /// Of those, the calls without a recorded outcome (answered failing by a guess).
-    pub(crate) guessed: usize,
+    pub guessed: usize,
     /// Calls without a recorded outcome the breaker let run from the incident's start
     /// until it failed fast (or the next incident): their guessed answers fed it.
-    pub(crate) guessed_before_fast_fail: usize,
+    pub guessed_before_fast_fail: usize,
     /// Whether the breaker had not failed fast when the incident's first
     /// [hole](super::holes) began: what it did with the calls missing there is not
     /// recorded.
-    pub(crate) unseen: bool,
+    pub unseen: bool,
 }
 
 /// What a replay counts of a setting, each the lower the better: the words of a row,
 /// the key of its JSON, one variant each. A new figure is a new variant here and its
-/// count in [`figures_in`].
+/// count in `figures_in`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Figure {
+pub enum Figure {
     /// Times the breaker opened (or was forced open).
     Openings,
     /// Failing calls (failure, slow, timeout) that reached the upstream.
@@ -135,7 +135,7 @@ pub(crate) enum Figure {
 
 impl Figure {
     /// Every figure, in the order shown.
-    pub(crate) const ALL: [Figure; 7] = [
+    pub const ALL: [Figure; 7] = [
         Figure::Openings,
         Figure::FailingLetThrough,
         Figure::HealthyRefused,
@@ -146,7 +146,7 @@ impl Figure {
     ];
 
     /// Its words: `failing calls let through`.
-    pub(crate) fn label(self) -> &'static str {
+    pub fn label(self) -> &'static str {
         match self {
             Figure::Openings => "openings",
             Figure::FailingLetThrough => "failing calls let through",
@@ -159,7 +159,7 @@ impl Figure {
     }
 
     /// Its JSON key: `failing_let_through`.
-    pub(crate) fn key(self) -> &'static str {
+    pub fn key(self) -> &'static str {
         match self {
             Figure::Openings => "openings",
             Figure::FailingLetThrough => "failing_let_through",
@@ -172,14 +172,14 @@ impl Figure {
     }
 
     /// Whether it is a time in microseconds (else a count).
-    pub(crate) fn is_time(self) -> bool {
+    pub fn is_time(self) -> bool {
         self == Figure::Waited
     }
 }
 
 /// One value per [`Figure`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct PerFigure<T>([T; Figure::ALL.len()]);
+pub struct PerFigure<T>([T; Figure::ALL.len()]);
 
 impl<T> std::ops::Index<Figure> for PerFigure<T> {
     type Output = T;
@@ -196,7 +196,7 @@ impl<T> std::ops::IndexMut<Figure> for PerFigure<T> {
 
 impl<T: Copy> PerFigure<T> {
     /// Each value through `f`.
-    pub(crate) fn map<U>(self, mut f: impl FnMut(Figure, T) -> U) -> PerFigure<U> {
+    pub fn map<U>(self, mut f: impl FnMut(Figure, T) -> U) -> PerFigure<U> {
         let mut i = 0;
         PerFigure(self.0.map(|value| {
             let figure = Figure::ALL[i];
@@ -208,41 +208,41 @@ impl<T: Copy> PerFigure<T> {
 
 /// When and why a replayed breaker opened.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Opening {
+pub struct Opening {
     /// Microseconds since the recording's start.
-    pub(crate) at: u64,
+    pub at: u64,
     /// The log line: `sber opened: 16 of 50 calls failed (32% ≥ 30%)`.
-    pub(crate) why: String,
+    pub why: String,
     /// Whether guessed answers fed the breaker before it: calls without a recorded
     /// outcome it let run since it last closed.
-    pub(crate) guessed: bool,
+    pub guessed: bool,
 }
 
 /// One system's figures under one setting, each call judged by its recorded outcome or,
 /// for a call without one, by the answer it was given.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Figures {
-    pub(crate) calls: usize,
+pub struct Figures {
+    pub calls: usize,
     /// Calls that reached the upstream.
-    pub(crate) ran: usize,
+    pub ran: usize,
     /// Each figure.
-    pub(crate) counts: PerFigure<usize>,
+    pub counts: PerFigure<usize>,
     /// Of the calls behind each figure, how many had no recorded outcome (for
     /// [`Figure::Openings`]: such calls let run, whose guessed answers fed the breaker).
-    pub(crate) guessed: PerFigure<usize>,
+    pub guessed: PerFigure<usize>,
     /// Of the calls without a recorded outcome that ran: how much longer or shorter
     /// their callers would have waited in all, had each been answered the other way
     /// (µs, each cut at the setting's limit; [`swing`]).
-    pub(crate) swing: u64,
-    pub(crate) openings: Vec<Opening>,
-    pub(crate) incidents: Vec<Met>,
+    pub swing: u64,
+    pub openings: Vec<Opening>,
+    pub incidents: Vec<Met>,
 }
 
 /// Over the calls without a recorded outcome that `replay` let run (`options`: theirs,
 /// in order), the difference each one's two answers make to the time its caller
 /// waited, each cut at `limit` (µs), added up: what guessing them wrong could add to
 /// or take from [`Figure::Waited`] beside the calls it changes the fate of.
-pub(crate) fn swing(calls: &[Call], replay: &Replay, options: &[Options], limit: u64) -> u64 {
+pub fn swing(calls: &[Call], replay: &Replay, options: &[Options], limit: u64) -> u64 {
     calls
         .iter()
         .zip(&replay.fates)
@@ -260,7 +260,7 @@ pub(crate) fn swing(calls: &[Call], replay: &Replay, options: &[Options], limit:
 /// judged by `unknown` (one each, in order): the answer each was given where the
 /// replayed guard let it run, and where it refused it, the one it is taken to have;
 /// each call that ran waited its duration, cut at `limit` (µs).
-pub(crate) fn figures(
+pub fn figures(
     calls: &[Call],
     replay: &Replay,
     incidents: &[Incident],
@@ -276,16 +276,16 @@ pub(crate) fn figures(
 
 /// The longest a call that ran keeps its caller waiting under `settings` (µs): its
 /// `read_timeout` or its `total_timeout`, the shorter.
-pub(crate) fn limit(settings: &outbound_guard_settings::SystemSettings) -> u64 {
+pub fn limit(settings: &outbound_guard_settings::SystemSettings) -> u64 {
     let d = settings.read_timeout().min(settings.total_timeout());
     u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
 }
 
 /// A stretch of a replay: the calls that started in it, the transitions made in it.
 #[derive(Debug, Clone)]
-pub(crate) struct Span {
-    pub(crate) calls: std::ops::Range<usize>,
-    pub(crate) transitions: std::ops::Range<usize>,
+pub struct Span {
+    pub calls: std::ops::Range<usize>,
+    pub transitions: std::ops::Range<usize>,
 }
 
 /// The figure a call counts toward, by its fate and outcome: `None` for a call that ran
@@ -305,7 +305,7 @@ fn counted_as(fate: Fate, outcome: Recorded) -> Option<Figure> {
 /// [`figures`] of the calls and transitions of `span` alone: each count over its calls,
 /// and an incident's time to fast fail from the first call refused among them (`None`:
 /// none was).
-pub(crate) fn figures_in(
+pub fn figures_in(
     calls: &[Call],
     replay: &Replay,
     incidents: &[Incident],
@@ -438,7 +438,7 @@ fn met(
 /// `f`'s incidents, replayed as `replay`, where the recording has `holes`: a breaker
 /// open or half-open when an incident's first hole began refused the calls missing
 /// there, so it failed fast when it opened; one that was closed let them run, unseen.
-pub(crate) fn see_holes(f: &mut Figures, replay: &Replay, holes: &[Hole]) {
+pub fn see_holes(f: &mut Figures, replay: &Replay, holes: &[Hole]) {
     for met in &mut f.incidents {
         let (start, end) = (met.incident.start, met.incident.end);
         let Some(hole) = holes.iter().find(|h| (start..=end).contains(&h.start)) else {
@@ -640,9 +640,9 @@ mod tests {
 /// The lowest and the highest a count came to over the ways of answering the calls
 /// without a recorded outcome.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct Range {
-    pub(crate) low: usize,
-    pub(crate) high: usize,
+pub struct Range {
+    pub low: usize,
+    pub high: usize,
 }
 
 impl Range {
@@ -660,7 +660,7 @@ impl Range {
 
     /// Whether `value` is within.
     #[cfg(test)]
-    pub(crate) fn contains(self, value: usize) -> bool {
+    pub fn contains(self, value: usize) -> bool {
         (self.low..=self.high).contains(&value)
     }
 }
@@ -668,9 +668,9 @@ impl Range {
 /// The time to fast fail of an incident over those ways: the soonest, and the latest
 /// (`None`: at least one never failed fast).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct FastFailRange {
-    pub(crate) soonest: Option<u64>,
-    pub(crate) latest: Option<u64>,
+pub struct FastFailRange {
+    pub soonest: Option<u64>,
+    pub latest: Option<u64>,
 }
 
 impl FastFailRange {
@@ -691,7 +691,7 @@ impl FastFailRange {
 
     /// Whether `value` (`None`: never) is within.
     #[cfg(test)]
-    pub(crate) fn contains(self, value: Option<u64>) -> bool {
+    pub fn contains(self, value: Option<u64>) -> bool {
         match value {
             None => self.latest.is_none(),
             Some(t) => self.soonest.is_some_and(|s| s <= t) && self.latest.is_none_or(|l| t <= l),
@@ -703,20 +703,20 @@ impl FastFailRange {
 /// recorded outcome that were replayed: each figure's range, and each incident's (its
 /// time to fast fail and its failing calls let through).
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Ranges {
-    pub(crate) figures: PerFigure<Range>,
-    pub(crate) incidents: Vec<(FastFailRange, Range)>,
+pub struct Ranges {
+    pub figures: PerFigure<Range>,
+    pub incidents: Vec<(FastFailRange, Range)>,
     /// Replays whose figures the ranges hold (each way the calls that ran could have been
     /// answered, or as many as the budget allowed).
-    pub(crate) paths: usize,
+    pub paths: usize,
     /// Every way was replayed: each range holds the figure of every way of answering
     /// the calls without a recorded outcome.
-    pub(crate) every_way: bool,
+    pub every_way: bool,
 }
 
 impl Ranges {
     /// One replay's figures, each a range of one value.
-    pub(crate) fn of(f: &Figures) -> Ranges {
+    pub fn of(f: &Figures) -> Ranges {
         Ranges {
             figures: f.counts.map(|_, value| Range::of(value)),
             incidents: f
@@ -736,12 +736,12 @@ impl Ranges {
 
     /// The ranges where they hold every way of answering (every way was replayed);
     /// `None` past the budget, where only the estimate is known.
-    pub(crate) fn proven(&self) -> Option<&Ranges> {
+    pub fn proven(&self) -> Option<&Ranges> {
         self.every_way.then_some(self)
     }
 
     /// Each range widened to hold `f`'s figure.
-    pub(crate) fn widen(&mut self, f: &Figures) {
+    pub fn widen(&mut self, f: &Figures) {
         for figure in Figure::ALL {
             self.figures[figure].widen(f.counts[figure]);
         }
@@ -753,7 +753,7 @@ impl Ranges {
 
     /// Whether every range holds `f`'s figure.
     #[cfg(test)]
-    pub(crate) fn contains(&self, f: &Figures) -> bool {
+    pub fn contains(&self, f: &Figures) -> bool {
         Figure::ALL
             .iter()
             .all(|&figure| self.figures[figure].contains(f.counts[figure]))

@@ -22,7 +22,7 @@ use super::report::span;
 
 /// The `read_timeout` the recording's calls were allowed: the recorder's limits lines
 /// (the longest), else the longest call its client cut; `None` if neither is known.
-pub(crate) fn read_limit(recording: &SystemRecording) -> Option<std::time::Duration> {
+pub fn read_limit(recording: &SystemRecording) -> Option<std::time::Duration> {
     let micros = recording.limits.map(|(read, _)| read).or_else(|| {
         recording
             .calls
@@ -36,7 +36,7 @@ pub(crate) fn read_limit(recording: &SystemRecording) -> Option<std::time::Durat
 
 /// Why `recording` cannot tell `settings`: one sentence a reason, none when it
 /// can be.
-pub(crate) fn cannot_tell(recording: &SystemRecording, settings: &SystemSettings) -> Vec<String> {
+pub fn cannot_tell(recording: &SystemRecording, settings: &SystemSettings) -> Vec<String> {
     let mut reasons = Vec::new();
     let longest = |outcome: Recorded| {
         recording
@@ -81,7 +81,7 @@ pub(crate) fn cannot_tell(recording: &SystemRecording, settings: &SystemSettings
                 "{key} = {} is longer than the recording's {}: {} {how} there had not answered, and what {} would have answered later is not recorded",
                 span(micros(wanted)),
                 span(limit),
-                crate::output::counted(cut, "call", "calls"),
+                crate::words::counted(cut, "call", "calls"),
                 if cut == 1 { "it" } else { "they" },
             ));
         }
@@ -122,7 +122,7 @@ fn adaptive(recording: &SystemRecording, settings: &SystemSettings) -> Option<St
         format!(
             "bulkhead = \"adaptive\" moves its limit between bulkhead_floor = {floor} and {} permits as the upstream's latency reacts to the calls in flight, and the recording's latencies did not react to the replayed guard's calls: up to {} may be in flight at once, above the floor, so which the limit would have refused or kept waiting is not recorded",
             settings.bulkhead_permits(),
-            crate::output::counted(most, "call", "calls"),
+            crate::words::counted(most, "call", "calls"),
         )
     })
 }

@@ -16,30 +16,30 @@ use super::engine::Replay;
 use super::recording::Call;
 
 /// A stretch is a hole where its calls a second fell below this share of those before.
-pub(crate) const FALL: f64 = 0.25;
+pub const FALL: f64 = 0.25;
 /// The stretch before must hold at least this many calls to say the traffic fell.
-pub(crate) const LEAST_BEFORE: usize = 20;
+pub const LEAST_BEFORE: usize = 20;
 /// The stretch before is as long as the hole, and at least this long (µs).
-pub(crate) const REFERENCE: u64 = 5_000_000;
+pub const REFERENCE: u64 = 5_000_000;
 /// A hole lasts at least this long (µs).
-pub(crate) const LEAST_SPAN: u64 = 1_000_000;
+pub const LEAST_SPAN: u64 = 1_000_000;
 
 /// A stretch of the recording where its traffic fell while the breaker it ran with was
 /// open or half-open.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct Hole {
+pub struct Hole {
     /// Microseconds since the recording's start: the replayed breaker's opening.
-    pub(crate) start: u64,
+    pub start: u64,
     /// Its next close (or the recording's last call).
-    pub(crate) end: u64,
+    pub end: u64,
     /// Calls a second in the stretch before it, and in it.
-    pub(crate) rate_before: f64,
-    pub(crate) rate_during: f64,
+    pub rate_before: f64,
+    pub rate_during: f64,
 }
 
 /// The holes of `calls` (in start order), from `base`, their replay under the settings
 /// the service ran with.
-pub(crate) fn holes(calls: &[Call], base: &Replay) -> Vec<Hole> {
+pub fn holes(calls: &[Call], base: &Replay) -> Vec<Hole> {
     let last = calls.last().map_or(0, |c| c.start + 1);
     let mut stretches = Vec::new();
     let mut opened: Option<u64> = None;
@@ -79,7 +79,7 @@ pub(crate) fn holes(calls: &[Call], base: &Replay) -> Vec<Hole> {
 }
 
 /// Whether the whole second `second` (of the recording) lies in one of `holes`.
-pub(crate) fn in_hole(holes: &[Hole], second: u64) -> bool {
+pub fn in_hole(holes: &[Hole], second: u64) -> bool {
     let (from, to) = (second * 1_000_000, (second + 1) * 1_000_000);
     holes.iter().any(|h| h.start <= from && to <= h.end)
 }
@@ -87,8 +87,8 @@ pub(crate) fn in_hole(holes: &[Hole], second: u64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::replay::engine::ReplayedTransition;
-    use crate::replay::recording::Recorded;
+    use crate::engine::ReplayedTransition;
+    use crate::recording::Recorded;
 
     fn replay(transitions: &[(u64, State)]) -> Replay {
         Replay {

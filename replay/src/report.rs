@@ -11,39 +11,39 @@ use super::holes::Hole;
 use super::recording::{Recording, SystemRecording};
 
 /// One setting's replay of one system.
-pub(crate) struct Variant {
+pub struct Variant {
     /// `as set`, or the changed key: `cb_failure_rate=0.2`.
-    pub(crate) label: String,
+    pub label: String,
     /// Whether these are the settings the recording's guard ran with: where the
     /// recording has holes, the failing calls they let through are all in it.
-    pub(crate) ran_with: bool,
+    pub ran_with: bool,
     /// With the calls without a recorded outcome answered by the estimate.
-    pub(crate) figures: Figures,
-    /// Its figures on each draw of those answers ([`DRAWS`](super::verdict::DRAWS)),
+    pub figures: Figures,
+    /// Its figures on each draw of those answers (`DRAWS`),
     /// in the order drawn, the same for every setting (empty where none is guessed).
-    pub(crate) draws: Vec<Figures>,
+    pub draws: Vec<Figures>,
     /// Each figure over every way of answering them.
-    pub(crate) ranges: Ranges,
-    pub(crate) replay: Replay,
+    pub ranges: Ranges,
+    pub replay: Replay,
     /// The longest a call that ran keeps its caller waiting (µs): the setting's
     /// `read_timeout` or `total_timeout`, the shorter.
-    pub(crate) limit: u64,
+    pub limit: u64,
     /// The calls the recording makes, at its mean rate, over one of this setting's open
     /// periods: how many calls an opening decided by guessed answers may move between
     /// running and refused.
-    pub(crate) reach: u64,
+    pub reach: u64,
     /// Replays made of this setting (the estimate's, and each way of answering).
-    pub(crate) replays: usize,
+    pub replays: usize,
     /// Why the recording cannot tell this setting (its figures are then not given);
     /// empty when it can.
-    pub(crate) cannot_tell: Vec<String>,
+    pub cannot_tell: Vec<String>,
 }
 
 impl Variant {
     /// `settings`' replay with the estimate's answers (`replay`, its `figures`), its
     /// `ranges` over the `replays` made: unlabelled, without draws, cannot tell
     /// nothing; [`Prepared::variant`](super::Prepared::variant) fills in the rest.
-    pub(crate) fn assessed(
+    pub fn assessed(
         settings: &SystemSettings,
         replay: Replay,
         figures: Figures,
@@ -66,32 +66,32 @@ impl Variant {
 
     /// Drops each call's fate: what is kept (figures, transitions) is what `tune` reads
     /// of the many settings it tries, and a million calls' fates each would add up.
-    pub(crate) fn forget_fates(&mut self) {
+    pub fn forget_fates(&mut self) {
         self.replay.fates = Vec::new();
         self.replay.asked = Vec::new();
     }
 }
 
 /// One system's replays.
-pub(crate) struct SystemReport<'a> {
-    pub(crate) name: String,
-    pub(crate) recording: &'a SystemRecording,
-    pub(crate) incidents: Vec<Incident>,
+pub struct SystemReport<'a> {
+    pub name: String,
+    pub recording: &'a SystemRecording,
+    pub incidents: Vec<Incident>,
     /// Where its traffic fell while the breaker it ran with was open.
-    pub(crate) holes: Vec<Hole>,
+    pub holes: Vec<Hole>,
     /// Its calls without a recorded outcome (refused by the recording's guard).
-    pub(crate) unknown: usize,
+    pub unknown: usize,
     /// Its calls without a recorded outcome that another replica's calls answered
     /// (`--replica`): no longer without one.
-    pub(crate) filled: usize,
-    pub(crate) variants: Vec<Variant>,
+    pub filled: usize,
+    pub variants: Vec<Variant>,
 }
 
 impl SystemReport<'_> {
     /// Whether an opening at `at` (µs) rests on what the holes hide: it came during a
     /// hole, or later in an incident in which a hole began (the calls missing there
     /// would have fed the breaker first).
-    pub(crate) fn rests_on_holes(&self, at: u64) -> bool {
+    pub fn rests_on_holes(&self, at: u64) -> bool {
         self.holes.iter().any(|h| {
             h.start <= at
                 && (at <= h.end
@@ -102,18 +102,14 @@ impl SystemReport<'_> {
     }
 }
 
-/// How long reading and replaying took, for the throughput line.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Timing {
-    pub(crate) read: Duration,
-    pub(crate) replay: Duration,
-}
-
-/// A time of the recording (µs since its start) as a time of day, to the millisecond.
-pub(crate) fn when(recording: &Recording, at: u64) -> String {
-    let origin = recording.origin.unwrap_or(SystemTime::UNIX_EPOCH);
-    let text = humantime::format_rfc3339_millis(origin + Duration::from_micros(at)).to_string();
-    text.replace('T', " ").trim_end_matches('Z').to_owned() + " UTC"
+impl Recording {
+    /// A time of the recording (µs since its start) as a time of day, to the millisecond:
+    /// `2026-03-02 14:05:11.250 UTC`.
+    pub fn when(&self, at: u64) -> String {
+        let origin = self.origin.unwrap_or(SystemTime::UNIX_EPOCH);
+        let text = humantime::format_rfc3339_millis(origin + Duration::from_micros(at)).to_string();
+        text.replace('T', " ").trim_end_matches('Z').to_owned() + " UTC"
+    }
 }
 
 /// A span in words: `850 ms`, `12.3 s`, `4m 10s`.
@@ -126,59 +122,6 @@ pub(crate) fn span(micros: u64) -> String {
     } else {
         humantime::format_duration(Duration::from_secs(d.as_secs())).to_string()
     }
-}
-
-/// The calls of every system's recording.
-pub(crate) fn total_calls(reports: &[SystemReport<'_>]) -> usize {
-    reports.iter().map(|r| r.recording.calls.len()).sum()
-}
-
-/// The calls replayed, over every setting and way of guessing.
-pub(crate) fn replayed(reports: &[SystemReport<'_>]) -> usize {
-    reports
-        .iter()
-        .map(|r| r.recording.calls.len() * r.variants.iter().map(|v| v.replays).sum::<usize>())
-        .sum()
-}
-
-/// The first line of a screen: the recording, its calls and systems, when and how long,
-/// and the lines skipped or sorted.
-pub(crate) fn preamble(
-    path: &std::path::Path,
-    recording: &Recording,
-    reports: &[SystemReport<'_>],
-) -> String {
-    use crate::output::counted;
-    use std::fmt::Write as _;
-    let last = reports
-        .iter()
-        .filter_map(|r| r.recording.calls.last().map(|c| c.start))
-        .max()
-        .unwrap_or(0);
-    let mut out = format!(
-        "{}: {} of {} from {} over {}",
-        path.display(),
-        counted(total_calls(reports), "call", "calls"),
-        counted(reports.len(), "system", "systems"),
-        when(recording, 0),
-        span(last),
-    );
-    if !recording.bad_lines.is_empty() {
-        let _ = write!(
-            out,
-            "; {} skipped",
-            counted(recording.bad_lines.len(), "line", "lines")
-        );
-    }
-    if recording.out_of_order > 0 {
-        let _ = write!(
-            out,
-            "; {} out of start order (sorted)",
-            counted(recording.out_of_order, "line", "lines")
-        );
-    }
-    out.push('\n');
-    out
 }
 
 #[cfg(test)]

@@ -50,7 +50,7 @@ use crate::transitions::Transitions;
 /// What the replayed guard did with one call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u8)]
-pub(crate) enum Fate {
+pub enum Fate {
     /// Still running (never seen once the replay is over).
     Pending = 0,
     /// Reached the upstream.
@@ -74,49 +74,49 @@ impl Fate {
 
 /// A transition of the replayed breaker.
 #[derive(Debug, Clone)]
-pub(crate) struct ReplayedTransition {
+pub struct ReplayedTransition {
     /// Microseconds since the recording's start.
-    pub(crate) at: u64,
-    pub(crate) from: State,
-    pub(crate) to: State,
+    pub at: u64,
+    pub from: State,
+    pub to: State,
     /// Into open: for how long.
-    pub(crate) open: Option<Duration>,
+    pub open: Option<Duration>,
     /// The log line: `sber opened: 16 of 50 calls failed (32% ≥ 30%)`.
-    pub(crate) why: String,
+    pub why: String,
 }
 
 /// One system's replay under one setting.
 #[derive(Debug)]
-pub(crate) struct Replay {
+pub struct Replay {
     /// Each call's fate, in the recording's (start) order.
-    pub(crate) fates: Vec<Fate>,
-    pub(crate) transitions: Vec<ReplayedTransition>,
+    pub fates: Vec<Fate>,
+    pub transitions: Vec<ReplayedTransition>,
     /// Of each call without a recorded outcome (in order): whether it was answered
     /// failing, if the replayed guard let it run (its answer was asked); `None` if it
     /// was refused, and its answer changed nothing the breaker saw.
-    pub(crate) asked: Vec<Option<bool>>,
-    /// How many answers were asked ([`Choice::Path`]'s decisions), in the order asked.
-    pub(crate) decisions: usize,
-    /// Of each call, asked for with [`Extras::timed`] (else empty): when its caller was
+    pub asked: Vec<Option<bool>>,
+    /// How many answers were asked (scripted: the n-th asked is `fails[n]`), in the order asked.
+    pub decisions: usize,
+    /// Of each call, kept by [`Replay::scripted`] (else empty): when its caller was
     /// answered and when its upstream call began (µs since the start; `u64::MAX`: it
     /// never did).
-    pub(crate) times: Vec<(u64, u64)>,
+    pub times: Vec<(u64, u64)>,
 }
 
 /// What a replay may be asked for beside the recording's answers (`simulate`'s runs).
 #[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Extras {
+pub struct Extras {
     /// Every failing answer carries this `Retry-After`, which the replayed guard reads
     /// (an upstream answering 429).
-    pub(crate) retry_after: Option<Duration>,
+    pub retry_after: Option<Duration>,
     /// Keep each call's [`times`](Replay::times).
-    pub(crate) timed: bool,
+    pub timed: bool,
 }
 
 /// How the calls without a recorded outcome are answered, each when the replayed guard
 /// lets it run (never before: one it refuses is never asked).
 #[derive(Debug, Clone)]
-pub(crate) enum Choice {
+pub enum Choice {
     /// Each call failing or not, by its index among the calls without an outcome.
     Each(Vec<bool>),
     /// By the order in which they are asked: the n-th asked fails if `path[n]` is true;
@@ -153,7 +153,7 @@ impl Unknowns {
 
 /// How the upstream answers one replayed call.
 #[derive(Debug, Clone, Copy)]
-pub(crate) enum Answer {
+pub enum Answer {
     Ok(Duration),
     Err(Duration),
     Hang,
@@ -209,7 +209,7 @@ fn answer(outcome: Recorded, duration: u32, client: Client) -> Answer {
 
 /// The operator's and the settings file's actions among the recording's transitions,
 /// with their times (µs), in order.
-pub(crate) fn actions(transitions: &[RecordedTransition]) -> Vec<(u64, ManualAction)> {
+pub fn actions(transitions: &[RecordedTransition]) -> Vec<(u64, ManualAction)> {
     transitions
         .iter()
         .filter(|t| t.reason == "manual" || t.reason == "settings")
@@ -230,7 +230,7 @@ pub(crate) fn actions(transitions: &[RecordedTransition]) -> Vec<(u64, ManualAct
 /// `options` are the answers the calls without a recorded outcome may be given, one
 /// each in order, and `choice` picks one when the replayed guard lets such a call run;
 /// `read_limit` is the recording's `read_timeout` ([`knowable::read_limit`](super::knowable::read_limit)).
-pub(crate) fn replay(
+pub fn replay(
     settings: &SystemSettings,
     calls: &[Call],
     actions: &[(u64, ManualAction)],
@@ -246,8 +246,53 @@ pub(crate) fn replay(
     )
 }
 
-/// [`replay`], with `extras`.
-pub(crate) fn replay_with(
+impl Replay {
+    /// Replays scripted `calls` (in start order) through a fresh guard of `settings`,
+    /// on a runtime of its own with a paused clock: a scripted upstream's answers. A
+    /// call with an outcome is answered so after its duration; the calls without one
+    /// ([`Recorded::Rejected`]) are answered in the order the replayed guard lets them
+    /// run (never before: one it refuses is never asked): the n-th asked fails
+    /// ([`Recorded::Failure`]) where `fails[n]` is true, and succeeds past its end, each
+    /// after its own duration. With `retry_after`, every failing answer carries that
+    /// `Retry-After` (an upstream answering 429). Each call's
+    /// [`times`](Replay::times) are kept.
+    pub fn scripted(
+        settings: &SystemSettings,
+        calls: &[Call],
+        fails: Vec<bool>,
+        retry_after: Option<Duration>,
+    ) -> Replay {
+        let options: Arc<[Options]> = calls
+            .iter()
+            .filter(|c| c.outcome == Recorded::Rejected)
+            .map(|c| Options {
+                success: (Recorded::Success, c.duration),
+                failing: (Recorded::Failure, c.duration),
+                estimate_fails: false,
+                gap: 0,
+            })
+            .collect();
+        let extras = Extras {
+            retry_after,
+            timed: true,
+        };
+        replay_with(
+            settings,
+            (calls, &[]),
+            (&options, Choice::Path(fails)),
+            None,
+            extras,
+        )
+    }
+}
+
+/// `replay`, with `extras`.
+///
+/// # Panics
+///
+/// Where the operating system cannot give the replay's runtime its thread-local
+/// clock (tokio's current-thread runtime fails to build).
+pub fn replay_with(
     settings: &SystemSettings,
     (calls, actions): (&[Call], &[(u64, ManualAction)]),
     (options, choice): (&Arc<[Options]>, Choice),
@@ -438,7 +483,7 @@ impl Running {
 /// whole milliseconds to the next timer, so it lands up to 2 ms past a timer's instant
 /// (its deadline rounded up, plus the clock's fraction of a millisecond); with a
 /// margin. [`toward`] stops short of a step by the 2 ms.
-pub(crate) const TIMER_SLACK: u64 = 3_000;
+pub const TIMER_SLACK: u64 = 3_000;
 
 /// Moves the paused clock forward to `at` exactly, firing on the way the guard's own
 /// timers (its timeouts and slow-call alarms, on whole milliseconds) in order; returns

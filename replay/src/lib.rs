@@ -1,0 +1,71 @@
+//! A recorded day's calls replayed through other settings: what each setting would
+//! have done, how sure that is, one setting against another, and a search under
+//! objectives. The `outbound-guard` command's `replay`, `tune` and `simulate` are built
+//! on it.
+//!
+//! Each system's recorded calls run at their recorded start times, on tokio's paused
+//! clock, through a fresh real `Guard` of each setting; a call the replayed breaker
+//! refuses never runs. A [`Recording`] is read once ([`Recording::read`]), each of its
+//! systems [`Prepared`] once (its operator's actions, the calls without a recorded
+//! outcome and the draws of their answers, its incidents and its holes), then replayed
+//! through any setting ([`Prepared::variant`]) into a [`Variant`] whose figures
+//! (openings, failing calls let through, healthy calls refused, …) are each told as
+//! far as the recording tells them ([`Known`]: exact, estimated within an interval, or
+//! "cannot tell" and why);
+//! [`Variant::paired`] says one setting against another, and [`Common::search`] walks
+//! the settings under [`Objectives`]. [`Replay::scripted`] replays a scripted
+//! upstream's answers instead of a recording's.
+//!
+//! ```
+//! use outbound_guard_replay::{FigureKind, Known, Prepared, Recording, Subject};
+//! use outbound_guard_settings::Settings;
+//!
+//! // A minute of `sber`'s calls, one every 100 ms: healthy, then every one failing.
+//! let mut lines = String::new();
+//! for i in 0..600_u32 {
+//!     let outcome = if i < 300 { "success" } else { "failure" };
+//!     let start = 1_796_395_656_000.0 + f64::from(i) * 100.0;
+//!     lines += &format!(
+//!         "{{\"system\":\"sber\",\"start\":{start},\"duration_ms\":5.0,\"outcome\":\"{outcome}\"}}\n"
+//!     );
+//! }
+//! let recording = Recording::read(lines.as_bytes(), true).unwrap();
+//! let settings = Settings::parse("[systems.sber]\ncb_failure_rate = 0.5\n", "resilience.toml").unwrap();
+//!
+//! let mut prepared = Prepared::new("sber", &recording.systems["sber"], None);
+//! let variant = prepared.ran_with("as set", settings.system("sber").unwrap());
+//! let through = prepared.known(&variant, Subject::Figure(FigureKind::FailingLetThrough));
+//! // Every call has its recorded outcome: the figure is exact, and the breaker
+//! // opened long before the 300 failing calls were all let through.
+//! let Known::Told(told) = through else { panic!("{through:?}") };
+//! assert!(told.exact() && told.value < 300, "{told:?}");
+//! ```
+
+#[cfg(test)]
+mod drawn;
+mod engine;
+mod figures;
+mod guess;
+mod holes;
+mod knowable;
+mod objectives;
+mod prepared;
+mod recording;
+mod replicas;
+mod report;
+mod search;
+mod space;
+mod transitions;
+mod verdict;
+mod ways;
+mod words;
+
+pub use engine::{Fate, Replay, ReplayedTransition};
+pub use figures::{FastFailRange, Figure as FigureKind, Range, Ranges};
+pub use holes::Hole;
+pub use objectives::{Meets, Objective, Objectives};
+pub use prepared::Prepared;
+pub use recording::{Call, Recorded, Recording, SystemRecording};
+pub use report::{SystemReport, Variant};
+pub use search::{Common, Tried};
+pub use verdict::{Compared, Difference, Known, Subject, Told};
