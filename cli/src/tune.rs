@@ -3,7 +3,7 @@
 //!
 //! Each setting tried is a replay of the recording through the real guard
 //! ([`Prepared`], the engine `replay` uses), judged against the
-//! objectives a person states ([`Objectives`]). The search ([`Common::search`]) starts from the
+//! objectives a person states ([`Objectives`]). The search ([`Search::search`]) starts from the
 //! settings the service ran with and walks one key at a time (the keys the
 //! recording can judge, within the settings crate's own limits); the answer
 //! ([`answer`]) is the best setting that meets every objective and the ones that trade
@@ -22,7 +22,7 @@ use crate::load::vars;
 use crate::output::{counted, print, warn};
 use crate::replay::{read_recording, recorded_systems, wrap};
 use outbound_guard_replay::Recording;
-use outbound_guard_replay::{Common, Known, Objectives, Prepared, Told};
+use outbound_guard_replay::{Known, Objectives, Prepared, Search, Told};
 
 mod answer;
 mod write;
@@ -64,7 +64,7 @@ pub(crate) fn run_command(args: &TuneArgs) -> Result<(), Failure> {
         |j| j as usize,
     );
     let progress = progress_bar(args, names.len());
-    let common = Common {
+    let common = Search {
         text: &text,
         origin: &origin,
         vars: &base_vars,
@@ -223,7 +223,7 @@ fn tune_system<'a>(
     name: &str,
     system: &'a outbound_guard_replay::SystemRecording,
     ran_with: &outbound_guard_settings::SystemSettings,
-    common: &Common<'_>,
+    common: &Search<'_>,
 ) -> Tuned<'a> {
     // Every setting on the same draws of the answers the recording lacks, as `replay`
     // draws them: the recommendation and the alternatives are compared on them.

@@ -716,7 +716,7 @@ pub struct Ranges {
 
 impl Ranges {
     /// One replay's figures, each a range of one value.
-    pub fn of(f: &Figures) -> Ranges {
+    pub(crate) fn of(f: &Figures) -> Ranges {
         Ranges {
             figures: f.counts.map(|_, value| Range::of(value)),
             incidents: f
@@ -741,7 +741,7 @@ impl Ranges {
     }
 
     /// Each range widened to hold `f`'s figure.
-    pub fn widen(&mut self, f: &Figures) {
+    pub(crate) fn widen(&mut self, f: &Figures) {
         for figure in Figure::ALL {
             self.figures[figure].widen(f.counts[figure]);
         }

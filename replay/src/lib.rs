@@ -12,7 +12,7 @@
 //! (openings, failing calls let through, healthy calls refused, …) are each told as
 //! far as the recording tells them ([`Known`]: exact, estimated within an interval, or
 //! "cannot tell" and why);
-//! [`Variant::paired`] says one setting against another, and [`Common::search`] walks
+//! [`Variant::paired`] says one setting against another, and [`Search::search`] walks
 //! the settings under [`Objectives`]. [`Replay::scripted`] replays a scripted
 //! upstream's answers instead of a recording's.
 //!
@@ -67,5 +67,5 @@ pub use objectives::{Meets, Objective, Objectives};
 pub use prepared::Prepared;
 pub use recording::{Call, Recorded, Recording, SystemRecording};
 pub use report::{SystemReport, Variant};
-pub use search::{Common, Tried};
+pub use search::{Candidate, Search};
 pub use verdict::{Compared, Difference, Known, Subject, Told};

@@ -173,7 +173,7 @@ pub fn totals(calls: &[Call]) -> (Told, Told) {
 
 /// What one setting's replay gives each objective, and its figures for ranking.
 #[derive(Debug, Clone)]
-pub struct Scorecard {
+pub(crate) struct Scorecard {
     pub meets: [Meets; 3],
     /// Whether each objective's estimate meets it (whatever its interval): what ranks
     /// the settings none of whose objectives are all known met.

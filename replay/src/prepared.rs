@@ -36,21 +36,21 @@ pub fn budget(asked: Option<usize>, calls: usize) -> usize {
 /// actions, its calls without a recorded outcome, its incidents and its holes. Shared
 /// by the threads of `tune`.
 pub struct Prepared<'a> {
-    pub name: String,
-    pub system: &'a recording::SystemRecording,
-    pub actions: Vec<(u64, outbound_guard::ManualAction)>,
-    pub read_limit: Option<std::time::Duration>,
+    pub(crate) name: String,
+    pub(crate) system: &'a recording::SystemRecording,
+    pub(crate) actions: Vec<(u64, outbound_guard::ManualAction)>,
+    pub(crate) read_limit: Option<std::time::Duration>,
     // The calls without a recorded outcome: the estimate answers them from the evidence
     // on both sides of their gap, and the ranges hold every way they could have been
     // answered (`ways`).
-    pub options: Arc<[guess::Options]>,
+    pub(crate) options: Arc<[guess::Options]>,
     // Draws of their answers, each setting replayed on every one (paired: the n-th of
     // each setting on the same answers); none where every call has its outcome, or
     // unless asked for (`with_draws`).
-    pub draws: Arc<[Vec<bool>]>,
-    pub budget: usize,
-    pub incidents: Vec<figures::Incident>,
-    pub holes: Vec<holes::Hole>,
+    pub(crate) draws: Arc<[Vec<bool>]>,
+    pub(crate) budget: usize,
+    pub(crate) incidents: Vec<figures::Incident>,
+    pub(crate) holes: Vec<holes::Hole>,
 }
 
 impl<'a> Prepared<'a> {

@@ -43,7 +43,7 @@ impl Variant {
     /// `settings`' replay with the estimate's answers (`replay`, its `figures`), its
     /// `ranges` over the `replays` made: unlabelled, without draws, cannot tell
     /// nothing; [`Prepared::variant`](super::Prepared::variant) fills in the rest.
-    pub fn assessed(
+    pub(crate) fn assessed(
         settings: &SystemSettings,
         replay: Replay,
         figures: Figures,
@@ -66,7 +66,7 @@ impl Variant {
 
     /// Drops each call's fate: what is kept (figures, transitions) is what `tune` reads
     /// of the many settings it tries, and a million calls' fates each would add up.
-    pub fn forget_fates(&mut self) {
+    pub(crate) fn forget_fates(&mut self) {
         self.replay.fates = Vec::new();
         self.replay.asked = Vec::new();
     }

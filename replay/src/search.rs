@@ -9,25 +9,25 @@ use std::sync::Mutex;
 
 use outbound_guard_settings::SystemSettings;
 
-use super::objectives::{score, Objectives, Scorecard};
+use super::objectives::{score, Meets, Objectives, Scorecard};
 use super::space::{label, text_of, Base, Change, Group, Seen};
 use crate::prepared::Prepared;
 use crate::report::Variant;
-use crate::verdict::Told;
+use crate::verdict::{Known, Told};
 
 /// One setting tried.
-pub struct Tried {
+pub struct Candidate {
     /// The keys changed from the settings the service ran with.
     pub change: Change,
     pub settings: SystemSettings,
     pub variant: Variant,
-    pub judged: Scorecard,
+    pub(crate) judged: Scorecard,
 }
 
-impl Tried {
+impl Candidate {
     /// The settings no other tried is better than on every figure of the front, in rank
     /// order; the first of equal ones.
-    pub fn front(tried: &[Tried]) -> Vec<usize> {
+    pub fn front(tried: &[Candidate]) -> Vec<usize> {
         front(tried)
     }
 
@@ -35,6 +35,34 @@ impl Tried {
     /// if none.
     pub fn label(&self) -> String {
         label(&self.change)
+    }
+
+    /// What it gives each objective ([`Objective::ALL`](crate::Objective::ALL)'s order).
+    pub fn meets(&self) -> &[Meets; 3] {
+        &self.judged.meets
+    }
+
+    /// The objectives not known met.
+    pub fn missed(&self) -> usize {
+        self.judged.missed()
+    }
+
+    /// Healthy calls refused, failing calls let through, and the longest any incident
+    /// went before it failed fast or ended (µs), as far as the recording tells them.
+    pub fn known(&self) -> &[Known; 3] {
+        &self.judged.known
+    }
+
+    /// The same three, each its estimate, or where it cannot be told its worst (every
+    /// call of the recording; an incident's whole length): what it is ranked by.
+    pub fn estimates(&self) -> [u64; 3] {
+        self.judged.front
+    }
+
+    /// The time callers waited in all (µs), its estimate; `u64::MAX` where it cannot be
+    /// told.
+    pub fn waited(&self) -> u64 {
+        self.judged.waited
     }
 
     /// How it ranks, the lower the better: the objectives not known met, those its
@@ -53,7 +81,7 @@ impl Tried {
 }
 
 /// What the search of every system shares.
-pub struct Common<'a> {
+pub struct Search<'a> {
     /// The settings file's text, from which every setting tried is made.
     pub text: &'a str,
     /// Its name, for its errors.
@@ -70,7 +98,7 @@ pub struct Common<'a> {
     pub progress: &'a (dyn Fn() + Sync),
 }
 
-impl Common<'_> {
+impl Search<'_> {
     /// `prepared`'s system (`name`) searched from the settings it ran with
     /// (`ran_with`, whose replay is `first`); `healthy` is its healthy calls as far as
     /// the recording tells them. Returns every setting tried, the one it ran with at 0
@@ -82,13 +110,13 @@ impl Common<'_> {
         (name, ran_with): (&str, &SystemSettings),
         mut first: Variant,
         healthy: Told,
-    ) -> (Vec<Tried>, bool, Vec<&'static str>) {
+    ) -> (Vec<Candidate>, bool, Vec<&'static str>) {
         let groups = Seen::of(&prepared.system.calls).groups(ran_with);
         let judged = self
             .objectives
             .score(&prepared.certainty(&first), (healthy, prepared.calls()));
         first.forget_fates();
-        let first = Tried {
+        let first = Candidate {
             change: Change::new(),
             settings: ran_with.clone(),
             variant: first,
@@ -98,7 +126,7 @@ impl Common<'_> {
         let (tried, interrupted) = if prepared.has_holes() {
             (vec![first], false)
         } else {
-            let search = Search {
+            let search = SystemSearch {
                 common: self,
                 prepared,
                 system: name,
@@ -126,8 +154,8 @@ impl Common<'_> {
 }
 
 /// One system's search.
-pub struct Search<'a> {
-    pub common: &'a Common<'a>,
+pub(crate) struct SystemSearch<'a> {
+    pub common: &'a Search<'a>,
     pub prepared: &'a Prepared<'a>,
     pub system: &'a str,
     pub groups: &'a [Group],
@@ -144,7 +172,7 @@ fn dominates(a: &Scorecard, b: &Scorecard) -> bool {
 
 /// The settings no other tried is better than on every figure of the front, in rank
 /// order; the first of equal ones.
-pub fn front(tried: &[Tried]) -> Vec<usize> {
+pub fn front(tried: &[Candidate]) -> Vec<usize> {
     let mut front: Vec<usize> = (0..tried.len())
         .filter(|&i| {
             !tried.iter().enumerate().any(|(j, t)| {
@@ -157,9 +185,9 @@ pub fn front(tried: &[Tried]) -> Vec<usize> {
     front
 }
 
-impl Search<'_> {
+impl SystemSearch<'_> {
     /// The setting `change` makes, tried: its replay, judged.
-    fn try_one(&self, change: Change, settings: SystemSettings) -> Tried {
+    fn try_one(&self, change: Change, settings: SystemSettings) -> Candidate {
         let mut variant = self.prepared.variant(&label(&change), &settings);
         let judged = score(
             &self.prepared.certainty(&variant),
@@ -167,7 +195,7 @@ impl Search<'_> {
             (self.healthy, self.prepared.calls()),
         );
         variant.forget_fates();
-        Tried {
+        Candidate {
             change,
             settings,
             variant,
@@ -178,10 +206,13 @@ impl Search<'_> {
     /// Each of `batch` tried, on every thread; the ones left when interrupted are not.
     /// A setting the recording cannot tell (a longer timeout than its calls were
     /// allowed) comes back among the second: nothing is known of it.
-    fn try_all(&self, batch: Vec<(Change, SystemSettings)>) -> (Vec<Tried>, Vec<SystemSettings>) {
+    fn try_all(
+        &self,
+        batch: Vec<(Change, SystemSettings)>,
+    ) -> (Vec<Candidate>, Vec<SystemSettings>) {
         let slots: Vec<Mutex<Option<(Change, SystemSettings)>>> =
             batch.into_iter().map(|b| Mutex::new(Some(b))).collect();
-        let done: Mutex<Vec<(usize, Tried)>> = Mutex::new(Vec::new());
+        let done: Mutex<Vec<(usize, Candidate)>> = Mutex::new(Vec::new());
         let next = AtomicUsize::new(0);
         std::thread::scope(|scope| {
             for _ in 0..self.common.jobs.min(slots.len()) {
@@ -204,7 +235,7 @@ impl Search<'_> {
         });
         let mut done = done.into_inner().unwrap_or_default();
         done.sort_by_key(|(i, _)| *i);
-        let (told, untold): (Vec<Tried>, Vec<Tried>) = done
+        let (told, untold): (Vec<Candidate>, Vec<Candidate>) = done
             .into_iter()
             .map(|(_, t)| t)
             .partition(|t| t.variant.cannot_tell.is_empty());
@@ -248,7 +279,7 @@ impl Search<'_> {
 
     /// The search from `first` (the settings the service ran with): every setting
     /// tried, `first` at 0, and whether it was interrupted.
-    pub fn run(&self, first: Tried) -> (Vec<Tried>, bool) {
+    pub fn run(&self, first: Candidate) -> (Vec<Candidate>, bool) {
         let base = first.settings.clone();
         let mut tried = vec![first];
         let mut expanded: Vec<bool> = vec![false];

@@ -85,7 +85,7 @@ impl Prepared<'_> {
 
     /// `settings` assessed: the estimate's replay, then every path within `budget`
     /// replays; unlabelled, without draws (see [`Prepared::variant`]).
-    pub fn assess(&self, settings: &SystemSettings, budget: usize) -> Variant {
+    pub(crate) fn assess(&self, settings: &SystemSettings, budget: usize) -> Variant {
         let estimate: Vec<bool> = self.options.iter().map(|o| o.estimate_fails).collect();
         let replay = self.run(settings, Choice::Each(estimate));
         let limit = limit(settings);
@@ -132,7 +132,7 @@ impl Prepared<'_> {
     /// answers; the calls in `holes` left out as `see_holes` says. `estimate`, its
     /// replay on the estimate's answers, is reused where it let none of those calls run
     /// (its replay is then the same whatever they answer).
-    pub fn drawn(
+    pub(crate) fn drawn(
         &self,
         settings: &SystemSettings,
         estimate: &Replay,

@@ -11,7 +11,7 @@ use crate::output::{counted, thousands};
 use crate::replay::wrap;
 use outbound_guard_replay::Recording;
 use outbound_guard_replay::{
-    Difference, FigureKind, Known, Meets, Objective, Objectives, Prepared, Subject, Told, Tried,
+    Candidate, Difference, FigureKind, Known, Meets, Objective, Objectives, Prepared, Subject, Told,
 };
 
 /// One system's search and what it chose.
@@ -19,7 +19,7 @@ pub(crate) struct Tuned<'a> {
     pub(crate) name: String,
     pub(crate) prepared: Prepared<'a>,
     /// Every setting tried, the settings it ran with first.
-    pub(crate) tried: Vec<Tried>,
+    pub(crate) tried: Vec<Candidate>,
     /// The recommended setting and the alternatives.
     pub(crate) chosen: Chosen,
     pub(crate) interrupted: bool,
@@ -89,14 +89,14 @@ impl Chosen {
 /// `t`'s figures of the front against `base`'s (the lower the better): the counts
 /// compared on the same draws of the answers the recording lacks (paired), the slowest
 /// incident interval against interval.
-fn versus(base: &Tried, t: &Tried) -> [Difference; 3] {
+fn versus(base: &Candidate, t: &Candidate) -> [Difference; 3] {
     let subjects = [
         Some(Subject::Figure(FigureKind::HealthyRefused)),
         Some(Subject::Figure(FigureKind::FailingLetThrough)),
         None,
     ];
     std::array::from_fn(|k| {
-        let (b, a) = (&base.judged.known[k], &t.judged.known[k]);
+        let (b, a) = (&base.known()[k], &t.known()[k]);
         match subjects[k] {
             Some(subject) => base.variant.paired(&t.variant, (b, a), subject).verdict,
             None => b.compare(a),
@@ -106,7 +106,7 @@ fn versus(base: &Tried, t: &Tried) -> [Difference; 3] {
 
 /// Whether `t` is known no worse than `base` on every figure of the front and known
 /// better on one.
-fn known_better(t: &Tried, base: &Tried) -> bool {
+fn known_better(t: &Candidate, base: &Candidate) -> bool {
     let v = versus(base, t);
     v.iter()
         .all(|v| matches!(v, Difference::Better | Difference::Same))
@@ -117,10 +117,10 @@ fn known_better(t: &Tried, base: &Tried) -> bool {
 /// (`no_breaker`'s figure; `failing_drawn`: every failing call, on each draw of the
 /// answers the recording lacks): on the same draws where drawn (fewer on every one),
 /// else interval against interval.
-fn fewer_than_none(t: &Tried, no_breaker: &Known, failing_drawn: &[u64]) -> bool {
+fn fewer_than_none(t: &Candidate, no_breaker: &Known, failing_drawn: &[u64]) -> bool {
     let draws = &t.variant.draws;
     if !draws.is_empty() && draws.len() == failing_drawn.len() {
-        let Known::Told(_) = &t.judged.known[1] else {
+        let Known::Told(_) = &t.known()[1] else {
             return false;
         };
         return draws
@@ -128,14 +128,14 @@ fn fewer_than_none(t: &Tried, no_breaker: &Known, failing_drawn: &[u64]) -> bool
             .zip(failing_drawn)
             .all(|(d, &all)| (d.counts[FigureKind::FailingLetThrough] as u64) < all);
     }
-    no_breaker.compare(&t.judged.known[1]) == Difference::Better
+    no_breaker.compare(&t.known()[1]) == Difference::Better
 }
 
 /// The recommended setting and the alternatives of `tried` (the settings it ran with
 /// at 0); `no_breaker` the figures of the front with no breaker, and its failing calls
 /// let through on each draw.
 pub(crate) fn choose(
-    tried: &[Tried],
+    tried: &[Candidate],
     (no_breaker, failing_drawn): (&[Known; 3], &[u64]),
 ) -> Chosen {
     let best = |keep: &dyn Fn(usize) -> bool| {
@@ -144,7 +144,7 @@ pub(crate) fn choose(
             .min_by_key(|&i| tried[i].rank())
     };
     let as_set = &tried[0];
-    let recommended = best(&|i| tried[i].judged.missed() == 0)
+    let recommended = best(&|i| tried[i].missed() == 0)
         .map(|r| (r, Because::MeetsEvery))
         .or_else(|| {
             best(&|i| i != 0 && known_better(&tried[i], as_set))
@@ -159,7 +159,7 @@ pub(crate) fn choose(
                 .any(|v| matches!(v, Difference::Better | Difference::Worse))
             && fewer_than_none(t, &no_breaker[1], failing_drawn)
     };
-    let front = Tried::front(tried);
+    let front = Candidate::front(tried);
     let mut alternatives: Vec<usize> = Vec::new();
     for figure in 0..3 {
         let pick = front
@@ -171,7 +171,7 @@ pub(crate) fn choose(
                     && !alternatives.contains(&i)
                     && trades(i)
             })
-            .min_by_key(|&i| (tried[i].judged.front[figure], tried[i].rank()));
+            .min_by_key(|&i| (tried[i].estimates()[figure], tried[i].rank()));
         alternatives.extend(pick);
     }
     Chosen {
@@ -299,11 +299,11 @@ fn objective_name(o: Objective) -> &'static str {
 }
 
 /// The objectives a setting meets, misses and cannot be told to meet, in words.
-fn meets_line(t: &Tried) -> String {
+fn meets_line(t: &Candidate) -> String {
     let which = |missed: bool| -> Vec<&str> {
         Objective::ALL
             .iter()
-            .zip(&t.judged.meets)
+            .zip(t.meets())
             .filter(|(_, m)| {
                 if missed {
                     **m == Meets::Missed
@@ -335,7 +335,7 @@ fn meets_line(t: &Tried) -> String {
 /// How `t` trades against `against`, figure by figure of the front: better or worse
 /// where told, the figures whose difference is within their error said "cannot tell
 /// apart", and those the recording cannot tell said so.
-fn trade(t: &Tried, against: &Tried, against_name: &str) -> String {
+fn trade(t: &Candidate, against: &Candidate, against_name: &str) -> String {
     let words = [
         (
             "refuses fewer healthy calls",
@@ -384,7 +384,7 @@ fn trade(t: &Tried, against: &Tried, against_name: &str) -> String {
 }
 
 impl Tuned<'_> {
-    fn known(&self, t: &Tried, subject: Subject) -> Known {
+    fn known(&self, t: &Candidate, subject: Subject) -> Known {
         self.prepared.known(&t.variant, subject)
     }
 
@@ -516,7 +516,7 @@ impl Tuned<'_> {
                 ),
             );
         }
-        for (objective, meets) in Objective::ALL.iter().zip(&self.tried[against].judged.meets) {
+        for (objective, meets) in Objective::ALL.iter().zip(self.tried[against].meets()) {
             if let Meets::NotJudged(why) = meets {
                 say(
                     out,
@@ -586,7 +586,7 @@ impl Tuned<'_> {
                 name,
                 columns
                     .iter()
-                    .map(|(_, i)| meets_words(&self.tried[*i].judged.meets[k]).to_owned())
+                    .map(|(_, i)| meets_words(&self.tried[*i].meets()[k]).to_owned())
                     .collect(),
             );
         }
@@ -641,13 +641,13 @@ impl Tuned<'_> {
     /// (or the incident ends), beside the settings it ran with there.
     fn decided(&self, recording: &Recording, r: usize) -> Option<String> {
         let incidents: Vec<(u64, u64)> = self.prepared.incidents().collect();
-        let went = |t: &Tried, i: usize| match self.known(t, Subject::FastFail(i)) {
+        let went = |t: &Candidate, i: usize| match self.known(t, Subject::FastFail(i)) {
             Known::Told(told) => told.value.min(incidents[i].1),
             Known::CannotTell(_) => 0,
         };
         let t = &self.tried[r];
         let i = (0..incidents.len()).max_by_key(|&i| went(t, i))?;
-        let words = |t: &Tried| match self.known(t, Subject::FastFail(i)) {
+        let words = |t: &Candidate| match self.known(t, Subject::FastFail(i)) {
             Known::Told(told) if told.value <= incidents[i].1 => {
                 format!("fails fast after {}", fast_fail_words(told.value))
             }
@@ -668,31 +668,25 @@ impl Tuned<'_> {
     fn unmet(&self, objectives: Objectives) -> Vec<String> {
         let mut lines = Vec::new();
         for (k, objective) in Objective::ALL.iter().enumerate() {
-            if self.tried.iter().any(|t| t.judged.meets[k].met()) {
+            if self.tried.iter().any(|t| t.meets()[k].met()) {
                 continue;
             }
             let closest = (0..self.tried.len()).min_by_key(|&i| {
-                let j = &self.tried[i].judged;
-                (
-                    [j.front[0], j.front[2], j.front[1]][k],
-                    self.tried[i].rank(),
-                )
+                let j = self.tried[i].estimates();
+                ([j[0], j[2], j[1]][k], self.tried[i].rank())
             });
             let Some(i) = closest else { continue };
-            let j = &self.tried[i].judged;
+            let j = self.tried[i].known();
             let best = match objective {
                 Objective::HealthyRefused => {
-                    format!("{} healthy calls refused", told_words(&j.known[0], count))
+                    format!("{} healthy calls refused", told_words(&j[0], count))
                 }
                 Objective::FailFast => format!(
                     "an incident {} before it failed fast or ended",
-                    told_words(&j.known[2], span)
+                    told_words(&j[2], span)
                 ),
                 Objective::FailingThrough => {
-                    format!(
-                        "{} failing calls let through",
-                        told_words(&j.known[1], count)
-                    )
+                    format!("{} failing calls let through", told_words(&j[1], count))
                 }
             };
             lines.push(format!(
@@ -706,7 +700,7 @@ impl Tuned<'_> {
 
     /// What `t` misses of each objective it is not known to meet, and by how much
     /// (its estimate against the cap).
-    fn shortfalls(&self, t: &Tried, objectives: Objectives) -> Vec<String> {
+    fn shortfalls(&self, t: &Candidate, objectives: Objectives) -> Vec<String> {
         let within = u64::try_from(objectives.fail_fast_within.as_micros()).unwrap_or(u64::MAX);
         let exact = |value| Told {
             value,
@@ -721,13 +715,13 @@ impl Tuned<'_> {
         ];
         let mut lines = Vec::new();
         for (k, objective) in Objective::ALL.iter().enumerate() {
-            let meets = &t.judged.meets[k];
+            let meets = &t.meets()[k];
             if meets.met() {
                 continue;
             }
             // The front's figure each objective rests on.
             let f = [0, 2, 1][k];
-            let (value, cap) = (t.judged.front[f], caps[k]);
+            let (value, cap) = (t.estimates()[f], caps[k]);
             let words = |v: u64| {
                 if *objective == Objective::FailFast {
                     span(v)
@@ -750,7 +744,7 @@ impl Tuned<'_> {
                     words(cap.high)
                 )
             };
-            let estimate = told_words(&t.judged.known[f], words);
+            let estimate = told_words(&t.known()[f], words);
             lines.push(match meets {
                 Meets::Missed => format!(
                     "misses {} by {}: {figure} {estimate}, the cap {cap_words}",
@@ -768,7 +762,7 @@ impl Tuned<'_> {
     }
 
     /// One setting as JSON.
-    fn setting_json(&self, t: &Tried) -> Value {
+    fn setting_json(&self, t: &Candidate) -> Value {
         let known = |k: Known| match k {
             Known::Told(t) => {
                 json!({"value": t.value, "low": t.low, "high": t.high, "exact": t.exact()})
@@ -807,7 +801,7 @@ impl Tuned<'_> {
             .collect();
         let objectives: serde_json::Map<String, Value> = Objective::ALL
             .iter()
-            .zip(&t.judged.meets)
+            .zip(t.meets())
             .map(|(o, m)| {
                 let v = match m {
                     Meets::Met => json!("met"),
@@ -823,11 +817,11 @@ impl Tuned<'_> {
             "change": t.change.iter().map(|(k, v)| (k.name().to_owned(), json!(v))).collect::<serde_json::Map<_, _>>(),
             "figures": figures,
             // `null` where the time callers waited cannot be told.
-            "waited_ms": (t.judged.waited != u64::MAX).then(|| t.judged.waited as f64 / 1000.0),
+            "waited_ms": (t.waited() != u64::MAX).then(|| t.waited() as f64 / 1000.0),
             "fast_fail": fast_fail,
-            "slowest_incident_ms": t.judged.front[2] as f64 / 1000.0,
+            "slowest_incident_ms": t.estimates()[2] as f64 / 1000.0,
             "objectives": objectives,
-            "meets_every_objective": t.judged.missed() == 0,
+            "meets_every_objective": t.missed() == 0,
         })
     }
 
@@ -860,7 +854,7 @@ impl Tuned<'_> {
                 .filter(|(_, b)| *b == Because::BetterThanAsSet)
                 .map(|(r, _)| self.shortfalls(&self.tried[r], objectives)),
             "alternatives": self.chosen.alternatives.iter().map(|&i| self.setting_json(&self.tried[i])).collect::<Vec<_>>(),
-            "front": Tried::front(&self.tried).into_iter().map(|i| self.setting_json(&self.tried[i])).collect::<Vec<_>>(),
+            "front": Candidate::front(&self.tried).into_iter().map(|i| self.setting_json(&self.tried[i])).collect::<Vec<_>>(),
         })
     }
 }
