@@ -9,13 +9,13 @@ use super::holes::{in_hole, Hole};
 use super::recording::{Call, Recorded};
 
 /// A stretch of the recording where the upstream was failing, by the upstream's own
-/// behaviour: one-second bins where at least [`FAILING_SHARE`] of the calls that
-/// reached it failed, joined across gaps up to [`GAP`] seconds, with at least
-/// [`LEAST_FAILURES`] failing calls. A second whose calls were all refused by the
+/// behaviour: one-second bins where at least a quarter (`FAILING_SHARE`) of the
+/// calls that reached it failed, joined across gaps up to 5 seconds (`GAP`), with at
+/// least 5 failing calls (`LEAST_FAILURES`). A second whose calls were all refused by the
 /// recording's breaker says nothing about the upstream: it neither ends an incident nor
 /// counts toward its gap (so an outage behind a 30 s open period stays one incident,
 /// from its first failure to its last), nor does a second without a call in one of the
-/// recording's [holes](super::holes), where the calls that breaker refused are missing;
+/// recording's [holes](crate::Hole), where the calls that breaker refused are missing;
 /// a second that ran healthy calls, or had no call at all elsewhere, does. Read from the
 /// recording alone, so the same for every setting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,6 +24,7 @@ pub struct Incident {
     pub start: u64,
     /// The last failing call's start.
     pub end: u64,
+    /// The failing calls in it.
     pub failing_calls: u32,
 }
 
@@ -106,7 +107,7 @@ pub struct Met {
     /// until it failed fast (or the next incident): their guessed answers fed it.
     pub guessed_before_fast_fail: usize,
     /// Whether the breaker had not failed fast when the incident's first
-    /// [hole](super::holes) began: what it did with the calls missing there is not
+    /// [hole](crate::Hole) began: what it did with the calls missing there is not
     /// recorded.
     pub unseen: bool,
 }
@@ -179,7 +180,7 @@ impl Figure {
 
 /// One value per [`Figure`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct PerFigure<T>([T; Figure::ALL.len()]);
+pub(crate) struct PerFigure<T>([T; Figure::ALL.len()]);
 
 impl<T> std::ops::Index<Figure> for PerFigure<T> {
     type Output = T;
@@ -221,7 +222,7 @@ pub struct Opening {
 /// One system's figures under one setting, each call judged by its recorded outcome or,
 /// for a call without one, by the answer it was given.
 #[derive(Debug, Clone, Default)]
-pub struct Figures {
+pub(crate) struct Figures {
     pub calls: usize,
     /// Calls that reached the upstream.
     pub ran: usize,
@@ -640,7 +641,7 @@ mod tests {
 /// The lowest and the highest a count came to over the ways of answering the calls
 /// without a recorded outcome.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Range {
+pub(crate) struct Range {
     pub low: usize,
     pub high: usize,
 }
@@ -668,7 +669,7 @@ impl Range {
 /// The time to fast fail of an incident over those ways: the soonest, and the latest
 /// (`None`: at least one never failed fast).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct FastFailRange {
+pub(crate) struct FastFailRange {
     pub soonest: Option<u64>,
     pub latest: Option<u64>,
 }
@@ -703,7 +704,7 @@ impl FastFailRange {
 /// recorded outcome that were replayed: each figure's range, and each incident's (its
 /// time to fast fail and its failing calls let through).
 #[derive(Debug, Clone, Default)]
-pub struct Ranges {
+pub(crate) struct Ranges {
     pub figures: PerFigure<Range>,
     pub incidents: Vec<(FastFailRange, Range)>,
     /// Replays whose figures the ranges hold (each way the calls that ran could have been
@@ -736,7 +737,7 @@ impl Ranges {
 
     /// The ranges where they hold every way of answering (every way was replayed);
     /// `None` past the budget, where only the estimate is known.
-    pub fn proven(&self) -> Option<&Ranges> {
+    pub(crate) fn proven(&self) -> Option<&Ranges> {
         self.every_way.then_some(self)
     }
 

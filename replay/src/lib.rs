@@ -41,6 +41,8 @@
 //! assert!(told.exact() && told.value < 300, "{told:?}");
 //! ```
 
+#![warn(unnameable_types)]
+
 #[cfg(test)]
 mod drawn;
 mod engine;
@@ -61,11 +63,11 @@ mod ways;
 mod words;
 
 pub use engine::{Fate, Replay, ReplayedTransition};
-pub use figures::{FastFailRange, Figure as FigureKind, Range, Ranges};
+pub use figures::{Figure as FigureKind, Incident, Met, Opening};
 pub use holes::Hole;
-pub use objectives::{Meets, Objective, Objectives};
+pub use objectives::{Meets, Objectives};
 pub use prepared::Prepared;
-pub use recording::{Call, Recorded, Recording, SystemRecording};
+pub use recording::{Call, Recorded, RecordedTransition, Recording, SystemRecording};
 pub use report::{SystemReport, Variant};
 pub use search::{Candidate, Search};
 pub use verdict::{Compared, Difference, Known, Subject, Told};

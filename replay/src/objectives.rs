@@ -22,31 +22,6 @@ pub struct Objectives {
     pub failing_through: Option<u64>,
 }
 
-/// One objective.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Objective {
-    HealthyRefused,
-    FailFast,
-    FailingThrough,
-}
-
-impl Objective {
-    pub const ALL: [Objective; 3] = [
-        Objective::HealthyRefused,
-        Objective::FailFast,
-        Objective::FailingThrough,
-    ];
-
-    /// Its JSON key.
-    pub fn key(self) -> &'static str {
-        match self {
-            Objective::HealthyRefused => "healthy_refused",
-            Objective::FailFast => "fail_fast_within",
-            Objective::FailingThrough => "failing_through",
-        }
-    }
-}
-
 /// Whether a setting meets an objective.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Meets {

@@ -6,7 +6,7 @@ use std::time::{Duration, SystemTime};
 use outbound_guard_settings::SystemSettings;
 
 use super::engine::Replay;
-use super::figures::{Figures, Incident, Ranges};
+use super::figures::{Figure as FigureKind, Figures, Incident, Met, Opening, Ranges};
 use super::holes::Hole;
 use super::recording::{Recording, SystemRecording};
 
@@ -18,12 +18,12 @@ pub struct Variant {
     /// recording has holes, the failing calls they let through are all in it.
     pub ran_with: bool,
     /// With the calls without a recorded outcome answered by the estimate.
-    pub figures: Figures,
+    pub(crate) figures: Figures,
     /// Its figures on each draw of those answers (`DRAWS`),
     /// in the order drawn, the same for every setting (empty where none is guessed).
-    pub draws: Vec<Figures>,
+    pub(crate) draws: Vec<Figures>,
     /// Each figure over every way of answering them.
-    pub ranges: Ranges,
+    pub(crate) ranges: Ranges,
     pub replay: Replay,
     /// The longest a call that ran keeps its caller waiting (µs): the setting's
     /// `read_timeout` or `total_timeout`, the shorter.
@@ -62,6 +62,77 @@ impl Variant {
             replays,
             cannot_tell: Vec::new(),
         }
+    }
+
+    /// The calls its figures count (none where the recording cannot tell it).
+    pub fn calls(&self) -> usize {
+        self.figures.calls
+    }
+
+    /// Of those, the calls that reached the upstream.
+    pub fn ran(&self) -> usize {
+        self.figures.ran
+    }
+
+    /// Its count of `figure` (calls, or µs for the time callers waited), with the calls
+    /// without a recorded outcome answered by the estimate.
+    pub fn count(&self, figure: FigureKind) -> usize {
+        self.figures.counts[figure]
+    }
+
+    /// Of the calls behind `figure`'s count, how many had no recorded outcome (for the
+    /// openings: such calls let run, whose guessed answers fed the breaker).
+    pub fn guessed(&self, figure: FigureKind) -> usize {
+        self.figures.guessed[figure]
+    }
+
+    /// Its count of `figure` on each draw of the answers the recording lacks, in the
+    /// order drawn (none where nothing was drawn).
+    pub fn drawn_counts(&self, figure: FigureKind) -> impl ExactSizeIterator<Item = usize> + '_ {
+        self.draws.iter().map(move |d| d.counts[figure])
+    }
+
+    /// When and why its breaker opened, in order.
+    pub fn openings(&self) -> &[Opening] {
+        &self.figures.openings
+    }
+
+    /// How it met each of the recording's incidents, in order.
+    pub fn incidents(&self) -> &[Met] {
+        &self.figures.incidents
+    }
+
+    /// How many replays of it the ranges hold (each way the calls without a recorded
+    /// outcome could have been answered, or as many as the budget allowed).
+    pub fn ways_replayed(&self) -> usize {
+        self.ranges.paths
+    }
+
+    /// Whether every way of answering the calls without a recorded outcome was
+    /// replayed: then the `proven` ranges hold.
+    pub fn every_way(&self) -> bool {
+        self.ranges.every_way
+    }
+
+    /// The lowest and the highest `figure` came to over every way of answering the
+    /// calls without a recorded outcome; `None` unless [every way](Self::every_way)
+    /// was replayed.
+    pub fn proven(&self, figure: FigureKind) -> Option<(usize, usize)> {
+        let r = self.ranges.proven()?.figures[figure];
+        Some((r.low, r.high))
+    }
+
+    /// The same for incident `i`'s time to fast fail: the soonest and the latest (µs;
+    /// `None`: it never failed fast).
+    pub fn proven_fast_fail(&self, i: usize) -> Option<(Option<u64>, Option<u64>)> {
+        let (fast, _) = self.ranges.proven()?.incidents.get(i)?;
+        Some((fast.soonest, fast.latest))
+    }
+
+    /// The same for the failing calls it let through in incident `i`.
+    pub fn proven_through(&self, i: usize) -> Option<(usize, usize)> {
+        let (_, through) = self.ranges.proven()?.incidents.get(i)?;
+        Some((through.low, through.high))
     }
 
     /// Drops each call's fate: what is kept (figures, transitions) is what `tune` reads

@@ -37,7 +37,8 @@ impl Candidate {
         label(&self.change)
     }
 
-    /// What it gives each objective ([`Objective::ALL`](crate::Objective::ALL)'s order).
+    /// What it gives each objective, in the order of [`Objectives`]' fields: healthy
+    /// calls refused, the time to fail fast, failing calls let through.
     pub fn meets(&self) -> &[Meets; 3] {
         &self.judged.meets
     }

@@ -270,7 +270,7 @@ fn strips(report: &SystemReport<'_>, end: f64) -> Vec<Strip> {
         .map(|t| (t.at, state_named(&t.to)));
     let mut strips: Vec<Strip> = vec![(live_name.to_owned(), spans(live, end), Vec::new())];
     for v in &report.variants {
-        let guessed = v.figures.openings.iter().filter(|o| o.guessed);
+        let guessed = v.openings().iter().filter(|o| o.guessed);
         strips.push((
             format!("replayed: {}", named(v)),
             spans(v.replay.transitions.iter().map(|t| (t.at, t.to)), end),

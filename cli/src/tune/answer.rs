@@ -11,8 +11,33 @@ use crate::output::{counted, thousands};
 use crate::replay::wrap;
 use outbound_guard_replay::Recording;
 use outbound_guard_replay::{
-    Candidate, Difference, FigureKind, Known, Meets, Objective, Objectives, Prepared, Subject, Told,
+    Candidate, Difference, FigureKind, Known, Meets, Objectives, Prepared, Subject, Told,
 };
+
+/// One objective, in the order [`Candidate::meets`] gives them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Objective {
+    HealthyRefused,
+    FailFast,
+    FailingThrough,
+}
+
+impl Objective {
+    const ALL: [Objective; 3] = [
+        Objective::HealthyRefused,
+        Objective::FailFast,
+        Objective::FailingThrough,
+    ];
+
+    /// Its JSON key.
+    fn key(self) -> &'static str {
+        match self {
+            Objective::HealthyRefused => "healthy_refused",
+            Objective::FailFast => "fail_fast_within",
+            Objective::FailingThrough => "failing_through",
+        }
+    }
+}
 
 /// One system's search and what it chose.
 pub(crate) struct Tuned<'a> {
@@ -118,15 +143,12 @@ fn known_better(t: &Candidate, base: &Candidate) -> bool {
 /// answers the recording lacks): on the same draws where drawn (fewer on every one),
 /// else interval against interval.
 fn fewer_than_none(t: &Candidate, no_breaker: &Known, failing_drawn: &[u64]) -> bool {
-    let draws = &t.variant.draws;
-    if !draws.is_empty() && draws.len() == failing_drawn.len() {
+    let through = t.variant.drawn_counts(FigureKind::FailingLetThrough);
+    if !failing_drawn.is_empty() && through.len() == failing_drawn.len() {
         let Known::Told(_) = &t.known()[1] else {
             return false;
         };
-        return draws
-            .iter()
-            .zip(failing_drawn)
-            .all(|(d, &all)| (d.counts[FigureKind::FailingLetThrough] as u64) < all);
+        return through.zip(failing_drawn).all(|(d, &all)| (d as u64) < all);
     }
     no_breaker.compare(&t.known()[1]) == Difference::Better
 }

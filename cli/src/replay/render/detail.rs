@@ -14,8 +14,8 @@ use crate::output::{counted, thousands};
 use super::preamble::preamble;
 use super::screen::{spaced, system_header, wrap, WIDTH};
 use crate::output::span;
+use outbound_guard_replay::FigureKind as Figure;
 use outbound_guard_replay::Recording;
-use outbound_guard_replay::{FastFailRange, FigureKind as Figure, Range};
 use outbound_guard_replay::{Known, Subject};
 use outbound_guard_replay::{SystemReport, Variant};
 
@@ -35,8 +35,8 @@ fn amount(figure: Figure, value: usize) -> String {
 }
 
 /// A range every way was replayed for, `54–1,511`, or `None` where it is one value.
-fn range(figure: Figure, r: Range) -> Option<String> {
-    (r.low != r.high).then(|| format!("{}–{}", amount(figure, r.low), amount(figure, r.high)))
+fn range(figure: Figure, (low, high): (usize, usize)) -> Option<String> {
+    (low != high).then(|| format!("{}–{}", amount(figure, low), amount(figure, high)))
 }
 
 /// A time to fast fail (`None`: never).
@@ -52,10 +52,7 @@ fn cell(report: &SystemReport<'_>, variant: &Variant, figure: Figure) -> String 
         Known::Told(t) if t.exact() => amount(figure, usize::try_from(t.value).unwrap_or(0)),
         Known::Told(t) => {
             let value = amount(figure, usize::try_from(t.value).unwrap_or(usize::MAX));
-            let proven = variant
-                .ranges
-                .proven()
-                .and_then(|p| range(figure, p.figures[figure]));
+            let proven = variant.proven(figure).and_then(|p| range(figure, p));
             match proven {
                 Some(r) => format!("{value} ({} guessed; every way {r})", thousands(t.guessed)),
                 None => format!("{value} ({} guessed)", thousands(t.guessed)),
@@ -70,10 +67,10 @@ fn fast_cell(report: &SystemReport<'_>, variant: &Variant, i: usize) -> String {
         Known::CannotTell(why) => format!("cannot tell: {why}"),
         Known::Told(t) if t.exact() => fast((t.value != u64::MAX).then_some(t.value)),
         Known::Told(t) => {
-            let proven = variant.ranges.proven().map(|p| p.incidents[i].0);
+            let proven = variant.proven_fast_fail(i);
             let value = fast((t.value != u64::MAX).then_some(t.value));
             match proven {
-                Some(FastFailRange { soonest, latest }) if soonest != latest => format!(
+                Some((soonest, latest)) if soonest != latest => format!(
                     "{value} ({} guessed; every way {}–{})",
                     thousands(t.guessed),
                     fast(soonest),
@@ -97,16 +94,15 @@ fn row(out: &mut String, label: &str, value: &str) {
 
 /// How the ranges were found.
 fn ways(variant: &Variant) -> String {
-    let ranges = &variant.ranges;
-    if ranges.every_way {
+    if variant.every_way() {
         format!(
             "every way replayed ({})",
-            counted(ranges.paths, "replay", "replays")
+            counted(variant.ways_replayed(), "replay", "replays")
         )
     } else {
         format!(
             "{} replayed, not every one; each figure the estimate with its error",
-            counted(ranges.paths, "way", "ways")
+            counted(variant.ways_replayed(), "way", "ways")
         )
     }
 }
@@ -128,11 +124,11 @@ fn setting(out: &mut String, recording: &Recording, report: &SystemReport<'_>, v
         row(
             out,
             "guessed calls let run",
-            &thousands(v.figures.guessed[Figure::Openings]),
+            &thousands(v.guessed(Figure::Openings)),
         );
         row(out, "ranges", &ways(v));
     }
-    for (i, met) in v.figures.incidents.iter().enumerate() {
+    for (i, met) in v.incidents().iter().enumerate() {
         let incident = met.incident;
         let _ = writeln!(
             out,
@@ -156,7 +152,7 @@ fn setting(out: &mut String, recording: &Recording, report: &SystemReport<'_>, v
         };
         row(out, "  failing calls let through", &through);
     }
-    let openings = &v.figures.openings;
+    let openings = v.openings();
     for o in openings.iter().take(OPENINGS_SHOWN) {
         let mark = match (o.guessed, !v.ran_with && report.rests_on_holes(o.at)) {
             (_, true) => " (rests on the holes)",

@@ -7,9 +7,9 @@ use std::path::Path;
 use serde_json::{json, Map, Value};
 
 use super::preamble::{replayed, total_calls, Timing};
+use outbound_guard_replay::FigureKind as Figure;
 use outbound_guard_replay::Recording;
 use outbound_guard_replay::{Compared, Known, Subject};
-use outbound_guard_replay::{FastFailRange, FigureKind as Figure, Range, Ranges};
 use outbound_guard_replay::{SystemReport, Variant};
 
 /// Milliseconds, from microseconds.
@@ -27,24 +27,25 @@ fn value(figure: Figure, count: usize) -> Value {
 }
 
 /// A proven range as `[low, high]` in the figure's unit.
-fn range(figure: Figure, r: Range) -> Value {
-    json!([value(figure, r.low), value(figure, r.high)])
+fn range(figure: Figure, (low, high): (usize, usize)) -> Value {
+    json!([value(figure, low), value(figure, high)])
 }
 
 /// A proven time to fast fail as `[soonest, latest]` (`null`: never).
-fn fast_range(r: FastFailRange) -> Value {
-    json!([r.soonest.map(ms), r.latest.map(ms)])
+fn fast_range((soonest, latest): (Option<u64>, Option<u64>)) -> Value {
+    json!([soonest.map(ms), latest.map(ms)])
 }
 
 /// The ranges proven to hold every way of answering: every figure's, `null` each where
 /// none is proven.
 fn ranges(variant: &Variant) -> Value {
-    let proven: Option<&Ranges> = variant.ranges.proven();
     let mut out = Map::new();
-    out.insert("every_way".into(), json!(variant.ranges.every_way));
-    out.insert("ways_replayed".into(), json!(variant.ranges.paths));
+    out.insert("every_way".into(), json!(variant.every_way()));
+    out.insert("ways_replayed".into(), json!(variant.ways_replayed()));
     for figure in Figure::ALL {
-        let r = proven.map_or(Value::Null, |p| range(figure, p.figures[figure]));
+        let r = variant
+            .proven(figure)
+            .map_or(Value::Null, |p| range(figure, p));
         out.insert(figure.key().into(), r);
     }
     Value::Object(out)
@@ -109,7 +110,7 @@ fn verdicts(report: &SystemReport<'_>, base: &Variant, alternative: &Variant) ->
             one(Subject::Figure(figure), Some(figure)),
         );
     }
-    let incidents: Vec<Value> = (0..alternative.figures.incidents.len())
+    let incidents: Vec<Value> = (0..alternative.incidents().len())
         .map(|i| one(Subject::FastFail(i), None))
         .collect();
     out.insert("to_fast_fail".into(), json!(incidents));
@@ -118,7 +119,6 @@ fn verdicts(report: &SystemReport<'_>, base: &Variant, alternative: &Variant) ->
 
 /// One setting's replay of a system.
 fn setting(recording: &Recording, report: &SystemReport<'_>, v: &Variant) -> Value {
-    let f = &v.figures;
     let mut out = Map::new();
     out.insert("settings".into(), json!(v.label));
     out.insert("cannot_tell".into(), json!(v.cannot_tell));
@@ -127,10 +127,10 @@ fn setting(recording: &Recording, report: &SystemReport<'_>, v: &Variant) -> Val
         "counts_cannot_tell".into(),
         json!(holed.then_some(Known::IN_HOLES)),
     );
-    out.insert("calls".into(), json!(f.calls));
-    out.insert("ran".into(), json!(f.ran));
+    out.insert("calls".into(), json!(v.calls()));
+    out.insert("ran".into(), json!(v.ran()));
     let mut guessed = Map::new();
-    guessed.insert("ran".into(), json!(f.guessed[Figure::Openings]));
+    guessed.insert("ran".into(), json!(v.guessed(Figure::Openings)));
     // A figure the recording cannot tell is `null`, and why is in `cannot_tell_why`.
     let mut why = Map::new();
     for figure in Figure::ALL {
@@ -143,7 +143,7 @@ fn setting(recording: &Recording, report: &SystemReport<'_>, v: &Variant) -> Val
                 Known::Told(t) => unit_of(figure, t.value),
             };
             out.insert(figure.key().into(), figure_value);
-            guessed.insert(figure.key().into(), json!(f.guessed[figure]));
+            guessed.insert(figure.key().into(), json!(v.guessed(figure)));
         }
     }
     out.insert("cannot_tell_why".into(), Value::Object(why));
@@ -152,7 +152,7 @@ fn setting(recording: &Recording, report: &SystemReport<'_>, v: &Variant) -> Val
     if let Some(base) = report.variants.first().filter(|b| !std::ptr::eq(*b, v)) {
         out.insert("verdicts".into(), verdicts(report, base, v));
     }
-    let openings = f.openings.iter().map(|o| {
+    let openings = v.openings().iter().map(|o| {
         json!({
             "at_ms": ms(o.at), "time": recording.when(o.at), "why": o.why, "guessed": o.guessed,
             "rests_on_holes": !v.ran_with && report.rests_on_holes(o.at),
@@ -175,7 +175,6 @@ fn setting(recording: &Recording, report: &SystemReport<'_>, v: &Variant) -> Val
 
 /// One setting's figures in each incident of its system.
 fn incidents(report: &SystemReport<'_>, v: &Variant) -> Value {
-    let proven = v.ranges.proven();
     let holed = !report.holes.is_empty();
     // Where the recording has holes, only the failing calls the settings it ran with
     // let through are all in it; a setting it cannot tell, none.
@@ -184,8 +183,7 @@ fn incidents(report: &SystemReport<'_>, v: &Variant) -> Value {
         .first()
         .cloned()
         .or_else(|| (holed && !v.ran_with).then(|| Known::IN_HOLES.to_owned()));
-    let incidents = v.figures.incidents.iter().enumerate().map(|(i, m)| {
-        let r = proven.map(|p| p.incidents[i]);
+    let incidents = v.incidents().iter().enumerate().map(|(i, m)| {
         // The value told (the draws' median, where drawn); never is `null`.
         let (fast_untold, fast) = match report.known(v, Subject::FastFail(i)) {
             Known::CannotTell(why) => (Some(why), None),
@@ -195,13 +193,13 @@ fn incidents(report: &SystemReport<'_>, v: &Variant) -> Value {
             "start_ms": ms(m.incident.start),
             "to_fast_fail_ms": fast,
             "to_fast_fail_cannot_tell": fast_untold,
-            "to_fast_fail_ms_range": r.map(|(fast, _)| fast_range(fast)),
+            "to_fast_fail_ms_range": v.proven_fast_fail(i).map(fast_range),
             "to_fast_fail_guessed": m.guessed_before_fast_fail,
             "unseen": m.unseen,
             "failing_let_through": through_untold.is_none().then(|| v.incident_through(i)),
             "failing_let_through_cannot_tell": through_untold,
             "failing_let_through_guessed": m.guessed,
-            "failing_let_through_range": r.map(|(_, through)| range(Figure::FailingLetThrough, through)),
+            "failing_let_through_range": v.proven_through(i).map(|r| range(Figure::FailingLetThrough, r)),
         })
     });
     incidents.collect()

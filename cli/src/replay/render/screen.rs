@@ -273,8 +273,8 @@ fn as_set_count(report: &SystemReport<'_>, figure: Figure) -> String {
 /// with its error; a count the recording cannot tell (one resting on its holes) left
 /// out.
 fn as_set(recording: &Recording, report: &SystemReport<'_>) -> String {
-    let f = &report.variants[0].figures;
-    let mut text = format!("as set, replayed: {}", opened(f.openings.len()));
+    let as_set = &report.variants[0];
+    let mut text = format!("as set, replayed: {}", opened(as_set.openings().len()));
     let mut counts = Vec::new();
     let through = as_set_count(report, Figure::FailingLetThrough);
     if through != "cannot tell" {
@@ -288,7 +288,7 @@ fn as_set(recording: &Recording, report: &SystemReport<'_>) -> String {
     if !counts.is_empty() {
         let _ = write!(text, "; {}", counts.join(", "));
     }
-    for (i, met) in f.incidents.iter().enumerate() {
+    for (i, met) in as_set.incidents().iter().enumerate() {
         let _ = write!(
             text,
             "; incident {} ({}): {}",
