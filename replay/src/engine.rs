@@ -50,6 +50,7 @@ use crate::transitions::Transitions;
 /// What the replayed guard did with one call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u8)]
+#[non_exhaustive]
 pub enum Fate {
     /// Still running (never seen once the replay is over).
     Pending = 0,
@@ -74,6 +75,7 @@ impl Fate {
 
 /// A transition of the replayed breaker.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct ReplayedTransition {
     /// Microseconds since the recording's start.
     pub at: u64,
@@ -87,6 +89,7 @@ pub struct ReplayedTransition {
 
 /// One system's replay under one setting.
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct Replay {
     /// Each call's fate, in the recording's (start) order.
     pub fates: Vec<Fate>,

@@ -19,6 +19,7 @@ use super::recording::{Call, Recorded};
 /// a second that ran healthy calls, or had no call at all elsewhere, does. Read from the
 /// recording alone, so the same for every setting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Incident {
     /// Microseconds since the recording's start: the first failing call's start.
     pub start: u64,
@@ -94,6 +95,7 @@ pub fn incidents(calls: &[Call], holes: &[Hole]) -> Vec<Incident> {
 
 /// An incident as one setting met it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Met {
     pub incident: Incident,
     /// From the incident's first failure to the first call the breaker refused (µs),
@@ -116,6 +118,7 @@ pub struct Met {
 /// the key of its JSON, one variant each. A new figure is a new variant here and its
 /// count in `figures_in`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Figure {
     /// Times the breaker opened (or was forced open).
     Openings,
@@ -209,6 +212,7 @@ impl<T: Copy> PerFigure<T> {
 
 /// When and why a replayed breaker opened.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Opening {
     /// Microseconds since the recording's start.
     pub at: u64,

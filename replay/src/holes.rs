@@ -27,6 +27,7 @@ pub const LEAST_SPAN: u64 = 1_000_000;
 /// A stretch of the recording where its traffic fell while the breaker it ran with was
 /// open or half-open.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub struct Hole {
     /// Microseconds since the recording's start: the replayed breaker's opening.
     pub start: u64,

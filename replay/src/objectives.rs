@@ -98,8 +98,7 @@ impl Objectives {
 impl crate::recording::SystemRecording {
     /// The recording's healthy calls and its failing calls, each as far as it tells
     /// them: the calls it recorded so, and of those its guard refused, the ones the
-    /// estimate answers so, within the estimate's error
-    /// ([`Known::ESTIMATE_ERROR`]).
+    /// estimate answers so, within the estimate's error.
     pub fn totals(&self) -> (Told, Told) {
         totals(&self.calls)
     }

@@ -61,6 +61,7 @@ pub struct Call {
 
 /// A transition the recording's breaker made.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct RecordedTransition {
     /// Microseconds since the recording's first line.
     pub at: u64,
@@ -74,6 +75,7 @@ pub struct RecordedTransition {
 
 /// One system's part of a recording.
 #[derive(Debug, Default)]
+#[non_exhaustive]
 pub struct SystemRecording {
     /// In start order.
     pub calls: Vec<Call>,
@@ -90,6 +92,7 @@ pub struct SystemRecording {
 
 /// A recording, read.
 #[derive(Debug, Default)]
+#[non_exhaustive]
 pub struct Recording {
     /// The first line's start, as a time of day: time 0 of every figure.
     pub origin: Option<SystemTime>,

@@ -11,6 +11,7 @@ use super::holes::Hole;
 use super::recording::{Recording, SystemRecording};
 
 /// One setting's replay of one system.
+#[non_exhaustive]
 pub struct Variant {
     /// `as set`, or the changed key: `cb_failure_rate=0.2`.
     pub label: String,
@@ -72,12 +73,6 @@ impl Variant {
     /// Of those, the calls that reached the upstream.
     pub fn ran(&self) -> usize {
         self.figures.ran
-    }
-
-    /// Its count of `figure` (calls, or µs for the time callers waited), with the calls
-    /// without a recorded outcome answered by the estimate.
-    pub fn count(&self, figure: FigureKind) -> usize {
-        self.figures.counts[figure]
     }
 
     /// Of the calls behind `figure`'s count, how many had no recorded outcome (for the
@@ -144,6 +139,7 @@ impl Variant {
 }
 
 /// One system's replays.
+#[non_exhaustive]
 pub struct SystemReport<'a> {
     pub name: String,
     pub recording: &'a SystemRecording,

@@ -16,6 +16,7 @@ use crate::report::Variant;
 use crate::verdict::{Known, Told};
 
 /// One setting tried.
+#[non_exhaustive]
 pub struct Candidate {
     /// The keys changed from the settings the service ran with.
     pub change: Change,

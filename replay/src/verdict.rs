@@ -42,6 +42,7 @@ pub const SAYS_NOTHING: f64 = 0.9;
 
 /// What a verdict is about: a figure of [`Figure`], or an incident's time to fast fail.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Subject {
     /// A figure over the whole recording.
     Figure(Figure),
@@ -352,6 +353,7 @@ pub const CONFIDENCE: f64 = 1.0 - 1.0 / (DRAWS as f64 + 1.0);
 /// A comparison of two settings on one subject, and the spread of the difference
 /// (the alternative's less the base's) over the draws, where it was drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Compared {
     pub verdict: Difference,
     /// The least and the greatest difference over the draws, and how many draws; in
@@ -436,10 +438,6 @@ pub fn judged(
 }
 
 impl Known {
-    /// The error of an estimate, as a share of the guessed answers behind a figure: an
-    /// estimated figure's interval reaches this far beyond the draws' spread.
-    pub const ESTIMATE_ERROR: f64 = ESTIMATE_ERROR;
-
     /// Why a figure over a whole recording that has holes cannot be told.
     pub const IN_HOLES: &'static str = IN_HOLES;
 
