@@ -3,7 +3,7 @@
 //!
 //! Each setting tried is a replay of the recording through the real guard
 //! ([`Prepared`], the engine `replay` uses), judged against the
-//! objectives a person states ([`Objectives`]). The search ([`Search::search`]) starts from the
+//! objectives a person states ([`Objectives`]). The search ([`Search::run`]) starts from the
 //! settings the service ran with and walks one key at a time (the keys the
 //! recording can judge, within the settings crate's own limits); the answer
 //! ([`answer`]) is the best setting that meets every objective and the ones that trade
@@ -64,7 +64,7 @@ pub(crate) fn run_command(args: &TuneArgs) -> Result<(), Failure> {
         |j| j as usize,
     );
     let progress = progress_bar(args, names.len());
-    let common = Search {
+    let search = Search {
         text: &text,
         origin: &origin,
         vars: &base_vars,
@@ -82,7 +82,7 @@ pub(crate) fn run_command(args: &TuneArgs) -> Result<(), Failure> {
         let ran_with = settings
             .system(name)
             .ok_or_else(|| Failure::Usage(format!("{origin} has no `[systems.{name}]`")))?;
-        tuned.push(tune_system(name, system, ran_with, &common));
+        tuned.push(tune_system(name, system, ran_with, &search));
     }
     progress.finish_and_clear();
     let took = started.elapsed();
@@ -223,7 +223,7 @@ fn tune_system<'a>(
     name: &str,
     system: &'a outbound_guard_replay::SystemRecording,
     ran_with: &outbound_guard_settings::SystemSettings,
-    common: &Search<'_>,
+    search: &Search<'_>,
 ) -> Tuned<'a> {
     // Every setting on the same draws of the answers the recording lacks, as `replay`
     // draws them: the recommendation and the alternatives are compared on them.
@@ -232,7 +232,7 @@ fn tune_system<'a>(
     // The healthy calls as the figures count them: the refused ones as their guessed
     // answers have them, with the estimate's error.
     let (healthy, failing) = system.totals();
-    let (tried, interrupted, keys) = common.search(&prepared, (name, ran_with), first, healthy);
+    let (tried, interrupted, keys) = search.run(&prepared, (name, ran_with), first, healthy);
     // Where the recording has holes, no count of any setting can be told.
     let cannot = prepared.has_holes().then(|| HOLES.to_owned());
     // No breaker at all: no healthy call refused, every failing call let through, each

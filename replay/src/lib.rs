@@ -12,7 +12,7 @@
 //! (openings, failing calls let through, healthy calls refused, …) are each told as
 //! far as the recording tells them ([`Known`]: exact, estimated within an interval, or
 //! "cannot tell" and why);
-//! [`Variant::paired`] says one setting against another, and [`Search::search`] walks
+//! [`Variant::paired`] says one setting against another, and [`Search::run`] walks
 //! the settings under [`Objectives`]. [`Replay::scripted`] replays a scripted
 //! upstream's answers instead of a recording's.
 //!

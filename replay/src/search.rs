@@ -106,7 +106,7 @@ impl Search<'_> {
     /// the recording tells them. Returns every setting tried, the one it ran with at 0
     /// (the only one where the recording has holes: no count of any setting can be
     /// told there), whether the search was interrupted, and the keys it searched.
-    pub fn search(
+    pub fn run(
         &self,
         prepared: &Prepared<'_>,
         (name, ran_with): (&str, &SystemSettings),
@@ -129,7 +129,7 @@ impl Search<'_> {
             (vec![first], false)
         } else {
             let search = SystemSearch {
-                common: self,
+                search: self,
                 prepared,
                 system: name,
                 groups: &groups,
@@ -157,7 +157,7 @@ impl Search<'_> {
 
 /// One system's search.
 pub(crate) struct SystemSearch<'a> {
-    pub common: &'a Search<'a>,
+    pub search: &'a Search<'a>,
     pub prepared: &'a Prepared<'a>,
     pub system: &'a str,
     pub groups: &'a [Group],
@@ -193,7 +193,7 @@ impl SystemSearch<'_> {
         let mut variant = self.prepared.variant(&label(&change), &settings);
         let judged = score(
             &self.prepared.certainty(&variant),
-            self.common.objectives,
+            self.search.objectives,
             (self.healthy, self.prepared.calls()),
         );
         variant.forget_fates();
@@ -217,10 +217,10 @@ impl SystemSearch<'_> {
         let done: Mutex<Vec<(usize, Candidate)>> = Mutex::new(Vec::new());
         let next = AtomicUsize::new(0);
         std::thread::scope(|scope| {
-            for _ in 0..self.common.jobs.min(slots.len()) {
+            for _ in 0..self.search.jobs.min(slots.len()) {
                 scope.spawn(|| loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= slots.len() || self.common.stop.load(Ordering::Relaxed) {
+                    if i >= slots.len() || self.search.stop.load(Ordering::Relaxed) {
                         break;
                     }
                     let Some((change, settings)) = slots[i].lock().ok().and_then(|mut s| s.take())
@@ -228,7 +228,7 @@ impl SystemSearch<'_> {
                         continue;
                     };
                     let tried = self.try_one(change, settings);
-                    (self.common.progress)();
+                    (self.search.progress)();
                     if let Ok(mut done) = done.lock() {
                         done.push((i, tried));
                     }
@@ -262,7 +262,7 @@ impl SystemSearch<'_> {
                         change.insert(*key, value.clone());
                     }
                 }
-                let Some(settings) = self.common.base().with(self.system, &change) else {
+                let Some(settings) = self.search.base().with(self.system, &change) else {
                     continue;
                 };
                 let Some(s) = settings.system(self.system).cloned() else {
@@ -287,7 +287,7 @@ impl SystemSearch<'_> {
         let mut expanded: Vec<bool> = vec![false];
         // The settings the recording cannot tell, tried once and left out.
         let mut untold: Vec<SystemSettings> = Vec::new();
-        while tried.len() < self.common.most && !self.common.stop.load(Ordering::Relaxed) {
+        while tried.len() < self.search.most && !self.search.stop.load(Ordering::Relaxed) {
             // The best not yet expanded, else the next on the front.
             let best = (0..tried.len()).min_by_key(|&i| tried[i].rank());
             let next = best
@@ -300,12 +300,12 @@ impl SystemSearch<'_> {
             let seen: Vec<&SystemSettings> =
                 tried.iter().map(|t| &t.settings).chain(&untold).collect();
             let mut batch = self.around(&tried[next].change, &seen, &base);
-            batch.truncate(self.common.most - tried.len());
+            batch.truncate(self.search.most - tried.len());
             let (found, cannot) = self.try_all(batch);
             expanded.extend(found.iter().map(|_| false));
             tried.extend(found);
             untold.extend(cannot);
         }
-        (tried, self.common.stop.load(Ordering::Relaxed))
+        (tried, self.search.stop.load(Ordering::Relaxed))
     }
 }
