@@ -11,7 +11,7 @@ use outbound_guard_settings::{Key, Settings, KEYS};
 /// The scale of a check's settings against its recordings, milliseconds: each key is
 /// drawn from its list here.
 #[derive(Debug, Clone, Copy)]
-pub struct Regime {
+pub(crate) struct Regime {
     /// `cb_window_size` from `window.0` to `window.1`; `cb_min_calls` up to it.
     pub window: (u64, u64),
     /// `cb_failure_rate`.
@@ -82,7 +82,7 @@ const CONSTANT: [Key; 1] = [Key::ConnectTimeout];
 
 /// Settings of one system `s`, every key that changes a replay drawn under `regime`;
 /// with their text, for a failing case's message.
-pub fn settings(rng: &mut fastrand::Rng, regime: &Regime) -> (Settings, String) {
+pub(crate) fn settings(rng: &mut fastrand::Rng, regime: &Regime) -> (Settings, String) {
     let (low, high) = regime.window;
     let window = low + rng.u64(..=high - low);
     let (first, last, step) = regime.open_ms;

@@ -108,7 +108,7 @@ pub struct Replay {
 
 /// What a replay may be asked for beside the recording's answers (`simulate`'s runs).
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Extras {
+pub(crate) struct Extras {
     /// Every failing answer carries this `Retry-After`, which the replayed guard reads
     /// (an upstream answering 429).
     pub retry_after: Option<Duration>,
@@ -119,7 +119,7 @@ pub struct Extras {
 /// How the calls without a recorded outcome are answered, each when the replayed guard
 /// lets it run (never before: one it refuses is never asked).
 #[derive(Debug, Clone)]
-pub enum Choice {
+pub(crate) enum Choice {
     /// Each call failing or not, by its index among the calls without an outcome.
     Each(Vec<bool>),
     /// By the order in which they are asked: the n-th asked fails if `path[n]` is true;
@@ -156,7 +156,7 @@ impl Unknowns {
 
 /// How the upstream answers one replayed call.
 #[derive(Debug, Clone, Copy)]
-pub enum Answer {
+pub(crate) enum Answer {
     Ok(Duration),
     Err(Duration),
     Hang,
@@ -212,7 +212,7 @@ fn answer(outcome: Recorded, duration: u32, client: Client) -> Answer {
 
 /// The operator's and the settings file's actions among the recording's transitions,
 /// with their times (µs), in order.
-pub fn actions(transitions: &[RecordedTransition]) -> Vec<(u64, ManualAction)> {
+pub(crate) fn actions(transitions: &[RecordedTransition]) -> Vec<(u64, ManualAction)> {
     transitions
         .iter()
         .filter(|t| t.reason == "manual" || t.reason == "settings")
@@ -233,7 +233,7 @@ pub fn actions(transitions: &[RecordedTransition]) -> Vec<(u64, ManualAction)> {
 /// `options` are the answers the calls without a recorded outcome may be given, one
 /// each in order, and `choice` picks one when the replayed guard lets such a call run;
 /// `read_limit` is the recording's `read_timeout` ([`knowable::read_limit`](super::knowable::read_limit)).
-pub fn replay(
+pub(crate) fn replay(
     settings: &SystemSettings,
     calls: &[Call],
     actions: &[(u64, ManualAction)],
@@ -295,7 +295,7 @@ impl Replay {
 ///
 /// Where the operating system cannot give the replay's runtime its thread-local
 /// clock (tokio's current-thread runtime fails to build).
-pub fn replay_with(
+pub(crate) fn replay_with(
     settings: &SystemSettings,
     (calls, actions): (&[Call], &[(u64, ManualAction)]),
     (options, choice): (&Arc<[Options]>, Choice),
@@ -486,7 +486,7 @@ impl Running {
 /// whole milliseconds to the next timer, so it lands up to 2 ms past a timer's instant
 /// (its deadline rounded up, plus the clock's fraction of a millisecond); with a
 /// margin. [`toward`] stops short of a step by the 2 ms.
-pub const TIMER_SLACK: u64 = 3_000;
+pub(crate) const TIMER_SLACK: u64 = 3_000;
 
 /// Moves the paused clock forward to `at` exactly, firing on the way the guard's own
 /// timers (its timeouts and slow-call alarms, on whole milliseconds) in order; returns

@@ -30,14 +30,14 @@ pub struct Incident {
 }
 
 /// A one-second bin is failing when at least this share of its calls failed.
-pub const FAILING_SHARE: f64 = 0.25;
+pub(crate) const FAILING_SHARE: f64 = 0.25;
 /// Failing bins this close (in seconds) are one incident.
-pub const GAP: u64 = 5;
+pub(crate) const GAP: u64 = 5;
 /// An incident has at least this many failing calls.
-pub const LEAST_FAILURES: u32 = 5;
+pub(crate) const LEAST_FAILURES: u32 = 5;
 
 /// The incidents of a system's recorded calls (in start order), which has `holes`.
-pub fn incidents(calls: &[Call], holes: &[Hole]) -> Vec<Incident> {
+pub(crate) fn incidents(calls: &[Call], holes: &[Hole]) -> Vec<Incident> {
     let mut incidents: Vec<Incident> = Vec::new();
     let mut current: Option<Incident> = None;
     let mut last_failing_second: Option<u64> = None;
@@ -200,7 +200,7 @@ impl<T> std::ops::IndexMut<Figure> for PerFigure<T> {
 
 impl<T: Copy> PerFigure<T> {
     /// Each value through `f`.
-    pub fn map<U>(self, mut f: impl FnMut(Figure, T) -> U) -> PerFigure<U> {
+    pub(crate) fn map<U>(self, mut f: impl FnMut(Figure, T) -> U) -> PerFigure<U> {
         let mut i = 0;
         PerFigure(self.0.map(|value| {
             let figure = Figure::ALL[i];
@@ -247,7 +247,7 @@ pub(crate) struct Figures {
 /// in order), the difference each one's two answers make to the time its caller
 /// waited, each cut at `limit` (µs), added up: what guessing them wrong could add to
 /// or take from [`Figure::Waited`] beside the calls it changes the fate of.
-pub fn swing(calls: &[Call], replay: &Replay, options: &[Options], limit: u64) -> u64 {
+pub(crate) fn swing(calls: &[Call], replay: &Replay, options: &[Options], limit: u64) -> u64 {
     calls
         .iter()
         .zip(&replay.fates)
@@ -265,7 +265,7 @@ pub fn swing(calls: &[Call], replay: &Replay, options: &[Options], limit: u64) -
 /// judged by `unknown` (one each, in order): the answer each was given where the
 /// replayed guard let it run, and where it refused it, the one it is taken to have;
 /// each call that ran waited its duration, cut at `limit` (µs).
-pub fn figures(
+pub(crate) fn figures(
     calls: &[Call],
     replay: &Replay,
     incidents: &[Incident],
@@ -281,14 +281,14 @@ pub fn figures(
 
 /// The longest a call that ran keeps its caller waiting under `settings` (µs): its
 /// `read_timeout` or its `total_timeout`, the shorter.
-pub fn limit(settings: &outbound_guard_settings::SystemSettings) -> u64 {
+pub(crate) fn limit(settings: &outbound_guard_settings::SystemSettings) -> u64 {
     let d = settings.read_timeout().min(settings.total_timeout());
     u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
 }
 
 /// A stretch of a replay: the calls that started in it, the transitions made in it.
 #[derive(Debug, Clone)]
-pub struct Span {
+pub(crate) struct Span {
     pub calls: std::ops::Range<usize>,
     pub transitions: std::ops::Range<usize>,
 }
@@ -310,7 +310,7 @@ fn counted_as(fate: Fate, outcome: Recorded) -> Option<Figure> {
 /// [`figures`] of the calls and transitions of `span` alone: each count over its calls,
 /// and an incident's time to fast fail from the first call refused among them (`None`:
 /// none was).
-pub fn figures_in(
+pub(crate) fn figures_in(
     calls: &[Call],
     replay: &Replay,
     incidents: &[Incident],
@@ -443,7 +443,7 @@ fn met(
 /// `f`'s incidents, replayed as `replay`, where the recording has `holes`: a breaker
 /// open or half-open when an incident's first hole began refused the calls missing
 /// there, so it failed fast when it opened; one that was closed let them run, unseen.
-pub fn see_holes(f: &mut Figures, replay: &Replay, holes: &[Hole]) {
+pub(crate) fn see_holes(f: &mut Figures, replay: &Replay, holes: &[Hole]) {
     for met in &mut f.incidents {
         let (start, end) = (met.incident.start, met.incident.end);
         let Some(hole) = holes.iter().find(|h| (start..=end).contains(&h.start)) else {
@@ -665,7 +665,7 @@ impl Range {
 
     /// Whether `value` is within.
     #[cfg(test)]
-    pub fn contains(self, value: usize) -> bool {
+    pub(crate) fn contains(self, value: usize) -> bool {
         (self.low..=self.high).contains(&value)
     }
 }
@@ -696,7 +696,7 @@ impl FastFailRange {
 
     /// Whether `value` (`None`: never) is within.
     #[cfg(test)]
-    pub fn contains(self, value: Option<u64>) -> bool {
+    pub(crate) fn contains(self, value: Option<u64>) -> bool {
         match value {
             None => self.latest.is_none(),
             Some(t) => self.soonest.is_some_and(|s| s <= t) && self.latest.is_none_or(|l| t <= l),
@@ -758,7 +758,7 @@ impl Ranges {
 
     /// Whether every range holds `f`'s figure.
     #[cfg(test)]
-    pub fn contains(&self, f: &Figures) -> bool {
+    pub(crate) fn contains(&self, f: &Figures) -> bool {
         Figure::ALL
             .iter()
             .all(|&figure| self.figures[figure].contains(f.counts[figure]))

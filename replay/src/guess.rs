@@ -14,7 +14,7 @@
 use super::recording::{Call, Recorded};
 
 /// How many calls that ran, on each side of a gap, make its evidence.
-pub const EVIDENCE: usize = 10;
+pub(crate) const EVIDENCE: usize = 10;
 
 /// The calls that ran near a gap: how many failed, and their typical durations.
 #[derive(Debug, Default, Clone, Copy)]
@@ -89,14 +89,14 @@ fn mean(total: u64, count: u32) -> u32 {
 }
 
 /// Whether a call has no recorded outcome.
-pub fn unknown(call: &Call) -> bool {
+pub(crate) fn unknown(call: &Call) -> bool {
     call.outcome == Recorded::Rejected
 }
 
 /// The two ways a call without a recorded outcome can be answered, and the one the
 /// estimate picks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Options {
+pub(crate) struct Options {
     /// Succeeding, after the mean duration of the successes near its gap.
     pub success: (Recorded, u32),
     /// Failing as most failing calls near its gap did (a failure, a timeout or cut by
@@ -110,7 +110,7 @@ pub struct Options {
 
 impl Options {
     /// Its answer, failing or not.
-    pub fn answer(&self, failing: bool) -> (Recorded, u32) {
+    pub(crate) fn answer(&self, failing: bool) -> (Recorded, u32) {
         if failing {
             self.failing
         } else {
@@ -177,7 +177,7 @@ fn gaps(calls: &[Call]) -> Vec<Gap> {
 }
 
 /// The options of each call without a recorded outcome, in the order of `calls`.
-pub fn options(calls: &[Call]) -> Vec<Options> {
+pub(crate) fn options(calls: &[Call]) -> Vec<Options> {
     let mut out = Vec::new();
     for (number, gap) in gaps(calls).iter().enumerate() {
         let both = gap.before.join(gap.after);
@@ -213,20 +213,20 @@ fn resampled(rng: &mut fastrand::Rng, evidence: &Evidence) -> Option<f64> {
 /// How many calls that ran first after a gap are its trials: they ran whatever they
 /// answered (the breaker that refused the gap let them through on the clock), so what
 /// they say of the upstream is not selected by its decision.
-pub const TRIALS: usize = 3;
+pub(crate) const TRIALS: usize = 3;
 
 /// How many gaps on each side of a gap lend it their trials.
-pub const POOLED: usize = 3;
+pub(crate) const POOLED: usize = 3;
 
 /// How far from a gap (µs) another gap's trials may lie and still be lent.
-pub const NEAR: u64 = 30_000_000;
+pub(crate) const NEAR: u64 = 30_000_000;
 
 /// How many calls that ran between two gaps set them apart: more than the two gaps'
 /// own evidence ([`EVIDENCE`] on each side) holds. The breaker closed between them
 /// and the upstream was seen on its own, with nothing refused: another incident may
 /// have begun, so neither lends the other its trials (a burst's healthy trials say
 /// nothing of a hang 20 s later, nor the hang's of the burst's end).
-pub const APART: usize = 2 * EVIDENCE;
+pub(crate) const APART: usize = 2 * EVIDENCE;
 
 /// The first [`TRIALS`] calls that ran after `gap`.
 fn trials(calls: &[Call], gap: &Gap) -> Evidence {
@@ -290,7 +290,7 @@ fn evidence(calls: &[Call], gaps: &[Gap]) -> Vec<(Evidence, Evidence)> {
 /// other, and each call fails at random at the share at its place. Unlike the
 /// estimate's, the failures are not spread evenly: each draw is one way the upstream
 /// may have answered, and the spread of the draws is the estimate's doubt.
-pub fn draws(calls: &[Call], n: usize, seed: u64) -> Vec<Vec<bool>> {
+pub(crate) fn draws(calls: &[Call], n: usize, seed: u64) -> Vec<Vec<bool>> {
     let gaps = gaps(calls);
     let evidence = evidence(calls, &gaps);
     let mut rng = fastrand::Rng::with_seed(seed);

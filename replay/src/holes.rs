@@ -16,13 +16,13 @@ use super::engine::Replay;
 use super::recording::Call;
 
 /// A stretch is a hole where its calls a second fell below this share of those before.
-pub const FALL: f64 = 0.25;
+pub(crate) const FALL: f64 = 0.25;
 /// The stretch before must hold at least this many calls to say the traffic fell.
-pub const LEAST_BEFORE: usize = 20;
+pub(crate) const LEAST_BEFORE: usize = 20;
 /// The stretch before is as long as the hole, and at least this long (µs).
-pub const REFERENCE: u64 = 5_000_000;
+pub(crate) const REFERENCE: u64 = 5_000_000;
 /// A hole lasts at least this long (µs).
-pub const LEAST_SPAN: u64 = 1_000_000;
+pub(crate) const LEAST_SPAN: u64 = 1_000_000;
 
 /// A stretch of the recording where its traffic fell while the breaker it ran with was
 /// open or half-open.
@@ -40,7 +40,7 @@ pub struct Hole {
 
 /// The holes of `calls` (in start order), from `base`, their replay under the settings
 /// the service ran with.
-pub fn holes(calls: &[Call], base: &Replay) -> Vec<Hole> {
+pub(crate) fn holes(calls: &[Call], base: &Replay) -> Vec<Hole> {
     let last = calls.last().map_or(0, |c| c.start + 1);
     let mut stretches = Vec::new();
     let mut opened: Option<u64> = None;
@@ -80,7 +80,7 @@ pub fn holes(calls: &[Call], base: &Replay) -> Vec<Hole> {
 }
 
 /// Whether the whole second `second` (of the recording) lies in one of `holes`.
-pub fn in_hole(holes: &[Hole], second: u64) -> bool {
+pub(crate) fn in_hole(holes: &[Hole], second: u64) -> bool {
     let (from, to) = (second * 1_000_000, (second + 1) * 1_000_000);
     holes.iter().any(|h| h.start <= from && to <= h.end)
 }

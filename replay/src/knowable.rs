@@ -22,7 +22,7 @@ use super::report::span;
 
 /// The `read_timeout` the recording's calls were allowed: the recorder's limits lines
 /// (the longest), else the longest call its client cut; `None` if neither is known.
-pub fn read_limit(recording: &SystemRecording) -> Option<std::time::Duration> {
+pub(crate) fn read_limit(recording: &SystemRecording) -> Option<std::time::Duration> {
     let micros = recording.limits.map(|(read, _)| read).or_else(|| {
         recording
             .calls
@@ -36,7 +36,7 @@ pub fn read_limit(recording: &SystemRecording) -> Option<std::time::Duration> {
 
 /// Why `recording` cannot tell `settings`: one sentence a reason, none when it
 /// can be.
-pub fn cannot_tell(recording: &SystemRecording, settings: &SystemSettings) -> Vec<String> {
+pub(crate) fn cannot_tell(recording: &SystemRecording, settings: &SystemSettings) -> Vec<String> {
     let mut reasons = Vec::new();
     let longest = |outcome: Recorded| {
         recording

@@ -41,7 +41,7 @@
 //! assert!(told.exact() && told.value < 300, "{told:?}");
 //! ```
 
-#![warn(unnameable_types)]
+#![warn(unnameable_types, unreachable_pub)]
 
 #[cfg(test)]
 mod drawn;

@@ -49,7 +49,7 @@ impl Meets {
 /// A cap as far as the recording tells it: the estimate, and the interval it lies in
 /// (equal for an exact one).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Cap {
+pub(crate) struct Cap {
     pub value: u64,
     pub low: u64,
     pub high: u64,
@@ -57,7 +57,7 @@ pub struct Cap {
 
 impl Cap {
     /// A cap known exactly.
-    pub fn exact(value: u64) -> Cap {
+    pub(crate) fn exact(value: u64) -> Cap {
         Cap {
             value,
             low: value,
@@ -106,7 +106,7 @@ impl crate::recording::SystemRecording {
 
 /// The healthy calls `share` allows refusing of `healthy` (an estimate's interval
 /// gives the cap's).
-pub fn healthy_cap(share: f64, healthy: Told) -> Cap {
+pub(crate) fn healthy_cap(share: f64, healthy: Told) -> Cap {
     let of = |n: u64| (share * n as f64).floor() as u64;
     Cap {
         value: of(healthy.value),
@@ -119,7 +119,7 @@ pub fn healthy_cap(share: f64, healthy: Told) -> Cap {
 /// the calls it recorded so, and of those its guard refused, the ones the estimate
 /// answers so (the guessed answers every replay of it is fed), within the estimate's
 /// error of the guessed answers ([`ESTIMATE_ERROR`]), and never beyond all of them.
-pub fn totals(calls: &[Call]) -> (Told, Told) {
+pub(crate) fn totals(calls: &[Call]) -> (Told, Told) {
     let unknown = options(calls);
     let guessed_failing = unknown.iter().filter(|o| o.estimate_fails).count() as u64;
     let n = unknown.len() as u64;
@@ -166,18 +166,18 @@ pub(crate) struct Scorecard {
 
 impl Scorecard {
     /// The objectives not known met.
-    pub fn missed(&self) -> usize {
+    pub(crate) fn missed(&self) -> usize {
         self.meets.iter().filter(|m| !m.met()).count()
     }
 
     /// The objectives the estimate misses.
-    pub fn estimate_missed(&self) -> usize {
+    pub(crate) fn estimate_missed(&self) -> usize {
         self.estimate_meets.iter().filter(|m| !**m).count()
     }
 
     /// Calls decided wrong: failing calls let through, healthy calls and bulkhead
     /// refusals refused.
-    pub fn wrong(&self) -> u64 {
+    pub(crate) fn wrong(&self) -> u64 {
         self.front[0]
             .saturating_add(self.front[1])
             .saturating_add(self.bulkhead_refused)
@@ -218,7 +218,7 @@ fn slowest(incidents: &[(Known, u64)]) -> Option<Known> {
 
 /// One setting's replay against `objectives`; `healthy` is the recording's healthy
 /// calls as far as it tells them, `calls` all of them.
-pub fn score(
+pub(crate) fn score(
     judge: &Certainty<'_>,
     objectives: Objectives,
     (healthy, calls): (Told, usize),

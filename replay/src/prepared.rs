@@ -26,7 +26,7 @@ const DEFAULT_MOST: usize = 1024;
 
 /// How many replays of a setting may be spent on its ranges: `asked`, or as many as
 /// make about half a million replayed calls of `calls` (at least 2, at most 1024).
-pub fn budget(asked: Option<usize>, calls: usize) -> usize {
+pub(crate) fn budget(asked: Option<usize>, calls: usize) -> usize {
     asked
         .unwrap_or_else(|| (DEFAULT_CALLS / calls.max(1)).clamp(2, DEFAULT_MOST))
         .max(1)
@@ -197,7 +197,7 @@ impl<'a> Prepared<'a> {
 }
 
 /// A setting's figures as far as its recording tells them.
-pub struct Certainty<'p> {
+pub(crate) struct Certainty<'p> {
     prepared: &'p Prepared<'p>,
     variant: &'p Variant,
 }
@@ -209,17 +209,17 @@ impl Certainty<'_> {
     }
 
     /// A figure over the whole recording.
-    pub fn figure(&self, figure: FigureKind) -> Known {
+    pub(crate) fn figure(&self, figure: FigureKind) -> Known {
         self.known(verdict::Subject::Figure(figure))
     }
 
     /// Incident `i`'s time to fast fail (µs; `u64::MAX`: never).
-    pub fn fast_fail(&self, i: usize) -> Known {
+    pub(crate) fn fast_fail(&self, i: usize) -> Known {
         self.known(verdict::Subject::FastFail(i))
     }
 
     /// Each incident's length (µs), in order.
-    pub fn incident_lengths(&self) -> impl Iterator<Item = u64> + '_ {
+    pub(crate) fn incident_lengths(&self) -> impl Iterator<Item = u64> + '_ {
         self.prepared.incidents().map(|(_, length)| length)
     }
 }

@@ -137,7 +137,7 @@ impl Recording {
 ///
 /// The line that cannot be read (its number and why) with `strict`; a failed read
 /// either way.
-pub fn read(mut input: impl BufRead, strict: bool) -> Result<Recording, String> {
+pub(crate) fn read(mut input: impl BufRead, strict: bool) -> Result<Recording, String> {
     let mut recording = Recording::default();
     // Starts in µs since 1970, before they are made relative to the first.
     let mut raw: BTreeMap<String, Raw> = BTreeMap::new();

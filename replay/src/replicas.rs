@@ -14,7 +14,7 @@ use std::time::SystemTime;
 use super::recording::{Call, Recorded, Recording};
 
 /// The farthest a replica's call may start from the call it answers (µs).
-pub const WITHIN: u64 = 1_000_000;
+pub(crate) const WITHIN: u64 = 1_000_000;
 
 /// Microseconds since the Unix epoch.
 fn micros(at: SystemTime) -> i64 {
@@ -48,14 +48,14 @@ impl Recording {
 }
 
 /// A replica's calls of one system, and the time its recording starts.
-pub struct Replica<'a> {
+pub(crate) struct Replica<'a> {
     pub origin: SystemTime,
     pub calls: &'a [Call],
 }
 
 /// Answers the calls of `calls` (a recording starting at `origin`) that have no outcome
 /// from the `replicas`' calls that ran; returns how many were answered.
-pub fn fill(calls: &mut [Call], origin: SystemTime, replicas: &[Replica<'_>]) -> usize {
+pub(crate) fn fill(calls: &mut [Call], origin: SystemTime, replicas: &[Replica<'_>]) -> usize {
     // The replicas' calls that ran, on this recording's clock (µs since its start).
     let mut ran: Vec<(i64, Call)> = replicas
         .iter()

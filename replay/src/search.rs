@@ -174,7 +174,7 @@ fn dominates(a: &Scorecard, b: &Scorecard) -> bool {
 
 /// The settings no other tried is better than on every figure of the front, in rank
 /// order; the first of equal ones.
-pub fn front(tried: &[Candidate]) -> Vec<usize> {
+pub(crate) fn front(tried: &[Candidate]) -> Vec<usize> {
     let mut front: Vec<usize> = (0..tried.len())
         .filter(|&i| {
             !tried.iter().enumerate().any(|(j, t)| {
@@ -281,7 +281,7 @@ impl SystemSearch<'_> {
 
     /// The search from `first` (the settings the service ran with): every setting
     /// tried, `first` at 0, and whether it was interrupted.
-    pub fn run(&self, first: Candidate) -> (Vec<Candidate>, bool) {
+    pub(crate) fn run(&self, first: Candidate) -> (Vec<Candidate>, bool) {
         let base = first.settings.clone();
         let mut tried = vec![first];
         let mut expanded: Vec<bool> = vec![false];

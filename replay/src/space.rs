@@ -12,17 +12,17 @@ use crate::recording::{Call, Recorded};
 
 /// A setting as the keys changed from the settings the service ran with, each as the
 /// file would write it: `cb_failure_rate = 0.6`.
-pub type Change = BTreeMap<Key, String>;
+pub(crate) type Change = BTreeMap<Key, String>;
 
 /// Keys that change together, and the values they take together.
-pub struct Group {
+pub(crate) struct Group {
     pub keys: Vec<Key>,
     pub values: Vec<Vec<String>>,
 }
 
 /// What the recording says that decides which keys it can judge.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Seen {
+pub(crate) struct Seen {
     /// Calls cut by the client's `read_timeout`, and by the guard's `total_timeout`.
     pub cut: usize,
     pub timed_out: usize,
@@ -34,11 +34,11 @@ impl Seen {
     /// The keys to search around `base` and their values: the breaker's always; the
     /// timeouts, shorter only, where the recording has calls they cut; the bulkhead's
     /// size where the recording's calls filled it.
-    pub fn groups(self, base: &SystemSettings) -> Vec<Group> {
+    pub(crate) fn groups(self, base: &SystemSettings) -> Vec<Group> {
         groups(base, self)
     }
 
-    pub fn of(calls: &[Call]) -> Seen {
+    pub(crate) fn of(calls: &[Call]) -> Seen {
         // The most at once: starts and ends swept in time order (an end before a start
         // at the same microsecond).
         let mut edges: Vec<(u64, i8)> = calls
@@ -64,7 +64,7 @@ impl Seen {
 }
 
 /// A duration as the file writes it: `300ms`, `5s`.
-pub fn seconds(d: Duration) -> String {
+pub(crate) fn seconds(d: Duration) -> String {
     let ms = d.as_millis().max(1);
     if ms % 1000 == 0 {
         format!("{}s", ms / 1000)
@@ -79,7 +79,7 @@ fn scaled(base: Duration, factor: f64) -> Duration {
 }
 
 /// The value of a searched `key` in `s`, as [`Group`]'s values write it.
-pub fn text_of(s: &SystemSettings, key: Key) -> String {
+pub(crate) fn text_of(s: &SystemSettings, key: Key) -> String {
     match key {
         Key::CbFailureRate => format!("{}", s.cb_failure_rate()),
         Key::CbWindowSize => s.cb_window_size().to_string(),
@@ -97,7 +97,7 @@ pub fn text_of(s: &SystemSettings, key: Key) -> String {
 /// The keys to search around `base` and their values: the breaker's always; the
 /// timeouts, shorter only, where the recording has calls they cut (a longer one the
 /// recording cannot tell); the bulkhead's size where the recording's calls filled it.
-pub fn groups(base: &SystemSettings, seen: Seen) -> Vec<Group> {
+pub(crate) fn groups(base: &SystemSettings, seen: Seen) -> Vec<Group> {
     let one = |key: Key, values: Vec<String>| Group {
         keys: vec![key],
         values: values.into_iter().map(|v| vec![v]).collect(),
@@ -181,7 +181,7 @@ fn window(base: &SystemSettings) -> Group {
 
 /// The settings file's text with `--env`'s overrides, from which every setting tried
 /// is made.
-pub struct Base<'a> {
+pub(crate) struct Base<'a> {
     pub text: &'a str,
     pub origin: &'a str,
     pub vars: &'a [(String, String)],
@@ -191,7 +191,7 @@ impl Base<'_> {
     /// The settings with `change` made to `system`, through the same overrides and
     /// validation as `CLIENT_<SYSTEM>__<KEY>` at startup: `None` where they are not
     /// valid.
-    pub fn with(&self, system: &str, change: &Change) -> Option<Settings> {
+    pub(crate) fn with(&self, system: &str, change: &Change) -> Option<Settings> {
         let mut vars: Vec<(String, String)> = self
             .vars
             .iter()
@@ -204,7 +204,7 @@ impl Base<'_> {
 }
 
 /// `change` in words: `cb_failure_rate=0.6, cb_open_duration=5s`; `as set` if empty.
-pub fn label(change: &Change) -> String {
+pub(crate) fn label(change: &Change) -> String {
     if change.is_empty() {
         return "as set".to_owned();
     }

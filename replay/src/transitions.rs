@@ -9,7 +9,7 @@ use tokio::time::Instant;
 
 /// One transition of a guard's breaker.
 #[derive(Debug, Clone)]
-pub struct Moved {
+pub(crate) struct Moved {
     pub at: Instant,
     pub from: State,
     pub to: State,
@@ -21,11 +21,11 @@ pub struct Moved {
 
 /// A guard's transitions, in order.
 #[derive(Default)]
-pub struct Transitions(Mutex<Vec<Moved>>);
+pub(crate) struct Transitions(Mutex<Vec<Moved>>);
 
 impl Transitions {
     /// Every transition so far.
-    pub fn seen(&self) -> Vec<Moved> {
+    pub(crate) fn seen(&self) -> Vec<Moved> {
         self.0.lock().map(|t| t.clone()).unwrap_or_default()
     }
 }

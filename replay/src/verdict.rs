@@ -34,11 +34,11 @@ use super::report::{SystemReport, Variant};
 /// lay up to 0.46 of the guessed answers beyond the draws' spread (0.80 on the
 /// flapping upstream, whose interval the even spread's value widens to hold it). The
 /// held-out cases are checked with it as it is; the test lists what misses there.
-pub const ESTIMATE_ERROR: f64 = 0.5;
+pub(crate) const ESTIMATE_ERROR: f64 = 0.5;
 
 /// An interval spanning at least this share of the calls that could count toward a
 /// figure says nothing about it.
-pub const SAYS_NOTHING: f64 = 0.9;
+pub(crate) const SAYS_NOTHING: f64 = 0.9;
 
 /// What a verdict is about: a figure of [`Figure`], or an incident's time to fast fail.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,10 +90,10 @@ pub enum Known {
 
 /// Why a figure over the whole recording cannot be told where it has
 /// holes.
-pub const IN_HOLES: &str = "the calls missing in its holes would count";
+pub(crate) const IN_HOLES: &str = "the calls missing in its holes would count";
 
 /// One setting's value of `subject` in `report`.
-pub fn known(report: &SystemReport<'_>, variant: &Variant, subject: Subject) -> Known {
+pub(crate) fn known(report: &SystemReport<'_>, variant: &Variant, subject: Subject) -> Known {
     known_in(
         report.recording.calls.len(),
         !report.holes.is_empty(),
@@ -104,7 +104,7 @@ pub fn known(report: &SystemReport<'_>, variant: &Variant, subject: Subject) -> 
 
 /// One setting's value of `subject`, replayed from a recording of `calls` calls, with
 /// holes or not.
-pub fn known_in(calls: usize, holes: bool, variant: &Variant, subject: Subject) -> Known {
+pub(crate) fn known_in(calls: usize, holes: bool, variant: &Variant, subject: Subject) -> Known {
     if let Some(why) = variant.cannot_tell.first() {
         return Known::CannotTell(why.clone());
     }
@@ -191,7 +191,7 @@ struct Guesses {
 
 /// The failing calls `variant` let through in incident `i`: where guessed answers are
 /// behind it, the median over the draws (as the figures' values), else as replayed.
-pub fn incident_through(variant: &Variant, i: usize) -> usize {
+pub(crate) fn incident_through(variant: &Variant, i: usize) -> usize {
     let met = &variant.figures.incidents[i];
     let drawn = drawn(
         variant
@@ -208,14 +208,14 @@ pub fn incident_through(variant: &Variant, i: usize) -> usize {
 /// A figure over the draws of the answers a recording lacks: their median, least and
 /// greatest.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Drawn {
+pub(crate) struct Drawn {
     pub median: u64,
     pub low: u64,
     pub high: u64,
 }
 
 /// `values` (one per draw) as a `Drawn`; `None` where nothing was drawn.
-pub fn drawn(values: impl Iterator<Item = u64>) -> Option<Drawn> {
+pub(crate) fn drawn(values: impl Iterator<Item = u64>) -> Option<Drawn> {
     let mut values: Vec<u64> = values.collect();
     values.sort_unstable();
     Some(Drawn {
@@ -330,7 +330,7 @@ impl Difference {
 /// `alternative` against `base`, interval against interval: a difference is told only
 /// where the two do not overlap, "same" only where both are exact and equal. The
 /// replay's own verdicts are [`paired`]; this is for values without draws.
-pub fn compare(base: &Known, alternative: &Known) -> Difference {
+pub(crate) fn compare(base: &Known, alternative: &Known) -> Difference {
     match (base, alternative) {
         (Known::Told(b), Known::Told(a)) if a.high < b.low => Difference::Better,
         (Known::Told(b), Known::Told(a)) if a.low > b.high => Difference::Worse,
@@ -345,10 +345,10 @@ pub fn compare(base: &Known, alternative: &Known) -> Difference {
 /// answers one more draw of the same kind, the chance that its difference lies beyond
 /// every one of `DRAWS` draws' is at most one in `DRAWS + 1`, so a difference told
 /// holds with a confidence of [`CONFIDENCE`].
-pub const DRAWS: usize = 19;
+pub(crate) const DRAWS: usize = 19;
 
 /// The confidence of a difference told from the draws: `1 - 1 / (DRAWS + 1)`.
-pub const CONFIDENCE: f64 = 1.0 - 1.0 / (DRAWS as f64 + 1.0);
+pub(crate) const CONFIDENCE: f64 = 1.0 - 1.0 / (DRAWS as f64 + 1.0);
 
 /// A comparison of two settings on one subject, and the spread of the difference
 /// (the alternative's less the base's) over the draws, where it was drawn.
@@ -381,7 +381,7 @@ fn drawn_value(f: &Figures, subject: Subject, never: u64) -> i128 {
 /// every draw agrees on its sign; the same where both are exact and equal, or equal
 /// on every draw and in the estimate; otherwise they cannot be told apart. Where either cannot be told,
 /// neither can the difference.
-pub fn paired(
+pub(crate) fn paired(
     (b, a): (&Known, &Known),
     base: &Variant,
     alternative: &Variant,
@@ -423,7 +423,7 @@ pub fn paired(
 
 /// `alternative` against `base` on `subject` in `report`: what the recording tells of
 /// each, and the paired comparison.
-pub fn judged(
+pub(crate) fn judged(
     report: &SystemReport<'_>,
     base: &Variant,
     alternative: &Variant,
@@ -507,7 +507,7 @@ impl Variant {
 
 /// A value told between `low` and `high`, exact where they meet: for the tests.
 #[cfg(test)]
-pub fn told(value: u64, low: u64, high: u64) -> Known {
+pub(crate) fn told(value: u64, low: u64, high: u64) -> Known {
     Known::Told(Told {
         value,
         low,
