@@ -264,7 +264,7 @@ fn fast_fail_words(micros: u64) -> String {
 fn meets_words(m: &Meets) -> &'static str {
     match m {
         Meets::Met => "met",
-        Meets::Missed => "missed",
+        Meets::Missed(_) => "missed",
         Meets::CannotTell(_) => "cannot tell",
         Meets::NotJudged(_) => "not judged",
     }
@@ -328,7 +328,7 @@ fn meets_line(t: &Candidate) -> String {
             .zip(t.meets())
             .filter(|(_, m)| {
                 if missed {
-                    **m == Meets::Missed
+                    matches!(m, Meets::Missed(_))
                 } else {
                     matches!(m, Meets::CannotTell(_))
                 }
@@ -768,7 +768,7 @@ impl Tuned<'_> {
             };
             let estimate = told_words(&t.known()[f], words);
             lines.push(match meets {
-                Meets::Missed => format!(
+                Meets::Missed(_) => format!(
                     "misses {} by {}: {figure} {estimate}, the cap {cap_words}",
                     objective_name(*objective),
                     words(value.saturating_sub(cap.value))
@@ -827,7 +827,7 @@ impl Tuned<'_> {
             .map(|(o, m)| {
                 let v = match m {
                     Meets::Met => json!("met"),
-                    Meets::Missed => json!("missed"),
+                    Meets::Missed(_) => json!("missed"),
                     Meets::CannotTell(why) => json!({"cannot_tell": why}),
                     Meets::NotJudged(why) => json!({"not_judged": why}),
                 };

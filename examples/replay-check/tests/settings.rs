@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use replay_check_example::{Answer, Check};
+use replay_check_example::{Check, Meets};
 
 fn here(file: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(file)
@@ -17,35 +17,46 @@ fn check(recording: &str) -> Check {
 
 #[test]
 fn the_settings_fail_fast_within_a_second_in_the_incident() {
-    let answer = check("data/incident.jsonl.gz").fails_fast_within("sber", Duration::from_secs(1));
-    assert_eq!(answer, Answer::Met);
+    let check = check("data/incident.jsonl.gz");
+    let (sber, as_set) = check.replay("sber").unwrap();
+    assert_eq!(
+        sber.fails_fast_within(&as_set, Duration::from_secs(1)),
+        Meets::Met
+    );
 }
 
 #[test]
 fn the_settings_refuse_no_more_than_ten_healthy_calls_on_a_healthy_day() {
-    let answer = check("data/healthy-day.jsonl.gz").refuses_at_most("sber", 10);
-    assert_eq!(answer, Answer::Met);
+    let check = check("data/healthy-day.jsonl.gz");
+    let (sber, as_set) = check.replay("sber").unwrap();
+    assert_eq!(sber.refuses_at_most(&as_set, 10), Meets::Met);
 }
 
 #[test]
 fn a_missed_objective_says_how_in_the_screens_words() {
-    let incident = check("data/incident.jsonl.gz");
+    let check = check("data/incident.jsonl.gz");
+    let (sber, as_set) = check.replay("sber").unwrap();
+    let fast = sber.fails_fast_within(&as_set, Duration::from_millis(100));
     assert_eq!(
-        incident.fails_fast_within("sber", Duration::from_millis(100)),
-        Answer::Missed("sber fails fast in incident 1 after 413 ms, not within 100 ms".into())
+        fast.to_string(),
+        "sber fails fast in incident 1 after 413 ms, not within 100 ms"
     );
+    assert!(matches!(fast, Meets::Missed(_)));
     // Missed however the refused calls had been answered: the estimate with its error.
+    let refused = sber.refuses_at_most(&as_set, 500);
     assert_eq!(
-        incident.refuses_at_most("sber", 500),
-        Answer::Missed("sber refuses ≈1,226 ±383 healthy calls, more than 500".into())
+        refused,
+        Meets::Missed("sber refuses ≈1,226 ±383 healthy calls, more than 500".into())
     );
 }
 
 #[test]
 fn a_cap_inside_the_estimates_interval_cannot_be_told() {
+    let check = check("data/incident.jsonl.gz");
+    let (sber, as_set) = check.replay("sber").unwrap();
     assert_eq!(
-        check("data/incident.jsonl.gz").refuses_at_most("sber", 1000),
-        Answer::CannotTell(
+        sber.refuses_at_most(&as_set, 1000),
+        Meets::CannotTell(
             "cannot tell whether sber refuses at most 1,000 healthy calls: ≈1,226, between 843 and 1,526"
                 .into()
         )
@@ -53,9 +64,22 @@ fn a_cap_inside_the_estimates_interval_cannot_be_told() {
 }
 
 #[test]
-fn a_system_the_recording_lacks_cannot_be_told() {
-    assert!(matches!(
-        check("data/healthy-day.jsonl.gz").fails_fast_within("customer", Duration::from_secs(1)),
-        Answer::CannotTell(_)
-    ));
+fn a_day_without_an_incident_does_not_judge_failing_fast() {
+    let check = check("data/healthy-day.jsonl.gz");
+    let (sber, as_set) = check.replay("sber").unwrap();
+    assert_eq!(
+        sber.fails_fast_within(&as_set, Duration::from_secs(1)),
+        Meets::NotJudged("the recording has no incident of sber to fail fast in".into())
+    );
+}
+
+#[test]
+fn a_system_the_recording_lacks_is_an_error() {
+    let Err(why) = check("data/healthy-day.jsonl.gz").replay("customer") else {
+        panic!("the healthy day has no `customer`")
+    };
+    assert_eq!(
+        why,
+        "the recording or the settings have no system `customer`"
+    );
 }
