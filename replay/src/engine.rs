@@ -38,14 +38,14 @@ use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
 
 use futures_util::stream::{FuturesUnordered, StreamExt as _};
-use outbound_guard::{CallOptions, Cause, Guard, ManualAction, State};
+use outbound_guard::{CallOptions, Cause, Guard, ManualAction};
 use outbound_guard_settings::SystemSettings;
 use tokio::sync::oneshot;
 use tokio::time::{sleep, Instant, Sleep};
 
 use super::guess::Options;
-use super::recording::{Call, Recorded, RecordedTransition};
-use crate::transitions::Transitions;
+use super::recording::{Call, Recorded};
+use crate::transitions::{BreakerTransition, Transitions};
 
 /// What the replayed guard did with one call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,27 +73,13 @@ impl Fate {
     }
 }
 
-/// A transition of the replayed breaker.
-#[derive(Debug, Clone)]
-#[non_exhaustive]
-pub struct ReplayedTransition {
-    /// Microseconds since the recording's start.
-    pub at: u64,
-    pub from: State,
-    pub to: State,
-    /// Into open: for how long.
-    pub open: Option<Duration>,
-    /// The log line: `sber opened: 16 of 50 calls failed (32% ≥ 30%)`.
-    pub why: String,
-}
-
 /// One system's replay under one setting.
 #[derive(Debug)]
 #[non_exhaustive]
 pub struct Replay {
     /// Each call's fate, in the recording's (start) order.
     pub fates: Vec<Fate>,
-    pub transitions: Vec<ReplayedTransition>,
+    pub transitions: Vec<BreakerTransition>,
     /// Of each call without a recorded outcome (in order): whether it was answered
     /// failing, if the replayed guard let it run (its answer was asked); `None` if it
     /// was refused, and its answer changed nothing the breaker saw.
@@ -208,24 +194,6 @@ fn answer(outcome: Recorded, duration: u32, client: Client) -> Answer {
         (Recorded::Timeout, _) => Answer::Hang,
         (Recorded::Cancelled, _) => Answer::Abandon(duration),
     }
-}
-
-/// The operator's and the settings file's actions among the recording's transitions,
-/// with their times (µs), in order.
-pub(crate) fn actions(transitions: &[RecordedTransition]) -> Vec<(u64, ManualAction)> {
-    transitions
-        .iter()
-        .filter(|t| t.reason == "manual" || t.reason == "settings")
-        .filter_map(|t| {
-            let action = match t.to.as_str() {
-                "forced_open" => ManualAction::ForceOpen,
-                "disabled" => ManualAction::Disable,
-                "closed" => ManualAction::Reset,
-                _ => return None,
-            };
-            Some((t.at, action))
-        })
-        .collect()
 }
 
 /// Replays `calls` (in start order) through a fresh guard of `settings`, on a runtime of
@@ -755,17 +723,18 @@ async fn drive(
 }
 
 /// The transitions seen, each at its µs since `origin`.
-fn replayed(transitions: &Transitions, origin: Instant) -> Vec<ReplayedTransition> {
+fn replayed(transitions: &Transitions, origin: Instant) -> Vec<BreakerTransition> {
     transitions
         .seen()
         .into_iter()
-        .map(|m| ReplayedTransition {
+        .map(|m| BreakerTransition {
             at: u64::try_from(m.at.saturating_duration_since(origin).as_micros())
                 .unwrap_or(u64::MAX),
             from: m.from,
             to: m.to,
             open: m.open,
             why: m.why,
+            guessed: false,
         })
         .collect()
 }

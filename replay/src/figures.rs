@@ -7,6 +7,7 @@ use super::engine::{Fate, Replay};
 use super::guess::Options;
 use super::holes::{in_hole, Hole};
 use super::recording::{Call, Recorded};
+use super::transitions::BreakerTransition;
 
 /// A stretch of the recording where the upstream was failing, by the upstream's own
 /// behaviour: one-second bins where at least a quarter (`FAILING_SHARE`) of the
@@ -210,19 +211,6 @@ impl<T: Copy> PerFigure<T> {
     }
 }
 
-/// When and why a replayed breaker opened.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Opening {
-    /// Microseconds since the recording's start.
-    pub at: u64,
-    /// The log line: `sber opened: 16 of 50 calls failed (32% ≥ 30%)`.
-    pub why: String,
-    /// Whether guessed answers fed the breaker before it: calls without a recorded
-    /// outcome it let run since it last closed.
-    pub guessed: bool,
-}
-
 /// One system's figures under one setting, each call judged by its recorded outcome or,
 /// for a call without one, by the answer it was given.
 #[derive(Debug, Clone, Default)]
@@ -239,7 +227,7 @@ pub(crate) struct Figures {
     /// their callers would have waited in all, had each been answered the other way
     /// (µs, each cut at the setting's limit; [`swing`]).
     pub swing: u64,
-    pub openings: Vec<Opening>,
+    pub openings: Vec<BreakerTransition>,
     pub incidents: Vec<Met>,
 }
 
@@ -364,7 +352,7 @@ pub(crate) fn figures_in(
     f
 }
 /// The openings among `span`'s transitions, each marked where guessed answers fed it.
-fn openings(calls: &[Call], replay: &Replay, span: &Span) -> Vec<Opening> {
+fn openings(calls: &[Call], replay: &Replay, span: &Span) -> Vec<BreakerTransition> {
     let mut since = 0;
     let mut out = Vec::new();
     for t in &replay.transitions[span.transitions.clone()] {
@@ -384,10 +372,9 @@ fn openings(calls: &[Call], replay: &Replay, span: &Span) -> Vec<Opening> {
                 .any(|(c, f)| {
                     c.outcome == Recorded::Rejected && matches!(f, Fate::Ran | Fate::Pending)
                 });
-        out.push(Opening {
-            at: t.at,
-            why: t.why.clone(),
+        out.push(BreakerTransition {
             guessed,
+            ..t.clone()
         });
     }
     out
@@ -584,7 +571,7 @@ mod tests {
     /// fast by then is unseen; one that failed fast before it keeps its time.
     #[test]
     fn a_hole_tells_when_an_open_breaker_failed_fast_and_hides_a_closed_one() {
-        use super::super::engine::ReplayedTransition;
+        use crate::transitions::BreakerTransition;
         let incident = Incident {
             start: 1_000_000,
             end: 9_000_000,
@@ -599,12 +586,13 @@ mod tests {
         let replay = |opened: Option<u64>| Replay {
             fates: Vec::new(),
             transitions: opened
-                .map(|at| ReplayedTransition {
+                .map(|at| BreakerTransition {
                     at,
                     from: State::Closed,
                     to: State::Open,
                     open: None,
                     why: String::new(),
+                    guessed: false,
                 })
                 .into_iter()
                 .collect(),

@@ -88,20 +88,21 @@ pub(crate) fn in_hole(holes: &[Hole], second: u64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::ReplayedTransition;
     use crate::recording::Recorded;
+    use crate::transitions::BreakerTransition;
 
     fn replay(transitions: &[(u64, State)]) -> Replay {
         Replay {
             fates: Vec::new(),
             transitions: transitions
                 .iter()
-                .map(|&(at, to)| ReplayedTransition {
+                .map(|&(at, to)| BreakerTransition {
                     at,
                     from: State::Closed,
                     to,
                     open: None,
                     why: String::new(),
+                    guessed: false,
                 })
                 .collect(),
             asked: Vec::new(),

@@ -62,12 +62,13 @@ mod verdict;
 mod ways;
 mod words;
 
-pub use engine::{Fate, Replay, ReplayedTransition};
-pub use figures::{Figure as FigureKind, Incident, Met, Opening};
+pub use engine::{Fate, Replay};
+pub use figures::{Figure as FigureKind, Incident, Met};
 pub use holes::Hole;
 pub use objectives::{Meets, Objectives};
 pub use prepared::Prepared;
-pub use recording::{Call, Recorded, RecordedTransition, Recording, SystemRecording};
+pub use recording::{Call, Recorded, Recording, SystemRecording};
 pub use report::{SystemReport, Variant};
 pub use search::{Candidate, Search};
+pub use transitions::BreakerTransition;
 pub use verdict::{Compared, Difference, Known, Subject, Told};

@@ -13,7 +13,7 @@ use outbound_guard_settings::SystemSettings;
 use super::figures::{self, incidents, Figure as FigureKind};
 use super::report::{SystemReport, Variant};
 use super::verdict::{self, Known};
-use super::{engine, guess, holes, knowable, recording};
+use super::{guess, holes, knowable, recording};
 
 /// The seed of the draws of the answers a recording lacks: the same replay draws the
 /// same.
@@ -69,7 +69,7 @@ impl<'a> Prepared<'a> {
         Prepared {
             name: name.to_owned(),
             system,
-            actions: engine::actions(&system.transitions),
+            actions: system.actions.clone(),
             read_limit: knowable::read_limit(system),
             options: guess::options(&system.calls).into(),
             draws: Vec::new().into(),

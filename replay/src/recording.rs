@@ -8,7 +8,10 @@ use std::collections::BTreeMap;
 use std::io::BufRead;
 use std::time::SystemTime;
 
+use outbound_guard::{ManualAction, State};
 use outbound_guard_recording::{self as format, Cut, Line, Outcome};
+
+use crate::transitions::BreakerTransition;
 
 /// How a recorded call ended, as the guard that recorded it judged it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,18 +62,30 @@ pub struct Call {
     pub outcome: Recorded,
 }
 
-/// A transition the recording's breaker made.
-#[derive(Debug, Clone)]
-#[non_exhaustive]
-pub struct RecordedTransition {
-    /// Microseconds since the recording's first line.
-    pub at: u64,
-    pub from: String,
-    pub to: String,
-    /// `failure_rate`, …, or `manual` (an operator) and `settings` (the file's
-    /// `cb_mode`): those two are replayed as they happened.
-    pub reason: String,
-    pub why: String,
+/// A transition line as read: its state left (where it says), its state entered, its
+/// reason and its log line.
+struct Moved {
+    from: Option<State>,
+    to: State,
+    reason: String,
+    why: String,
+}
+
+/// A state by the name the recorder writes: `closed`, `open`, `half_open`,
+/// `forced_open`, `disabled`.
+fn state_named(name: &str) -> Result<State, String> {
+    Ok(match name {
+        "closed" => State::Closed,
+        "open" => State::Open,
+        "half_open" => State::HalfOpen,
+        "forced_open" => State::ForcedOpen,
+        "disabled" => State::Disabled,
+        other => {
+            return Err(format!(
+                "unknown state `{other}` (closed, open, half_open, forced_open, disabled)"
+            ))
+        }
+    })
 }
 
 /// One system's part of a recording.
@@ -79,7 +94,12 @@ pub struct RecordedTransition {
 pub struct SystemRecording {
     /// In start order.
     pub calls: Vec<Call>,
-    pub transitions: Vec<RecordedTransition>,
+    /// Its breaker's transitions, in order.
+    pub transitions: Vec<BreakerTransition>,
+    /// What an operator or the settings file's `cb_mode` did to its breaker (a
+    /// transition whose reason is `manual` or `settings`), with their times (µs), in
+    /// order: a replay does them too.
+    pub(crate) actions: Vec<(u64, ManualAction)>,
     /// Whether its breaker was in observe mode (`cb_mode = "observe"`) at some time of
     /// the recording: a line `"observing":true`, or a transition marked so. Its
     /// transitions are then what it would have done, and it refused no call while
@@ -110,7 +130,7 @@ pub struct Recording {
 /// and transitions, in file order.
 type Raw = (
     Vec<(i64, u32, Recorded)>,
-    Vec<(i64, RecordedTransition)>,
+    Vec<(i64, Moved)>,
     bool,
     Option<(u64, u64)>,
 );
@@ -221,6 +241,20 @@ fn in_order(raw: Raw, first: i64, out_of_order: &mut usize) -> Option<SystemReco
     calls.sort_by_key(|c| c.0);
     transitions.sort_by_key(|t| t.0);
     let since = |at: i64| u64::try_from(at - first).unwrap_or(0);
+    let actions = transitions
+        .iter()
+        .filter(|(_, t)| t.reason == "manual" || t.reason == "settings")
+        .filter_map(|(at, t)| {
+            let action = match t.to {
+                State::ForcedOpen => ManualAction::ForceOpen,
+                State::Disabled => ManualAction::Disable,
+                State::Closed => ManualAction::Reset,
+                _ => return None,
+            };
+            Some((since(*at), action))
+        })
+        .collect();
+    let mut before = State::Closed;
     Some(SystemRecording {
         calls: calls
             .into_iter()
@@ -232,11 +266,20 @@ fn in_order(raw: Raw, first: i64, out_of_order: &mut usize) -> Option<SystemReco
             .collect(),
         transitions: transitions
             .into_iter()
-            .map(|(at, mut t)| {
-                t.at = since(at);
-                t
+            .map(|(at, t)| {
+                let from = t.from.unwrap_or(before);
+                before = t.to;
+                BreakerTransition {
+                    at: since(at),
+                    from,
+                    to: t.to,
+                    open: None,
+                    why: t.why,
+                    guessed: false,
+                }
             })
             .collect(),
+        actions,
         observed,
         limits,
     })
@@ -252,10 +295,9 @@ fn parse_line(line: &str) -> Result<(String, i64, Entry), String> {
             (call.system.into_owned(), at, entry)
         }
         Line::Transition(t) => {
-            let transition = RecordedTransition {
-                at: 0,
-                from: owned(t.from),
-                to: t.to.into_owned(),
+            let transition = Moved {
+                from: t.from.as_deref().map(state_named).transpose()?,
+                to: state_named(&t.to)?,
                 reason: owned(t.reason),
                 why: owned(t.why),
             };
@@ -273,7 +315,7 @@ fn parse_line(line: &str) -> Result<(String, i64, Entry), String> {
 enum Entry {
     Call(u32, Recorded),
     /// A transition, and whether it was made in observe mode.
-    Transition(RecordedTransition, bool),
+    Transition(Moved, bool),
     /// Observe mode turned on (`true`) or off.
     Observing(bool),
     /// The limits from then on: `read_timeout` and `total_timeout`, in µs.
@@ -336,5 +378,46 @@ not json
             recording.bad_lines
         );
         assert!(strict.starts_with("line 3: not a record"), "{strict}");
+    }
+
+    #[test]
+    fn transitions_read_as_the_runtimes_states_and_an_operators_as_actions() {
+        let text = r#"{"system":"sber","start":1000,"transition":"open","from":"closed","reason":"failure_rate","why":"sber opened"}
+{"system":"sber","start":1001,"transition":"half_open"}
+{"system":"sber","start":1002,"transition":"forced_open","from":"half_open","reason":"manual"}
+{"system":"sber","start":1003,"transition":"ajar","from":"closed"}
+{"system":"sber","start":1004,"transition":"closed","from":"forced_open","reason":"manual"}"#;
+        let recording = read(text.as_bytes(), false).unwrap();
+        let sber = &recording.systems["sber"];
+        let moves: Vec<(u64, State, State)> = sber
+            .transitions
+            .iter()
+            .map(|t| (t.at, t.from, t.to))
+            .collect();
+        // A line without `from` left the state the one before it entered.
+        assert_eq!(
+            moves,
+            [
+                (0, State::Closed, State::Open),
+                (1_000, State::Open, State::HalfOpen),
+                (2_000, State::HalfOpen, State::ForcedOpen),
+                (4_000, State::ForcedOpen, State::Closed),
+            ]
+        );
+        assert_eq!(sber.transitions[0].why, "sber opened");
+        assert_eq!(
+            sber.actions,
+            [
+                (2_000, ManualAction::ForceOpen),
+                (4_000, ManualAction::Reset)
+            ]
+        );
+        assert_eq!(recording.bad_lines.len(), 1);
+        assert_eq!(recording.bad_lines[0].0, 4);
+        assert!(
+            recording.bad_lines[0].1.starts_with("unknown state `ajar`"),
+            "{:?}",
+            recording.bad_lines
+        );
     }
 }

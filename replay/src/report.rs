@@ -1,14 +1,16 @@
 //! What a replay found, per system and setting, as the screens read it: the figures,
 //! their ranges and the replay of each setting; and the words of times and spans.
 
+use std::ops::RangeInclusive;
 use std::time::{Duration, SystemTime};
 
 use outbound_guard_settings::SystemSettings;
 
 use super::engine::Replay;
-use super::figures::{Figure as FigureKind, Figures, Incident, Met, Opening, Ranges};
+use super::figures::{Figure as FigureKind, Figures, Incident, Met, Ranges};
 use super::holes::Hole;
 use super::recording::{Recording, SystemRecording};
+use super::transitions::BreakerTransition;
 
 /// One setting's replay of one system.
 #[non_exhaustive]
@@ -87,8 +89,9 @@ impl Variant {
         self.draws.iter().map(move |d| d.counts[figure])
     }
 
-    /// When and why its breaker opened, in order.
-    pub fn openings(&self) -> &[Opening] {
+    /// When and why its breaker opened (or was forced open), in order, each marked
+    /// where guessed answers fed it ([`BreakerTransition::guessed`]).
+    pub fn openings(&self) -> &[BreakerTransition] {
         &self.figures.openings
     }
 
@@ -109,25 +112,26 @@ impl Variant {
         self.ranges.every_way
     }
 
-    /// The lowest and the highest `figure` came to over every way of answering the
+    /// The lowest to the highest `figure` came to over every way of answering the
     /// calls without a recorded outcome; `None` unless [every way](Self::every_way)
     /// was replayed.
-    pub fn proven(&self, figure: FigureKind) -> Option<(usize, usize)> {
+    pub fn proven(&self, figure: FigureKind) -> Option<RangeInclusive<usize>> {
         let r = self.ranges.proven()?.figures[figure];
-        Some((r.low, r.high))
+        Some(r.low..=r.high)
     }
 
-    /// The same for incident `i`'s time to fast fail: the soonest and the latest (µs;
-    /// `None`: it never failed fast).
-    pub fn proven_fast_fail(&self, i: usize) -> Option<(Option<u64>, Option<u64>)> {
+    /// The same for incident `i`'s time to fast fail: the soonest to the latest (µs;
+    /// `u64::MAX`: it never failed fast, as a [`Told`](crate::Told)'s).
+    pub fn proven_fast_fail(&self, i: usize) -> Option<RangeInclusive<u64>> {
         let (fast, _) = self.ranges.proven()?.incidents.get(i)?;
-        Some((fast.soonest, fast.latest))
+        let never = |t: Option<u64>| t.unwrap_or(u64::MAX);
+        Some(never(fast.soonest)..=never(fast.latest))
     }
 
     /// The same for the failing calls it let through in incident `i`.
-    pub fn proven_through(&self, i: usize) -> Option<(usize, usize)> {
+    pub fn proven_through(&self, i: usize) -> Option<RangeInclusive<usize>> {
         let (_, through) = self.ranges.proven()?.incidents.get(i)?;
-        Some((through.low, through.high))
+        Some(through.low..=through.high)
     }
 
     /// Drops each call's fate: what is kept (figures, transitions) is what `tune` reads

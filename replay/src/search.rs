@@ -67,10 +67,10 @@ impl Candidate {
         self.judged.waited
     }
 
-    /// How it ranks, the lower the better: the objectives not known met, those its
-    /// estimate misses, the calls it decides wrong, the time callers waited, the keys
-    /// it changes.
-    pub fn rank(&self) -> (usize, usize, u64, u64, usize) {
+    /// How it ranks, the lower the better (a key to sort the tried by): by the
+    /// objectives not known met, then those its estimate misses, the calls it decides
+    /// wrong, the time callers waited, and the keys it changes.
+    pub fn rank(&self) -> impl Ord + Copy {
         let j = &self.judged;
         (
             j.missed(),

@@ -23,6 +23,8 @@
 //! difference is told where it has the same sign on every draw; "same" only where the
 //! two are known equal; otherwise they cannot be told apart.
 
+use std::ops::RangeInclusive;
+
 use super::figures::{FastFailRange, Figure, Figures, Range};
 use super::report::{SystemReport, Variant};
 
@@ -484,9 +486,9 @@ impl Variant {
     }
 
     /// `figure` over this setting's draws of the answers the recording lacks: the
-    /// least and the greatest; `None` where nothing was drawn.
-    pub fn drawn(&self, figure: Figure) -> Option<(u64, u64)> {
-        drawn(self.draws.iter().map(|d| d.counts[figure] as u64)).map(|d| (d.low, d.high))
+    /// least to the greatest; `None` where nothing was drawn.
+    pub fn drawn(&self, figure: Figure) -> Option<RangeInclusive<u64>> {
+        drawn(self.draws.iter().map(|d| d.counts[figure] as u64)).map(|d| d.low..=d.high)
     }
 
     /// `alternative` against this setting on `subject` (`b` and `a`: what the

@@ -89,17 +89,6 @@ fn shade(state: State) -> Option<RGBColor> {
     }
 }
 
-/// The state a recorded transition entered, by its name.
-fn state_named(name: &str) -> State {
-    match name {
-        "open" => State::Open,
-        "half_open" => State::HalfOpen,
-        "forced_open" => State::ForcedOpen,
-        "disabled" => State::Disabled,
-        _ => State::Closed,
-    }
-}
-
 /// The spans `(from, to, state)` in seconds, from transitions `(µs, state entered)` in
 /// order, the last one lasting to `end`.
 fn spans(transitions: impl Iterator<Item = (u64, State)>, end: f64) -> Vec<(f64, f64, State)> {
@@ -263,11 +252,7 @@ fn strips(report: &SystemReport<'_>, end: f64) -> Vec<Strip> {
     } else {
         "recorded (live)"
     };
-    let live = report
-        .recording
-        .transitions
-        .iter()
-        .map(|t| (t.at, state_named(&t.to)));
+    let live = report.recording.transitions.iter().map(|t| (t.at, t.to));
     let mut strips: Vec<Strip> = vec![(live_name.to_owned(), spans(live, end), Vec::new())];
     for v in &report.variants {
         let guessed = v.openings().iter().filter(|o| o.guessed);

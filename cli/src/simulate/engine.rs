@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use crate::args::ScenarioKind;
 use outbound_guard::State;
+use outbound_guard_replay::{BreakerTransition, Fate, Replay};
 use outbound_guard_replay::{Call, Recorded};
-use outbound_guard_replay::{Fate, Replay, ReplayedTransition};
 use outbound_guard_settings::SystemSettings;
 
 /// How the upstream behaves, and for how long the callers come.
@@ -296,7 +296,7 @@ fn measure(calls: &[Call], replay: &Replay, fault: Fault) -> Run {
 /// upstream calls' starts (µs), and the most callers and upstream calls alive at once.
 fn figures(
     seen: &[Seen],
-    transitions: &[ReplayedTransition],
+    transitions: &[BreakerTransition],
     starts: &[u64],
     fault: Fault,
     (most_callers_alive, most_in_flight): (usize, usize),

@@ -7,6 +7,7 @@
 //! recording's holes hide, `(rests on the holes)`.
 
 use std::fmt::Write as _;
+use std::ops::RangeInclusive;
 use std::path::Path;
 
 use crate::output::{counted, thousands};
@@ -35,7 +36,8 @@ fn amount(figure: Figure, value: usize) -> String {
 }
 
 /// A range every way was replayed for, `54–1,511`, or `None` where it is one value.
-fn range(figure: Figure, (low, high): (usize, usize)) -> Option<String> {
+fn range(figure: Figure, r: RangeInclusive<usize>) -> Option<String> {
+    let (low, high) = r.into_inner();
     (low != high).then(|| format!("{}–{}", amount(figure, low), amount(figure, high)))
 }
 
@@ -70,11 +72,11 @@ fn fast_cell(report: &SystemReport<'_>, variant: &Variant, i: usize) -> String {
             let proven = variant.proven_fast_fail(i);
             let value = fast((t.value != u64::MAX).then_some(t.value));
             match proven {
-                Some((soonest, latest)) if soonest != latest => format!(
+                Some(r) if r.start() != r.end() => format!(
                     "{value} ({} guessed; every way {}–{})",
                     thousands(t.guessed),
-                    fast(soonest),
-                    fast(latest)
+                    fast((*r.start() != u64::MAX).then_some(*r.start())),
+                    fast((*r.end() != u64::MAX).then_some(*r.end()))
                 ),
                 _ => format!("{value} ({} guessed)", thousands(t.guessed)),
             }

@@ -2,6 +2,7 @@
 //! each were guessed, the ranges proven to hold every way of answering them, and, for
 //! each alternative, its verdicts against the settings the service ran with.
 
+use std::ops::RangeInclusive;
 use std::path::Path;
 
 use serde_json::{json, Map, Value};
@@ -27,13 +28,14 @@ fn value(figure: Figure, count: usize) -> Value {
 }
 
 /// A proven range as `[low, high]` in the figure's unit.
-fn range(figure: Figure, (low, high): (usize, usize)) -> Value {
-    json!([value(figure, low), value(figure, high)])
+fn range(figure: Figure, r: RangeInclusive<usize>) -> Value {
+    json!([value(figure, *r.start()), value(figure, *r.end())])
 }
 
 /// A proven time to fast fail as `[soonest, latest]` (`null`: never).
-fn fast_range((soonest, latest): (Option<u64>, Option<u64>)) -> Value {
-    json!([soonest.map(ms), latest.map(ms)])
+fn fast_range(r: RangeInclusive<u64>) -> Value {
+    let at = |t: u64| (t != u64::MAX).then(|| ms(t));
+    json!([at(*r.start()), at(*r.end())])
 }
 
 /// The ranges proven to hold every way of answering: every figure's, `null` each where
@@ -93,7 +95,10 @@ fn verdicts(report: &SystemReport<'_>, base: &Variant, alternative: &Variant) ->
         if let (Known::Told(t), Some(f), Value::Object(o)) = (&a, figure, &mut this) {
             let drawn = alternative.drawn(f);
             if let Some(d) = drawn.filter(|_| !t.exact()) {
-                o.insert("drawn".into(), json!([unit_of(f, d.0), unit_of(f, d.1)]));
+                o.insert(
+                    "drawn".into(),
+                    json!([unit_of(f, *d.start()), unit_of(f, *d.end())]),
+                );
             }
         }
         json!({
@@ -226,7 +231,7 @@ fn system(recording: &Recording, report: &SystemReport<'_>) -> Value {
             "calls_per_second_before": h.rate_before, "calls_per_second_during": h.rate_during,
         })).collect::<Vec<_>>(),
         "recorded_transitions": report.recording.transitions.iter().map(|t| json!({
-            "at_ms": ms(t.at), "from": t.from, "to": t.to, "why": t.why,
+            "at_ms": ms(t.at), "from": t.from.as_str(), "to": t.to.as_str(), "why": t.why,
         })).collect::<Vec<_>>(),
         "replays": settings,
     })

@@ -13,6 +13,7 @@ use crate::output::{counted, thousands, times};
 
 use super::preamble::preamble;
 use crate::output::span;
+use outbound_guard::State;
 use outbound_guard_replay::FigureKind as Figure;
 use outbound_guard_replay::Hole;
 use outbound_guard_replay::Recording;
@@ -332,7 +333,7 @@ pub(super) fn system_header(out: &mut String, recording: &Recording, report: &Sy
         .recording
         .transitions
         .iter()
-        .filter(|t| t.to == "open" || t.to == "forced_open")
+        .filter(|t| matches!(t.to, State::Open | State::ForcedOpen))
         .count();
     let breaker = if report.recording.observed && report.unknown == 0 {
         format!(
