@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use outbound_guard_settings::Settings;
 use replay_check_example::{Check, Meets};
 
 fn here(file: &str) -> PathBuf {
@@ -58,6 +59,23 @@ fn a_cap_inside_the_estimates_interval_cannot_be_told() {
         sber.refuses_at_most(&as_set, 1000),
         Meets::CannotTell(
             "cannot tell whether sber refuses at most 1,000 healthy calls: ≈1,226, between 843 and 1,526"
+                .into()
+        )
+    );
+}
+
+#[test]
+fn a_looser_breaker_fed_by_guessed_answers_cannot_be_told_to_fail_fast() {
+    // The same incident through a setting the service did not run with: its breaker
+    // lets run calls the recording's refused, whose answers are guessed.
+    let check = check("data/incident.jsonl.gz");
+    let (sber, _) = check.replay("sber").unwrap();
+    let looser = Settings::parse("[systems.sber]\ncb_failure_rate = 0.5\n", "looser.toml").unwrap();
+    let looser = sber.variant("looser", looser.system("sber").unwrap());
+    assert_eq!(
+        sber.fails_fast_within(&looser, Duration::from_secs(1)),
+        Meets::CannotTell(
+            "cannot tell whether sber fails fast in incident 1: 20 guessed answers fed the breaker first, and it may never have failed fast"
                 .into()
         )
     );
