@@ -12,12 +12,17 @@
 //! (openings, failing calls let through, healthy calls refused, …) are each told as
 //! far as the recording tells them ([`Known`]: exact, estimated within an interval, or
 //! "cannot tell" and why);
-//! [`Variant::paired`] says one setting against another, and [`Search::run`] walks
-//! the settings under [`Objectives`]. [`Replay::scripted`] replays a scripted
-//! upstream's answers instead of a recording's.
+//! [`Variant::paired`] says one setting against another, [`Search::run`] walks the
+//! settings under [`Objectives`], and [`Prepared::fails_fast_within`] and
+//! [`Prepared::refuses_at_most`] answer a team's test whether a setting meets its
+//! objective on its own recording: met, missed or cannot tell ([`Meets`], in the
+//! screen's words). [`Replay::scripted`] replays a scripted upstream's answers instead
+//! of a recording's.
 //!
 //! ```
-//! use outbound_guard_replay::{FigureKind, Known, Prepared, Recording, Subject};
+//! use std::time::Duration;
+//!
+//! use outbound_guard_replay::{FigureKind, Known, Meets, Prepared, Recording, Subject};
 //! use outbound_guard_settings::Settings;
 //!
 //! // A minute of `sber`'s calls, one every 100 ms: healthy, then every one failing.
@@ -39,6 +44,9 @@
 //! // opened long before the 300 failing calls were all let through.
 //! let Known::Told(told) = through else { panic!("{through:?}") };
 //! assert!(told.exact() && told.value < 300, "{told:?}");
+//! // A team's objectives: it failed fast within 5 s and refused no healthy call.
+//! assert_eq!(prepared.fails_fast_within(&variant, Duration::from_secs(5)), Meets::Met);
+//! assert_eq!(prepared.refuses_at_most(&variant, 0), Meets::Met);
 //! ```
 
 #![warn(unnameable_types, unreachable_pub)]
