@@ -97,7 +97,7 @@ pub(crate) fn incidents(calls: &[Call], holes: &[Hole]) -> Vec<Incident> {
 /// An incident as one setting met it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
-pub struct Met {
+pub struct IncidentMet {
     pub incident: Incident,
     /// From the incident's first failure to the first call the breaker refused (µs),
     /// before the next incident starts.
@@ -228,7 +228,7 @@ pub(crate) struct Figures {
     /// (µs, each cut at the setting's limit; [`swing`]).
     pub swing: u64,
     pub openings: Vec<BreakerTransition>,
-    pub incidents: Vec<Met>,
+    pub incidents: Vec<IncidentMet>,
 }
 
 /// Over the calls without a recorded outcome that `replay` let run (`options`: theirs,
@@ -388,7 +388,7 @@ fn met(
     incidents: &[Incident],
     i: usize,
     within: std::ops::Range<usize>,
-) -> Met {
+) -> IncidentMet {
     let (a, b) = (within.start, within.end);
     let incident = incidents[i];
     let ran = |f: &Fate| matches!(f, Fate::Ran | Fate::Pending);
@@ -417,7 +417,7 @@ fn met(
     let guessed_before_fast_fail = (from..until_index)
         .filter(|&j| calls[j].outcome == Recorded::Rejected && ran(&replay.fates[j]))
         .count();
-    Met {
+    IncidentMet {
         incident,
         to_fast_fail,
         failing_let_through,
@@ -600,7 +600,7 @@ mod tests {
             decisions: 0,
             times: Vec::new(),
         };
-        let met = |to_fast_fail: Option<u64>| Met {
+        let met = |to_fast_fail: Option<u64>| IncidentMet {
             incident,
             to_fast_fail,
             failing_let_through: 0,

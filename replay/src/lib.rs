@@ -71,7 +71,7 @@ mod ways;
 mod words;
 
 pub use engine::{Fate, Replay};
-pub use figures::{Figure as FigureKind, Incident, Met};
+pub use figures::{Figure as FigureKind, Incident, IncidentMet};
 pub use holes::Hole;
 pub use objectives::{Meets, Objectives};
 pub use prepared::Prepared;

@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime};
 use outbound_guard_settings::SystemSettings;
 
 use super::engine::Replay;
-use super::figures::{Figure as FigureKind, Figures, Incident, Met, Ranges};
+use super::figures::{Figure as FigureKind, Figures, Incident, IncidentMet, Ranges};
 use super::holes::Hole;
 use super::recording::{Recording, SystemRecording};
 use super::transitions::BreakerTransition;
@@ -96,7 +96,7 @@ impl Variant {
     }
 
     /// How it met each of the recording's incidents, in order.
-    pub fn incidents(&self) -> &[Met] {
+    pub fn incidents(&self) -> &[IncidentMet] {
         &self.figures.incidents
     }
 
