@@ -107,6 +107,8 @@ mod tests {
             asked: Vec::new(),
             decisions: 0,
             times: Vec::new(),
+            calls: Vec::new(),
+            limits: Vec::new(),
         }
     }
 

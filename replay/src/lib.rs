@@ -14,7 +14,9 @@
 //! "cannot tell" and why);
 //! [`Variant::paired`] says one setting against another, and [`Search::run`] walks
 //! the settings under [`Objectives`]. [`Replay::scripted`] replays a scripted
-//! upstream's answers instead of a recording's.
+//! upstream's answers instead of a recording's, and [`Replay::looped`] runs callers in a
+//! closed loop against an upstream whose answers depend on its own state and the calls
+//! in flight (a queue in front of a few workers).
 //!
 //! ```
 //! use outbound_guard_replay::{FigureKind, Known, Prepared, Recording, Subject};
@@ -50,6 +52,7 @@ mod figures;
 mod guess;
 mod holes;
 mod knowable;
+mod looped;
 mod objectives;
 mod prepared;
 mod recording;
