@@ -175,12 +175,15 @@ pub(crate) fn run(settings: &SystemSettings, upstream: &Upstream) -> QueueRun {
         .map(|t| (seconds(t.at), t.to))
         .collect();
     let end = u64::try_from(end.as_micros()).unwrap_or(u64::MAX);
-    // The limit at each sample: the last change at or before it.
+    // The limit at each sample: as it stood coming into that instant (the last change
+    // before it; at the start, the guard's first limit).
     let (mut changes, mut limit) = (replay.limits.iter().peekable(), 0);
     let limits = (0..end.div_ceil(SAMPLED_EVERY))
         .map(|k| k * SAMPLED_EVERY)
         .map(|at| {
-            while let Some((_, changed)) = changes.next_if(|(changed, _)| *changed <= at) {
+            while let Some((_, changed)) =
+                changes.next_if(|(changed, _)| *changed < at || *changed == 0)
+            {
                 limit = *changed;
             }
             (seconds(at), limit)
