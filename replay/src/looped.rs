@@ -25,7 +25,8 @@ impl Replay {
     /// calls again as soon as its call ends (answered, failed or cut at
     /// `total_timeout`), or `pause` after a refusal (the breaker's or the bulkhead's: a
     /// refused caller that called again at once would call forever at one instant),
-    /// until `span` is over; the calls under way then end as they would. A call that
+    /// until `span` is over (one the clock cannot reach makes no call); the calls
+    /// under way then end as they would. A call that
     /// ends the instant it starts is followed by a pause of a microsecond, so that the
     /// clock moves. The calls that end at one instant all end before any caller calls
     /// again.
@@ -226,8 +227,12 @@ impl Shared<'_> {
                 rest = Duration::from_micros(1);
             }
             // After every other end due then: the calls that end at one instant all
-            // end before any caller calls again.
-            self.ends.until(now + rest).await;
+            // end before any caller calls again. A pause the clock cannot reach ends
+            // this caller.
+            let Some(again) = now.checked_add(rest) else {
+                return;
+            };
+            self.ends.until(again).await;
         }
     }
 }

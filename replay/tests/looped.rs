@@ -150,3 +150,21 @@ fn in_flight_counts_the_calls_at_the_upstream() {
     );
     assert_eq!(seen, [(0, 0), (0, 1), (0, 2), (100, 0), (100, 1), (100, 2)]);
 }
+
+/// Durations the clock cannot reach neither panic nor wedge the replay: a refused
+/// caller whose pause never ends calls no more, and a span that never ends makes no
+/// call.
+#[test]
+fn a_pause_or_a_span_past_the_clocks_reach_ends() {
+    let settings = settings("[systems.sber]\ncb_min_calls = 2\ncb_window_size = 2\n");
+    let sber = settings.system("sber").unwrap();
+    let mut failing = |_at: Duration, _in_flight: usize| Err(Duration::from_millis(5));
+    let replay = Replay::looped(sber, &mut failing, 1, Duration::from_secs(1), Duration::MAX);
+    let outcomes: Vec<Recorded> = replay.calls.iter().map(|c| c.outcome).collect();
+    assert_eq!(
+        outcomes,
+        [Recorded::Failure, Recorded::Failure, Recorded::Rejected]
+    );
+    let replay = Replay::looped(sber, &mut failing, 3, Duration::MAX, Duration::ZERO);
+    assert!(replay.calls.is_empty());
+}
