@@ -13,7 +13,9 @@ use outbound_guard::{Cause, Observer};
 use outbound_guard_settings::SystemSettings;
 use tokio::time::{sleep, Instant};
 
-use crate::engine::{replayed, replayed_guard, toward, Ends, Fate, Replay, Running, Started};
+use crate::engine::{
+    replayed, replayed_guard, toward, Ends, Fate, Replay, Running, Started, TIMER_SLACK,
+};
 use crate::recording::{Call, Recorded};
 use crate::transitions::Transitions;
 
@@ -40,6 +42,11 @@ impl Replay {
     /// leaves; what the upstream does with the call is its own state (a server goes on
     /// with a request whose client left). An answer the clock cannot reach
     /// (`Duration::MAX`) never comes.
+    ///
+    /// Answers and pauses of whole milliseconds keep every instant exact, the guard's
+    /// own timers (`total_timeout`, `bulkhead_wait`) included; between whole
+    /// milliseconds, answers still end to the microsecond, and a guard's timer may fire
+    /// up to 2 ms late, as in any replay.
     ///
     /// The calls made, in the order they started, are the replay's
     /// [`calls`](Replay::calls), with their [`fates`](Replay::fates) and
@@ -128,6 +135,15 @@ impl Observer for Limits {
     fn wants_calls(&self) -> bool {
         false
     }
+}
+
+/// How late a guard's timer may fire where the clock moves off whole milliseconds.
+const SLACK: Duration = Duration::from_micros(TIMER_SLACK);
+
+/// Whether `at` is a whole number of milliseconds after `origin`, the paused clock's
+/// start: tokio's timers fire on whole milliseconds from it.
+fn on_grid(origin: Instant, at: Instant) -> bool {
+    at.saturating_duration_since(origin).subsec_micros() % 1000 == 0
 }
 
 fn micros(origin: Instant, at: Instant) -> u64 {
@@ -289,14 +305,26 @@ async fn drive(
                         .get(i)
                         .is_none_or(|m| m.fate != Fate::Pending)
                 });
-                toward(
-                    &shared.ends,
-                    &mut running,
-                    timer.as_mut(),
-                    (now, end),
-                    quiet_until,
-                )
-                .await;
+                let quiet = quiet_until.is_none_or(|q| end + SLACK < q);
+                if !quiet && on_grid(origin, now) && on_grid(origin, end) {
+                    // On whole milliseconds, tokio's clock lands on each timer exactly:
+                    // a guard's timer due before `end` fires at its instant.
+                    timer.as_mut().reset(end);
+                    tokio::select! {
+                        biased;
+                        () = running.woken() => {}
+                        () = timer.as_mut() => {}
+                    }
+                } else {
+                    toward(
+                        &shared.ends,
+                        &mut running,
+                        timer.as_mut(),
+                        (now, end),
+                        quiet_until,
+                    )
+                    .await;
+                }
             }
             // Only the guard's own timers end the calls under way.
             None => tokio::select! {

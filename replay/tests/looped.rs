@@ -168,3 +168,36 @@ fn a_pause_or_a_span_past_the_clocks_reach_ends() {
     let replay = Replay::looped(sber, &mut failing, 3, Duration::MAX, Duration::ZERO);
     assert!(replay.calls.is_empty());
 }
+
+/// A guard's own timer fires at its instant, even where a call ends a millisecond
+/// after it: one permit, `bulkhead_wait` 50 ms, an upstream answering in 51 ms. By
+/// hand: A holds the permit 0–51 and again 51–102; B, waiting since 0, is refused at
+/// 50, calls again 10 ms later (60) and has the permit when A's call ends (102–153);
+/// A, waiting since 102, is refused at 152.
+#[test]
+fn a_guards_timer_fires_at_its_instant() {
+    let settings = settings(
+        "[systems.sber]\nmax_connections = 1\nmax_keepalive = 2\nbulkhead_wait = \"50ms\"\n",
+    );
+    let sber = settings.system("sber").unwrap();
+    assert_eq!(sber.bulkhead_permits(), 1);
+    let mut upstream = |_at: Duration, _in_flight: usize| Ok(Duration::from_millis(51));
+    let pause = Duration::from_millis(10);
+    let replay = Replay::looped(sber, &mut upstream, 2, Duration::from_millis(110), pause);
+    let made: Vec<(u64, u64, Fate)> = replay
+        .calls
+        .iter()
+        .zip(&replay.fates)
+        .map(|(c, f)| (c.start, u64::from(c.duration), *f))
+        .collect();
+    assert_eq!(
+        made,
+        [
+            (0, 51 * MS, Fate::Ran),
+            (0, 50 * MS, Fate::BulkheadFull),
+            (51 * MS, 51 * MS, Fate::Ran),
+            (60 * MS, 93 * MS, Fate::Ran),
+            (102 * MS, 50 * MS, Fate::BulkheadFull),
+        ]
+    );
+}
