@@ -101,9 +101,8 @@ pub struct Replay {
     /// How many answers were asked (scripted: the n-th asked is `fails[n]`), in the order asked.
     pub decisions: usize,
     /// Of each call, kept by [`Replay::scripted`] and [`Replay::looped`] (else
-    /// empty): when its caller was
-    /// answered and when its upstream call began (µs since the start; `u64::MAX`: it
-    /// never did).
+    /// empty): when its caller was answered and when its upstream call began (µs
+    /// since the start; `u64::MAX`: it never did).
     pub times: Vec<(u64, u64)>,
     /// Of [`Replay::looped`] (else empty): the calls its callers made, in the order
     /// they started, as a recorder would have recorded them: `success`, `failure`,

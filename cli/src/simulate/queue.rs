@@ -87,9 +87,7 @@ impl Workers {
             )),
         }
     }
-}
 
-impl Workers {
     /// How long until the call that reaches the queue `at` is served.
     fn answer(&mut self, at: Duration) -> Duration {
         // The workers that leave take their place in the queue when the drop comes:
@@ -289,4 +287,31 @@ pub(crate) fn phases(upstream: &Upstream, run: &QueueRun) -> Vec<PhaseFigures> {
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two workers of 100 ms, one of them away from 150 ms to 450 ms: it leaves once
+    /// the calls queued before the drop are served, and is back at its end.
+    #[test]
+    fn a_worker_leaves_after_the_calls_queued_before_and_comes_back() {
+        let ms = Duration::from_millis;
+        let mut workers = Workers::new(&Upstream {
+            workers: 2,
+            degraded: 1,
+            service: ms(100),
+            callers: 1,
+            phase: ms(150),
+            degraded_for: ms(300),
+        });
+        let answers: Vec<u128> = [0, 0, 50, 160, 170, 460, 460]
+            .into_iter()
+            .map(|at| workers.answer(ms(at)).as_millis())
+            .collect();
+        // 0–100, 0–100, 100–200; after the drop one worker: 200–300, 300–400; both
+        // again at 460.
+        assert_eq!(answers, [100, 100, 150, 140, 230, 100, 100]);
+    }
 }
