@@ -38,7 +38,7 @@ use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
 
 use futures_util::stream::{FuturesUnordered, StreamExt as _};
-use outbound_guard::{CallOptions, Cause, Guard, ManualAction};
+use outbound_guard::{CallOptions, Cause, Guard, ManualAction, Observer};
 use outbound_guard_settings::SystemSettings;
 use tokio::sync::oneshot;
 use tokio::time::{sleep, Instant, Sleep};
@@ -86,10 +86,18 @@ pub struct Replay {
     pub asked: Vec<Option<bool>>,
     /// How many answers were asked (scripted: the n-th asked is `fails[n]`), in the order asked.
     pub decisions: usize,
-    /// Of each call, kept by [`Replay::scripted`] (else empty): when its caller was
-    /// answered and when its upstream call began (µs since the start; `u64::MAX`: it
-    /// never did).
+    /// Of each call, kept by [`Replay::scripted`] and [`Replay::looped`] (else
+    /// empty): when its caller was answered and when its upstream call began (µs
+    /// since the start; `u64::MAX`: it never did).
     pub times: Vec<(u64, u64)>,
+    /// Of [`Replay::looped`] (else empty): the calls its callers made, in the order
+    /// they started, as a recorder would have recorded them: `success`, `failure`,
+    /// `timeout` when cut at `total_timeout`, `rejected` when refused (by the breaker
+    /// or the bulkhead: [`fates`](Replay::fates) says which).
+    pub calls: Vec<Call>,
+    /// Of [`Replay::looped`] (else empty): the bulkhead's limit at the start and at
+    /// each change (µs since the start, the limit): an adaptive bulkhead's moves.
+    pub limits: Vec<(u64, usize)>,
 }
 
 /// What a replay may be asked for beside the recording's answers (`simulate`'s runs).
@@ -307,7 +315,7 @@ pub(crate) fn replay_with(
 /// a running call waits here for its end ([`Ends::wait`]) and the driver wakes it
 /// when the clock reaches it.
 #[derive(Default)]
-struct Ends {
+pub(crate) struct Ends {
     pending: Mutex<BinaryHeap<End>>,
     /// Numbers the ends, so that two at the same instant wake in the order they began.
     seq: AtomicU64,
@@ -343,29 +351,31 @@ impl Ord for End {
 impl Ends {
     /// Waits `duration` of the replay's clock from now, ended by the driver at the
     /// exact instant.
-    async fn wait(&self, duration: Duration) {
+    pub(crate) async fn wait(&self, duration: Duration) {
         if duration.is_zero() {
             return;
         }
+        self.until(Instant::now() + duration).await;
+    }
+
+    /// Waits until `at` on the replay's clock, woken by the driver after every end
+    /// due then that began to wait before, even if `at` is now.
+    pub(crate) async fn until(&self, at: Instant) {
         let (wake, woken) = oneshot::channel();
         if let Ok(mut pending) = self.pending.lock() {
             let seq = self.seq.fetch_add(1, Ordering::Relaxed);
-            pending.push(End {
-                at: Instant::now() + duration,
-                seq,
-                wake,
-            });
+            pending.push(End { at, seq, wake });
         }
         let _ = woken.await;
     }
 
     /// The earliest end waiting.
-    fn next(&self) -> Option<Instant> {
+    pub(crate) fn next(&self) -> Option<Instant> {
         self.pending.lock().ok()?.peek().map(|e| e.at)
     }
 
     /// Wakes every call whose end is `now` or before.
-    fn wake_due(&self, now: Instant) {
+    pub(crate) fn wake_due(&self, now: Instant) {
         let Ok(mut pending) = self.pending.lock() else {
             return;
         };
@@ -380,8 +390,8 @@ impl Ends {
 /// The replay's calls, each a future the driver polls itself (no task of its own, so no
 /// trip through tokio's scheduler per call): polled when woken, at the instant the
 /// clock shows, before the clock moves on ([`settle`](Running::settle)).
-struct Running {
-    calls: FuturesUnordered<Pin<Box<dyn Future<Output = ()>>>>,
+pub(crate) struct Running<'a> {
+    calls: FuturesUnordered<Pin<Box<dyn Future<Output = ()> + 'a>>>,
     woke: Arc<Woke>,
     waker: Waker,
 }
@@ -409,8 +419,8 @@ impl Wake for Woke {
     }
 }
 
-impl Running {
-    fn new() -> Running {
+impl<'a> Running<'a> {
+    pub(crate) fn new() -> Running<'a> {
         let woke = Arc::new(Woke::default());
         Running {
             calls: FuturesUnordered::new(),
@@ -419,14 +429,14 @@ impl Running {
         }
     }
 
-    fn push(&mut self, call: impl Future<Output = ()> + 'static) {
+    pub(crate) fn push(&mut self, call: impl Future<Output = ()> + 'a) {
         self.calls.push(Box::pin(call));
         self.woke.flag.store(true, Ordering::Release);
     }
 
     /// Polls every call woken, and every call those polls wake, until none is: however
     /// long the chain of wakes, all at the instant the clock shows.
-    fn settle(&mut self) {
+    pub(crate) fn settle(&mut self) {
         let mut cx = Context::from_waker(&self.waker);
         while self.woke.flag.swap(false, Ordering::AcqRel) {
             while let Poll::Ready(Some(())) = self.calls.poll_next_unpin(&mut cx) {}
@@ -434,7 +444,7 @@ impl Running {
     }
 
     /// Ready once a call is woken (a guard's timer fired).
-    fn woken(&self) -> impl Future<Output = ()> + '_ {
+    pub(crate) fn woken(&self) -> impl Future<Output = ()> + use<'_, 'a> {
         std::future::poll_fn(|cx| {
             if let Ok(mut task) = self.woke.task.lock() {
                 if !task.as_ref().is_some_and(|t| t.will_wake(cx.waker())) {
@@ -463,9 +473,9 @@ pub(crate) const TIMER_SLACK: u64 = 3_000;
 ///
 /// `quiet_until`: no timer of the guard's is due before it (`None`: none at all); a step
 /// that ends sooner than that by [`TIMER_SLACK`] moves the clock at once.
-async fn toward(
+pub(crate) async fn toward(
     ends: &Ends,
-    running: &mut Running,
+    running: &mut Running<'_>,
     mut timer: Pin<&mut Sleep>,
     (now, at): (Instant, Instant),
     quiet_until: Option<Instant>,
@@ -508,7 +518,7 @@ async fn toward(
 
 /// The calls started and maybe still running, in the order they started, for when the
 /// guard's next timer may be due.
-struct Started {
+pub(crate) struct Started {
     calls: VecDeque<(Instant, usize)>,
     /// The guard's timers (a call's slow-call alarm and timeout, a bulkhead's wait)
     /// fire no sooner than this after their call started.
@@ -516,7 +526,7 @@ struct Started {
 }
 
 impl Started {
-    fn new(settings: &SystemSettings) -> Started {
+    pub(crate) fn new(settings: &SystemSettings) -> Started {
         let horizon = [
             settings.cb_slow_threshold(),
             settings.total_timeout(),
@@ -532,15 +542,16 @@ impl Started {
         }
     }
 
+    /// Call `index` started `at` (no sooner than the last one pushed).
+    pub(crate) fn push(&mut self, at: Instant, index: usize) {
+        self.calls.push_back((at, index));
+    }
+
     /// No timer of the guard's is due before this: the earliest started call still
-    /// running (by `fates`) is younger than the horizon until then. `None`: none
+    /// running (not `done`) is younger than the horizon until then. `None`: none
     /// running, or its timers beyond the clock's reach.
-    fn quiet_until(&mut self, fates: &[AtomicU8]) -> Option<Instant> {
-        while self
-            .calls
-            .front()
-            .is_some_and(|(_, i)| fates[*i].load(Ordering::Relaxed) != Fate::Pending as u8)
-        {
+    pub(crate) fn quiet_until(&mut self, done: impl Fn(usize) -> bool) -> Option<Instant> {
+        while self.calls.front().is_some_and(|(_, i)| done(*i)) {
             self.calls.pop_front();
         }
         self.calls
@@ -574,12 +585,12 @@ impl Calls {
     /// Starts call `index` among `calls`, now (it runs at the next settle, at this
     /// instant); `unknown` numbers the calls without a recorded outcome so far (this
     /// one, if it is one, is the next).
-    fn start(&self, calls: &mut Running, index: usize, call: &Call, unknown: &mut usize) {
+    fn start(&self, calls: &mut Running<'_>, index: usize, call: &Call, unknown: &mut usize) {
         let call_upstream = if call.outcome == Recorded::Rejected {
             *unknown += 1;
-            Upstream::Unknown(self.unknowns.clone(), *unknown - 1, self.client)
+            Answering::Unknown(self.unknowns.clone(), *unknown - 1, self.client)
         } else {
-            Upstream::Known(answer(call.outcome, call.duration, self.client))
+            Answering::Known(answer(call.outcome, call.duration, self.client))
         };
         let (guard, fates, running, ends) = (
             self.guard.clone(),
@@ -632,10 +643,13 @@ fn unset(n: usize) -> Arc<[(AtomicU64, AtomicU64)]> {
         .collect()
 }
 
-/// A fresh guard of `settings` for a replay, reporting its transitions to `transitions`.
-fn replayed_guard(settings: &SystemSettings, transitions: &Arc<Transitions>) -> Guard {
-    let guard = Guard::builder(settings)
-        .observer(transitions.clone())
+/// A fresh guard of `settings` for a replay, reporting to `observers` (its transitions).
+pub(crate) fn replayed_guard(settings: &SystemSettings, observers: &[Arc<dyn Observer>]) -> Guard {
+    let guard = observers
+        .iter()
+        .fold(Guard::builder(settings), |builder, o| {
+            builder.observer(o.clone())
+        })
         .build();
     // Observe mode is replayed as `auto`: what the breaker would have refused.
     guard.breaker().act(ManualAction::Enforce);
@@ -657,9 +671,10 @@ async fn drive(
     extras: Extras,
 ) -> Replay {
     let transitions = Arc::new(Transitions::default());
+    let observer: Arc<dyn Observer> = transitions.clone();
     let origin = Instant::now();
     let tasks = Calls {
-        guard: replayed_guard(settings, &transitions),
+        guard: replayed_guard(settings, &[observer]),
         client: Client::new(settings.read_timeout(), read_limit),
         unknowns: unknowns.clone(),
         ends: Arc::new(Ends::default()),
@@ -698,7 +713,8 @@ async fn drive(
         };
         let now = Instant::now();
         if next > now {
-            let quiet_until = started.quiet_until(&tasks.fates);
+            let quiet_until = started
+                .quiet_until(|i| tasks.fates[i].load(Ordering::Relaxed) != Fate::Pending as u8);
             toward(ends, &mut running, timer.as_mut(), (now, next), quiet_until).await;
         } else if end.is_some_and(|e| e <= now) {
             ends.wake_due(now);
@@ -709,7 +725,7 @@ async fn drive(
             }
         } else {
             tasks.start(&mut running, next_call, &calls[next_call], &mut unknown);
-            started.calls.push_back((now, next_call));
+            started.push(now, next_call);
             next_call += 1;
         }
     }
@@ -719,11 +735,13 @@ async fn drive(
         asked: Vec::new(),
         decisions: 0,
         times: tasks.times(),
+        calls: Vec::new(),
+        limits: Vec::new(),
     }
 }
 
 /// The transitions seen, each at its µs since `origin`.
-fn replayed(transitions: &Transitions, origin: Instant) -> Vec<BreakerTransition> {
+pub(crate) fn replayed(transitions: &Transitions, origin: Instant) -> Vec<BreakerTransition> {
     transitions
         .seen()
         .into_iter()
@@ -740,7 +758,7 @@ fn replayed(transitions: &Transitions, origin: Instant) -> Vec<BreakerTransition
 }
 
 /// A replayed call's upstream: its recorded answer, or one asked for when it runs.
-enum Upstream {
+enum Answering {
     Known(Answer),
     /// The `usize`-th call without a recorded outcome, seen by this client.
     Unknown(Arc<Mutex<Unknowns>>, usize, Client),
@@ -787,11 +805,11 @@ where
 async fn one(
     guard: &Guard,
     ends: &Ends,
-    (call, hint): (Upstream, Option<Duration>),
+    (call, hint): (Answering, Option<Duration>),
     ran: impl FnOnce(),
 ) -> Fate {
     let cause = match call {
-        Upstream::Known(Answer::Abandon(d)) => {
+        Answering::Known(Answer::Abandon(d)) => {
             let call = guarded(guard, false, async {
                 ran();
                 std::future::pending().await
@@ -803,14 +821,14 @@ async fn one(
                 () = ends.wait(d) => return Fate::Ran,
             }
         }
-        Upstream::Known(known) => {
+        Answering::Known(known) => {
             guarded(guard, hint.is_some(), async move {
                 ran();
                 upstream(ends, known, hint).await
             })
             .await
         }
-        Upstream::Unknown(unknowns, index, client) => {
+        Answering::Unknown(unknowns, index, client) => {
             guarded(guard, hint.is_some(), async move {
                 ran();
                 // Asked only now, as it runs: a refused call is never asked.

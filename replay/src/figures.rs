@@ -599,6 +599,8 @@ mod tests {
             asked: Vec::new(),
             decisions: 0,
             times: Vec::new(),
+            calls: Vec::new(),
+            limits: Vec::new(),
         };
         let met = |to_fast_fail: Option<u64>| IncidentMet {
             incident,

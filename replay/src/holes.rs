@@ -108,6 +108,8 @@ mod tests {
             asked: Vec::new(),
             decisions: 0,
             times: Vec::new(),
+            calls: Vec::new(),
+            limits: Vec::new(),
         }
     }
 

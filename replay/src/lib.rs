@@ -17,7 +17,9 @@
 //! [`Prepared::refuses_at_most`] answer a team's test whether a setting meets its
 //! objective on its own recording: met, missed or cannot tell ([`Meets`], in the
 //! screen's words). [`Replay::scripted`] replays a scripted upstream's answers instead
-//! of a recording's.
+//! of a recording's, and [`Replay::looped`] runs callers in a closed loop against an
+//! upstream whose answers depend on its own state and the calls in flight (a queue in
+//! front of a few workers).
 //!
 //! ```
 //! use std::time::Duration;
@@ -58,6 +60,7 @@ mod figures;
 mod guess;
 mod holes;
 mod knowable;
+mod looped;
 mod objectives;
 mod prepared;
 mod recording;

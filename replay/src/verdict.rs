@@ -656,6 +656,8 @@ mod tests {
                 asked: Vec::new(),
                 decisions: 0,
                 times: Vec::new(),
+                calls: Vec::new(),
+                limits: Vec::new(),
             },
             limit: 1,
             reach: 0,

@@ -4,20 +4,21 @@
 //! workers drop to `--degraded` for `--fault-for` after a healthy `--phase`, and come
 //! back for another `--phase`.
 //!
-//! Unlike the other scenarios, the upstream's answers are not scripted ahead: each
-//! depends on the calls in flight when it runs, so the real guard runs against a model
-//! of the upstream (a fair semaphore of workers and tokio's timer) on a paused clock,
-//! not through the replay's engine. A call the guard cuts at `total_timeout` leaves its
-//! work queued or running at the upstream, as an HTTP server goes on with a request
-//! whose client left.
+//! The upstream is a model the replay's library asks, as its guard lets each call run:
+//! a FIFO queue in front of the workers, so
+//! that a call that reaches it at `at` is answered when the earliest free worker has
+//! served it (`max(at, free) + service`). The callers are the library's closed loop
+//! ([`Replay::looped`]), on its paused clock. A call the guard cuts at
+//! `total_timeout` keeps its worker until its service is done, as an HTTP server goes
+//! on with a request whose client left.
 
-use std::sync::{Arc, Mutex};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::time::Duration;
 
-use outbound_guard::{Cause, Guard, Observer, State, Transition};
+use outbound_guard::State;
+use outbound_guard_replay::{Fate, Recorded, Replay};
 use outbound_guard_settings::SystemSettings;
-use tokio::sync::{oneshot, Semaphore};
-use tokio::time::Instant;
 
 /// The upstream and its callers.
 #[derive(Debug, Clone, Copy)]
@@ -62,6 +63,50 @@ impl Upstream {
     }
 }
 
+/// The upstream's workers behind their FIFO queue, as the replay asks them.
+struct Workers {
+    /// When each worker is next free, since the run's start.
+    free: BinaryHeap<Reverse<Duration>>,
+    service: Duration,
+    /// The drop still to come: when, when the workers come back, how many leave.
+    drop: Option<(Duration, Duration, u32)>,
+}
+
+impl Workers {
+    fn new(upstream: &Upstream) -> Workers {
+        let taken = upstream.workers.saturating_sub(upstream.degraded);
+        Workers {
+            free: (0..upstream.workers)
+                .map(|_| Reverse(Duration::ZERO))
+                .collect(),
+            service: upstream.service,
+            drop: (taken > 0).then_some((
+                upstream.phase,
+                upstream.phase + upstream.degraded_for,
+                taken,
+            )),
+        }
+    }
+
+    /// How long until the call that reaches the queue `at` is served.
+    fn answer(&mut self, at: Duration) -> Duration {
+        // The workers that leave take their place in the queue when the drop comes:
+        // each leaves as it finishes the calls queued before, and is back at its end.
+        if let Some((_, back_at, taken)) = self.drop.filter(|d| at >= d.0) {
+            self.drop = None;
+            let leaving: Vec<Duration> = (0..taken)
+                .filter_map(|_| self.free.pop().map(|Reverse(free)| free))
+                .collect();
+            self.free
+                .extend(leaving.into_iter().map(|free| Reverse(free.max(back_at))));
+        }
+        let Reverse(free) = self.free.pop().unwrap_or(Reverse(at));
+        let done = at.max(free) + self.service;
+        self.free.push(Reverse(done));
+        done - at
+    }
+}
+
 /// How one call ended, at `at` seconds since the run's start.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum End {
@@ -86,146 +131,66 @@ pub(crate) struct QueueRun {
     pub(crate) limits: Vec<(f64, usize)>,
 }
 
-/// The breaker's transitions, timed on the run's clock.
-struct Transitions {
-    t0: Instant,
-    seen: Mutex<Vec<(f64, State)>>,
+/// A refused caller calls again this much later.
+const REFUSED_PAUSE: Duration = Duration::from_millis(10);
+
+/// The bulkhead's limit is sampled this often (µs).
+const SAMPLED_EVERY: u64 = 100_000;
+
+#[allow(clippy::cast_precision_loss)]
+fn seconds(micros: u64) -> f64 {
+    micros as f64 / 1e6
 }
 
-impl Observer for Transitions {
-    fn on_transition(&self, transition: &Transition<'_>) {
-        let at = transition
-            .at
-            .saturating_duration_since(self.t0)
-            .as_secs_f64();
-        if let Ok(mut seen) = self.seen.lock() {
-            seen.push((at, transition.to));
-        }
-    }
-
-    fn wants_calls(&self) -> bool {
-        false
-    }
-}
-
-/// Runs the scenario against a fresh guard of `settings`, on a paused runtime of its own.
+/// Runs the scenario against a fresh guard of `settings`: its callers in the replay's
+/// closed loop against the upstream's workers.
 pub(crate) fn run(settings: &SystemSettings, upstream: &Upstream) -> QueueRun {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .start_paused(true)
-        .build()
-        .expect("a current-thread runtime builds");
-    runtime.block_on(drive(settings, *upstream))
-}
-
-async fn drive(settings: &SystemSettings, upstream: Upstream) -> QueueRun {
-    let t0 = Instant::now();
-    let transitions = Arc::new(Transitions {
-        t0,
-        seen: Mutex::new(Vec::new()),
-    });
-    let guard = Guard::builder(settings)
-        .observer(transitions.clone())
-        .build();
-    let workers = Arc::new(Semaphore::new(upstream.workers as usize));
-    let until = t0 + upstream.end();
-    let ends = Arc::new(Mutex::new(Vec::new()));
-    let callers: Vec<_> = (0..upstream.callers)
-        .map(|_| {
-            let (guard, workers, ends) = (guard.clone(), workers.clone(), ends.clone());
-            tokio::spawn(async move {
-                while Instant::now() < until {
-                    let end = call(&guard, &workers, upstream.service).await;
-                    let at = t0.elapsed().as_secs_f64();
-                    let refused = matches!(end, End::BulkheadFull | End::Open);
-                    ends.lock().expect("no caller panics").push((at, end));
-                    if refused {
-                        tokio::time::sleep(Duration::from_millis(10)).await;
-                    }
-                }
-            })
+    let mut workers = Workers::new(upstream);
+    let end = upstream.end();
+    let mut answer = |at, _in_flight| Ok(workers.answer(at));
+    let replay = Replay::looped(settings, &mut answer, upstream.callers, end, REFUSED_PAUSE);
+    let ends = replay
+        .calls
+        .iter()
+        .zip(&replay.fates)
+        .zip(&replay.times)
+        .map(|((call, fate), &(answered, began))| {
+            let how = match (fate, call.outcome) {
+                (Fate::BulkheadFull, _) => End::BulkheadFull,
+                (Fate::Refused, _) => End::Open,
+                (_, Recorded::Success) => End::Ok {
+                    admitted: seconds(answered.saturating_sub(began)),
+                    whole: seconds(u64::from(call.duration)),
+                },
+                _ => End::Timeout,
+            };
+            (seconds(answered), how)
         })
         .collect();
-    let limits = capacity_plan(&guard, &workers, &upstream, t0).await;
-    for caller in callers {
-        let _ = caller.await;
-    }
-    let ends = std::mem::take(&mut *ends.lock().expect("no caller panics"));
-    let transitions = std::mem::take(&mut *transitions.seen.lock().expect("not poisoned"));
+    let transitions = replay
+        .transitions
+        .iter()
+        .map(|t| (seconds(t.at), t.to))
+        .collect();
+    let end = u64::try_from(end.as_micros()).unwrap_or(u64::MAX);
+    // The limit at each sample: as it stood coming into that instant (the last change
+    // before it; at the start, the guard's first limit).
+    let (mut changes, mut limit) = (replay.limits.iter().peekable(), 0);
+    let limits = (0..end.div_ceil(SAMPLED_EVERY))
+        .map(|k| k * SAMPLED_EVERY)
+        .map(|at| {
+            while let Some((_, changed)) =
+                changes.next_if(|(changed, _)| *changed < at || *changed == 0)
+            {
+                limit = *changed;
+            }
+            (seconds(at), limit)
+        })
+        .collect();
     QueueRun {
         ends,
         transitions,
         limits,
-    }
-}
-
-/// Takes the workers away for the degraded phase and gives them back, sampling the
-/// bulkhead's limit every 100 ms until the run's end.
-async fn capacity_plan(
-    guard: &Guard,
-    workers: &Arc<Semaphore>,
-    upstream: &Upstream,
-    t0: Instant,
-) -> Vec<(f64, usize)> {
-    let taken = upstream.workers.saturating_sub(upstream.degraded);
-    let (drop_at, back_at) = (
-        t0 + upstream.phase,
-        t0 + upstream.phase + upstream.degraded_for,
-    );
-    let mut held = None;
-    let mut limits = Vec::new();
-    while Instant::now() < t0 + upstream.end() {
-        let now = Instant::now();
-        if held.is_none() && now >= drop_at && now < back_at && taken > 0 {
-            // The workers leave as they finish their calls: a fair semaphore serves
-            // the calls queued before this first.
-            let workers = workers.clone();
-            held = Some(tokio::spawn(async move {
-                workers.acquire_many_owned(taken).await.ok()
-            }));
-        }
-        if now >= back_at {
-            if let Some(taking) = held.take() {
-                taking.abort();
-                // Given back: dropping the permits returns the workers.
-                drop(taking.await.ok().flatten());
-            }
-        }
-        limits.push((now.duration_since(t0).as_secs_f64(), guard.bulkhead_limit()));
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    limits
-}
-
-/// One call through `guard` to the upstream: queued for a worker, then `service`.
-async fn call(guard: &Guard, workers: &Arc<Semaphore>, service: Duration) -> End {
-    let start = Instant::now();
-    let admitted = Mutex::new(start);
-    let answer = guard
-        .call(async {
-            *admitted.lock().expect("not poisoned") = Instant::now();
-            let (done, answer) = oneshot::channel();
-            let workers = workers.clone();
-            // The upstream's work goes on if the caller leaves.
-            tokio::spawn(async move {
-                if let Ok(_worker) = workers.acquire_owned().await {
-                    tokio::time::sleep(service).await;
-                    let _ = done.send(());
-                }
-            });
-            answer.await.map_err(|_| ())
-        })
-        .await;
-    let now = Instant::now();
-    let admitted = *admitted.lock().expect("not poisoned");
-    match answer {
-        Ok(Ok(())) => End::Ok {
-            admitted: (now - admitted).as_secs_f64(),
-            whole: (now - start).as_secs_f64(),
-        },
-        Err(refused) if matches!(refused.cause(), Cause::BulkheadFull { .. }) => End::BulkheadFull,
-        Err(refused) if refused.is_rejection() => End::Open,
-        Ok(Err(())) | Err(_) => End::Timeout,
     }
 }
 
@@ -322,4 +287,31 @@ pub(crate) fn phases(upstream: &Upstream, run: &QueueRun) -> Vec<PhaseFigures> {
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two workers of 100 ms, one of them away from 150 ms to 450 ms: it leaves once
+    /// the calls queued before the drop are served, and is back at its end.
+    #[test]
+    fn a_worker_leaves_after_the_calls_queued_before_and_comes_back() {
+        let ms = Duration::from_millis;
+        let mut workers = Workers::new(&Upstream {
+            workers: 2,
+            degraded: 1,
+            service: ms(100),
+            callers: 1,
+            phase: ms(150),
+            degraded_for: ms(300),
+        });
+        let answers: Vec<u128> = [0, 0, 50, 160, 170, 460, 460]
+            .into_iter()
+            .map(|at| workers.answer(ms(at)).as_millis())
+            .collect();
+        // 0–100, 0–100, 100–200; after the drop one worker: 200–300, 300–400; both
+        // again at 460.
+        assert_eq!(answers, [100, 100, 150, 140, 230, 100, 100]);
+    }
 }
