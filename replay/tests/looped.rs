@@ -201,3 +201,28 @@ fn a_guards_timer_fires_at_its_instant() {
         ]
     );
 }
+
+/// docs/replay.md's example, as written there (its lines are held to this test by
+/// `examples/replay-check/tests/page.rs`): 8 workers of 100 ms behind a queue, 32
+/// callers for a minute, the guide's defaults (8 permits). The workers serve 80 calls a
+/// second; each call, from its caller's start, takes its turn behind the 24 other
+/// callers: 400 ms once the loop is steady.
+#[test]
+fn the_docs_queue_of_8_workers_serves_80_calls_a_second() {
+    let settings = settings("[systems.sber]\n");
+    let sber = settings.system("sber").unwrap();
+    let mut free = [Duration::ZERO; 8]; // when each of 8 workers is next free
+    let mut queue = |at: Duration, _in_flight: usize| {
+        let worker = free.iter_mut().min().unwrap();
+        *worker = (*worker).max(at) + Duration::from_millis(100);
+        Ok(*worker - at)
+    };
+    let (span, pause) = (Duration::from_secs(60), Duration::from_millis(10));
+    let replay = Replay::looped(sber, &mut queue, 32, span, pause);
+    assert!(replay.calls.iter().all(|c| c.outcome == Recorded::Success));
+    // The 32 at once, then 8 every 100 ms, for 60 s.
+    assert_eq!(replay.calls.len(), 32 + 599 * 8);
+    let steady = replay.calls.iter().filter(|c| c.start >= 1_000 * MS);
+    assert!(steady.clone().all(|c| c.duration == 400_000));
+    assert_eq!(steady.count(), 59 * 80);
+}

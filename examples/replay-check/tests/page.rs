@@ -1,11 +1,16 @@
 //! `docs/replay.md`'s "As a library" shows this crate: each of its Rust blocks a run of
-//! one of the crate's files' lines, and each message it shows one a test asserts.
+//! one of the crate's files' lines (or, for the scripted upstream, of the replay crate's
+//! test of it), and each message it shows one a test asserts.
 
 use std::path::Path;
 
 use doc_snippets::{blocks, read, section, shown_in};
 
-const FILES: [&str; 2] = ["src/lib.rs", "tests/settings.rs"];
+const FILES: [&str; 3] = [
+    "src/lib.rs",
+    "tests/settings.rs",
+    "../../replay/tests/looped.rs",
+];
 
 fn section_shown() -> String {
     let page = read(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/replay.md"));
