@@ -6,18 +6,19 @@
 //! [`Replay::scripted`]'s calls do, and repeats itself to the microsecond.
 
 use std::cell::{Cell, RefCell};
+use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use outbound_guard::{Cause, Observer};
 use outbound_guard_settings::SystemSettings;
-use tokio::time::{sleep, Instant};
+use tokio::time::{sleep, Instant, Sleep};
 
 use crate::engine::{
     replayed, replayed_guard, toward, Ends, Fate, Replay, Running, Started, TIMER_SLACK,
 };
 use crate::recording::{Call, Recorded};
-use crate::transitions::Transitions;
+use crate::transitions::{BreakerTransition, Transitions};
 
 impl Replay {
     /// `callers` callers in a closed loop against an upstream whose answers depend on
@@ -294,19 +295,30 @@ async fn drive(
         if done.get() == callers {
             break;
         }
+        shared.step(&mut running, timer.as_mut()).await;
+    }
+    drop(running);
+    let made = shared.made.into_inner();
+    let limits = limits.seen.lock().map(|l| l.clone()).unwrap_or_default();
+    made_into_replay(&made, replayed(&transitions, origin), limits)
+}
+
+impl Shared<'_> {
+    /// Moves the clock toward the next end, waking the calls due on the way: to the
+    /// instant itself where a guard's timer may be due before it (see `drive`).
+    async fn step(&self, running: &mut Running<'_>, mut timer: Pin<&mut Sleep>) {
         let now = Instant::now();
-        match shared.ends.next() {
-            Some(end) if end <= now => shared.ends.wake_due(now),
+        match self.ends.next() {
+            Some(end) if end <= now => self.ends.wake_due(now),
             Some(end) => {
-                let quiet_until = shared.started.borrow_mut().quiet_until(|i| {
-                    shared
-                        .made
+                let quiet_until = self.started.borrow_mut().quiet_until(|i| {
+                    self.made
                         .borrow()
                         .get(i)
                         .is_none_or(|m| m.fate != Fate::Pending)
                 });
                 let quiet = quiet_until.is_none_or(|q| end + SLACK < q);
-                if !quiet && on_grid(origin, now) && on_grid(origin, end) {
+                if !quiet && on_grid(self.origin, now) && on_grid(self.origin, end) {
                     // On whole milliseconds, tokio's clock lands on each timer exactly:
                     // a guard's timer due before `end` fires at its instant.
                     timer.as_mut().reset(end);
@@ -316,14 +328,7 @@ async fn drive(
                         () = timer.as_mut() => {}
                     }
                 } else {
-                    toward(
-                        &shared.ends,
-                        &mut running,
-                        timer.as_mut(),
-                        (now, end),
-                        quiet_until,
-                    )
-                    .await;
+                    toward(&self.ends, running, timer.as_mut(), (now, end), quiet_until).await;
                 }
             }
             // Only the guard's own timers end the calls under way.
@@ -334,11 +339,18 @@ async fn drive(
             },
         }
     }
-    drop(running);
-    let made = shared.made.into_inner();
+}
+
+/// The replay of the calls `made`, with the guard's transitions and the bulkhead's
+/// limits at each change.
+fn made_into_replay(
+    made: &[Made],
+    transitions: Vec<BreakerTransition>,
+    limits: Vec<(u64, usize)>,
+) -> Replay {
     Replay {
         fates: made.iter().map(|m| m.fate).collect(),
-        transitions: replayed(&transitions, origin),
+        transitions,
         asked: Vec::new(),
         decisions: 0,
         times: made.iter().map(|m| (m.answered, m.began)).collect(),
@@ -350,6 +362,6 @@ async fn drive(
                 outcome: m.outcome,
             })
             .collect(),
-        limits: limits.seen.lock().map(|l| l.clone()).unwrap_or_default(),
+        limits,
     }
 }
