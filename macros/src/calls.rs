@@ -8,14 +8,8 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 /// `const _: () = { static …: Called = Called { system: "sber", by }; };` in the runtime's
-/// distributed slice; `by` is what declared it, for the mounted file's error. `attrs` go
-/// on the `const _`: the settings file's tracking, when the expansion carries it.
-pub(crate) fn called(
-    krate: &TokenStream,
-    system: &syn::LitStr,
-    by: &str,
-    attrs: &TokenStream,
-) -> TokenStream {
+/// distributed slice; `by` is what declared it, for the mounted file's error.
+pub(crate) fn called(krate: &TokenStream, system: &syn::LitStr, by: &str) -> TokenStream {
     // What `cargo expand` shows above the record, where a reviewer meets its `unsafe`.
     let doc = format!(
         " This binary calls `{}`: a settings file mounted at run time must hold it. \
@@ -27,7 +21,6 @@ pub(crate) fn called(
         system.value()
     );
     quote! {
-        #attrs
         const _: () = {
             #[doc = #doc]
             #[#krate::__private::linkme::distributed_slice(#krate::__private::CALLED_SYSTEMS)]

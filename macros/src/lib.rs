@@ -81,7 +81,7 @@ use proc_macro::TokenStream;
 ///
 /// Editing the settings file, or `Cargo.toml`'s `[package.metadata.outbound-guard]
 /// settings`, rebuilds the crate: each expansion that checks a system against the file
-/// carries an `include_str!` of each for cargo to track. To keep it out of
+/// carries an `include_bytes!` of each for cargo to track. To keep it out of
 /// `cargo expand`, track the file from the crate's build script instead
 /// (`outbound-guard-settings` under `[build-dependencies]`):
 ///

@@ -26,7 +26,7 @@ use syn::LitStr;
 
 /// A settings file, read and validated.
 pub(crate) struct Loaded {
-    /// The file's absolute path, for the `include_str!` that makes cargo rebuild the
+    /// The file's absolute path, for the `include_bytes!` that makes cargo rebuild the
     /// crate when the file changes (never shown in a message or compiled into a value).
     pub path: String,
     /// The file's path relative to the crate, for messages.
@@ -45,7 +45,7 @@ pub(crate) trait Lookup {
     fn load(&self, who: &str) -> Result<Arc<Loaded>, String>;
 
     /// Whether an expansion that read the file at `path` should carry the
-    /// `include_str!`s that make cargo rebuild the crate when the file or `Cargo.toml`
+    /// `include_bytes!`s that make cargo rebuild the crate when the file or `Cargo.toml`
     /// changes: not when the crate's build script tracks them
     /// (`outbound_guard_settings::build::track`).
     fn track(&self, path: &str) -> bool;
@@ -270,8 +270,8 @@ pub(crate) fn check_system(system: &LitStr, loaded: &Loaded) -> syn::Result<()> 
 }
 
 /// Checks `system` against the settings file: an error on the literal if the file is
-/// missing or wrong, or has no such system. Otherwise the attributes that make cargo
-/// rebuild the crate when an input of the check changes, unless the crate's build script tracks
+/// missing or wrong, or has no such system. Otherwise the item that makes cargo rebuild
+/// the crate when an input of the check changes, unless the crate's build script tracks
 /// them (`outbound_guard_settings::build::track`).
 pub(crate) fn settings(
     system: &syn::LitStr,
@@ -289,18 +289,14 @@ pub(crate) fn settings(
     Ok(lookup.track(&loaded.path).then(|| tracking(&loaded)))
 }
 
-/// `#[doc = include_str!(…)]` of the settings file and of the crate's `Cargo.toml`,
-/// for the link-time record's `const _` (see [`crate::calls::called`]): stable Rust's
+/// `const _` of the settings file's and the crate's `Cargo.toml`'s bytes: stable Rust's
 /// one way for a macro to make cargo track a file (rustc lists an included file in its
-/// dep-info), written as attributes of an item the expansion has anyway rather than as
-/// an item of its own, which the compiler would type-check and evaluate in every
-/// method. `Cargo.toml` holds `[package.metadata.outbound-guard] settings`, which says
-/// which file is read. Both are UTF-8, as TOML and cargo require.
+/// dep-info). `Cargo.toml` holds `[package.metadata.outbound-guard] settings`, which
+/// says which file is read.
 fn tracking(loaded: &Loaded) -> TokenStream {
     let Loaded { path, manifest, .. } = loaded;
     quote! {
-        #[doc = ::core::include_str!(#path)]
-        #[doc = ::core::include_str!(#manifest)]
+        const _: (&[u8], &[u8]) = (::core::include_bytes!(#path), ::core::include_bytes!(#manifest));
     }
 }
 

@@ -13,7 +13,7 @@
 //! impls too.
 
 use proc_macro2::{Span, TokenStream};
-use quote::quote_spanned;
+use quote::{quote, quote_spanned};
 use syn::{Expr, ExprLit, Lit, LitStr};
 
 use crate::lookup::{settings, Lookup};
@@ -49,9 +49,9 @@ pub(crate) fn string(value: &Expr) -> Option<&LitStr> {
 }
 
 /// What a literal brings where it is written, once it is checked against the settings
-/// file: the link-time record that the binary calls the system, carrying the
-/// attributes that make cargo rebuild the crate when the file changes (unless the
-/// crate's build script tracks it) (a file mounted at run time must hold it). `who` names the attribute for the
+/// file: the item that makes cargo rebuild the crate when the file changes (unless the
+/// crate's build script tracks it) and the link-time record that the binary calls the
+/// system (a file mounted at run time must hold it). `who` names the attribute for the
 /// settings file's errors (`` `#[guarded(system = …)]` ``); `by` says where it is
 /// written, for the mounted file's error:
 /// `` `#[circuit_breaker(system = "sber")]` on `register` ``.
@@ -62,8 +62,9 @@ pub(crate) fn declared_at(
     who: &str,
     by: &str,
 ) -> syn::Result<TokenStream> {
-    let track = settings(system, lookup, who)?.unwrap_or_default();
-    Ok(crate::calls::called(krate, system, by, &track))
+    let track = settings(system, lookup, who)?;
+    let calls = crate::calls::called(krate, system, by);
+    Ok(quote!(#track #calls))
 }
 
 /// `#krate::__private::Name<'s', 'b', 'e', 'r'>`: the system's name as a type, sixteen

@@ -2,7 +2,7 @@
 //! changes, and the attribute's expansion no longer carries the file.
 //!
 //! Without a build script, each `#[derive(Guarded)]` naming a system and each method with
-//! its own `#[circuit_breaker]` carries an `include_str!` of the settings file and of
+//! its own `#[circuit_breaker]` carries an `include_bytes!` of the settings file and of
 //! `Cargo.toml`: stable Rust's only way for a macro to make cargo track a file, which
 //! `cargo expand` then shows. A macro cannot track a file that does not exist yet, so
 //! only a build script sees a `resilience.toml` created next to the crate's `Cargo.toml`

@@ -10,7 +10,7 @@ pub const FILE_NAME: &str = "resilience.toml";
 
 /// The variable [`build::track`](crate::build::track) sets for the crate's
 /// compilation: the absolute path of the settings file the build script tracks. The
-/// attribute leaves out its `include_str!` when it checks against that same file.
+/// attribute leaves out its `include_bytes!` when it checks against that same file.
 pub const TRACKED_ENV: &str = "OUTBOUND_GUARD_TRACKED_SETTINGS";
 
 /// Why a file is a candidate.

@@ -2,7 +2,7 @@
 //! no stale green build. A small crate of its own is built three times with cargo —
 //! as written, after its settings lose the annotated system (the build must now fail,
 //! naming it), and after the file is restored (green again) — once tracked by the
-//! attribute's `include_str!`, once by a build script calling
+//! attribute's `include_bytes!`, once by a build script calling
 //! `outbound_guard_settings::build::track()`, which keeps the file out of the expansion.
 //!
 //! The file is not the check's only input: `[package.metadata.outbound-guard] settings`
@@ -78,7 +78,7 @@ fn edit_and_restore(name: &str, build_rs: Option<&str>) -> (PathBuf, PathBuf) {
 }
 
 /// Whether rustc's dep-info for the crate `name` lists a `resilience.toml`: what the
-/// `include_str!` in an expansion leaves behind. The newest dep-info only: the target
+/// `include_bytes!` in an expansion leaves behind. The newest dep-info only: the target
 /// directory outlives this run, and may hold the crate built against another checkout.
 fn expansion_reads_settings(target: &Path, name: &str) -> bool {
     let prefix = format!("{}-", name.replace('-', "_"));

@@ -1,7 +1,9 @@
 impl SberAdapter {
     pub async fn register(&self, order: &Order) -> Result<PaymentRef, PaymentPortError> {
-        #[doc = ::core::include_str!("/service/resilience.toml")]
-        #[doc = ::core::include_str!("/service/Cargo.toml")]
+        const _: (&[u8], &[u8]) = (
+            ::core::include_bytes!("/service/resilience.toml"),
+            ::core::include_bytes!("/service/Cargo.toml"),
+        );
         const _: () = {
             /// This binary calls `sber`: a settings file mounted at run time must hold it. linkme's `#[distributed_slice]` puts this entry in a link section of its own (`#[used]` keeps it), which the runtime reads as one slice, `CALLED_SYSTEMS`. The `unsafe` is linkme's and sound: `__typecheck` takes an uninhabited argument, so it never runs; it only proves that this static has the slice's element type, so every entry of the section is a `Called`.
             #[::outbound_guard::__private::linkme::distributed_slice(
