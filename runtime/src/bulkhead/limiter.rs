@@ -65,11 +65,24 @@ pub(crate) trait Resize {
 }
 
 /// A window's average above this many times the baseline: the upstream queues; the
-/// limit comes down.
-pub(crate) const SHRINK_ABOVE: f64 = 1.8;
-/// A window's average below this many times the baseline, with the bulkhead full: one
-/// more permit.
+/// limit comes down to `limit / ratio` where that rounds to fewer permits.
+pub(crate) const SHRINK_ABOVE: f64 = 1.1;
+/// A window's average below this many times the baseline, with the bulkhead full: the
+/// slow start doubles the limit; after it, a probe may try more permits.
 pub(crate) const GROW_BELOW: f64 = 1.3;
+/// A success above this many times the baseline during a probe: a call queued at the
+/// upstream (one that waited a whole service time is at about twice the baseline), so
+/// the probe's permits go back at once.
+pub(crate) const PROBE_ABOVE: f64 = 1.5;
+/// How long a probe is judged after its permits are taken back: a call admitted
+/// under them that queued behind one service time has ended by then.
+pub(crate) const PROBE_JUDGED: f64 = 2.2;
+/// The wait before the next probe after the first failed one; each failed probe
+/// doubles it, up to [`PROBE_EVERY`].
+pub(crate) const PROBE_BACKOFF: Duration = Duration::from_secs(1);
+/// The longest wait between two probes: the capacity that comes back is found within
+/// it (and the ramp after), and a settled limit delays one call each time.
+pub(crate) const PROBE_EVERY: Duration = Duration::from_secs(5);
 /// A single success above this many times the baseline ends its window at once: the
 /// latency jumped (the upstream's capacity dropped), and the cut comes before the
 /// calls admitted meanwhile queue behind the old limit.
@@ -135,6 +148,28 @@ struct State {
     full: bool,
     baseline: Baseline,
     rng: fastrand::Rng,
+    /// The probe under way: `limit` is the permits it tries.
+    probe: Option<Probe>,
+    /// The permits the next probe tries: 1, doubled by each probe kept.
+    step: usize,
+    /// The wait after the next failed probe: [`PROBE_BACKOFF`], doubled by each
+    /// failed probe up to [`PROBE_EVERY`].
+    backoff: Duration,
+    /// No probe starts before this.
+    next_probe: Option<Instant>,
+}
+
+/// A probe: more permits tried over a limit whose windows show no queueing.
+#[derive(Debug, Clone, Copy)]
+struct Probe {
+    /// The limit it started from, which it goes back to if a call queues.
+    from: usize,
+    /// When it started: calls admitted since are admitted under its permits.
+    at: Instant,
+    /// When its permits were taken back (the bulkhead sized to `from` again, so that
+    /// no more calls are admitted under them than its first turn): when the first
+    /// call admitted under them ended.
+    held: Option<Instant>,
 }
 
 /// The lowest window average of each of the last periods.
@@ -214,6 +249,10 @@ impl Limiter {
                 rng: fastrand::Rng::with_seed(
                     std::collections::hash_map::RandomState::new().hash_one(settings.name()),
                 ),
+                probe: None,
+                step: 1,
+                backoff: PROBE_BACKOFF,
+                next_probe: None,
             }),
         }
     }
@@ -259,13 +298,21 @@ impl Limiter {
         state.sum += latency;
         state.count += 1;
         state.full |= bulkhead.in_use() >= state.limit;
+        // A probe that ends restarts the window: no window closes on this call then.
+        let judged = state.judge(start, end, latency);
         let change = if let Some(ratio) = state.jump(latency) {
             state.restart_window();
-            state.moved(ratio, false, end)
+            match (judged, state.moved(ratio, false, end)) {
+                (Some(failed), Some(cut)) => Some(Change {
+                    from: failed.from,
+                    ..cut
+                }),
+                (judged, cut) => cut.or(judged),
+            }
         } else if state.count >= MIN_SAMPLES.max(state.limit as u32) {
             state.close_window(end)
         } else {
-            return None;
+            judged
         };
         if let Some(change) = change {
             self.shown.store(change.to, Ordering::Release);
@@ -285,6 +332,7 @@ impl Limiter {
     #[cfg(all(test, outbound_guard_loom))]
     pub(crate) fn set<B: Resize>(&self, bulkhead: &B, to: usize) {
         let mut state = self.lock();
+        state.probe = None;
         state.limit = to.clamp(state.floor, state.ceiling);
         self.shown.store(state.limit, Ordering::Release);
         state.enforce(bulkhead, true);
@@ -304,8 +352,10 @@ impl Limiter {
         state.adaptive = settings.bulkhead_adaptive();
         state.ceiling = settings.bulkhead_permits();
         state.floor = (settings.bulkhead_floor() as usize).min(state.ceiling);
+        // A probe under way ends: its limit before it is the one kept.
+        let settled = state.probe.take().map_or(state.limit, |probe| probe.from);
         state.limit = if state.adaptive && was_adaptive {
-            state.limit.clamp(state.floor, state.ceiling)
+            settled.clamp(state.floor, state.ceiling)
         } else {
             state.starting = false;
             state.ceiling
@@ -349,13 +399,24 @@ impl State {
     fn moved(&mut self, ratio: f64, full: bool, end: Instant) -> Option<Change> {
         let baseline = self.baseline.value()?;
         let from = self.limit;
-        let to = if ratio > SHRINK_ABOVE {
-            // `limit / ratio`, rounded up; a ratio past any limit gives 1.
-            let served = (from as f64 / ratio).ceil() as usize;
-            served.max(self.floor).min(from)
-        } else if ratio < GROW_BELOW && full {
-            let grown = if self.starting { from * 2 } else { from + 1 };
-            grown.min(self.ceiling)
+        // The limit under a probe, which a cut cuts.
+        let settled = self.probe.map_or(from, |probe| probe.from);
+        // `limit / ratio`, rounded up but for a twentieth of a permit (the ratio of
+        // `workers + 1` in flight on `workers` gives `workers`, however the division
+        // rounds); a ratio past any limit gives 1.
+        let served = ((settled as f64 / ratio) - 0.05).ceil().max(1.0) as usize;
+        let to = if ratio > SHRINK_ABOVE && served < settled {
+            self.probe = None;
+            served.max(self.floor)
+        } else if ratio < GROW_BELOW && full && self.starting {
+            (from * 2).min(self.ceiling)
+        } else if ratio < GROW_BELOW && full && self.may_probe(end) {
+            self.probe = Some(Probe {
+                from,
+                at: end,
+                held: None,
+            });
+            (from + self.step).min(self.ceiling)
         } else {
             from
         };
@@ -376,10 +437,73 @@ impl State {
         })
     }
 
-    /// Sizes `bulkhead` to the limit, or to the ceiling unless `enforce`.
+    /// Whether a probe may start at `now`: none is under way, the limit is below the
+    /// ceiling, and the last failed probe's back-off is over.
+    fn may_probe(&self, now: Instant) -> bool {
+        self.probe.is_none()
+            && self.limit < self.ceiling
+            && self.next_probe.is_none_or(|next| now >= next)
+    }
+
+    /// A success of `latency` that started at `start` and ended at `end`, judged
+    /// against the probe under way, if any: the limit's change if the probe failed. A success above [`PROBE_ABOVE`] × the baseline queued: the probe's
+    /// permits go back at once, and the next probe waits the back-off, which doubles.
+    /// The first call admitted under the probe that ends takes its permits back (the
+    /// bulkhead is sized to the limit before it, so that a turn of the upstream's
+    /// workers at most is admitted under them); when a success ends
+    /// [`PROBE_JUDGED`] × the baseline after that with none queued, the probe is kept,
+    /// and the next one tries twice the permits, at the next window without queueing.
+    fn judge(&mut self, start: Instant, end: Instant, latency: Duration) -> Option<Change> {
+        let probe = self.probe?;
+        let baseline = self.baseline.value()?.max(Duration::from_nanos(1));
+        let ratio = latency.as_secs_f64() / baseline.as_secs_f64();
+        if ratio > PROBE_ABOVE {
+            let from = self.limit;
+            self.probe = None;
+            self.limit = probe.from;
+            self.since = Some(end);
+            self.restart_window();
+            self.step = 1;
+            self.next_probe = Some(end + self.backoff);
+            self.backoff = (self.backoff * 2).min(PROBE_EVERY);
+            return Some(Change {
+                from,
+                to: probe.from,
+                ratio,
+                baseline,
+            });
+        }
+        match probe.held {
+            None if start >= probe.at => {
+                self.probe = Some(Probe {
+                    held: Some(end),
+                    ..probe
+                });
+            }
+            Some(held) if end >= held + baseline.mul_f64(PROBE_JUDGED) => {
+                self.probe = None;
+                self.restart_window();
+                self.step *= 2;
+                self.backoff = PROBE_BACKOFF;
+                self.next_probe = None;
+            }
+            _ => {}
+        }
+        None
+    }
+
+    /// Sizes `bulkhead` to the limit (the limit before a probe once the probe's
+    /// permits are taken back), or to the ceiling unless `enforce`.
     fn enforce<B: Resize>(&self, bulkhead: &B, enforce: bool) {
         let size = if self.adaptive && enforce {
-            self.limit
+            match self.probe {
+                Some(Probe {
+                    from,
+                    held: Some(_),
+                    ..
+                }) => from,
+                _ => self.limit,
+            }
         } else {
             self.ceiling
         };
