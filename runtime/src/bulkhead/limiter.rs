@@ -10,13 +10,35 @@
 //!
 //! - above [`SHRINK_ABOVE`] × the baseline, calls queue at the upstream: the limit goes
 //!   to `limit / ratio` (what the upstream served at the baseline's latency, the
-//!   ratio's share of the calls in flight), rounded up, never below the floor. Calls
-//!   admitted before that are not sampled (they queued behind the old limit);
+//!   ratio's share of the calls in flight), rounded up (but for a twentieth of a
+//!   permit), never below the floor, where that is fewer permits: `workers + 1` in
+//!   flight on `workers` averages `(workers + 1) / workers` × the baseline and comes
+//!   back to `workers`, while a slower window within a permit's rounding moves
+//!   nothing. Calls admitted before that are not sampled (they queued behind the old
+//!   limit);
 //! - below [`GROW_BELOW`] × the baseline, and the bulkhead was full during the window
-//!   (some call ended with the limit's worth in flight), one more permit, up to the
-//!   ceiling;
-//! - in between, the limit stays: the gap between the two thresholds is what keeps a
-//!   steady upstream from swinging the limit.
+//!   (some call ended with the limit's worth in flight), the slow start doubles the
+//!   limit; after it, a probe starts (below);
+//! - otherwise the limit stays.
+//!
+//! The limit settles at the upstream's workers, where no admitted call waits there,
+//! rather than above them, where one call in `limit` waits a whole service time (the
+//! limit's window averages under the shrink threshold only when the workers are many).
+//! More capacity (the upstream's, coming back) shows only to more calls in flight, so
+//! the limiter probes for it, rarely and cheaply: a probe tries more permits
+//! over the limit (one, doubled by each probe kept in a row, up to the ceiling); the
+//! first call admitted under them that ends takes them back (the bulkhead is sized to
+//! the limit again, so one turn of calls at most is admitted under them), and
+//!
+//! - a success above [`PROBE_ABOVE`] × the baseline meanwhile queued: the probe ends
+//!   at once, the limit is what it was, and the next probe waits a back-off that
+//!   starts at [`PROBE_BACKOFF`] and doubles with each probe that fails, up to
+//!   [`PROBE_EVERY`]. On an upstream whose workers are all busy a probe delays one
+//!   call by at most a service time: one call in a hundred at 20 calls a second;
+//! - a success [`PROBE_JUDGED`] × the baseline after the permits were taken back with
+//!   none queued keeps the probe: its permits are the limit, the back-off is reset,
+//!   and the next window without queueing probes again, with twice the permits (2 →
+//!   3 → 5 → 8 within 1.2 s at 100 ms a call).
 //!
 //! The baseline is the lowest window average seen over the last [`PERIODS`] periods,
 //! each period of a length drawn between 2 and 4 minutes (jittered, so the replicas'
@@ -27,10 +49,11 @@
 //! the limit is never lowered to measure.
 //!
 //! A window ends early at a jump: a success above [`JUMP_ABOVE`] × the baseline (above
-//! the twice the baseline that one call waiting behind each worker gives, so a settled
+//! the twice the baseline that a call waiting behind a probe gives, so a settled
 //! limit does not jump) cuts the limit to `limit / ratio` on that call's ratio at once,
 //! without waiting for the window's other calls, which queue behind the old limit
-//! meanwhile. A window ended early is not offered to the baseline.
+//! meanwhile; a probe under way ends. A window ended early is not offered to the
+//! baseline.
 //!
 //! A replica starts at a quarter of the ceiling (rounded up, at least the floor) and
 //! doubles the limit each window whose latency stays below [`GROW_BELOW`] × the
@@ -421,7 +444,7 @@ impl State {
             from
         };
         // The slow start ends at the ceiling or at the first sign of queueing.
-        self.starting &= ratio < GROW_BELOW && to < self.ceiling;
+        self.starting &= ratio < GROW_BELOW && from <= to && to < self.ceiling;
         if to == from {
             return None;
         }
@@ -515,9 +538,196 @@ impl State {
 
 #[cfg(test)]
 mod tests {
-    use super::{Baseline, PERIOD, PERIODS};
+    use super::{Baseline, Change, Limiter, Resize, PERIOD, PERIODS, PROBE_BACKOFF};
+    use std::cell::Cell;
     use std::time::Duration;
     use tokio::time::Instant;
+
+    /// A bulkhead that only counts: its permits held and its size.
+    #[derive(Default)]
+    struct Counted {
+        in_use: Cell<usize>,
+        size: Cell<usize>,
+    }
+
+    impl Resize for Counted {
+        fn in_use(&self) -> usize {
+            self.in_use.get()
+        }
+        fn size(&self) -> usize {
+            self.size.get()
+        }
+        fn resize(&self, size: usize) {
+            self.size.set(size);
+        }
+    }
+
+    const MS: fn(u64) -> Duration = Duration::from_millis;
+
+    /// The guide's 8 permits, adaptive, its successes fed by hand from `t0`.
+    struct Fed {
+        limiter: Limiter,
+        bulkhead: Counted,
+        t0: Instant,
+    }
+
+    impl Fed {
+        fn new() -> Self {
+            Self::with("")
+        }
+
+        fn with(toml: &str) -> Self {
+            let settings = crate::Settings::parse(
+                &format!("[systems.sber]\nbulkhead = \"adaptive\"\n{toml}"),
+                "test",
+            )
+            .unwrap();
+            let limiter = Limiter::new(settings.system("sber").unwrap());
+            let bulkhead = Counted::default();
+            limiter.size(&bulkhead, true);
+            Fed {
+                limiter,
+                bulkhead,
+                t0: Instant::now(),
+            }
+        }
+
+        /// A success admitted at `start` ms that took `took` ms, with the bulkhead full.
+        fn ok(&self, start: u64, took: u64) -> Option<Change> {
+            self.ok_exactly(start, MS(took))
+        }
+
+        fn ok_exactly(&self, start: u64, took: Duration) -> Option<Change> {
+            let start = self.t0 + MS(start);
+            self.bulkhead.in_use.set(self.bulkhead.size.get());
+            (self.limiter).sample(&self.bulkhead, start, start + took, true)
+        }
+
+        /// A window of successes of `took` ms ending at `end` ms (ten, or the
+        /// bulkhead's size if more): its change.
+        fn window(&self, end: u64, took: u64) -> Option<Change> {
+            let calls = self.bulkhead.size.get().max(10);
+            (0..calls)
+                .map(|_| self.ok(end - took, took))
+                .last()
+                .flatten()
+        }
+
+        fn limit(&self) -> (usize, usize) {
+            (self.limiter.limit().unwrap(), self.bulkhead.size.get())
+        }
+    }
+
+    /// Started at 2, doubled to 4 at 100 ms a call, cut to 2 by a window at twice that:
+    /// settled at 2 with a baseline of 100 ms, at 1 s from `t0`.
+    fn settled() -> Fed {
+        let fed = Fed::new();
+        assert_eq!(fed.window(500, 100).map(|c| c.to), Some(4));
+        assert_eq!(fed.window(1_000, 200).map(|c| c.to), Some(2));
+        assert_eq!(fed.limit(), (2, 2));
+        fed
+    }
+
+    #[test]
+    fn a_probe_that_queues_goes_back_at_its_first_delayed_call_and_backs_off() {
+        let fed = settled();
+        // A window without queueing: one permit more.
+        let probe = fed.window(1_200, 100).unwrap();
+        assert_eq!((probe.from, probe.to), (2, 3));
+        assert_eq!(fed.limit(), (3, 3));
+        // The first call admitted under it ends: its permit is taken back.
+        assert_eq!(fed.ok(1_200, 100), None);
+        assert_eq!(fed.limit(), (3, 2));
+        // One of them waited a whole service time: back to 2 at once.
+        let back = fed.ok(1_200, 200).unwrap();
+        assert_eq!((back.from, back.to), (3, 2));
+        assert!((back.ratio - 2.0).abs() < 1e-9, "{back:?}");
+        assert_eq!(fed.limit(), (2, 2));
+        // The next probe waits a second: not at a clean window before it, at one after.
+        assert_eq!(fed.window(1_400 + 900, 100), None);
+        assert_eq!(fed.limit(), (2, 2));
+        let again = fed.window(1_400 + 1_000, 100).unwrap();
+        assert_eq!((again.from, again.to), (2, 3));
+        // It fails too, before its permit is taken back; the next waits 2 s.
+        assert_eq!(fed.ok(2_400, 151).map(|c| c.to), Some(2));
+        assert_eq!(fed.window(2_551 + 1_999, 100), None);
+        assert_eq!(fed.window(2_551 + 2_000, 100).map(|c| c.to), Some(3));
+    }
+
+    #[test]
+    fn a_probe_without_queueing_is_kept_and_the_next_tries_twice_the_permits() {
+        let fed = settled();
+        assert_eq!(fed.window(1_200, 100).map(|c| c.to), Some(3));
+        // Calls admitted before the probe ending say nothing of it.
+        assert_eq!(fed.ok(1_150, 100), None);
+        assert_eq!(fed.limit(), (3, 3));
+        // Its first call ends at 1.3 s: the permit taken back, judged until 1.52 s.
+        assert_eq!(fed.ok(1_200, 100), None);
+        assert_eq!(fed.limit(), (3, 2));
+        assert_eq!(fed.ok(1_419, 100), None);
+        assert_eq!(fed.limit(), (3, 2));
+        assert_eq!(fed.ok(1_420, 100), None);
+        assert_eq!(fed.limit(), (3, 3), "kept");
+        // The next window without queueing tries two permits more at once.
+        let next = fed.window(1_700, 100).unwrap();
+        assert_eq!((next.from, next.to), (3, 5));
+        // And a failure of it sets the step back to one.
+        assert_eq!(fed.ok(1_700, 160).map(|c| c.to), Some(3));
+        let after = fed.window(1_860 + PROBE_BACKOFF.as_millis() as u64, 100);
+        assert_eq!(after.map(|c| (c.from, c.to)), Some((3, 4)));
+    }
+
+    #[test]
+    fn a_window_that_queues_under_a_probe_cuts_from_the_limit_before_it() {
+        let fed = settled();
+        assert_eq!(fed.window(1_200, 100).map(|c| c.to), Some(3));
+        // Successes under 1.5x, averaging 1.4x: the limit before the probe, 2, over 1.4
+        // is 1.43, rounded up to 2: no cut; a window at 1.45x the same.
+        assert_eq!(fed.window(1_300, 140), None);
+        assert_eq!(fed.limit(), (3, 3));
+        // A jump during the probe: cut from 2 (2 / 2.5 → 1), and the probe is over.
+        let cut = fed.ok(1_100, 250).unwrap();
+        assert_eq!((cut.from, cut.to), (3, 1));
+        assert_eq!(fed.limit(), (1, 1));
+        // A reload during a probe keeps the limit before it.
+        let fed = settled();
+        assert_eq!(fed.window(1_200, 100).map(|c| c.to), Some(3));
+        let settings =
+            crate::Settings::parse("[systems.sber]\nbulkhead = \"adaptive\"\n", "test").unwrap();
+        (fed.limiter).reconfigure(&fed.bulkhead, settings.system("sber").unwrap(), true);
+        assert_eq!(fed.limit(), (2, 2));
+    }
+
+    #[test]
+    fn workers_and_one_in_flight_come_back_to_the_workers() {
+        // The slow start to the ceiling (8, or 16) at 100 ms a call, then a window at
+        // `took`: 8 in flight on 7 workers average 8/7 of the baseline and come back to
+        // 7, however the division rounds; a slower window within a permit's rounding
+        // (8 / 1.12 is 7.14) moves nothing, and neither does one within 1.1x of the
+        // baseline, though 16 / 1.09 rounds up to 15.
+        let nanos = Duration::from_nanos;
+        for (limit, took, to) in [
+            (8, nanos(800_000_000 / 7), Some(7)),
+            (8, MS(112), None),
+            (16, MS(109), None),
+            (16, MS(111), Some(15)),
+        ] {
+            let fed = Fed::with(&format!("max_connections = {}", limit * 5 / 4));
+            let mut end = 0;
+            while fed.limit().0 < limit {
+                end += 500;
+                fed.window(end, 100);
+            }
+            assert_eq!(fed.limit(), (limit, limit));
+            let window = (0..limit.max(10)).map(|_| fed.ok_exactly(end, took)).last();
+            assert_eq!(window.flatten().map(|c| c.to), to, "{took:?} on {limit}");
+            // The slow start is over at a cut: a window without queueing probes.
+            if let Some(to) = to {
+                let probe = fed.window(end + 5_000, 100).map(|c| c.to);
+                assert_eq!(probe, Some(to + 1));
+            }
+        }
+    }
 
     #[test]
     fn each_of_the_baselines_periods_lasts_two_to_four_minutes() {
