@@ -239,7 +239,9 @@ async fn a_capacity_drop_brings_the_limit_to_the_capacity_and_its_return_gives_i
     // capacity's 1,600 calls.
     let (again, _) = seen.delayed(back, back + Duration::from_secs(20), MS100);
     eprintln!("8 workers again: {again} of 1600 served");
-    assert!(again >= 1440, "{again} of 1600");
+    // At worst the return comes just after a probe failed: 5.2 s at 2 workers' 20 a
+    // second, 1.1 s of ramp, 6.3 s of the 60 calls a second more.
+    assert!(again >= 1200, "{again} of 1600");
     assert_eq!(guard.breaker().state(), crate::State::Closed);
     assert_eq!(guard.in_flight(), 0);
 }
@@ -343,25 +345,25 @@ async fn a_steady_upstream_holds_the_limit_at_its_workers_with_rare_one_permit_p
 }
 
 #[tokio::test(start_paused = true)]
-async fn the_probes_back_off_to_one_every_five_seconds_and_find_capacity_back_within_ten() {
-    // Two workers: each probe fails, and the wait before the next one doubles from
-    // 1 s to 5 s (plus a window, and the probe's own calls).
+async fn the_probes_back_off_and_find_capacity_back_within_ten_seconds() {
+    // Two workers: the slow start's overshoot (4) is cut to 2, each probe fails, and
+    // the wait before the next one doubles from 1 s to 5 s (plus a window, and the
+    // probe's own calls).
     let guard = guard(ADAPTIVE);
     let upstream = Upstream::new(2, MS100);
     let t0 = Instant::now();
-    let (_seen, tasks) = drive(&guard, &upstream, 32, t0 + Duration::from_secs(120));
-    let changes = watch(&guard, t0 + Duration::from_secs(80)).await;
-    let starts = probes(&changes, 2);
-    let gaps: Vec<Duration> = starts.windows(2).map(|w| w[1] - w[0]).collect();
-    eprintln!("between probes: {gaps:?}");
-    let expected = [1, 2, 4, 5, 5, 5, 5].map(Duration::from_secs);
-    for (gap, backoff) in gaps.iter().zip(expected) {
-        assert!(
-            (backoff..backoff + Duration::from_millis(800)).contains(gap),
-            "{gaps:?}"
-        );
-    }
-    assert!(gaps.len() >= expected.len(), "{gaps:?}");
+    let (_seen, tasks) = drive(&guard, &upstream, 32, t0 + Duration::from_secs(150));
+    let changes = watch(&guard, t0 + Duration::from_secs(40)).await;
+    let backed_off = |starts: &[Instant]| {
+        let gaps: Vec<Duration> = starts.windows(2).map(|w| w[1] - w[0]).collect();
+        eprintln!("between probes: {gaps:?}");
+        let expected = [1, 2, 4, 5, 5, 5].map(Duration::from_secs);
+        assert!(gaps.len() >= expected.len(), "{gaps:?}");
+        for (gap, backoff) in gaps.iter().zip(expected) {
+            assert!((backoff..backoff + MS100 * 3).contains(gap), "{gaps:?}");
+        }
+    };
+    backed_off(&probes(&changes, 2));
     // The capacity comes back just after a probe failed, with the longest wait ahead:
     // the next probe finds it, the kept probes' steps double (2 → 3 → 5 → 8), and the
     // limit is at the ceiling again within 10 s.
@@ -382,6 +384,14 @@ async fn the_probes_back_off_to_one_every_five_seconds_and_find_capacity_back_wi
     );
     assert_eq!(limits, [2, 3, 5, 8]);
     assert!(full - back <= Duration::from_secs(10), "{:?}", full - back);
+    // Four workers: a cut to them (8 / 2 = 4 at the first window), then probes of one
+    // permit (the kept probes' steps are forgotten at a cut), backing off again.
+    upstream.set_workers(4);
+    let changes = watch(&guard, Instant::now() + Duration::from_secs(40)).await;
+    let limits: Vec<usize> = changes.iter().map(|&(_, l)| l).collect();
+    assert_eq!(limits[..3], [8, 4, 5], "{limits:?}");
+    assert!(limits[1..].iter().all(|&l| l == 4 || l == 5), "{limits:?}");
+    backed_off(&probes(&changes, 4));
     for task in tasks {
         task.await.unwrap();
     }

@@ -25,10 +25,11 @@
 //! rather than above them, where one call in `limit` waits a whole service time (the
 //! limit's window averages under the shrink threshold only when the workers are many).
 //! More capacity (the upstream's, coming back) shows only to more calls in flight, so
-//! the limiter probes for it, rarely and cheaply: a probe tries more permits
-//! over the limit (one, doubled by each probe kept in a row, up to the ceiling); the
-//! first call admitted under them that ends takes them back (the bulkhead is sized to
-//! the limit again, so one turn of calls at most is admitted under them), and
+//! the limiter probes for it, rarely and cheaply: a probe tries more permits over the
+//! limit (one, doubled by each probe kept in a row, up to the ceiling; one again after
+//! a probe fails or a cut); the first call admitted under them that ends takes them
+//! back (the bulkhead is sized to the limit again, so one turn of calls at most is
+//! admitted under them), and
 //!
 //! - a success above [`PROBE_ABOVE`] × the baseline meanwhile queued: the probe ends
 //!   at once, the limit is what it was, and the next probe waits a back-off that
@@ -429,7 +430,10 @@ impl State {
         // rounds); a ratio past any limit gives 1.
         let served = ((settled as f64 / ratio) - 0.05).ceil().max(1.0) as usize;
         let to = if ratio > SHRINK_ABOVE && served < settled {
+            // The upstream serves fewer: a probe under way ends, and the next tries
+            // one permit.
             self.probe = None;
+            self.step = 1;
             served.max(self.floor)
         } else if ratio < GROW_BELOW && full && self.starting {
             (from * 2).min(self.ceiling)
@@ -538,7 +542,7 @@ impl State {
 
 #[cfg(test)]
 mod tests {
-    use super::{Baseline, Change, Limiter, Resize, PERIOD, PERIODS, PROBE_BACKOFF};
+    use super::{Baseline, Change, Limiter, Resize, PERIOD, PERIODS};
     use std::cell::Cell;
     use std::time::Duration;
     use tokio::time::Instant;
@@ -618,12 +622,17 @@ mod tests {
         }
     }
 
-    /// Started at 2, doubled to 4 at 100 ms a call, cut to 2 by a window at twice that:
-    /// settled at 2 with a baseline of 100 ms, at 1 s from `t0`.
+    /// Started at 2, doubled to 4 at 100 ms a call, cut to 2 by a window at twice that
+    /// ending at 1 s, and a probe of 3 failed at 1.6 s: settled at 2 with a baseline of
+    /// 100 ms, the next probe not before 2.6 s, the one after 2 s after it fails.
     fn settled() -> Fed {
         let fed = Fed::new();
         assert_eq!(fed.window(500, 100).map(|c| c.to), Some(4));
         assert_eq!(fed.window(1_000, 200).map(|c| c.to), Some(2));
+        assert_eq!(fed.limit(), (2, 2));
+        assert_eq!(fed.window(1_400, 100).map(|c| c.to), Some(3));
+        assert_eq!(fed.ok(1_400, 200).map(|c| c.to), Some(2));
+        assert_eq!(fed.window(2_599, 100), None, "no probe before 2.6 s");
         assert_eq!(fed.limit(), (2, 2));
         fed
     }
@@ -631,67 +640,69 @@ mod tests {
     #[test]
     fn a_probe_that_queues_goes_back_at_its_first_delayed_call_and_backs_off() {
         let fed = settled();
-        // A window without queueing: one permit more.
-        let probe = fed.window(1_200, 100).unwrap();
+        // A window without queueing: one permit more, kept (below).
+        let probe = fed.window(6_000, 100).unwrap();
         assert_eq!((probe.from, probe.to), (2, 3));
-        assert_eq!(fed.limit(), (3, 3));
-        // The first call admitted under it ends: its permit is taken back.
-        assert_eq!(fed.ok(1_200, 100), None);
-        assert_eq!(fed.limit(), (3, 2));
-        // One of them waited a whole service time: back to 2 at once.
-        let back = fed.ok(1_200, 200).unwrap();
-        assert_eq!((back.from, back.to), (3, 2));
+        assert_eq!(fed.ok(6_000, 100), None);
+        assert_eq!(fed.ok(6_220, 100), None);
+        assert_eq!(fed.limit(), (3, 3), "kept");
+        // The next tries two permits more.
+        let probe = fed.window(6_600, 100).unwrap();
+        assert_eq!((probe.from, probe.to), (3, 5));
+        assert_eq!(fed.limit(), (5, 5));
+        // The first call admitted under it ends: its permits are taken back.
+        assert_eq!(fed.ok(6_600, 100), None);
+        assert_eq!(fed.limit(), (5, 3));
+        // One of them waited a whole service time: back to 3 at once.
+        let back = fed.ok(6_600, 200).unwrap();
+        assert_eq!((back.from, back.to), (5, 3));
         assert!((back.ratio - 2.0).abs() < 1e-9, "{back:?}");
-        assert_eq!(fed.limit(), (2, 2));
-        // The next probe waits a second: not at a clean window before it, at one after.
-        assert_eq!(fed.window(1_400 + 900, 100), None);
-        assert_eq!(fed.limit(), (2, 2));
-        let again = fed.window(1_400 + 1_000, 100).unwrap();
-        assert_eq!((again.from, again.to), (2, 3));
+        assert_eq!(fed.limit(), (3, 3));
+        // The next probe waits a second, and tries one permit: not at a clean window
+        // before it, at one after.
+        assert_eq!(fed.window(6_800 + 999, 100), None);
+        assert_eq!(fed.limit(), (3, 3));
+        let again = fed.window(6_800 + 1_000, 100).unwrap();
+        assert_eq!((again.from, again.to), (3, 4));
         // It fails too, before its permit is taken back; the next waits 2 s.
-        assert_eq!(fed.ok(2_400, 151).map(|c| c.to), Some(2));
-        assert_eq!(fed.window(2_551 + 1_999, 100), None);
-        assert_eq!(fed.window(2_551 + 2_000, 100).map(|c| c.to), Some(3));
+        assert_eq!(fed.ok(7_800, 151).map(|c| c.to), Some(3));
+        assert_eq!(fed.window(7_951 + 1_999, 100), None);
+        assert_eq!(fed.window(7_951 + 2_000, 100).map(|c| c.to), Some(4));
     }
 
     #[test]
-    fn a_probe_without_queueing_is_kept_and_the_next_tries_twice_the_permits() {
+    fn a_probe_without_queueing_is_kept_after_its_calls_had_time_to_queue() {
         let fed = settled();
-        assert_eq!(fed.window(1_200, 100).map(|c| c.to), Some(3));
+        assert_eq!(fed.window(6_200, 100).map(|c| c.to), Some(3));
         // Calls admitted before the probe ending say nothing of it.
-        assert_eq!(fed.ok(1_150, 100), None);
+        assert_eq!(fed.ok(6_150, 100), None);
         assert_eq!(fed.limit(), (3, 3));
-        // Its first call ends at 1.3 s: the permit taken back, judged until 1.52 s.
-        assert_eq!(fed.ok(1_200, 100), None);
+        // Its first call ends at 6.3 s: the permit taken back, judged until 6.52 s.
+        assert_eq!(fed.ok(6_200, 100), None);
         assert_eq!(fed.limit(), (3, 2));
-        assert_eq!(fed.ok(1_419, 100), None);
+        assert_eq!(fed.ok(6_419, 100), None);
         assert_eq!(fed.limit(), (3, 2));
-        assert_eq!(fed.ok(1_420, 100), None);
+        assert_eq!(fed.ok(6_420, 100), None);
         assert_eq!(fed.limit(), (3, 3), "kept");
-        // The next window without queueing tries two permits more at once.
-        let next = fed.window(1_700, 100).unwrap();
-        assert_eq!((next.from, next.to), (3, 5));
-        // And a failure of it sets the step back to one.
-        assert_eq!(fed.ok(1_700, 160).map(|c| c.to), Some(3));
-        let after = fed.window(1_860 + PROBE_BACKOFF.as_millis() as u64, 100);
-        assert_eq!(after.map(|c| (c.from, c.to)), Some((3, 4)));
+        // The next window without queueing probes again at once.
+        assert_eq!(fed.window(6_700, 100).map(|c| c.to), Some(5));
     }
 
     #[test]
     fn a_window_that_queues_under_a_probe_cuts_from_the_limit_before_it() {
         let fed = settled();
-        assert_eq!(fed.window(1_200, 100).map(|c| c.to), Some(3));
+        assert_eq!(fed.window(6_200, 100).map(|c| c.to), Some(3));
         // Successes under 1.5x, averaging 1.4x: the limit before the probe, 2, over 1.4
-        // is 1.43, rounded up to 2: no cut; a window at 1.45x the same.
-        assert_eq!(fed.window(1_300, 140), None);
+        // is 1.43, rounded up to 2: no cut.
+        assert_eq!(fed.window(6_300, 140), None);
         assert_eq!(fed.limit(), (3, 3));
         // A jump during the probe: cut from 2 (2 / 2.5 → 1), and the probe is over.
-        let cut = fed.ok(1_100, 250).unwrap();
+        let cut = fed.ok(6_100, 250).unwrap();
         assert_eq!((cut.from, cut.to), (3, 1));
         assert_eq!(fed.limit(), (1, 1));
         // A reload during a probe keeps the limit before it.
         let fed = settled();
-        assert_eq!(fed.window(1_200, 100).map(|c| c.to), Some(3));
+        assert_eq!(fed.window(6_200, 100).map(|c| c.to), Some(3));
         let settings =
             crate::Settings::parse("[systems.sber]\nbulkhead = \"adaptive\"\n", "test").unwrap();
         (fed.limiter).reconfigure(&fed.bulkhead, settings.system("sber").unwrap(), true);
@@ -723,7 +734,7 @@ mod tests {
             assert_eq!(window.flatten().map(|c| c.to), to, "{took:?} on {limit}");
             // The slow start is over at a cut: a window without queueing probes.
             if let Some(to) = to {
-                let probe = fed.window(end + 5_000, 100).map(|c| c.to);
+                let probe = fed.window(end + 500, 100).map(|c| c.to);
                 assert_eq!(probe, Some(to + 1));
             }
         }
