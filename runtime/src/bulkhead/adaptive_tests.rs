@@ -329,9 +329,12 @@ async fn a_steady_upstream_holds_the_limit_at_its_workers_with_rare_one_permit_p
             share * 100.0
         );
         assert_eq!((low, high), (workers, workers + 1), "{workers} workers");
-        assert!(at_workers >= Duration::from_secs(570), "{at_workers:?}");
-        // One every 5 s and a bit (the window before it, its own calls).
-        assert!((100..=120).contains(&probed), "{probed} probes");
+        // A probe holds its permit about 0.2 s: a tenth of the time at 6 workers' 60
+        // calls a second, a probe every 100 of them.
+        assert!(at_workers >= Duration::from_secs(525), "{at_workers:?}");
+        // One every 100 successes and a bit (the window before it, its own calls).
+        let every = served / probed;
+        assert!((100..=120).contains(&every), "a probe every {every} calls");
         assert!(
             share < 0.01,
             "{workers} workers: {queued} of {served} queued"
@@ -348,22 +351,23 @@ async fn a_steady_upstream_holds_the_limit_at_its_workers_with_rare_one_permit_p
 async fn the_probes_back_off_and_find_capacity_back_within_ten_seconds() {
     // Two workers: the slow start's overshoot (4) is cut to 2, each probe fails, and
     // the wait before the next one doubles from 1 s to 5 s (plus a window, and the
-    // probe's own calls).
+    // probe's own calls): 20 to 100 successes.
     let guard = guard(ADAPTIVE);
     let upstream = Upstream::new(2, MS100);
     let t0 = Instant::now();
     let (_seen, tasks) = drive(&guard, &upstream, 32, t0 + Duration::from_secs(150));
     let changes = watch(&guard, t0 + Duration::from_secs(40)).await;
-    let backed_off = |starts: &[Instant]| {
+    // The back-off counts successes: 20, 40, 80, then 100; at `rate` calls a second.
+    let backed_off = |starts: &[Instant], rate: u32| {
         let gaps: Vec<Duration> = starts.windows(2).map(|w| w[1] - w[0]).collect();
         eprintln!("between probes: {gaps:?}");
-        let expected = [1, 2, 4, 5, 5, 5].map(Duration::from_secs);
+        let expected = [20, 40, 80, 100, 100, 100].map(|calls| Duration::from_secs(calls) / rate);
         assert!(gaps.len() >= expected.len(), "{gaps:?}");
         for (gap, backoff) in gaps.iter().zip(expected) {
             assert!((backoff..backoff + MS100 * 3).contains(gap), "{gaps:?}");
         }
     };
-    backed_off(&probes(&changes, 2));
+    backed_off(&probes(&changes, 2), 20);
     // The capacity comes back just after a probe failed, with the longest wait ahead:
     // the next probe finds it, the kept probes' steps double (2 → 3 → 5 → 8), and the
     // limit is at the ceiling again within 10 s.
@@ -391,7 +395,7 @@ async fn the_probes_back_off_and_find_capacity_back_within_ten_seconds() {
     let limits: Vec<usize> = changes.iter().map(|&(_, l)| l).collect();
     assert_eq!(limits[..3], [8, 4, 5], "{limits:?}");
     assert!(limits[1..].iter().all(|&l| l == 4 || l == 5), "{limits:?}");
-    backed_off(&probes(&changes, 4));
+    backed_off(&probes(&changes, 4), 40);
     for task in tasks {
         task.await.unwrap();
     }

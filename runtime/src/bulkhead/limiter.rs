@@ -32,10 +32,12 @@
 //! admitted under them), and
 //!
 //! - a success above [`PROBE_ABOVE`] × the baseline meanwhile queued: the probe ends
-//!   at once, the limit is what it was, and the next probe waits a back-off that
-//!   starts at [`PROBE_BACKOFF`] and doubles with each probe that fails, up to
-//!   [`PROBE_EVERY`]. On an upstream whose workers are all busy a probe delays one
-//!   call by at most a service time: one call in a hundred at 20 calls a second;
+//!   at once, the limit is what it was, and the next probe waits a back-off, counted
+//!   in successes (the calls a probe may delay are a share of the calls), that starts
+//!   at [`PROBE_BACKOFF`] and doubles with each probe that fails, up to
+//!   [`PROBE_EVERY`], or [`PROBE_WAIT`] if fewer come. On an upstream whose workers
+//!   are all busy a probe delays one call by at most a service time: under one call
+//!   in a hundred, at any rate;
 //! - a success [`PROBE_JUDGED`] × the baseline after the permits were taken back with
 //!   none queued keeps the probe: its permits are the limit, the back-off is reset,
 //!   and the next window without queueing probes again, with twice the permits (2 →
@@ -101,12 +103,15 @@ pub(crate) const PROBE_ABOVE: f64 = 1.5;
 /// How long a probe is judged after its permits are taken back: a call admitted
 /// under them that queued behind one service time has ended by then.
 pub(crate) const PROBE_JUDGED: f64 = 2.2;
-/// The wait before the next probe after the first failed one; each failed probe
-/// doubles it, up to [`PROBE_EVERY`].
-pub(crate) const PROBE_BACKOFF: Duration = Duration::from_secs(1);
-/// The longest wait between two probes: the capacity that comes back is found within
-/// it (and the ramp after), and a settled limit delays one call each time.
-pub(crate) const PROBE_EVERY: Duration = Duration::from_secs(5);
+/// The successes the next probe waits for after the first failed one; each failed
+/// probe doubles it, up to [`PROBE_EVERY`].
+pub(crate) const PROBE_BACKOFF: u32 = 20;
+/// The most successes between two failed probes: a settled limit delays one call a
+/// probe, under one in a hundred, at any rate (5 s at 20 calls a second).
+pub(crate) const PROBE_EVERY: u32 = 100;
+/// The longest wait between two probes however few the successes: the capacity that
+/// comes back is found within it (and the ramp after) on a slow upstream too.
+pub(crate) const PROBE_WAIT: Duration = Duration::from_secs(8);
 /// A single success above this many times the baseline ends its window at once: the
 /// latency jumped (the upstream's capacity dropped), and the cut comes before the
 /// calls admitted meanwhile queue behind the old limit.
@@ -176,11 +181,12 @@ struct State {
     probe: Option<Probe>,
     /// The permits the next probe tries: 1, doubled by each probe kept.
     step: usize,
-    /// The wait after the next failed probe: [`PROBE_BACKOFF`], doubled by each
-    /// failed probe up to [`PROBE_EVERY`].
-    backoff: Duration,
-    /// No probe starts before this.
-    next_probe: Option<Instant>,
+    /// The successes the next failed probe makes the one after it wait for:
+    /// [`PROBE_BACKOFF`], doubled by each failed probe up to [`PROBE_EVERY`].
+    backoff: u32,
+    /// After a failed probe: the successes the next probe still waits for, and when it
+    /// may start with fewer ([`PROBE_WAIT`] after the failure).
+    next_probe: Option<(u32, Instant)>,
 }
 
 /// A probe: more permits tried over a limit whose windows show no queueing.
@@ -319,6 +325,9 @@ impl Limiter {
             return None;
         }
         let latency = end.saturating_duration_since(start);
+        if let Some((calls, _)) = &mut state.next_probe {
+            *calls = calls.saturating_sub(1);
+        }
         state.sum += latency;
         state.count += 1;
         state.full |= bulkhead.in_use() >= state.limit;
@@ -469,7 +478,7 @@ impl State {
     fn may_probe(&self, now: Instant) -> bool {
         self.probe.is_none()
             && self.limit < self.ceiling
-            && self.next_probe.is_none_or(|next| now >= next)
+            && (self.next_probe).is_none_or(|(calls, wait)| calls == 0 || now >= wait)
     }
 
     /// A success of `latency` that started at `start` and ended at `end`, judged
@@ -491,7 +500,7 @@ impl State {
             self.since = Some(end);
             self.restart_window();
             self.step = 1;
-            self.next_probe = Some(end + self.backoff);
+            self.next_probe = Some((self.backoff, end + PROBE_WAIT));
             self.backoff = (self.backoff * 2).min(PROBE_EVERY);
             return Some(Change {
                 from,
@@ -624,7 +633,7 @@ mod tests {
 
     /// Started at 2, doubled to 4 at 100 ms a call, cut to 2 by a window at twice that
     /// ending at 1 s, and a probe of 3 failed at 1.6 s: settled at 2 with a baseline of
-    /// 100 ms, the next probe not before 2.6 s, the one after 2 s after it fails.
+    /// 100 ms, the next probe at the next window (20 successes after the failure).
     fn settled() -> Fed {
         let fed = Fed::new();
         assert_eq!(fed.window(500, 100).map(|c| c.to), Some(4));
@@ -632,7 +641,7 @@ mod tests {
         assert_eq!(fed.limit(), (2, 2));
         assert_eq!(fed.window(1_400, 100).map(|c| c.to), Some(3));
         assert_eq!(fed.ok(1_400, 200).map(|c| c.to), Some(2));
-        assert_eq!(fed.window(2_599, 100), None, "no probe before 2.6 s");
+        assert_eq!(fed.window(1_700, 100), None, "10 successes of 20");
         assert_eq!(fed.limit(), (2, 2));
         fed
     }
@@ -658,16 +667,23 @@ mod tests {
         assert_eq!((back.from, back.to), (5, 3));
         assert!((back.ratio - 2.0).abs() < 1e-9, "{back:?}");
         assert_eq!(fed.limit(), (3, 3));
-        // The next probe waits a second, and tries one permit: not at a clean window
-        // before it, at one after.
-        assert_eq!(fed.window(6_800 + 999, 100), None);
+        // The next probe waits for 20 successes, and tries one permit: not at a clean
+        // window of 10 calls, at the next.
+        assert_eq!(fed.window(6_900, 100), None);
         assert_eq!(fed.limit(), (3, 3));
-        let again = fed.window(6_800 + 1_000, 100).unwrap();
+        let again = fed.window(7_000, 100).unwrap();
         assert_eq!((again.from, again.to), (3, 4));
-        // It fails too, before its permit is taken back; the next waits 2 s.
-        assert_eq!(fed.ok(7_800, 151).map(|c| c.to), Some(3));
-        assert_eq!(fed.window(7_951 + 1_999, 100), None);
-        assert_eq!(fed.window(7_951 + 2_000, 100).map(|c| c.to), Some(4));
+        // It fails too, before its permit is taken back; the next waits for 40.
+        assert_eq!(fed.ok(7_000, 151).map(|c| c.to), Some(3));
+        // (The calls admitted before it failed, at 7.151 s, are not counted.)
+        for end in [7_200, 7_300, 7_400, 7_500] {
+            assert_eq!(fed.window(end, 100), None, "{end}");
+        }
+        assert_eq!(fed.window(7_600, 100).map(|c| c.to), Some(4));
+        // Fewer successes: at 8 s after the failure at the latest.
+        assert_eq!(fed.ok(7_600, 151).map(|c| c.to), Some(3));
+        assert_eq!(fed.window(15_750, 100), None);
+        assert_eq!(fed.window(15_751, 100).map(|c| c.to), Some(4));
     }
 
     #[test]
