@@ -726,6 +726,23 @@ mod tests {
     }
 
     #[test]
+    fn the_slow_start_ends_at_the_ceiling_so_a_wider_one_is_probed_for() {
+        let fed = Fed::new();
+        assert_eq!(fed.window(500, 100).map(|c| c.to), Some(4));
+        assert_eq!(fed.window(1_000, 100).map(|c| c.to), Some(8));
+        assert_eq!(fed.window(1_500, 100), None, "at the ceiling");
+        // A reload to a ceiling of 16: one permit more at a time, not twice the limit.
+        let settings = crate::Settings::parse(
+            "[systems.sber]\nbulkhead = \"adaptive\"\nmax_connections = 20\n",
+            "test",
+        )
+        .unwrap();
+        (fed.limiter).reconfigure(&fed.bulkhead, settings.system("sber").unwrap(), true);
+        assert_eq!(fed.limit(), (8, 8));
+        assert_eq!(fed.window(2_000, 100).map(|c| c.to), Some(9));
+    }
+
+    #[test]
     fn workers_and_one_in_flight_come_back_to_the_workers() {
         // The slow start to the ceiling (8, or 16) at 100 ms a call, then a window at
         // `took`: 8 in flight on 7 workers average 8/7 of the baseline and come back to
