@@ -22,8 +22,9 @@
 //! - otherwise the limit stays.
 //!
 //! The limit settles at the upstream's workers, where no admitted call waits there,
-//! rather than above them, where one call in `limit` waits a whole service time (the
-//! limit's window averages under the shrink threshold only when the workers are many).
+//! rather than above them, where one call in `limit` waits a whole service time (and
+//! its windows average `limit / workers` × the baseline, a ratio that tells the
+//! queueing apart from noise only when the workers are few).
 //! More capacity (the upstream's, coming back) shows only to more calls in flight, so
 //! the limiter probes for it, rarely and cheaply: a probe tries more permits over the
 //! limit (one, doubled by each probe kept in a row, up to the ceiling; one again after
@@ -482,8 +483,9 @@ impl State {
     }
 
     /// A success of `latency` that started at `start` and ended at `end`, judged
-    /// against the probe under way, if any: the limit's change if the probe failed. A success above [`PROBE_ABOVE`] × the baseline queued: the probe's
-    /// permits go back at once, and the next probe waits the back-off, which doubles.
+    /// against the probe under way, if any: the limit's change if the probe failed. A
+    /// success above [`PROBE_ABOVE`] × the baseline queued: the probe's permits go back
+    /// at once, and the next probe waits the back-off, which doubles.
     /// The first call admitted under the probe that ends takes its permits back (the
     /// bulkhead is sized to the limit before it, so that a turn of the upstream's
     /// workers at most is admitted under them); when a success ends
