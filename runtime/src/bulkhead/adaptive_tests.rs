@@ -81,6 +81,15 @@ impl Seen {
         let at = ((within.len() as f64 - 1.0) * 0.99).round() as usize;
         (within.len(), within[at])
     }
+
+    /// The successes that ended from `from` to `to`, and how many of them queued at
+    /// the upstream (above 1.5 times its service time `service` once admitted).
+    fn delayed(&self, from: Instant, to: Instant, service: Duration) -> (usize, usize) {
+        let latencies = self.latencies.lock().unwrap();
+        let within = latencies.iter().filter(|(end, _)| (from..to).contains(end));
+        let queued = within.clone().filter(|&&(_, l)| l > service.mul_f64(1.5));
+        (within.count(), queued.count())
+    }
 }
 
 fn guard(toml: &str) -> Guard {
@@ -194,7 +203,21 @@ async fn a_capacity_drop_brings_the_limit_to_the_capacity_and_its_return_gives_i
     // A jump cuts the limit at the drop's first slow call: the calls queued behind the
     // old limit are fewer than 1%, and those after wait for no more than one call.
     let (_, p99) = seen.p99(t0 + Duration::from_secs(20), t0 + Duration::from_secs(60));
-    eprintln!("8 workers: {before} of 1600 served; 2 workers: p99 once admitted {p99:?}");
+    // The drop's first second, and the rest: at the workers but for the probes.
+    let at_drop = seen.delayed(
+        t0 + Duration::from_secs(20),
+        t0 + Duration::from_secs(21),
+        MS100,
+    );
+    let after = seen.delayed(
+        t0 + Duration::from_secs(21),
+        t0 + Duration::from_secs(60),
+        MS100,
+    );
+    eprintln!(
+        "8 workers: {before} of 1600 served; 2 workers: p99 once admitted {p99:?}, \
+         (served, queued) in the drop's first second {at_drop:?}, after it {after:?}"
+    );
     assert!(p99 <= 2 * MS100, "p99 once admitted {p99:?}");
     upstream.set_workers(8);
     let back = t0 + Duration::from_secs(60);
@@ -212,6 +235,12 @@ async fn a_capacity_drop_brings_the_limit_to_the_capacity_and_its_return_gives_i
     for task in tasks {
         task.await.unwrap();
     }
+    // 8 workers again for 20 s (1,600 calls): the next probe finds them. At worst the
+    // return comes just after a probe failed: 100 successes at 2 workers' 20 a second
+    // and 1.1 s of ramp, 6.3 s without the 60 calls a second more.
+    let (again, _) = seen.delayed(back, back + Duration::from_secs(20), MS100);
+    eprintln!("8 workers again: {again} of 1600 served");
+    assert!(again >= 1200, "{again} of 1600");
     assert_eq!(guard.breaker().state(), crate::State::Closed);
     assert_eq!(guard.in_flight(), 0);
 }
@@ -246,25 +275,129 @@ async fn an_upstream_slow_for_ten_minutes_keeps_the_limit_low_without_drifting_b
     }
 }
 
+/// The limit's changes from now to `to`, watched every 10 ms: `(when, limit)`, the
+/// limit as it was at the start first.
+async fn watch(guard: &Guard, to: Instant) -> Vec<(Instant, usize)> {
+    let mut seen = vec![(Instant::now(), guard.bulkhead_limit())];
+    while Instant::now() < to {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        let limit = guard.bulkhead_limit();
+        if seen.last().map(|&(_, l)| l) != Some(limit) {
+            seen.push((Instant::now(), limit));
+        }
+    }
+    seen
+}
+
+/// The probes in `changes` (a limit of `workers + 1` over `workers`): when each started.
+fn probes(changes: &[(Instant, usize)], workers: usize) -> Vec<Instant> {
+    (changes.windows(2))
+        .filter(|w| (w[0].1, w[1].1) == (workers, workers + 1))
+        .map(|w| w[1].0)
+        .collect()
+}
+
 #[tokio::test(start_paused = true)]
-async fn a_steady_upstream_keeps_a_steady_limit() {
-    // Fewer workers than the ceiling of 8: the limit settles at or above the workers,
-    // where latency is under twice its baseline, and stays there ten minutes long.
-    for workers in [3, 4, 6] {
+async fn a_steady_upstream_holds_the_limit_at_its_workers_with_rare_one_permit_probes() {
+    // Fewer workers than the ceiling of 8: the limit settles at the workers, where no
+    // call queues, and stays there ten minutes long but for probes of one permit
+    // more, which go back at the first call that queued. Their back-off keeps the
+    // calls that queued under one in a hundred.
+    for workers in [2, 3, 4, 6] {
         let guard = guard(ADAPTIVE);
         let upstream = Upstream::new(workers, MS100);
         let t0 = Instant::now();
-        let end = t0 + Duration::from_secs(630);
-        let (_seen, tasks) = drive(&guard, &upstream, 32, end);
-        let (low, high) = limits(&guard, t0 + Duration::from_secs(30), end).await;
-        eprintln!("{workers} workers: the limit over ten minutes {low}..={high}");
-        assert!(
-            low >= workers && high - low <= 1,
-            "{workers} workers: the limit moved over {low}..={high}"
+        let (from, end) = (t0 + Duration::from_secs(30), t0 + Duration::from_secs(630));
+        let (seen, tasks) = drive(&guard, &upstream, 32, end);
+        tokio::time::sleep_until(from).await;
+        let changes = watch(&guard, end).await;
+        let low = changes.iter().map(|&(_, l)| l).min().unwrap();
+        let high = changes.iter().map(|&(_, l)| l).max().unwrap();
+        // The time at the workers' limit, the rest probing.
+        let at_workers: Duration = (changes.iter().zip(changes.iter().skip(1)))
+            .chain([(changes.last().unwrap(), &(end, 0))])
+            .filter(|((_, l), _)| *l == workers)
+            .map(|((at, _), (next, _))| *next - *at)
+            .sum();
+        let probed = probes(&changes, workers).len();
+        let (served, queued) = seen.delayed(from, end, MS100);
+        let share = queued as f64 / served as f64;
+        eprintln!(
+            "{workers} workers: the limit {low}..={high}, at {workers} {at_workers:?} of 600 s, \
+             {probed} probes, {queued} of {served} calls queued ({:.2}%)",
+            share * 100.0
         );
+        assert_eq!((low, high), (workers, workers + 1), "{workers} workers");
+        // A probe holds its permit about 0.2 s: a tenth of the time at 6 workers' 60
+        // calls a second, a probe every 100 of them.
+        assert!(at_workers >= Duration::from_secs(525), "{at_workers:?}");
+        // One every 100 successes and a bit (the window before it, its own calls).
+        let every = served / probed;
+        assert!((100..=120).contains(&every), "a probe every {every} calls");
+        assert!(
+            share < 0.01,
+            "{workers} workers: {queued} of {served} queued"
+        );
+        // Goodput: the workers' capacity, 10 calls a second each.
+        assert!(served as f64 >= 0.97 * 6000.0 * workers as f64, "{served}");
         for task in tasks {
             task.await.unwrap();
         }
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_probes_back_off_and_find_capacity_back_within_ten_seconds() {
+    // Two workers: the slow start's overshoot (4) is cut to 2, each probe fails, and
+    // the wait before the next one doubles from 1 s to 5 s (plus a window, and the
+    // probe's own calls): 20 to 100 successes.
+    let guard = guard(ADAPTIVE);
+    let upstream = Upstream::new(2, MS100);
+    let t0 = Instant::now();
+    let (_seen, tasks) = drive(&guard, &upstream, 32, t0 + Duration::from_secs(150));
+    let changes = watch(&guard, t0 + Duration::from_secs(40)).await;
+    // The back-off counts successes: 20, 40, 80, then 100; at `rate` calls a second.
+    let backed_off = |starts: &[Instant], rate: u32| {
+        let gaps: Vec<Duration> = starts.windows(2).map(|w| w[1] - w[0]).collect();
+        eprintln!("between probes: {gaps:?}");
+        let expected = [20, 40, 80, 100, 100, 100].map(Duration::from_secs);
+        let expected = expected.map(|calls| calls / rate);
+        assert!(gaps.len() >= expected.len(), "{gaps:?}");
+        for (gap, backoff) in gaps.iter().zip(expected) {
+            assert!((backoff..backoff + MS100 * 3).contains(gap), "{gaps:?}");
+        }
+    };
+    backed_off(&probes(&changes, 2), 20);
+    // The capacity comes back just after a probe failed, with the longest wait ahead:
+    // the next probe finds it, the kept probes' steps double (2 → 3 → 5 → 8), and the
+    // limit is at the ceiling again within 10 s.
+    while guard.bulkhead_limit() != 3 {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    while guard.bulkhead_limit() != 2 {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    upstream.set_workers(8);
+    let back = Instant::now();
+    let ramp = watch(&guard, back + Duration::from_secs(15)).await;
+    let (full, _) = *ramp.iter().find(|&&(_, l)| l == 8).expect("back at 8");
+    let limits: Vec<usize> = ramp.iter().map(|&(_, l)| l).collect();
+    eprintln!(
+        "capacity back: limit {limits:?} at 8 after {:?}",
+        full - back
+    );
+    assert_eq!(limits, [2, 3, 5, 8]);
+    assert!(full - back <= Duration::from_secs(10), "{:?}", full - back);
+    // Four workers: a cut to them (8 / 2 = 4 at the first window), then probes of one
+    // permit (the kept probes' steps are forgotten at a cut), backing off again.
+    upstream.set_workers(4);
+    let changes = watch(&guard, Instant::now() + Duration::from_secs(40)).await;
+    let limits: Vec<usize> = changes.iter().map(|&(_, l)| l).collect();
+    assert_eq!(limits[..3], [8, 4, 5], "{limits:?}");
+    assert!(limits[1..].iter().all(|&l| l == 4 || l == 5), "{limits:?}");
+    backed_off(&probes(&changes, 4), 40);
+    for task in tasks {
+        task.await.unwrap();
     }
 }
 
