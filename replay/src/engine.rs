@@ -265,6 +265,20 @@ impl Replay {
     }
 }
 
+/// A replay's runtime: current-thread, its clock paused.
+///
+/// # Panics
+///
+/// Where the operating system cannot give it its thread-local clock (tokio's
+/// current-thread runtime fails to build).
+pub(crate) fn paused_runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .start_paused(true)
+        .build()
+        .expect("a current-thread runtime with a paused clock builds")
+}
+
 /// `replay`, with `extras`.
 ///
 /// # Panics
@@ -278,11 +292,7 @@ pub(crate) fn replay_with(
     read_limit: Option<Duration>,
     extras: Extras,
 ) -> Replay {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .start_paused(true)
-        .build()
-        .expect("a current-thread runtime with a paused clock builds");
+    let runtime = paused_runtime();
     let unknowns = Arc::new(Mutex::new(Unknowns {
         options: options.clone(),
         choice,

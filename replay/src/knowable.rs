@@ -18,7 +18,7 @@ use outbound_guard_settings::SystemSettings;
 use super::engine::TIMER_SLACK;
 use super::guess;
 use super::recording::{Recorded, SystemRecording};
-use super::report::span;
+use crate::words::span;
 
 /// The `read_timeout` the recording's calls were allowed: the recorder's limits lines
 /// (the longest), else the longest call its client cut; `None` if neither is known.

@@ -15,7 +15,8 @@ use outbound_guard_settings::SystemSettings;
 use tokio::time::{sleep, Instant, Sleep};
 
 use crate::engine::{
-    replayed, replayed_guard, toward, Ends, Fate, Replay, Running, Started, TIMER_SLACK,
+    paused_runtime, replayed, replayed_guard, toward, Ends, Fate, Replay, Running, Started,
+    TIMER_SLACK,
 };
 use crate::recording::{Call, Recorded};
 use crate::transitions::{BreakerTransition, Transitions};
@@ -97,11 +98,7 @@ impl Replay {
         span: Duration,
         pause: Duration,
     ) -> Replay {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_time()
-            .start_paused(true)
-            .build()
-            .expect("a current-thread runtime with a paused clock builds");
+        let runtime = paused_runtime();
         // The driver polls every call itself (see `replay_with`).
         runtime.block_on(tokio::task::unconstrained(drive(
             settings,

@@ -183,18 +183,6 @@ impl Recording {
     }
 }
 
-/// A span in words: `850 ms`, `12.3 s`, `4m 10s`.
-pub(crate) fn span(micros: u64) -> String {
-    let d = Duration::from_micros(micros);
-    if d < Duration::from_secs(1) {
-        format!("{} ms", d.as_millis())
-    } else if d < Duration::from_secs(120) {
-        format!("{:.1} s", d.as_secs_f64())
-    } else {
-        humantime::format_duration(Duration::from_secs(d.as_secs())).to_string()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
