@@ -554,6 +554,7 @@ impl State {
 #[cfg(test)]
 mod tests {
     use super::{Baseline, Change, Limiter, Resize, PERIOD, PERIODS};
+    use outbound_guard_settings::Settings;
     use std::cell::Cell;
     use std::time::Duration;
     use tokio::time::Instant;
@@ -592,7 +593,7 @@ mod tests {
         }
 
         fn with(toml: &str) -> Self {
-            let settings = crate::Settings::parse(
+            let settings = Settings::parse(
                 &format!("[systems.sber]\nbulkhead = \"adaptive\"\n{toml}"),
                 "test",
             )
@@ -722,7 +723,7 @@ mod tests {
         let fed = settled();
         assert_eq!(fed.window(6_200, 100).map(|c| c.to), Some(3));
         let settings =
-            crate::Settings::parse("[systems.sber]\nbulkhead = \"adaptive\"\n", "test").unwrap();
+            Settings::parse("[systems.sber]\nbulkhead = \"adaptive\"\n", "test").unwrap();
         (fed.limiter).reconfigure(&fed.bulkhead, settings.system("sber").unwrap(), true);
         assert_eq!(fed.limit(), (2, 2));
     }
@@ -734,7 +735,7 @@ mod tests {
         assert_eq!(fed.window(1_000, 100).map(|c| c.to), Some(8));
         assert_eq!(fed.window(1_500, 100), None, "at the ceiling");
         // A reload to a ceiling of 16: one permit more at a time, not twice the limit.
-        let settings = crate::Settings::parse(
+        let settings = Settings::parse(
             "[systems.sber]\nbulkhead = \"adaptive\"\nmax_connections = 20\n",
             "test",
         )
