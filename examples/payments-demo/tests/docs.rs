@@ -474,7 +474,8 @@ fn every_rust_block_of_the_docs_and_readmes_is_compiled() {
         }
     }
     // Every page of docs/ is covered, here or by its own example crate (`examples/testing`,
-    // `examples/generated`); its folders hold the pages' other files (converters).
+    // `examples/generated`, `examples/replay-check`); its folders hold the pages' other
+    // files (converters).
     for entry in std::fs::read_dir(root.join("docs")).unwrap() {
         let path = entry.unwrap().path();
         if path.extension().is_none_or(|e| e != "md") {
@@ -482,7 +483,12 @@ fn every_rust_block_of_the_docs_and_readmes_is_compiled() {
         }
         let name = format!("docs/{}", path.file_name().unwrap().to_string_lossy());
         let covered = COMPILED.iter().any(|(page, _)| *page == name)
-            || ["docs/testing.md", "docs/generated-clients.md"].contains(&name.as_str());
+            || [
+                "docs/testing.md",
+                "docs/generated-clients.md",
+                "docs/replay.md",
+            ]
+            .contains(&name.as_str());
         let rust = blocks(&read(&root.join(&name)), "rust");
         assert!(
             covered || rust.is_empty(),
